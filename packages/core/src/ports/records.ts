@@ -1,0 +1,97 @@
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  BlobIntentRecord,
+  FileRecord,
+  InstanceRecord,
+  ProjectRecord,
+  ProjectStatus,
+  Tier,
+} from '../model/records.js';
+
+/**
+ * Reads. Outside a transaction each call sees committed data only. Orders are part of the contract:
+ * - accounts, API keys and projects: `createdAt` ascending, then `id` ascending;
+ * - files: `filename` ascending by Unicode code point (UTF-8 byte order).
+ */
+export interface RecordsReader {
+  findAccountById(q: { accountId: string }): Promise<AccountRecord | null>;
+  findAccountByName(q: { name: string }): Promise<AccountRecord | null>;
+  listAccounts(): Promise<AccountRecord[]>;
+
+  findApiKeyById(q: { keyId: string }): Promise<ApiKeyRecord | null>;
+  /** Revoked keys are returned too; the domain decides. */
+  findApiKeyByHash(q: { keyHash: string }): Promise<ApiKeyRecord | null>;
+  listApiKeys(q: { accountId: string }): Promise<ApiKeyRecord[]>;
+
+  findProjectById(q: { projectId: string }): Promise<ProjectRecord | null>;
+  /** Names are unique among the account's `active` projects only. */
+  findActiveProjectByName(q: { accountId: string; name: string }): Promise<ProjectRecord | null>;
+  listProjects(q: { accountId: string }): Promise<ProjectRecord[]>;
+  listProjectsByStatus(q: { status: ProjectStatus }): Promise<ProjectRecord[]>;
+
+  findFile(q: { projectId: string; filename: string }): Promise<FileRecord | null>;
+  listFiles(q: { projectId: string }): Promise<FileRecord[]>;
+  /**
+   * Whether a non-deleted record points at this blob-store resource: with `key` null, a project whose
+   * status is not `deleted` owns the bucket; otherwise a file of the project owning `bucket` has `blobKey`.
+   */
+  isBlobReferenced(q: { bucket: string; key: string | null }): Promise<boolean>;
+
+  listBlobIntents(q: { limit: number }): Promise<BlobIntentRecord[]>;
+  listInstances(): Promise<InstanceRecord[]>;
+}
+
+/**
+ * Writes, only inside `withTransaction`. Unique rules are enforced by the store and reported as a
+ * `RecordConflictError` naming the rule; the transaction is then unusable and must be left by throwing.
+ */
+export interface RecordsTransaction extends RecordsReader {
+  /** Unique rule `account_name`. */
+  insertAccount(c: { account: AccountRecord }): Promise<void>;
+  updateAccountTier(c: { accountId: string; tier: Tier }): Promise<boolean>;
+
+  insertApiKey(c: { apiKey: ApiKeyRecord }): Promise<void>;
+  /** Returns false when the key does not exist or is already revoked. */
+  revokeApiKey(c: { keyId: string; revokedAt: number }): Promise<boolean>;
+
+  /** Reads the project and holds a write lock on it until the transaction ends. */
+  lockProject(q: { projectId: string }): Promise<ProjectRecord | null>;
+  /** Unique rule `project_name` (per account, among active projects). */
+  insertProject(c: { project: ProjectRecord }): Promise<void>;
+  /** Writes every mutable field of the project. Unique rule `project_name`. */
+  updateProject(c: { project: ProjectRecord }): Promise<void>;
+
+  /** Unique rule `filename` (per project). */
+  insertFile(c: { file: FileRecord }): Promise<void>;
+  /** Writes every mutable field of the file (all but id, projectId, filename, createdAt). */
+  updateFile(c: { file: FileRecord }): Promise<void>;
+  deleteFile(c: { fileId: string }): Promise<void>;
+  /** Returns how many file records were deleted. */
+  deleteFilesOfProject(c: { projectId: string }): Promise<number>;
+
+  insertBlobIntent(c: { intent: BlobIntentRecord }): Promise<void>;
+  deleteBlobIntent(c: { intentId: string }): Promise<void>;
+
+  upsertInstance(c: { instance: InstanceRecord }): Promise<void>;
+  deleteInstance(c: { instanceId: string }): Promise<void>;
+}
+
+/** Optional features, declared up front so that callers and the contract suite never probe at run time. */
+export interface RecordsCapabilities {
+  /** Data survives `close()` and reopening the same location. */
+  readonly durable: boolean;
+  /** Several processes may use one store at once (each with its own repository object). */
+  readonly sharedBetweenProcesses: boolean;
+}
+
+export interface RecordsRepository extends RecordsReader {
+  readonly supports: RecordsCapabilities;
+  /**
+   * Runs `work` in one serialisable-enough transaction: writes are atomic, and a project read with
+   * `lockProject` cannot change under it. Commits when `work` resolves, rolls back when it throws (and
+   * rethrows the same error). Keep `work` short: it must never wait on blob I/O or the network.
+   */
+  withTransaction<T>(work: (tx: RecordsTransaction) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,31 @@
+import { defineProject } from 'vitest/config';
+
+/**
+ * The test projects. Vitest 4 no longer reads this file on its own: `vitest.config.ts` imports the list
+ * into `test.projects`. Each project resolves `@mdstore/*` packages to their TypeScript sources through
+ * the `mdstore-source` export condition, so tests never need a build.
+ */
+const project = (name: string, root: string, extra: { testTimeout?: number } = {}) =>
+  defineProject({
+    resolve: { conditions: ['mdstore-source'] },
+    ssr: { resolve: { conditions: ['mdstore-source'] } },
+    test: {
+      name,
+      root,
+      include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+      environment: 'node',
+      testTimeout: extra.testTimeout ?? 30_000,
+      hookTimeout: 60_000,
+    },
+  });
+
+export default [
+  project('core', 'packages/core'),
+  project('memory', 'packages/memory'),
+  project('sqlite', 'packages/sqlite'),
+  project('postgres', 'packages/postgres'),
+  project('fs', 'packages/fs'),
+  project('s3', 'packages/s3'),
+  project('server', 'apps/server', { testTimeout: 60_000 }),
+  project('examples', 'examples'),
+];
