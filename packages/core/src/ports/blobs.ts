@@ -47,7 +47,11 @@ export interface BlobStore {
    * Opens the object for reading: rejects with `BlobNotFoundError` before any byte is produced when it
    * is missing. Leaving the iteration early releases every resource the read holds.
    */
-  get(o: { bucket: string; key: string; signal?: AbortSignal }): Promise<{ sizeBytes: number; content: ByteStream }>;
+  get(o: {
+    bucket: string;
+    key: string;
+    signal?: AbortSignal;
+  }): Promise<{ sizeBytes: number; content: ByteStream }>;
 
   /** Size of the object, or null when it is missing. */
   stat(o: { bucket: string; key: string; signal?: AbortSignal }): Promise<{ sizeBytes: number } | null>;

@@ -38,7 +38,8 @@ export interface RecordsReader {
    */
   isBlobReferenced(q: { bucket: string; key: string | null }): Promise<boolean>;
 
-  listBlobIntents(q: { limit: number }): Promise<BlobIntentRecord[]>;
+  /** Intents in `id` order, starting after `afterId` when given (keyset pagination). */
+  listBlobIntents(q: { limit: number; afterId?: string }): Promise<BlobIntentRecord[]>;
   listInstances(): Promise<InstanceRecord[]>;
 }
 
@@ -71,7 +72,8 @@ export interface RecordsTransaction extends RecordsReader {
   deleteFilesOfProject(c: { projectId: string }): Promise<number>;
 
   insertBlobIntent(c: { intent: BlobIntentRecord }): Promise<void>;
-  deleteBlobIntent(c: { intentId: string }): Promise<void>;
+  /** Returns false when the intent was already gone (e.g. claimed by reconciliation). */
+  deleteBlobIntent(c: { intentId: string }): Promise<boolean>;
 
   upsertInstance(c: { instance: InstanceRecord }): Promise<void>;
   deleteInstance(c: { instanceId: string }): Promise<void>;

@@ -1,0 +1,31 @@
+import type { ApiKeySecrets, Clock, IdSource } from '../ports/runtime.js';
+
+/**
+ * Default runtime ports built on the Web Crypto API that Node (and every modern runtime) provides as a
+ * global, so the core stays free of Node imports.
+ */
+export const systemClock: Clock = { now: () => Date.now() };
+
+export const randomIds: IdSource = { uuid: () => globalThis.crypto.randomUUID() };
+
+const toHex = (bytes: ArrayBuffer) =>
+  Array.from(new Uint8Array(bytes), (byte) => byte.toString(16).padStart(2, '0')).join('');
+
+const base64Url = (bytes: Uint8Array) => {
+  let text = '';
+  for (const byte of bytes) text += String.fromCharCode(byte);
+  return btoa(text).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+};
+
+/** Keys look like `mds_` + 43 base64url characters (256 random bits); only their SHA-256 is stored. */
+export const webCryptoSecrets: ApiKeySecrets = {
+  generate() {
+    const bytes = new Uint8Array(32);
+    globalThis.crypto.getRandomValues(bytes);
+    return `mds_${base64Url(bytes)}`;
+  },
+  async hash(secret: string) {
+    const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(secret));
+    return toHex(digest);
+  },
+};

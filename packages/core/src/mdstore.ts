@@ -1,0 +1,96 @@
+import { randomIds, systemClock, webCryptoSecrets } from './defaults/web-runtime.js';
+import type { AccountRecord } from './model/records.js';
+import type { BlobStore } from './ports/blobs.js';
+import type { RateLimiter } from './ports/rate-limiter.js';
+import type { RecordsRepository } from './ports/records.js';
+import type { ApiKeySecrets, Clock, IdSource, InstanceProbe } from './ports/runtime.js';
+import * as accounts from './use-cases/accounts.js';
+import * as auth from './use-cases/authentication.js';
+import {
+  DEFAULT_SETTINGS,
+  type MdStoreContext,
+  type MdStoreEvents,
+  type MdStoreSettings,
+} from './use-cases/context.js';
+import * as files from './use-cases/files.js';
+import * as maintenance from './use-cases/maintenance.js';
+import * as projects from './use-cases/projects.js';
+import { validateSettings } from './validation/settings.js';
+
+export interface MdStoreAdapters {
+  readonly records: RecordsRepository;
+  readonly blobs: BlobStore;
+  readonly rateLimiter: RateLimiter;
+  readonly clock?: Clock;
+  readonly ids?: IdSource;
+  readonly secrets?: ApiKeySecrets;
+  /** Lets reconciliation know at once that a crashed process on this host is gone. */
+  readonly probe?: InstanceProbe;
+  readonly events?: MdStoreEvents;
+  readonly settings?: Partial<MdStoreSettings>;
+}
+
+type Bound<F> = F extends (ctx: MdStoreContext, ...rest: infer A) => infer R ? (...rest: A) => R : never;
+const bind = <F extends (ctx: MdStoreContext, ...rest: never[]) => unknown>(ctx: MdStoreContext, use: F) =>
+  ((...rest: never[]) => use(ctx, ...rest)) as Bound<F>;
+
+/**
+ * The core wired to a set of adapters: every use case of the interface, of accounts and keys, and of
+ * maintenance. The caller owns the adapters and closes them.
+ */
+export function createMdStore(adapters: MdStoreAdapters) {
+  const ctx: MdStoreContext = {
+    records: adapters.records,
+    blobs: adapters.blobs,
+    rateLimiter: adapters.rateLimiter,
+    clock: adapters.clock ?? systemClock,
+    ids: adapters.ids ?? randomIds,
+    secrets: adapters.secrets ?? webCryptoSecrets,
+    probe: adapters.probe,
+    events: adapters.events ?? { warn: () => {} },
+    settings: validateSettings({ ...DEFAULT_SETTINGS, ...adapters.settings }),
+    instanceId: (adapters.ids ?? randomIds).uuid(),
+  };
+  const blockedAddresses = new Map<string, number>();
+  const startedAt = ctx.clock.now();
+  return {
+    instanceId: ctx.instanceId,
+    settings: ctx.settings,
+    accounts: {
+      create: bind(ctx, accounts.createAccount),
+      list: (): Promise<AccountRecord[]> => ctx.records.listAccounts(),
+      find: (input: { account: string }) => accounts.resolveAccount(ctx.records, input.account),
+      setTier: bind(ctx, accounts.setAccountTier),
+    },
+    apiKeys: {
+      create: bind(ctx, accounts.createApiKey),
+      list: bind(ctx, accounts.listApiKeys),
+      revoke: bind(ctx, accounts.revokeApiKey),
+    },
+    authenticate: (input: { apiKey: string | undefined; clientAddress?: string }) =>
+      auth.authenticate(ctx, blockedAddresses, input),
+    consumeRequestBudget: (principal: auth.Principal) => auth.consumeRequestBudget(ctx, principal),
+    projects: {
+      create: bind(ctx, projects.createProject),
+      list: bind(ctx, projects.listProjects),
+      get: bind(ctx, projects.getProject),
+      update: bind(ctx, projects.updateProject),
+      delete: bind(ctx, projects.deleteProject),
+    },
+    files: {
+      upload: bind(ctx, files.uploadFile),
+      list: bind(ctx, files.listFiles),
+      download: bind(ctx, files.downloadFile),
+      updateMetadata: bind(ctx, files.updateFileMetadata),
+      updateContent: bind(ctx, files.updateFileContent),
+      delete: bind(ctx, files.deleteFile),
+    },
+    maintenance: {
+      heartbeat: () => maintenance.heartbeat(ctx, startedAt),
+      unregister: () => maintenance.unregisterInstance(ctx),
+      reconcile: () => maintenance.reconcile(ctx),
+    },
+  };
+}
+
+export type MdStore = ReturnType<typeof createMdStore>;

@@ -1,0 +1,159 @@
+import {
+  AccountNameTakenError,
+  AccountNotFoundError,
+  ApiKeyNotFoundError,
+  RecordConflictError,
+} from '../errors.js';
+import type { AccountRecord, ApiKeyRecord, ProjectRecord, Tier } from '../model/records.js';
+import type { RecordsReader } from '../ports/records.js';
+import { parseAccountName, parseTier } from '../validation/schemas.js';
+import { withStagedResource } from './blob-intents.js';
+import type { MdStoreContext } from './context.js';
+import { type ProjectView, toProjectView } from './views.js';
+
+export const DEFAULT_PROJECT_NAME = 'Default';
+
+/** A key as shown right after its creation: the only time the secret is ever visible. */
+export interface IssuedApiKey {
+  readonly keyId: string;
+  readonly accountId: string;
+  readonly apiKey: string;
+  readonly createdAt: number;
+}
+
+export interface ApiKeyView {
+  readonly keyId: string;
+  readonly accountId: string;
+  readonly createdAt: number;
+  readonly revokedAt: number | null;
+}
+
+export interface CreatedAccount {
+  readonly account: AccountRecord;
+  readonly apiKey: IssuedApiKey;
+  readonly defaultProject: ProjectView;
+}
+
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Finds an account by id, or by name when the text is not an id. */
+export async function resolveAccount(records: RecordsReader, idOrName: string): Promise<AccountRecord> {
+  const byId = UUID_TEXT.test(idOrName)
+    ? await records.findAccountById({ accountId: idOrName.toLowerCase() })
+    : null;
+  const account = byId ?? (await records.findAccountByName({ name: idOrName }));
+  if (!account) throw new AccountNotFoundError(idOrName);
+  return account;
+}
+
+export function newProjectRecord(
+  ctx: MdStoreContext,
+  fields: { accountId: string; name: string; description: string | null; isDefault: boolean; at: number },
+): ProjectRecord {
+  const id = ctx.ids.uuid();
+  return {
+    id,
+    accountId: fields.accountId,
+    name: fields.name,
+    description: fields.description,
+    bucketName: `${ctx.settings.bucketPrefix}${id}`,
+    isDefault: fields.isDefault,
+    status: 'active',
+    fileCount: 0,
+    totalSizeBytes: 0,
+    createdAt: fields.at,
+    updatedAt: fields.at,
+  };
+}
+
+async function newApiKey(ctx: MdStoreContext, accountId: string, at: number) {
+  const apiKey = ctx.secrets.generate();
+  const record: ApiKeyRecord = {
+    id: ctx.ids.uuid(),
+    accountId,
+    keyHash: await ctx.secrets.hash(apiKey),
+    createdAt: at,
+    revokedAt: null,
+  };
+  const issued: IssuedApiKey = { keyId: record.id, accountId, apiKey, createdAt: at };
+  return { record, issued };
+}
+
+/** Creates an account with its first API key and its default project (and that project's bucket). */
+export async function createAccount(
+  ctx: MdStoreContext,
+  input: { name: unknown; tier?: unknown },
+): Promise<CreatedAccount> {
+  const name = parseAccountName(input.name);
+  const tier = parseTier(input.tier ?? 'standard');
+  if (await ctx.records.findAccountByName({ name })) throw new AccountNameTakenError(name);
+  const at = ctx.clock.now();
+  const account: AccountRecord = { id: ctx.ids.uuid(), name, tier, createdAt: at };
+  const project = newProjectRecord(ctx, {
+    accountId: account.id,
+    name: DEFAULT_PROJECT_NAME,
+    description: null,
+    isDefault: true,
+    at,
+  });
+  const key = await newApiKey(ctx, account.id, at);
+  try {
+    await withStagedResource(
+      ctx,
+      { bucket: project.bucketName, key: null },
+      (signal) => ctx.blobs.createBucket({ bucket: project.bucketName, signal }),
+      async (tx) => {
+        await tx.insertAccount({ account });
+        await tx.insertApiKey({ apiKey: key.record });
+        await tx.insertProject({ project });
+      },
+    );
+  } catch (error) {
+    if (error instanceof RecordConflictError && error.rule === 'account_name')
+      throw new AccountNameTakenError(name);
+    throw error;
+  }
+  return { account, apiKey: key.issued, defaultProject: toProjectView(project) };
+}
+
+export async function setAccountTier(
+  ctx: MdStoreContext,
+  input: { account: string; tier: unknown },
+): Promise<AccountRecord> {
+  const tier: Tier = parseTier(input.tier);
+  const account = await resolveAccount(ctx.records, input.account);
+  await ctx.records.withTransaction((tx) => tx.updateAccountTier({ accountId: account.id, tier }));
+  return { ...account, tier };
+}
+
+export async function createApiKey(ctx: MdStoreContext, input: { account: string }): Promise<IssuedApiKey> {
+  const account = await resolveAccount(ctx.records, input.account);
+  const key = await newApiKey(ctx, account.id, ctx.clock.now());
+  await ctx.records.withTransaction((tx) => tx.insertApiKey({ apiKey: key.record }));
+  return key.issued;
+}
+
+const toApiKeyView = (key: ApiKeyRecord): ApiKeyView => ({
+  keyId: key.id,
+  accountId: key.accountId,
+  createdAt: key.createdAt,
+  revokedAt: key.revokedAt,
+});
+
+export async function listApiKeys(ctx: MdStoreContext, input: { account: string }): Promise<ApiKeyView[]> {
+  const account = await resolveAccount(ctx.records, input.account);
+  return (await ctx.records.listApiKeys({ accountId: account.id })).map(toApiKeyView);
+}
+
+/** Revokes a key at once: the next request that presents it is refused. */
+export async function revokeApiKey(ctx: MdStoreContext, input: { keyId: string }): Promise<ApiKeyView> {
+  const keyId = input.keyId.toLowerCase();
+  const revokedAt = ctx.clock.now();
+  const revoked = UUID_TEXT.test(keyId)
+    ? await ctx.records.withTransaction((tx) => tx.revokeApiKey({ keyId, revokedAt }))
+    : false;
+  if (!revoked) throw new ApiKeyNotFoundError(input.keyId);
+  const key = await ctx.records.findApiKeyById({ keyId });
+  if (!key) throw new ApiKeyNotFoundError(input.keyId);
+  return toApiKeyView(key);
+}

@@ -1,0 +1,106 @@
+import { MdStoreError, StoreUnavailableError } from '../errors.js';
+import type { BlobIntentRecord } from '../model/records.js';
+import type { RecordsTransaction } from '../ports/records.js';
+import type { MdStoreContext } from './context.js';
+
+/** A blob-store resource: an object, or with `key` null a whole bucket. */
+export interface BlobResource {
+  readonly bucket: string;
+  readonly key: string | null;
+}
+
+export async function removeResource(ctx: MdStoreContext, resource: BlobResource): Promise<void> {
+  if (resource.key === null) await ctx.blobs.deleteBucket({ bucket: resource.bucket });
+  else await ctx.blobs.delete({ bucket: resource.bucket, key: resource.key });
+}
+
+function newIntent(
+  ctx: MdStoreContext,
+  kind: BlobIntentRecord['kind'],
+  resource: BlobResource,
+): BlobIntentRecord {
+  const now = ctx.clock.now();
+  return {
+    id: ctx.ids.uuid(),
+    kind,
+    bucket: resource.bucket,
+    key: resource.key,
+    ownerInstanceId: ctx.instanceId,
+    createdAt: now,
+    // A staged write cannot outlive its deadline; a doomed resource may be removed by anyone at once.
+    expiresAt: kind === 'staged' ? now + ctx.settings.writeDeadlineMs : now,
+  };
+}
+
+/**
+ * The write path for anything that lives in the blob store and is pointed to by a record:
+ * 1. note the new resource as `staged` (a tiny transaction),
+ * 2. create it (blob I/O, no transaction open),
+ * 3. commit the records that point to it and drop the note in one short transaction,
+ * and on any failure remove the new resource again. A crash between the steps leaves the note behind
+ * for reconciliation, which removes the resource unless a record points to it.
+ */
+export async function withStagedResource<Created, Result>(
+  ctx: MdStoreContext,
+  resource: BlobResource,
+  create: (signal: AbortSignal) => Promise<Created>,
+  commit: (tx: RecordsTransaction, created: Created) => Promise<Result>,
+): Promise<Result> {
+  const intent = newIntent(ctx, 'staged', resource);
+  await ctx.records.withTransaction((tx) => tx.insertBlobIntent({ intent }));
+  try {
+    const created = await create(AbortSignal.timeout(ctx.settings.writeDeadlineMs));
+    return await ctx.records.withTransaction(async (tx) => {
+      const result = await commit(tx, created);
+      // Reconciliation claims abandoned notes by deleting them; if ours is gone, so may be the resource.
+      if (!(await tx.deleteBlobIntent({ intentId: intent.id }))) {
+        throw new StoreUnavailableError('The write outlived its deadline and was reclaimed');
+      }
+      return result;
+    });
+  } catch (error) {
+    await discardStaged(ctx, intent, resource);
+    throw error;
+  }
+}
+
+async function discardStaged(ctx: MdStoreContext, intent: BlobIntentRecord, resource: BlobResource) {
+  try {
+    await removeResource(ctx, resource);
+    await ctx.records.withTransaction((tx) => tx.deleteBlobIntent({ intentId: intent.id }));
+  } catch (error) {
+    ctx.events.warn('Could not discard a staged blob; reconciliation will remove it', {
+      bucket: resource.bucket,
+      key: resource.key,
+      error: describe(error),
+    });
+  }
+}
+
+/** Inside a transaction that stops referencing `resource`: note it as doomed, to be removed after commit. */
+export async function doomResource(
+  ctx: MdStoreContext,
+  tx: RecordsTransaction,
+  resource: BlobResource,
+): Promise<BlobIntentRecord> {
+  const intent = newIntent(ctx, 'doomed', resource);
+  await tx.insertBlobIntent({ intent });
+  return intent;
+}
+
+/** After the commit: remove a doomed resource and its note. A failure leaves both for reconciliation. */
+export async function removeDoomed(ctx: MdStoreContext, intent: BlobIntentRecord): Promise<void> {
+  try {
+    await removeResource(ctx, intent);
+    await ctx.records.withTransaction((tx) => tx.deleteBlobIntent({ intentId: intent.id }));
+  } catch (error) {
+    ctx.events.warn('Could not remove a replaced blob; reconciliation will remove it', {
+      bucket: intent.bucket,
+      key: intent.key,
+      error: describe(error),
+    });
+  }
+}
+
+const describe = (error: unknown) =>
+  error instanceof MdStoreError ? error.code : error instanceof Error ? error.message : String(error);

@@ -1,0 +1,55 @@
+import type { Tier } from '../model/records.js';
+import type { BlobStore } from '../ports/blobs.js';
+import type { RateLimiter } from '../ports/rate-limiter.js';
+import type { RecordsRepository } from '../ports/records.js';
+import type { ApiKeySecrets, Clock, IdSource, InstanceProbe } from '../ports/runtime.js';
+
+export interface MdStoreSettings {
+  /** Content size limit for uploads and content updates, in bytes. */
+  readonly maxFileBytes: number;
+  /** Requests per window for each tier. */
+  readonly rateLimits: Readonly<Record<Tier, number>>;
+  readonly rateLimitWindowMs: number;
+  /** Failed authentications allowed per client address and window before it is refused with 429. */
+  readonly authFailureLimit: number;
+  readonly authFailureWindowMs: number;
+  /** Prefix of every generated bucket name. */
+  readonly bucketPrefix: string;
+  /** Hard deadline of one content write; after it the write is aborted and its intent may be reclaimed. */
+  readonly writeDeadlineMs: number;
+  /** A server instance whose heartbeat is older than this is considered gone. */
+  readonly instanceLeaseMs: number;
+}
+
+export const DEFAULT_SETTINGS: MdStoreSettings = {
+  maxFileBytes: 10 * 1024 * 1024,
+  rateLimits: { standard: 1000, premium: 10000 },
+  rateLimitWindowMs: 60 * 60 * 1000,
+  authFailureLimit: 100,
+  authFailureWindowMs: 10 * 60 * 1000,
+  bucketPrefix: 'mdstore-',
+  writeDeadlineMs: 15 * 60 * 1000,
+  instanceLeaseMs: 30 * 1000,
+};
+
+/** Things worth telling an operator that do not fail the request (a clean-up that will be retried). */
+export interface MdStoreEvents {
+  warn(message: string, details: Record<string, unknown>): void;
+}
+
+/** Everything a use case may touch: the ports, the settings and this instance's identity. */
+export interface MdStoreContext {
+  readonly records: RecordsRepository;
+  readonly blobs: BlobStore;
+  readonly rateLimiter: RateLimiter;
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  readonly secrets: ApiKeySecrets;
+  readonly probe: InstanceProbe | undefined;
+  readonly events: MdStoreEvents;
+  readonly settings: MdStoreSettings;
+  readonly instanceId: string;
+}
+
+/** Never earlier than `previous`: timestamps do not go backwards even if the clock does. */
+export const notBefore = (now: number, previous: number): number => Math.max(now, previous);

@@ -1,0 +1,59 @@
+import type * as v from 'valibot';
+import type { ValidationIssue } from '../errors.js';
+
+/**
+ * Issue types and messages follow the interface's validation shape (`loc`/`msg`/`type`), with the
+ * vocabulary a client of a pydantic-style API already knows.
+ */
+export const ISSUE = {
+  missing: { type: 'missing', msg: 'Field required' },
+  stringType: { type: 'string_type', msg: 'Input should be a valid string' },
+  objectType: { type: 'model_attributes_type', msg: 'Input should be a valid dictionary or object' },
+  dictType: { type: 'dict_type', msg: 'Input should be a valid dictionary' },
+  tooShort: { type: 'string_too_short', msg: 'String should have at least 1 character' },
+  tooLong: { type: 'string_too_long', msg: 'String should have at most 255 characters' },
+  blank: { type: 'value_error', msg: 'Value error, must not be empty or whitespace-only' },
+  controlChars: { type: 'value_error', msg: 'Value error, must not contain control characters' },
+  notUnicode: { type: 'value_error', msg: 'Value error, must be valid Unicode text' },
+  uuid: { type: 'uuid_parsing', msg: 'Input should be a valid UUID' },
+  jsonInvalid: { type: 'json_invalid', msg: 'JSON decode error' },
+  noFieldGiven: { type: 'missing', msg: 'At least one of name or description must be provided' },
+  metadataTooLarge: { type: 'value_error', msg: 'Value error, metadata must be at most 65536 bytes as JSON' },
+  metadataTooDeep: {
+    type: 'value_error',
+    msg: 'Value error, metadata must be nested at most 32 levels deep',
+  },
+  filenameLength: { type: 'value_error', msg: 'Value error, filename must be 1 to 255 bytes of UTF-8' },
+  filenameChars: {
+    type: 'value_error',
+    msg: 'Value error, filename must not contain /, \\ or control characters',
+  },
+  filenameStem: { type: 'value_error', msg: 'Value error, filename must have a name before its extension' },
+  fileMissing: { type: 'missing', msg: 'Field required: a file part named "file"' },
+  fileRepeated: { type: 'value_error', msg: 'Value error, exactly one file part is allowed' },
+  contentEmpty: { type: 'value_error', msg: 'Value error, content must not be empty' },
+  contentNotUtf8: { type: 'value_error', msg: 'Value error, content must be valid UTF-8 text' },
+} as const satisfies Record<string, Omit<ValidationIssue, 'loc'>>;
+
+export type IssueKind = keyof typeof ISSUE;
+
+export const issueAt = (loc: readonly (string | number)[], kind: IssueKind): ValidationIssue => ({
+  loc,
+  ...ISSUE[kind],
+});
+
+/** Valibot reports its own issue types; this turns them into interface issues under `prefix`. */
+export function toValidationIssues(
+  issues: readonly v.BaseIssue<unknown>[],
+  prefix: readonly (string | number)[],
+): ValidationIssue[] {
+  return issues.map((issue) => {
+    const path = (issue.path ?? []).map((item) => item.key as string | number);
+    const known = Object.values(ISSUE).find((entry) => entry.msg === issue.message);
+    const loc = [...prefix, ...path];
+    if (known) return { loc, ...known };
+    if (issue.type === 'string') return { loc, ...ISSUE.stringType };
+    if (issue.type === 'object' || issue.type === 'loose_object') return { loc, ...ISSUE.objectType };
+    return { loc, type: issue.type, msg: issue.message };
+  });
+}

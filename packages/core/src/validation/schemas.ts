@@ -1,0 +1,210 @@
+import * as v from 'valibot';
+import {
+  InvalidInputError,
+  MalformedInputError,
+  UnsupportedExtensionError,
+  type ValidationIssue,
+} from '../errors.js';
+import { TIERS, type Tier } from '../model/records.js';
+import { ISSUE, issueAt, toValidationIssues } from './issues.js';
+import {
+  countCodePoints,
+  hasControlCharacter,
+  isWellFormedUnicode,
+  isWhiteSpaceOnly,
+  utf8ByteLength,
+} from './text.js';
+import { isValidUtf8 } from './utf8.js';
+
+/** The rules of both spec documents, each written once. */
+export const LIMITS = {
+  nameMaxCodePoints: 255,
+  filenameMaxBytes: 255,
+  metadataMaxBytes: 64 * 1024,
+  metadataMaxDepth: 32,
+  allowedExtensions: ['.md', '.mdx'],
+} as const;
+
+const PARSE_CONFIG = { abortPipeEarly: true } as const;
+
+/** A project (or account) name: 1-255 code points, kept exactly as given. */
+export const NameSchema = v.pipe(
+  v.string(ISSUE.stringType.msg),
+  v.check(isWellFormedUnicode, ISSUE.notUnicode.msg),
+  v.check((name) => countCodePoints(name) >= 1, ISSUE.tooShort.msg),
+  v.check((name) => countCodePoints(name) <= LIMITS.nameMaxCodePoints, ISSUE.tooLong.msg),
+  v.check((name) => !hasControlCharacter(name), ISSUE.controlChars.msg),
+  v.check((name) => !isWhiteSpaceOnly(name), ISSUE.blank.msg),
+);
+
+/** Any length, may be empty or null. */
+export const DescriptionSchema = v.nullable(
+  v.pipe(v.string(ISSUE.stringType.msg), v.check(isWellFormedUnicode, ISSUE.notUnicode.msg)),
+);
+
+export const TierSchema = v.picklist(TIERS);
+
+/** Canonical UUID text, any case; the domain keeps ids in lower case. */
+export const UuidSchema = v.pipe(
+  v.string(ISSUE.uuid.msg),
+  v.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, ISSUE.uuid.msg),
+  v.toLowerCase(),
+);
+
+export type JsonObject = { [key: string]: unknown };
+
+export const isJsonObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Nesting depth of objects and arrays (the top-level object is 1), computed without recursion. */
+export function jsonDepthExceeds(value: unknown, maxDepth: number): boolean {
+  const pending: Array<{ node: unknown; depth: number }> = [{ node: value, depth: 1 }];
+  while (pending.length > 0) {
+    const { node, depth } = pending.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth > maxDepth) return true;
+    for (const child of Object.values(node)) pending.push({ node: child, depth: depth + 1 });
+  }
+  return false;
+}
+
+/** A metadata object: at most 64 KiB once serialised and at most 32 levels deep. */
+export const MetadataSchema = v.pipe(
+  v.custom<JsonObject>(isJsonObject, ISSUE.dictType.msg),
+  v.check((value) => !jsonDepthExceeds(value, LIMITS.metadataMaxDepth), ISSUE.metadataTooDeep.msg),
+  v.check(
+    (value) => utf8ByteLength(JSON.stringify(value)) <= LIMITS.metadataMaxBytes,
+    ISSUE.metadataTooLarge.msg,
+  ),
+);
+
+const CreateProjectSchema = v.looseObject({
+  name: NameSchema,
+  description: v.optional(DescriptionSchema, null),
+});
+
+const UpdateProjectSchema = v.looseObject({
+  name: v.optional(NameSchema),
+  description: v.optional(DescriptionSchema),
+});
+
+export interface CreateProjectInput {
+  readonly name: string;
+  readonly description: string | null;
+}
+export interface UpdateProjectInput {
+  readonly name?: string;
+  readonly description?: string | null;
+}
+
+function requireObjectBody(body: unknown): asserts body is JsonObject {
+  if (!isJsonObject(body)) throw new InvalidInputError([issueAt(['body'], 'objectType')]);
+}
+
+function parseOrThrow<S extends v.GenericSchema>(schema: S, input: unknown, prefix: (string | number)[]) {
+  const result = v.safeParse(schema, input, PARSE_CONFIG);
+  if (!result.success) throw new InvalidInputError(toValidationIssues(result.issues, prefix));
+  return result.output as v.InferOutput<S>;
+}
+
+/** Create Project body: `name` missing is 400, every other field problem 422; unknown fields ignored. */
+export function parseCreateProjectBody(body: unknown): CreateProjectInput {
+  requireObjectBody(body);
+  if (!('name' in body)) throw new MalformedInputError([issueAt(['body', 'name'], 'missing')]);
+  const { name, description } = parseOrThrow(CreateProjectSchema, body, ['body']);
+  return { name, description };
+}
+
+/** Update Project body: at least one of the two fields (else 400); explicit null clears the description. */
+export function parseUpdateProjectBody(body: unknown): UpdateProjectInput {
+  requireObjectBody(body);
+  if (!('name' in body) && !('description' in body)) {
+    throw new MalformedInputError([issueAt(['body'], 'noFieldGiven')]);
+  }
+  const parsed = parseOrThrow(UpdateProjectSchema, body, ['body']);
+  const input: { name?: string; description?: string | null } = {};
+  if ('name' in body) input.name = parsed.name;
+  if ('description' in body) input.description = parsed.description ?? null;
+  return input;
+}
+
+export function parseProjectId(projectId: unknown): string {
+  return parseOrThrow(UuidSchema, projectId, ['path', 'project_id']);
+}
+
+export function parseAccountName(name: unknown): string {
+  return parseOrThrow(NameSchema, name, ['name']);
+}
+
+export function parseTier(tier: unknown): Tier {
+  const result = v.safeParse(TierSchema, tier);
+  if (!result.success) {
+    throw new InvalidInputError([
+      { loc: ['tier'], type: 'enum', msg: "Input should be 'standard' or 'premium'" },
+    ]);
+  }
+  return result.output;
+}
+
+/** Update File Metadata body `{ "metadata": object | null }`: every problem is 422. */
+export function parseMetadataUpdateBody(body: unknown): JsonObject | null {
+  requireObjectBody(body);
+  if (!('metadata' in body)) throw new InvalidInputError([issueAt(['body', 'metadata'], 'missing')]);
+  if (body.metadata === null) return null;
+  return parseOrThrow(MetadataSchema, body.metadata, ['body', 'metadata']);
+}
+
+/** The upload's `metadata` form field, a string holding a JSON object: every problem is 400. */
+export function parseUploadMetadataField(field: string | undefined): JsonObject | null {
+  if (field === undefined) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(field);
+  } catch {
+    throw new MalformedInputError([issueAt(['body', 'metadata'], 'jsonInvalid')]);
+  }
+  const result = v.safeParse(MetadataSchema, value, PARSE_CONFIG);
+  if (!result.success) throw new MalformedInputError(toValidationIssues(result.issues, ['body', 'metadata']));
+  return result.output;
+}
+
+const FILENAME_FORBIDDEN = /[/\\\u0000-\u001f\u007f]/;
+
+function filenameIssue(filename: string): ValidationIssue | undefined {
+  const bytes = utf8ByteLength(filename);
+  if (!isWellFormedUnicode(filename)) return issueAt(['body', 'file'], 'notUnicode');
+  if (bytes < 1 || bytes > LIMITS.filenameMaxBytes) return issueAt(['body', 'file'], 'filenameLength');
+  if (FILENAME_FORBIDDEN.test(filename)) return issueAt(['body', 'file'], 'filenameChars');
+  return undefined;
+}
+
+export const FilenameSchema = v.pipe(
+  v.string(),
+  v.check((filename) => filenameIssue(filename) === undefined, ISSUE.filenameChars.msg),
+  v.check((filename) => hasAllowedExtension(filename), 'unsupported extension'),
+  v.check((filename) => filename.lastIndexOf('.') > 0, ISSUE.filenameStem.msg),
+);
+
+export function hasAllowedExtension(filename: string): boolean {
+  const dot = filename.lastIndexOf('.');
+  const extension = dot < 0 ? '' : filename.slice(dot).toLowerCase();
+  return (LIMITS.allowedExtensions as readonly string[]).includes(extension);
+}
+
+/**
+ * An uploaded filename: 1-255 bytes of UTF-8 without `/`, `\` or control characters (else 400), an
+ * extension `.md` or `.mdx` in any case (else 415), and a non-empty name before it (else 400).
+ */
+export function checkUploadFilename(filename: string): void {
+  const issue = filenameIssue(filename);
+  if (issue) throw new MalformedInputError([issue]);
+  if (!hasAllowedExtension(filename)) throw new UnsupportedExtensionError(filename);
+  if (filename.lastIndexOf('.') === 0)
+    throw new MalformedInputError([issueAt(['body', 'file'], 'filenameStem')]);
+}
+
+/** Bytes that are valid UTF-8 (a byte-order mark is allowed and kept). */
+export const Utf8BytesSchema = v.pipe(
+  v.instance(Uint8Array),
+  v.check((bytes) => isValidUtf8(bytes), ISSUE.contentNotUtf8.msg),
+);
