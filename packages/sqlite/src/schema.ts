@@ -1,0 +1,103 @@
+/**
+ * The schema, as an append-only list of migrations: never edit a released one, add the next version.
+ *
+ * Conventions: STRICT tables (a value of the wrong type is an error, not a silent conversion); times are
+ * INTEGER epoch milliseconds; text compares with BINARY collation, i.e. memcmp of UTF-8, which is
+ * Unicode code-point order, the order the port requires for filenames. A unique violation is reported by SQLite
+ * with the table's columns, not the index name: `errors.ts` maps the columns of the three unique rules of
+ * the port (account name; active project name per account; filename per project) to the rule.
+ */
+export interface Migration {
+  readonly version: number;
+  readonly description: string;
+  readonly sql: string;
+}
+
+const INITIAL_SCHEMA = `
+CREATE TABLE accounts (
+  id TEXT NOT NULL PRIMARY KEY,
+  name TEXT NOT NULL COLLATE BINARY,
+  tier TEXT NOT NULL CHECK (tier IN ('standard', 'premium')),
+  created_at INTEGER NOT NULL
+) STRICT;
+CREATE UNIQUE INDEX accounts_name_unique ON accounts (name);
+CREATE INDEX accounts_created ON accounts (created_at, id);
+
+CREATE TABLE api_keys (
+  id TEXT NOT NULL PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts (id),
+  key_hash TEXT NOT NULL COLLATE BINARY,
+  created_at INTEGER NOT NULL,
+  revoked_at INTEGER
+) STRICT;
+CREATE UNIQUE INDEX api_keys_key_hash_unique ON api_keys (key_hash);
+CREATE INDEX api_keys_account ON api_keys (account_id, created_at, id);
+
+CREATE TABLE projects (
+  id TEXT NOT NULL PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts (id),
+  name TEXT NOT NULL COLLATE BINARY,
+  description TEXT,
+  bucket_name TEXT NOT NULL COLLATE BINARY,
+  is_default INTEGER NOT NULL CHECK (is_default IN (0, 1)),
+  status TEXT NOT NULL CHECK (status IN ('active', 'deleting', 'deleted')),
+  file_count INTEGER NOT NULL,
+  total_size_bytes INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+) STRICT;
+CREATE UNIQUE INDEX projects_active_name_unique ON projects (account_id, name) WHERE status = 'active';
+CREATE INDEX projects_account ON projects (account_id, created_at, id);
+CREATE INDEX projects_status ON projects (status, created_at, id);
+CREATE INDEX projects_bucket ON projects (bucket_name);
+
+CREATE TABLE files (
+  id TEXT NOT NULL PRIMARY KEY,
+  project_id TEXT NOT NULL REFERENCES projects (id),
+  filename TEXT NOT NULL COLLATE BINARY,
+  size_bytes INTEGER NOT NULL,
+  sha256 TEXT NOT NULL,
+  metadata_json TEXT,
+  blob_key TEXT NOT NULL COLLATE BINARY,
+  revision INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+) STRICT;
+CREATE UNIQUE INDEX files_filename_unique ON files (project_id, filename);
+CREATE INDEX files_blob_key ON files (project_id, blob_key);
+
+CREATE TABLE blob_intents (
+  id TEXT NOT NULL PRIMARY KEY,
+  kind TEXT NOT NULL CHECK (kind IN ('staged', 'doomed')),
+  bucket TEXT NOT NULL COLLATE BINARY,
+  key TEXT COLLATE BINARY,
+  owner_instance_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE instances (
+  id TEXT NOT NULL PRIMARY KEY,
+  hostname TEXT NOT NULL,
+  pid INTEGER NOT NULL,
+  started_at INTEGER NOT NULL,
+  heartbeat_at INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE rate_limits (
+  key TEXT NOT NULL PRIMARY KEY COLLATE BINARY,
+  used INTEGER NOT NULL,
+  reset_at INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+`;
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'accounts, API keys, projects, files, blob intents, instances, rate limits',
+    sql: INITIAL_SCHEMA,
+  },
+];
+
+/** The schema version this code writes and expects (SQLite's `user_version`). */
+export const SQLITE_SCHEMA_VERSION: number = MIGRATIONS.at(-1)?.version ?? 0;

@@ -1,0 +1,143 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { migrateSqlite, openSqliteStore, SQLITE_SCHEMA_VERSION } from '../src/index.js';
+import { applyMigrations } from '../src/migrations.js';
+import { MIGRATIONS } from '../src/schema.js';
+import { tempDatabase } from './temp-db.js';
+
+const TABLES = ['accounts', 'api_keys', 'blob_intents', 'files', 'instances', 'projects', 'rate_limits'];
+
+let database: Awaited<ReturnType<typeof tempDatabase>>;
+beforeEach(async () => {
+  database = await tempDatabase();
+});
+afterEach(async () => {
+  await database.remove();
+});
+
+const withDb = <T>(use: (db: Database.Database) => T): T => {
+  const db = new Database(database.path);
+  try {
+    return use(db);
+  } finally {
+    db.close();
+  }
+};
+const userVersion = () => withDb((db) => Number(db.pragma('user_version', { simple: true })));
+const tableNames = () =>
+  withDb((db) =>
+    db
+      .prepare<[], { name: string }>("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
+      .all()
+      .map((row) => row.name),
+  );
+
+describe('migrations', () => {
+  it('the latest version is the last migration', () => {
+    expect(SQLITE_SCHEMA_VERSION).toBe(MIGRATIONS.length);
+    expect(SQLITE_SCHEMA_VERSION).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a fresh database gets every migration, in WAL mode', async () => {
+    const report = await migrateSqlite({ path: database.path });
+    expect(report).toEqual({
+      fromVersion: 0,
+      toVersion: SQLITE_SCHEMA_VERSION,
+      applied: MIGRATIONS.map((migration) => migration.version),
+    });
+    expect(userVersion()).toBe(SQLITE_SCHEMA_VERSION);
+    expect(tableNames()).toEqual(TABLES);
+    expect(withDb((db) => db.pragma('journal_mode', { simple: true }))).toBe('wal');
+  });
+
+  it('reopening applies nothing new and keeps the data', async () => {
+    const store = await openSqliteStore({ path: database.path });
+    await store.records.withTransaction((tx) =>
+      tx.insertAccount({ account: { id: 'a1', name: 'acme', tier: 'standard', createdAt: 1 } }),
+    );
+    await store.close();
+    expect(await migrateSqlite({ path: database.path })).toEqual({
+      fromVersion: SQLITE_SCHEMA_VERSION,
+      toVersion: SQLITE_SCHEMA_VERSION,
+      applied: [],
+    });
+    const again = await openSqliteStore({ path: database.path });
+    expect(await again.records.listAccounts()).toHaveLength(1);
+    await again.close();
+  });
+
+  it('applies only the migrations newer than the database', async () => {
+    await migrateSqlite({ path: database.path });
+    const next = {
+      version: MIGRATIONS.length + 1,
+      description: 'test',
+      sql: 'CREATE TABLE extra (x INTEGER)',
+    };
+    const report = withDbAsync((db) =>
+      applyMigrations(db, { busyTimeoutMs: 1_000, migrations: [...MIGRATIONS, next] }),
+    );
+    expect(await report).toEqual({
+      fromVersion: SQLITE_SCHEMA_VERSION,
+      toVersion: next.version,
+      applied: [next.version],
+    });
+    expect(tableNames()).toContain('extra');
+  });
+
+  it('rolls back a failing migration whole: no half schema, version unchanged', async () => {
+    await migrateSqlite({ path: database.path });
+    const broken = {
+      version: MIGRATIONS.length + 1,
+      description: 'broken',
+      sql: 'CREATE TABLE half_done (x INTEGER); CREATE TABLE accounts (x INTEGER);',
+    };
+    await expect(
+      withDbAsync((db) => applyMigrations(db, { busyTimeoutMs: 1_000, migrations: [...MIGRATIONS, broken] })),
+    ).rejects.toThrow(/already exists/);
+    expect(userVersion()).toBe(SQLITE_SCHEMA_VERSION);
+    expect(tableNames()).not.toContain('half_done');
+  });
+
+  it('refuses a database written by a newer schema', async () => {
+    await migrateSqlite({ path: database.path });
+    withDb((db) => db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION + 1}`));
+    await expect(openSqliteStore({ path: database.path })).rejects.toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+    });
+  });
+
+  it('is safe when several processes open a fresh file at once', async () => {
+    const script = fileURLToPath(new URL('./fixtures/open-and-insert.ts', import.meta.url));
+    const run = promisify(execFile);
+    const processes = Array.from({ length: 4 }, (_, index) =>
+      run(
+        process.execPath,
+        ['--conditions=mdstore-source', '--import', 'tsx', script, database.path, `p${index}`],
+        {
+          cwd: fileURLToPath(new URL('..', import.meta.url)),
+        },
+      ),
+    );
+    const outputs = await Promise.all(processes);
+    const applied = outputs.map(({ stdout }) => JSON.parse(stdout) as { applied: number[] });
+    // Exactly one process created the schema; the others found it done.
+    expect(applied.filter((report) => report.applied.length > 0)).toHaveLength(1);
+    expect(userVersion()).toBe(SQLITE_SCHEMA_VERSION);
+    const names = withDb((db) =>
+      db.prepare<[], { name: string }>('SELECT name FROM accounts ORDER BY name').all(),
+    );
+    expect(names.map((row) => row.name)).toEqual(['p0', 'p1', 'p2', 'p3']);
+  }, 60_000);
+});
+
+async function withDbAsync<T>(use: (db: Database.Database) => Promise<T>): Promise<T> {
+  const db = new Database(database.path);
+  try {
+    return await use(db);
+  } finally {
+    db.close();
+  }
+}
