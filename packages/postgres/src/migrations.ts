@@ -1,0 +1,150 @@
+import type pg from 'pg';
+import { quoteIdentifier } from './pool.js';
+
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+/**
+ * Append-only: never edit an applied migration, add a new version instead.
+ *
+ * - Names, filenames and ids are `COLLATE "C"`: byte order, which for UTF-8 is Unicode code point order,
+ *   the order the records port promises, whatever the database's default collation. Every column that is
+ *   compared with another one has the same collation, so joins never mix collations.
+ * - Times are BIGINT epoch milliseconds, so they read back exactly as written (no timestamptz rounding).
+ * - Metadata is TEXT, not JSONB: the JSON must read back byte for byte (JSONB reorders keys).
+ * - No foreign keys: the port's only integrity rules are its unique rules, and every adapter must accept
+ *   the same writes; the domain keeps references consistent.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'initial',
+    sql: `
+      CREATE TABLE accounts (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        name TEXT COLLATE "C" NOT NULL,
+        tier TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        CONSTRAINT accounts_name_key UNIQUE (name)
+      );
+      CREATE INDEX accounts_created_idx ON accounts (created_at, id);
+
+      CREATE TABLE api_keys (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        account_id TEXT COLLATE "C" NOT NULL,
+        key_hash TEXT COLLATE "C" NOT NULL,
+        created_at BIGINT NOT NULL,
+        revoked_at BIGINT,
+        CONSTRAINT api_keys_key_hash_key UNIQUE (key_hash)
+      );
+      CREATE INDEX api_keys_account_idx ON api_keys (account_id, created_at, id);
+
+      CREATE TABLE projects (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        account_id TEXT COLLATE "C" NOT NULL,
+        name TEXT COLLATE "C" NOT NULL,
+        description TEXT,
+        bucket_name TEXT COLLATE "C" NOT NULL,
+        is_default BOOLEAN NOT NULL,
+        status TEXT NOT NULL,
+        file_count BIGINT NOT NULL,
+        total_size_bytes BIGINT NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+      -- Names are unique among an account's active projects only: deleted ones free their name.
+      CREATE UNIQUE INDEX projects_active_name_key ON projects (account_id, name) WHERE status = 'active';
+      CREATE INDEX projects_account_idx ON projects (account_id, created_at, id);
+      CREATE INDEX projects_status_idx ON projects (status, created_at, id);
+      CREATE INDEX projects_bucket_idx ON projects (bucket_name);
+
+      CREATE TABLE files (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        project_id TEXT COLLATE "C" NOT NULL,
+        filename TEXT COLLATE "C" NOT NULL,
+        size_bytes BIGINT NOT NULL,
+        sha256 TEXT NOT NULL,
+        metadata_json TEXT,
+        blob_key TEXT COLLATE "C" NOT NULL,
+        revision INTEGER NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        CONSTRAINT files_project_filename_key UNIQUE (project_id, filename)
+      );
+      CREATE INDEX files_project_blob_key_idx ON files (project_id, blob_key);
+
+      CREATE TABLE blob_intents (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        kind TEXT NOT NULL,
+        bucket TEXT COLLATE "C" NOT NULL,
+        key TEXT COLLATE "C",
+        owner_instance_id TEXT COLLATE "C" NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+      );
+
+      CREATE TABLE instances (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        hostname TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        started_at BIGINT NOT NULL,
+        heartbeat_at BIGINT NOT NULL
+      );
+
+      CREATE TABLE rate_limits (
+        key TEXT COLLATE "C" PRIMARY KEY,
+        used INTEGER NOT NULL,
+        window_ends_at BIGINT NOT NULL
+      );
+    `,
+  },
+];
+
+/**
+ * Held (transaction-scoped) while migrating, so that instances starting together on one database migrate
+ * one after the other: the first applies, the others find nothing left to do. Any fixed number works as
+ * long as nothing else on the database uses it; this one is "mdstore" in ASCII, truncated.
+ */
+export const MIGRATION_LOCK_KEY = 0x6d6473746f72;
+
+const MIGRATIONS_TABLE = 'mdstore_migrations';
+
+/**
+ * Brings the schema up to date in one transaction. Versions the database knows but this code does not
+ * (a newer instance already migrated during a rolling upgrade) are left alone: migrations are additive.
+ */
+export const migrate = async (o: {
+  client: pg.PoolClient;
+  schema: string | undefined;
+}): Promise<number[]> => {
+  const { client } = o;
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+    if (o.schema !== undefined)
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(o.schema)}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (
+        version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`,
+    );
+    const { rows } = await client.query<{ version: number }>(`SELECT version FROM ${MIGRATIONS_TABLE}`);
+    const applied = new Set(rows.map((row) => row.version));
+    const pending = MIGRATIONS.filter((migration) => !applied.has(migration.version));
+    for (const migration of pending) {
+      await client.query(migration.sql);
+      await client.query(`INSERT INTO ${MIGRATIONS_TABLE} (version, name, applied_at) VALUES ($1, $2, $3)`, [
+        migration.version,
+        migration.name,
+        Date.now(),
+      ]);
+    }
+    await client.query('COMMIT');
+    return pending.map((migration) => migration.version);
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+};

@@ -1,0 +1,91 @@
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { MIGRATIONS } from '../src/index.js';
+import { useStores } from './support/fixtures.js';
+import { adminQuery, skipPostgres } from './support/pg-available.js';
+
+const migrationRows = (schema: string) =>
+  adminQuery<{ version: number; n: string }>(
+    `SELECT version, count(*) AS n FROM ${schema}.mdstore_migrations GROUP BY version ORDER BY version`,
+  );
+
+describe.skipIf(skipPostgres)('postgres migrations', () => {
+  const { open, newSchema } = useStores();
+
+  it('creates the missing schema and every table in it', async () => {
+    const schema = await newSchema();
+    await open({ schema });
+    const { rows } = await adminQuery<{ table_name: string }>(
+      'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
+      [schema],
+    );
+    expect(rows.map((row) => row.table_name)).toEqual([
+      'accounts',
+      'api_keys',
+      'blob_intents',
+      'files',
+      'instances',
+      'mdstore_migrations',
+      'projects',
+      'rate_limits',
+    ]);
+  });
+
+  it('migrates exactly once when four instances start together on a fresh schema', async () => {
+    const schema = await newSchema();
+    const stores = await Promise.all([1, 2, 3, 4].map(() => open({ schema, poolMax: 1 })));
+    expect(stores).toHaveLength(4);
+    const { rows } = await migrationRows(schema);
+    expect(rows).toEqual(MIGRATIONS.map((m) => ({ version: m.version, n: '1' })));
+    // Every store works on the shared tables.
+    for (const store of stores) await expect(store.records.listAccounts()).resolves.toEqual([]);
+  });
+
+  it('applies nothing again on reopen and keeps the data', async () => {
+    const schema = await newSchema();
+    const first = await open({ schema });
+    await first.records.withTransaction((tx) =>
+      tx.insertAccount({ account: { id: 'a1', name: 'alpha', tier: 'premium', createdAt: 1 } }),
+    );
+    await first.close();
+    const second = await open({ schema });
+    await expect(second.records.findAccountById({ accountId: 'a1' })).resolves.toMatchObject({
+      name: 'alpha',
+    });
+    const { rows } = await migrationRows(schema);
+    expect(rows).toHaveLength(MIGRATIONS.length);
+  });
+
+  it('declares names and filenames COLLATE "C" and the partial unique index on active projects', async () => {
+    const schema = await newSchema();
+    await open({ schema });
+    const { rows } = await adminQuery<{ table_name: string; column_name: string; collation_name: string }>(
+      `SELECT table_name, column_name, collation_name FROM information_schema.columns
+        WHERE table_schema = $1 AND column_name IN ('name', 'filename')
+          AND table_name <> 'mdstore_migrations' ORDER BY table_name, column_name`,
+      [schema],
+    );
+    expect(rows).toEqual([
+      { table_name: 'accounts', column_name: 'name', collation_name: 'C' },
+      { table_name: 'files', column_name: 'filename', collation_name: 'C' },
+      { table_name: 'projects', column_name: 'name', collation_name: 'C' },
+    ]);
+    const index = await adminQuery<{ indexdef: string }>(
+      `SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'projects_active_name_key'`,
+      [schema],
+    );
+    expect(index.rows[0]?.indexdef).toMatch(
+      /UNIQUE INDEX .*\(account_id, name\) WHERE \(status = 'active'::text\)/,
+    );
+  });
+
+  it('parses int8 as a number on its own pool only, leaving the global pg parser alone', async () => {
+    const store = await open();
+    await store.records.withTransaction((tx) =>
+      tx.insertAccount({ account: { id: 'a1', name: 'n', tier: 'standard', createdAt: 1_700_000_000_123 } }),
+    );
+    const account = await store.records.findAccountById({ accountId: 'a1' });
+    expect(account?.createdAt).toBe(1_700_000_000_123);
+    expect(pg.types.getTypeParser(20, 'text')('42')).toBe('42');
+  });
+});
