@@ -1,0 +1,96 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  BlobIntentRecord,
+  FileRecord,
+  InstanceRecord,
+  ProjectRecord,
+} from '../model/records.js';
+
+/**
+ * Record builders for tests: every call returns a complete, valid record with fresh ids, and
+ * `overrides` replace any field. Times default to a fixed instant (with a non-zero millisecond part) so
+ * tests never depend on the wall clock.
+ */
+export const BASE_TIME = Date.UTC(2024, 0, 15, 9, 30, 0, 123);
+
+const shortId = (id: string) => id.replaceAll('-', '').slice(0, 12);
+
+export const sha256Hex = (content: string | Uint8Array): string =>
+  createHash('sha256').update(content).digest('hex');
+
+export function anAccount(overrides: Partial<AccountRecord> = {}): AccountRecord {
+  const id = overrides.id ?? randomUUID();
+  return { id, name: `account-${shortId(id)}`, tier: 'standard', createdAt: BASE_TIME, ...overrides };
+}
+
+export function anApiKey(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
+  return {
+    id: randomUUID(),
+    accountId: randomUUID(),
+    keyHash: sha256Hex(randomUUID()),
+    createdAt: BASE_TIME,
+    revokedAt: null,
+    ...overrides,
+  };
+}
+
+export function aProject(overrides: Partial<ProjectRecord> = {}): ProjectRecord {
+  const id = overrides.id ?? randomUUID();
+  return {
+    id,
+    accountId: randomUUID(),
+    name: `project-${shortId(id)}`,
+    description: null,
+    bucketName: `mdstore-${id}`,
+    isDefault: false,
+    status: 'active',
+    fileCount: 0,
+    totalSizeBytes: 0,
+    createdAt: BASE_TIME,
+    updatedAt: BASE_TIME,
+    ...overrides,
+  };
+}
+
+export function aFile(overrides: Partial<FileRecord> = {}): FileRecord {
+  const id = overrides.id ?? randomUUID();
+  return {
+    id,
+    projectId: randomUUID(),
+    filename: `file-${shortId(id)}.md`,
+    sizeBytes: 7,
+    sha256: sha256Hex('# hello'),
+    metadataJson: null,
+    blobKey: `blob-${randomUUID()}`,
+    revision: 1,
+    createdAt: BASE_TIME,
+    updatedAt: BASE_TIME,
+    ...overrides,
+  };
+}
+
+export function aBlobIntent(overrides: Partial<BlobIntentRecord> = {}): BlobIntentRecord {
+  return {
+    id: randomUUID(),
+    kind: 'staged',
+    bucket: `mdstore-${randomUUID()}`,
+    key: `blob-${randomUUID()}`,
+    ownerInstanceId: randomUUID(),
+    createdAt: BASE_TIME,
+    expiresAt: BASE_TIME + 60_000,
+    ...overrides,
+  };
+}
+
+export function anInstance(overrides: Partial<InstanceRecord> = {}): InstanceRecord {
+  return {
+    id: randomUUID(),
+    hostname: 'test-host',
+    pid: 4242,
+    startedAt: BASE_TIME,
+    heartbeatAt: BASE_TIME,
+    ...overrides,
+  };
+}

@@ -1,0 +1,17 @@
+/**
+ * `@mdstore/core/testing`: the compliance suites every adapter runs, and record builders for tests.
+ * Needs vitest (an optional peer dependency of the core); never import it from production code.
+ */
+export { type BlobStoreHarness, describeBlobStoreContract } from './blob-store-contract.js';
+export {
+  aBlobIntent,
+  aFile,
+  anAccount,
+  anApiKey,
+  anInstance,
+  aProject,
+  BASE_TIME,
+  sha256Hex,
+} from './builders.js';
+export { describeRateLimiterContract, type RateLimiterHarness } from './rate-limiter-contract.js';
+export { describeRecordsRepositoryContract, type RecordsHarness } from './records-contract.js';

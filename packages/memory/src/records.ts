@@ -1,0 +1,348 @@
+import {
+  type AccountRecord,
+  type ApiKeyRecord,
+  type BlobIntentRecord,
+  compareCodePoints,
+  type FileRecord,
+  type InstanceRecord,
+  type ProjectRecord,
+  type ProjectStatus,
+  RecordConflictError,
+  type RecordsCapabilities,
+  type RecordsReader,
+  type RecordsRepository,
+  type RecordsTransaction,
+  type Tier,
+} from '@mdstore/core';
+import { Mutex } from './mutex.js';
+
+/** The memory records store has no settings; the options object exists for symmetry with other adapters. */
+export type MemoryRecordsOptions = Record<never, never>;
+
+/**
+ * The whole store: one immutable snapshot per commit. Maps are never mutated once committed and records
+ * are frozen, so a snapshot can be shared by readers while a transaction builds the next one.
+ */
+interface Tables {
+  readonly accounts: ReadonlyMap<string, AccountRecord>;
+  readonly apiKeys: ReadonlyMap<string, ApiKeyRecord>;
+  readonly projects: ReadonlyMap<string, ProjectRecord>;
+  readonly files: ReadonlyMap<string, FileRecord>;
+  readonly intents: ReadonlyMap<string, BlobIntentRecord>;
+  readonly instances: ReadonlyMap<string, InstanceRecord>;
+}
+type TableName = keyof Tables;
+type RowOf<N extends TableName> = Tables[N] extends ReadonlyMap<string, infer R> ? R : never;
+
+const emptyTables = (): Tables => ({
+  accounts: new Map(),
+  apiKeys: new Map(),
+  projects: new Map(),
+  files: new Map(),
+  intents: new Map(),
+  instances: new Map(),
+});
+
+const CAPABILITIES: RecordsCapabilities = Object.freeze({ durable: false, sharedBetweenProcesses: false });
+
+/** Callers get their own copy of every record; records are flat, so a spread copies them fully. */
+const copy = <R extends object>(record: R): R => ({ ...record });
+const copyOrNull = <R extends object>(record: R | undefined): R | null => (record ? copy(record) : null);
+const frozen = <R extends object>(record: R): R => Object.freeze({ ...record });
+
+const byCreatedAtThenId = (a: { createdAt: number; id: string }, b: { createdAt: number; id: string }) =>
+  a.createdAt - b.createdAt || compareCodePoints(a.id, b.id);
+
+function find<R>(table: ReadonlyMap<string, R>, matches: (row: R) => boolean): R | undefined {
+  for (const row of table.values()) if (matches(row)) return row;
+  return undefined;
+}
+
+function select<R>(table: ReadonlyMap<string, R>, matches: (row: R) => boolean): R[] {
+  const rows: R[] = [];
+  for (const row of table.values()) if (matches(row)) rows.push(row);
+  return rows;
+}
+
+/** Every read, over whichever snapshot `tables()` returns (committed data, or a transaction's draft). */
+abstract class TablesReader implements RecordsReader {
+  protected abstract tables(): Tables;
+
+  async findAccountById(q: { accountId: string }) {
+    return copyOrNull(this.tables().accounts.get(q.accountId));
+  }
+
+  async findAccountByName(q: { name: string }) {
+    return copyOrNull(find(this.tables().accounts, (account) => account.name === q.name));
+  }
+
+  async listAccounts() {
+    return [...this.tables().accounts.values()].sort(byCreatedAtThenId).map(copy);
+  }
+
+  async findApiKeyById(q: { keyId: string }) {
+    return copyOrNull(this.tables().apiKeys.get(q.keyId));
+  }
+
+  async findApiKeyByHash(q: { keyHash: string }) {
+    return copyOrNull(find(this.tables().apiKeys, (apiKey) => apiKey.keyHash === q.keyHash));
+  }
+
+  async listApiKeys(q: { accountId: string }) {
+    return select(this.tables().apiKeys, (apiKey) => apiKey.accountId === q.accountId)
+      .sort(byCreatedAtThenId)
+      .map(copy);
+  }
+
+  async findProjectById(q: { projectId: string }) {
+    return copyOrNull(this.tables().projects.get(q.projectId));
+  }
+
+  async findActiveProjectByName(q: { accountId: string; name: string }) {
+    return copyOrNull(findActiveProject(this.tables(), q.accountId, q.name));
+  }
+
+  async listProjects(q: { accountId: string }) {
+    return select(this.tables().projects, (project) => project.accountId === q.accountId)
+      .sort(byCreatedAtThenId)
+      .map(copy);
+  }
+
+  async listProjectsByStatus(q: { status: ProjectStatus }) {
+    return select(this.tables().projects, (project) => project.status === q.status)
+      .sort(byCreatedAtThenId)
+      .map(copy);
+  }
+
+  async findFile(q: { projectId: string; filename: string }) {
+    return copyOrNull(findFile(this.tables(), q.projectId, q.filename));
+  }
+
+  async listFiles(q: { projectId: string }) {
+    return select(this.tables().files, (file) => file.projectId === q.projectId)
+      .sort((a, b) => compareCodePoints(a.filename, b.filename))
+      .map(copy);
+  }
+
+  async isBlobReferenced(q: { bucket: string; key: string | null }) {
+    const { projects, files } = this.tables();
+    const owners = select(projects, (project) => project.bucketName === q.bucket);
+    if (q.key === null) return owners.some((project) => project.status !== 'deleted');
+    const ownerIds = new Set(owners.map((project) => project.id));
+    return find(files, (file) => ownerIds.has(file.projectId) && file.blobKey === q.key) !== undefined;
+  }
+
+  async listBlobIntents(q: { limit: number; afterId?: string }) {
+    const { afterId } = q;
+    const after =
+      afterId === undefined
+        ? () => true
+        : (intent: BlobIntentRecord) => compareCodePoints(intent.id, afterId) > 0;
+    return select(this.tables().intents, after)
+      .sort((a, b) => compareCodePoints(a.id, b.id))
+      .slice(0, q.limit)
+      .map(copy);
+  }
+
+  async listInstances() {
+    return [...this.tables().instances.values()].sort((a, b) => compareCodePoints(a.id, b.id)).map(copy);
+  }
+}
+
+const findActiveProject = (tables: Tables, accountId: string, name: string, exceptId?: string) =>
+  find(
+    tables.projects,
+    (project) =>
+      project.accountId === accountId &&
+      project.name === name &&
+      project.status === 'active' &&
+      project.id !== exceptId,
+  );
+
+const findFile = (tables: Tables, projectId: string, filename: string) =>
+  find(tables.files, (file) => file.projectId === projectId && file.filename === filename);
+
+/**
+ * A transaction builds a draft of the next snapshot: tables are copied on their first write, so nothing
+ * it does is visible outside until the repository commits the draft. Transactions run one at a time, which
+ * also makes `lockProject` trivially hold its lock.
+ */
+class MemoryTransaction extends TablesReader implements RecordsTransaction {
+  private readonly copied = new Set<TableName>();
+  private state: { kind: 'open' } | { kind: 'failed'; error: unknown } | { kind: 'ended' } = { kind: 'open' };
+
+  constructor(private draft: Tables) {
+    super();
+  }
+
+  protected tables(): Tables {
+    this.assertUsable();
+    return this.draft;
+  }
+
+  /** The conflict a work function swallowed, if any: such a transaction must not commit. */
+  get failure(): unknown {
+    return this.state.kind === 'failed' ? this.state.error : undefined;
+  }
+
+  end(): Tables {
+    this.state = { kind: 'ended' };
+    return this.draft;
+  }
+
+  private assertUsable(): void {
+    if (this.state.kind === 'ended') throw new Error('The transaction has already ended');
+    if (this.state.kind === 'failed') {
+      throw new Error('The transaction failed on an earlier error and must be left by throwing', {
+        cause: this.state.error,
+      });
+    }
+  }
+
+  private conflict(rule: RecordConflictError['rule']): never {
+    const error = new RecordConflictError(rule);
+    this.state = { kind: 'failed', error };
+    throw error;
+  }
+
+  private writable<N extends TableName>(name: N): Map<string, RowOf<N>> {
+    this.assertUsable();
+    if (!this.copied.has(name)) {
+      this.copied.add(name);
+      const copy: ReadonlyMap<string, unknown> = new Map<string, unknown>(this.draft[name]);
+      this.draft = { ...this.draft, [name]: copy };
+    }
+    return this.draft[name] as unknown as Map<string, RowOf<N>>;
+  }
+
+  private insertNew<N extends TableName>(name: N, row: RowOf<N> & { id: string }): void {
+    const table = this.writable(name);
+    if (table.has(row.id)) throw new Error(`A ${name} record with id ${row.id} already exists`);
+    table.set(row.id, frozen(row));
+  }
+
+  async insertAccount(c: { account: AccountRecord }) {
+    if (find(this.tables().accounts, (account) => account.name === c.account.name))
+      this.conflict('account_name');
+    this.insertNew('accounts', c.account);
+  }
+
+  async updateAccountTier(c: { accountId: string; tier: Tier }) {
+    const account = this.tables().accounts.get(c.accountId);
+    if (!account) return false;
+    this.writable('accounts').set(account.id, frozen({ ...account, tier: c.tier }));
+    return true;
+  }
+
+  async insertApiKey(c: { apiKey: ApiKeyRecord }) {
+    this.insertNew('apiKeys', c.apiKey);
+  }
+
+  async revokeApiKey(c: { keyId: string; revokedAt: number }) {
+    const apiKey = this.tables().apiKeys.get(c.keyId);
+    if (!apiKey || apiKey.revokedAt !== null) return false;
+    this.writable('apiKeys').set(apiKey.id, frozen({ ...apiKey, revokedAt: c.revokedAt }));
+    return true;
+  }
+
+  async lockProject(q: { projectId: string }) {
+    return this.findProjectById(q);
+  }
+
+  async insertProject(c: { project: ProjectRecord }) {
+    this.assertNameFree(c.project);
+    this.insertNew('projects', c.project);
+  }
+
+  async updateProject(c: { project: ProjectRecord }) {
+    const stored = this.tables().projects.get(c.project.id);
+    if (!stored) return;
+    const { name, description, isDefault, status, fileCount, totalSizeBytes, updatedAt } = c.project;
+    const next = { ...stored, name, description, isDefault, status, fileCount, totalSizeBytes, updatedAt };
+    this.assertNameFree(next);
+    this.writable('projects').set(next.id, frozen(next));
+  }
+
+  private assertNameFree(project: ProjectRecord): void {
+    if (project.status !== 'active') return;
+    if (findActiveProject(this.tables(), project.accountId, project.name, project.id))
+      this.conflict('project_name');
+  }
+
+  async insertFile(c: { file: FileRecord }) {
+    if (findFile(this.tables(), c.file.projectId, c.file.filename)) this.conflict('filename');
+    this.insertNew('files', c.file);
+  }
+
+  async updateFile(c: { file: FileRecord }) {
+    const stored = this.tables().files.get(c.file.id);
+    if (!stored) return;
+    const { sizeBytes, sha256, metadataJson, blobKey, revision, updatedAt } = c.file;
+    const next = { ...stored, sizeBytes, sha256, metadataJson, blobKey, revision, updatedAt };
+    this.writable('files').set(next.id, frozen(next));
+  }
+
+  async deleteFile(c: { fileId: string }) {
+    if (this.tables().files.has(c.fileId)) this.writable('files').delete(c.fileId);
+  }
+
+  async deleteFilesOfProject(c: { projectId: string }) {
+    const doomed = select(this.tables().files, (file) => file.projectId === c.projectId);
+    if (doomed.length === 0) return 0;
+    const files = this.writable('files');
+    for (const file of doomed) files.delete(file.id);
+    return doomed.length;
+  }
+
+  async insertBlobIntent(c: { intent: BlobIntentRecord }) {
+    this.insertNew('intents', c.intent);
+  }
+
+  async deleteBlobIntent(c: { intentId: string }) {
+    if (!this.tables().intents.has(c.intentId)) return false;
+    return this.writable('intents').delete(c.intentId);
+  }
+
+  async upsertInstance(c: { instance: InstanceRecord }) {
+    this.writable('instances').set(c.instance.id, frozen(c.instance));
+  }
+
+  async deleteInstance(c: { instanceId: string }) {
+    if (this.tables().instances.has(c.instanceId)) this.writable('instances').delete(c.instanceId);
+  }
+}
+
+class MemoryRecordsRepository extends TablesReader implements RecordsRepository {
+  readonly supports = CAPABILITIES;
+  private committed = emptyTables();
+  private readonly mutex = new Mutex();
+
+  protected tables(): Tables {
+    return this.committed;
+  }
+
+  withTransaction<T>(work: (tx: RecordsTransaction) => Promise<T>): Promise<T> {
+    return this.mutex.run(async () => {
+      const tx = new MemoryTransaction(this.committed);
+      try {
+        const result = await work(tx);
+        // A work function that caught a conflict and resolved anyway gets the conflict, not a commit.
+        if (tx.failure !== undefined) throw tx.failure;
+        this.committed = tx.end();
+        return result;
+      } finally {
+        tx.end();
+      }
+    });
+  }
+
+  async close(): Promise<void> {}
+}
+
+/**
+ * Records kept in process memory, for tests and throw-away embedding. Transactions are serialised; a
+ * work function must not call `withTransaction` again on the same repository (it would wait forever).
+ */
+export function createMemoryRecords(_options: MemoryRecordsOptions = {}): RecordsRepository {
+  return new MemoryRecordsRepository();
+}

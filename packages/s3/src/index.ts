@@ -1,0 +1,2 @@
+export type { S3Layout } from './layout.js';
+export { type ChecksumMode, createS3BlobStore, type S3BlobStoreOptions } from './s3-blob-store.js';
