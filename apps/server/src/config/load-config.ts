@@ -1,0 +1,249 @@
+import path from 'node:path';
+import { SettingsSchema } from '@mdstore/core';
+import * as v from 'valibot';
+import { LOG_LEVELS } from '../logger.js';
+import { ConfigError } from './errors.js';
+import { isLoopbackAddress } from './loopback.js';
+import type { BlobStoreConfig, DatabaseConfig, ServerConfig } from './types.js';
+
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+const TRUE_WORDS = ['true', '1', 'yes', 'on'];
+const FALSE_WORDS = ['false', '0', 'no', 'off'];
+
+const wholeNumber = (min: number, max: number, what: string) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^\d+$/, `must be ${what}`),
+    v.transform(Number),
+    v.number(),
+    v.safeInteger(`must be ${what}`),
+    v.minValue(min, `must be ${what}`),
+    v.maxValue(max, `must be ${what}`),
+  );
+
+const PortSchema = wholeNumber(0, 65_535, 'a port number from 0 to 65535');
+const PositiveSchema = wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a whole number of at least 1');
+
+const BooleanSchema = v.pipe(
+  v.string(),
+  v.toLowerCase(),
+  v.picklist([...TRUE_WORDS, ...FALSE_WORDS], 'must be true or false (or 1/0, yes/no, on/off)'),
+  v.transform((word) => TRUE_WORDS.includes(word)),
+);
+
+const nonBlank = (what: string) => v.pipe(v.string(), v.minLength(1, `must be ${what}`));
+
+const HostSchema = v.pipe(
+  v.string(),
+  v.regex(/^(\[[0-9a-fA-F:.]+\]|[^\s/[\]]+)$/, 'must be a host name or an IP address'),
+  v.transform((host) => (host.startsWith('[') ? host.slice(1, -1) : host)),
+);
+
+const DatabaseUrlSchema = v.pipe(
+  v.string(),
+  v.check(
+    (url) => parseDatabaseUrl(url) !== null,
+    'must be sqlite:PATH or postgres://user:password@host:port/database',
+  ),
+);
+
+const HttpUrlSchema = v.pipe(
+  v.string(),
+  v.check((text) => URL.canParse(text) && /^https?:$/.test(new URL(text).protocol), 'must be an http(s) URL'),
+);
+
+const S3BucketSchema = v.pipe(
+  v.string(),
+  v.regex(
+    /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
+    'must be an S3 bucket name (3-63 characters of a-z, 0-9, "." and "-")',
+  ),
+);
+
+const SchemaNameSchema = v.pipe(
+  v.string(),
+  v.regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier (a-z, 0-9, _; at most 63)'),
+);
+
+/** Every variable, all optional. Values arrive trimmed; an empty value counts as unset. */
+const EnvironmentSchema = v.object({
+  HOST: v.optional(HostSchema, '127.0.0.1'),
+  PORT: v.optional(PortSchema, '8080'),
+  MDSTORE_DATA_DIR: v.optional(nonBlank('a folder path'), './data'),
+  MDSTORE_DATABASE_URL: v.optional(DatabaseUrlSchema),
+  MDSTORE_POSTGRES_SCHEMA: v.optional(SchemaNameSchema),
+  MDSTORE_BLOB_STORE: v.optional(
+    v.pipe(v.string(), v.toLowerCase(), v.picklist(['fs', 's3'], 'must be fs or s3')),
+    'fs',
+  ),
+  MDSTORE_BUCKET_PREFIX: v.optional(SettingsSchema.entries.bucketPrefix, 'mdstore-'),
+  MDSTORE_S3_ENDPOINT: v.optional(HttpUrlSchema),
+  MDSTORE_S3_REGION: v.optional(
+    v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]+$/, 'must be a region name such as us-east-1')),
+  ),
+  MDSTORE_S3_FORCE_PATH_STYLE: v.optional(BooleanSchema),
+  MDSTORE_S3_CHECKSUM: v.optional(
+    v.pipe(
+      v.string(),
+      v.toUpperCase(),
+      v.picklist(['WHEN_SUPPORTED', 'WHEN_REQUIRED'], 'must be WHEN_SUPPORTED or WHEN_REQUIRED'),
+    ),
+  ),
+  MDSTORE_S3_BUCKET: v.optional(S3BucketSchema),
+  MDSTORE_RATE_LIMIT_STANDARD: v.optional(PositiveSchema, '1000'),
+  MDSTORE_RATE_LIMIT_PREMIUM: v.optional(PositiveSchema, '10000'),
+  MDSTORE_MAX_FILE_BYTES: v.optional(PositiveSchema, '10485760'),
+  MDSTORE_TLS_CERT: v.optional(nonBlank('a PEM file path')),
+  MDSTORE_TLS_KEY: v.optional(nonBlank('a PEM file path')),
+  MDSTORE_HTTP_REDIRECT_PORT: v.optional(PortSchema),
+  MDSTORE_TRUST_PROXY: v.optional(BooleanSchema, 'false'),
+  MDSTORE_LOG_LEVEL: v.optional(
+    v.pipe(v.string(), v.toLowerCase(), v.picklist(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`)),
+    'info',
+  ),
+});
+
+type Variables = v.InferOutput<typeof EnvironmentSchema>;
+type VariableName = keyof Variables;
+const VARIABLE_NAMES = Object.keys(EnvironmentSchema.entries) as VariableName[];
+
+/** Variables whose value may hold a password: never echoed in an error. */
+const SECRET_VALUES = new Set<string>(['MDSTORE_DATABASE_URL']);
+
+/**
+ * Reads and validates the configuration from environment variables. Pure: reads no file and touches
+ * nothing; relative paths are resolved against `cwd`. Throws a `ConfigError` (one line, naming the
+ * variable) for the first value that cannot be used.
+ */
+export function loadConfig(env: Environment, options: { cwd?: string } = {}): ServerConfig {
+  const cwd = options.cwd ?? process.cwd();
+  const vars = parseVariables(env);
+  const dataDir = path.resolve(cwd, vars.MDSTORE_DATA_DIR);
+  const tls = tlsPaths(vars, cwd);
+  const trustProxy = vars.MDSTORE_TRUST_PROXY;
+  checkRedirectPort(vars, tls !== null);
+  checkPlainHttpExposure(vars.HOST, tls !== null, trustProxy);
+  const warnings: string[] = [];
+  return {
+    host: vars.HOST,
+    port: vars.PORT,
+    dataDir,
+    database: databaseConfig(vars, dataDir, cwd, warnings),
+    blobStore: blobStoreConfig(vars, dataDir, warnings),
+    bucketPrefix: vars.MDSTORE_BUCKET_PREFIX,
+    rateLimits: { standard: vars.MDSTORE_RATE_LIMIT_STANDARD, premium: vars.MDSTORE_RATE_LIMIT_PREMIUM },
+    maxFileBytes: vars.MDSTORE_MAX_FILE_BYTES,
+    tls,
+    httpRedirectPort: vars.MDSTORE_HTTP_REDIRECT_PORT ?? null,
+    trustProxy,
+    logLevel: vars.MDSTORE_LOG_LEVEL,
+    warnings,
+  };
+}
+
+function parseVariables(env: Environment): Variables {
+  const present: Record<string, string> = {};
+  for (const name of VARIABLE_NAMES) {
+    const value = env[name]?.trim();
+    if (value) present[name] = value;
+  }
+  const result = v.safeParse(EnvironmentSchema, present);
+  if (result.success) return result.output;
+  const issue = result.issues[0];
+  const variable = String(issue.path?.[0]?.key ?? 'configuration');
+  const given = present[variable];
+  const shown = given === undefined || SECRET_VALUES.has(variable) ? '' : ` (got ${JSON.stringify(given)})`;
+  throw new ConfigError(variable, `${issue.message}${shown}`);
+}
+
+/** `sqlite:PATH` (also `sqlite://PATH` and `sqlite:///ABSOLUTE`), or a `postgres(ql)://` URL. */
+export function parseDatabaseUrl(
+  url: string,
+): { kind: 'sqlite'; path: string } | { kind: 'postgres'; connectionString: string } | null {
+  const sqlite = /^sqlite:(?:\/\/)?(.+)$/i.exec(url);
+  if (sqlite) {
+    const file = sqlite[1]!;
+    return file === ':memory:' || file.startsWith('file:') ? null : { kind: 'sqlite', path: file };
+  }
+  if (/^postgres(ql)?:\/\//i.test(url) && URL.canParse(url))
+    return { kind: 'postgres', connectionString: url };
+  return null;
+}
+
+function databaseConfig(vars: Variables, dataDir: string, cwd: string, warnings: string[]): DatabaseConfig {
+  const parsed = vars.MDSTORE_DATABASE_URL ? parseDatabaseUrl(vars.MDSTORE_DATABASE_URL) : null;
+  if (parsed?.kind === 'postgres') {
+    const schema = vars.MDSTORE_POSTGRES_SCHEMA;
+    return schema === undefined ? parsed : { ...parsed, schema };
+  }
+  if (vars.MDSTORE_POSTGRES_SCHEMA !== undefined) {
+    warnings.push('MDSTORE_POSTGRES_SCHEMA is ignored: the database is not PostgreSQL');
+  }
+  const file = parsed?.path ?? path.join(dataDir, 'mdstore.db');
+  return { kind: 'sqlite', path: path.resolve(cwd, file) };
+}
+
+const S3_ONLY: readonly VariableName[] = [
+  'MDSTORE_S3_ENDPOINT',
+  'MDSTORE_S3_REGION',
+  'MDSTORE_S3_FORCE_PATH_STYLE',
+  'MDSTORE_S3_CHECKSUM',
+  'MDSTORE_S3_BUCKET',
+];
+
+function blobStoreConfig(vars: Variables, dataDir: string, warnings: string[]): BlobStoreConfig {
+  if (vars.MDSTORE_BLOB_STORE === 'fs') {
+    for (const name of S3_ONLY) {
+      if (vars[name] !== undefined) warnings.push(`${name} is ignored: MDSTORE_BLOB_STORE is fs`);
+    }
+    return { kind: 'fs', root: path.join(dataDir, 'blobs') };
+  }
+  return withoutUndefined({
+    kind: 's3' as const,
+    endpoint: vars.MDSTORE_S3_ENDPOINT,
+    region: vars.MDSTORE_S3_REGION,
+    forcePathStyle: vars.MDSTORE_S3_FORCE_PATH_STYLE,
+    checksum: vars.MDSTORE_S3_CHECKSUM,
+    bucket: vars.MDSTORE_S3_BUCKET,
+  });
+}
+
+function tlsPaths(vars: Variables, cwd: string): ServerConfig['tls'] {
+  const cert = vars.MDSTORE_TLS_CERT;
+  const key = vars.MDSTORE_TLS_KEY;
+  if (cert === undefined && key === undefined) return null;
+  if (cert === undefined)
+    throw new ConfigError('MDSTORE_TLS_CERT', 'must be set together with MDSTORE_TLS_KEY');
+  if (key === undefined)
+    throw new ConfigError('MDSTORE_TLS_KEY', 'must be set together with MDSTORE_TLS_CERT');
+  return { certPath: path.resolve(cwd, cert), keyPath: path.resolve(cwd, key) };
+}
+
+function checkRedirectPort(vars: Variables, tls: boolean): void {
+  const redirect = vars.MDSTORE_HTTP_REDIRECT_PORT;
+  if (redirect === undefined) return;
+  if (!tls) {
+    throw new ConfigError(
+      'MDSTORE_HTTP_REDIRECT_PORT',
+      'needs MDSTORE_TLS_CERT and MDSTORE_TLS_KEY (it redirects plain HTTP to HTTPS)',
+    );
+  }
+  if (redirect !== 0 && redirect === vars.PORT) {
+    throw new ConfigError('MDSTORE_HTTP_REDIRECT_PORT', `must differ from PORT (both are ${redirect})`);
+  }
+}
+
+/** API keys must never cross a network in clear text: plain HTTP is for loopback only. */
+function checkPlainHttpExposure(host: string, tls: boolean, trustProxy: boolean): void {
+  if (tls || trustProxy || isLoopbackAddress(host)) return;
+  throw new ConfigError(
+    'HOST',
+    `refusing to serve plain HTTP on the non-loopback address ${host}: set MDSTORE_TLS_CERT and ` +
+      'MDSTORE_TLS_KEY, or MDSTORE_TRUST_PROXY=true behind a TLS-terminating proxy',
+  );
+}
+
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as T;
+}

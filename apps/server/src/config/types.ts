@@ -1,0 +1,38 @@
+import type { LogLevel } from '../logger.js';
+
+export type DatabaseConfig =
+  | { readonly kind: 'sqlite'; readonly path: string }
+  | { readonly kind: 'postgres'; readonly connectionString: string; readonly schema?: string };
+
+export type ChecksumMode = 'WHEN_SUPPORTED' | 'WHEN_REQUIRED';
+
+export type BlobStoreConfig =
+  | { readonly kind: 'fs'; readonly root: string }
+  | {
+      readonly kind: 's3';
+      readonly endpoint?: string;
+      readonly region?: string;
+      readonly forcePathStyle?: boolean;
+      readonly checksum?: ChecksumMode;
+      /** Set: every project lives under a prefix of this one bucket. Unset: one bucket per project. */
+      readonly bucket?: string;
+    };
+
+/** The validated configuration of the server and the admin CLI. Paths are absolute. */
+export interface ServerConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly database: DatabaseConfig;
+  readonly blobStore: BlobStoreConfig;
+  readonly bucketPrefix: string;
+  readonly rateLimits: { readonly standard: number; readonly premium: number };
+  readonly maxFileBytes: number;
+  /** PEM file paths; the files are read at start-up by `readTlsFiles`. */
+  readonly tls: { readonly certPath: string; readonly keyPath: string } | null;
+  readonly httpRedirectPort: number | null;
+  readonly trustProxy: boolean;
+  readonly logLevel: LogLevel;
+  /** Settings that were given but have no effect (e.g. S3 options with the fs blob store). */
+  readonly warnings: readonly string[];
+}

@@ -1,0 +1,191 @@
+import type { MdStore } from '@mdstore/core';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { authenticateRequests } from './auth.js';
+import { DEFAULT_DRAIN_LIMITS, type DrainLimits, sendAfterDrainingRequest } from './body.js';
+import { HttpError, httpError, toErrorResponse } from './errors.js';
+import { DEFAULT_MULTIPART_LIMITS, type MultipartLimits } from './multipart.js';
+import { type HttpLogger, type RouteHandlers, routeTable } from './routes.js';
+import { httpsRedirectLocation } from './transport.js';
+
+export type { HttpLogger } from './routes.js';
+
+export interface HttpAppOptions {
+  readonly store: MdStore;
+  readonly logger: HttpLogger;
+  /** Behind a TLS-terminating proxy: honour `X-Forwarded-Proto`/`X-Forwarded-For`/`X-Forwarded-Host`. */
+  readonly trustProxy: boolean;
+  /** The server itself speaks HTTPS. */
+  readonly tls: boolean;
+  /** Largest JSON request body, in bytes. Default 1 MiB. */
+  readonly maxJsonBytes?: number;
+  readonly multipartLimits?: Partial<MultipartLimits>;
+  /** How much of an unread request body is discarded before an early error answer. */
+  readonly drainLimits?: DrainLimits;
+}
+
+const HSTS = 'max-age=31536000';
+/** Headers that stay on an error answer; any other header set by a handler before it failed is removed. */
+const KEPT_ON_ERROR = new Set([
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'x-content-type-options',
+  'strict-transport-security',
+  'cache-control',
+  'connection',
+]);
+
+/**
+ * The HTTP edge of mdstore as an Express app: it parses the transport, calls the core, maps the
+ * core's error codes to statuses (see `errors.ts`) and serialises the answers. No business rule here.
+ */
+export function createHttpApp(options: HttpAppOptions): Express {
+  const app = express();
+  app.set('x-powered-by', false);
+  app.set('etag', false);
+  app.set('trust proxy', options.trustProxy);
+  app.set('strict routing', false);
+  app.set('case sensitive routing', true);
+  app.set('query parser', false);
+
+  app.use(baseHeaders(options));
+  app.use(accessLog(options.logger));
+  if (options.trustProxy) app.use(redirectForwardedHttp);
+
+  app.get('/healthz', (_req, res) => {
+    res.status(200).json({ status: 'ok' });
+  });
+  app.all('/healthz', methodNotAllowed(['GET', 'HEAD']));
+
+  app.use('/api', authenticateRequests(options.store));
+  const handlers = routeTable({
+    store: options.store,
+    logger: options.logger,
+    maxJsonBytes: options.maxJsonBytes ?? 1024 * 1024,
+    multipartLimits: { ...DEFAULT_MULTIPART_LIMITS, ...options.multipartLimits },
+  });
+  for (const [path, methods] of Object.entries(handlers)) mountRoute(app, path, methods);
+
+  app.use((_req, _res, next) => next(httpError(404)));
+  app.use(errorHandler(options.logger, options.drainLimits ?? DEFAULT_DRAIN_LIMITS));
+  return app;
+}
+
+function mountRoute(app: Express, path: string, methods: RouteHandlers): void {
+  const route = app.route(path);
+  const allowed: string[] = [];
+  for (const [method, handler] of Object.entries(methods)) {
+    if (!handler) continue;
+    if (method === 'GET') route.get(handler);
+    if (method === 'POST') route.post(handler);
+    if (method === 'PUT') route.put(handler);
+    if (method === 'DELETE') route.delete(handler);
+    allowed.push(method);
+    if (method === 'GET') allowed.push('HEAD');
+  }
+  route.all(methodNotAllowed(allowed));
+}
+
+/** 405 with `Allow` for a method the path does not have; OPTIONS is answered with the same list. */
+function methodNotAllowed(allowed: readonly string[]) {
+  const allow = allowed.join(', ');
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (req.method === 'OPTIONS') {
+      res.setHeader('Allow', allow);
+      res.status(204).end();
+      return;
+    }
+    next(httpError(405, { Allow: allow }));
+  };
+}
+
+function baseHeaders(options: HttpAppOptions) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    // A failing socket must never take the process down.
+    req.on('error', () => {});
+    res.on('error', () => {});
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    if (req.path.startsWith('/api')) res.setHeader('Cache-Control', 'no-store');
+    if (options.tls || req.secure) res.setHeader('Strict-Transport-Security', HSTS);
+    const controller = new AbortController();
+    res.locals.signal = controller.signal;
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort(new Error('The client went away'));
+    });
+    next();
+  };
+}
+
+/** Behind a trusted proxy: a request the proxy received over plain HTTP is sent to HTTPS with a 308. */
+function redirectForwardedHttp(req: Request, res: Response, next: NextFunction) {
+  const forwarded = req.headers['x-forwarded-proto'];
+  const proto = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',', 1)[0]?.trim().toLowerCase();
+  if (proto !== 'http') {
+    next();
+    return;
+  }
+  const location = httpsRedirectLocation({ hostHeader: req.hostname, url: req.originalUrl });
+  if (!location) {
+    next(httpError(400));
+    return;
+  }
+  res.setHeader('Location', location);
+  res.status(308).json({ detail: 'Permanent Redirect: use HTTPS' });
+}
+
+function accessLog(logger: HttpLogger) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    res.on('close', () => {
+      logger.info('http request', {
+        method: req.method,
+        path: req.originalUrl.split('?', 1)[0],
+        status: res.statusCode,
+        completed: res.writableFinished,
+        duration_ms: Number((process.hrtime.bigint() - started) / 1_000_000n),
+      });
+    });
+    next();
+  };
+}
+
+function errorHandler(logger: HttpLogger, drainLimits: DrainLimits) {
+  return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const response = toErrorResponse(error);
+    if (response.status >= 500) logServerError(logger, req, error);
+    if (res.headersSent) {
+      // Part of a success answer is already out: cutting the connection is the only honest signal.
+      res.destroy();
+      return;
+    }
+    for (const name of res.getHeaderNames()) if (!KEPT_ON_ERROR.has(name)) res.removeHeader(name);
+    sendAfterDrainingRequest(
+      req,
+      res,
+      () => {
+        for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+        res.status(response.status).json({ detail: response.detail });
+      },
+      drainLimits,
+    );
+  };
+}
+
+function logServerError(logger: HttpLogger, req: Request, error: unknown): void {
+  const described =
+    error instanceof Error
+      ? {
+          name: error.name,
+          code: (error as { code?: unknown }).code,
+          message: error.message,
+          stack: error.stack,
+        }
+      : { value: String(error) };
+  logger.error('request failed', {
+    method: req.method,
+    path: req.originalUrl.split('?', 1)[0],
+    error: described,
+  });
+}
+
+export { HttpError };

@@ -1,0 +1,51 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type MdStore, type Principal, type RateLimitStatus, RequestRateLimitedError } from '@mdstore/core';
+import type { NextFunction, Request, Response } from 'express';
+
+/** `Bearer <token68>`; the scheme word is case-insensitive. */
+const BEARER = /^bearer[ \t]+([A-Za-z0-9\-._~+/]+=*)[ \t]*$/i;
+
+/**
+ * The API key of the request, or undefined when there is none that can be used: no header, another
+ * scheme, or more than one `Authorization` header (Node would silently join those, so the raw headers
+ * are counted).
+ */
+export function bearerKey(req: IncomingMessage): string | undefined {
+  let headers = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    if (req.rawHeaders[i]?.toLowerCase() === 'authorization') headers++;
+  }
+  if (headers !== 1) return undefined;
+  return BEARER.exec(req.headers.authorization ?? '')?.[1];
+}
+
+export function setRateLimitHeaders(res: ServerResponse, status: RateLimitStatus): void {
+  res.setHeader('X-RateLimit-Limit', String(status.limit));
+  res.setHeader('X-RateLimit-Remaining', String(status.remaining));
+  res.setHeader('X-RateLimit-Reset', String(status.resetAtSeconds));
+}
+
+/** The principal the authentication step stored on the response. */
+export function principalOf(res: Response): Principal {
+  const principal = res.locals.principal as Principal | undefined;
+  if (!principal) throw new Error('Route reached without authentication');
+  return principal;
+}
+
+/**
+ * Runs first for every path under `/api`: resolves the key to a principal, then counts the request
+ * against the key's budget. Every response after this point carries the rate-limit headers.
+ */
+export function authenticateRequests(store: MdStore) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const principal = await store.authenticate({ apiKey: bearerKey(req), clientAddress: req.ip });
+    try {
+      setRateLimitHeaders(res, await store.consumeRequestBudget(principal));
+    } catch (error) {
+      if (error instanceof RequestRateLimitedError) setRateLimitHeaders(res, error.status);
+      throw error;
+    }
+    res.locals.principal = principal;
+    next();
+  };
+}

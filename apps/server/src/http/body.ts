@@ -1,0 +1,93 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { issueAt } from '@mdstore/core';
+import { HttpError } from './errors.js';
+
+/** The media type of a `Content-Type` value, lower case and without parameters (`charset=…` is allowed). */
+export function mediaTypeOf(contentType: string | undefined): string | undefined {
+  const type = contentType?.split(';', 1)[0]?.trim().toLowerCase();
+  return type ? type : undefined;
+}
+
+export function requireMediaType(req: IncomingMessage, expected: string): void {
+  if (mediaTypeOf(req.headers['content-type']) !== expected) {
+    throw new HttpError(415, `Unsupported Media Type: Content-Type must be ${expected}`);
+  }
+}
+
+const jsonInvalid = () => new HttpError(400, [issueAt(['body'], 'jsonInvalid')]);
+const bodyTooLarge = (maxBytes: number) =>
+  new HttpError(413, `Request body too large: the maximum is ${maxBytes} bytes`);
+
+/**
+ * Reads an `application/json` body of at most `maxBytes`, counting the bytes as they arrive (the
+ * `Content-Length` header only lets an oversize body be refused sooner). The request is never
+ * destroyed here, so an error answer can still reach the client.
+ */
+export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  requireMediaType(req, 'application/json');
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) throw bodyTooLarge(maxBytes);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+    total += chunk.byteLength;
+    if (total > maxBytes) throw bodyTooLarge(maxBytes);
+    chunks.push(chunk);
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    throw jsonInvalid();
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw jsonInvalid();
+  }
+}
+
+export interface DrainLimits {
+  /** Bytes of an unread request body read and discarded before giving up on it. */
+  readonly maxBytes: number;
+  readonly maxMs: number;
+}
+
+export const DEFAULT_DRAIN_LIMITS: DrainLimits = { maxBytes: 64 * 1024 * 1024, maxMs: 15_000 };
+
+/**
+ * Calls `send` once the rest of the request body has been read and discarded, so that the client,
+ * still busy sending, receives the answer instead of a connection reset. A body beyond the limits is
+ * abandoned: the answer goes out with `Connection: close` and the connection ends after it.
+ */
+export function sendAfterDrainingRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  send: () => void,
+  limits: DrainLimits = DEFAULT_DRAIN_LIMITS,
+): void {
+  if (req.complete || req.readableEnded || req.destroyed) {
+    send();
+    return;
+  }
+  let sent = false;
+  let drained = 0;
+  const finish = (abandon: boolean) => {
+    if (sent) return;
+    sent = true;
+    clearTimeout(timer);
+    req.off('data', onData);
+    if (abandon && !res.headersSent) res.setHeader('Connection', 'close');
+    if (!res.destroyed) send();
+  };
+  const onData = (chunk: Buffer) => {
+    drained += chunk.byteLength;
+    if (drained > limits.maxBytes) finish(true);
+  };
+  const timer = setTimeout(() => finish(true), limits.maxMs);
+  req.unpipe();
+  req.on('data', onData);
+  req.once('end', () => finish(false));
+  req.once('close', () => finish(true));
+  req.resume();
+}

@@ -1,0 +1,97 @@
+import { STATUS_CODES } from 'node:http';
+import {
+  type ErrorCode,
+  InputError,
+  isMdStoreError,
+  RateLimitedError,
+  RequestRateLimitedError,
+  type ValidationIssue,
+} from '@mdstore/core';
+
+/** The one table from the core's error codes to HTTP statuses. Any other failure is a 500. */
+export const STATUS_BY_CODE: Readonly<Partial<Record<ErrorCode, number>>> = {
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  DEFAULT_PROJECT_PROTECTED: 403,
+  PROJECT_NOT_FOUND: 404,
+  FILE_NOT_FOUND: 404,
+  PROJECT_NAME_TAKEN: 409,
+  FILENAME_TAKEN: 409,
+  CONTENT_TOO_LARGE: 413,
+  UNSUPPORTED_EXTENSION: 415,
+  MALFORMED_INPUT: 400,
+  INVALID_INPUT: 422,
+  RATE_LIMITED: 429,
+};
+
+export type ErrorDetail = string | readonly ValidationIssue[];
+
+/** A refusal decided by the transport itself (media type, body size, routing), not by the core. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: ErrorDetail,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(typeof detail === 'string' ? detail : `HTTP ${status}`);
+    this.name = 'HttpError';
+  }
+}
+
+export const INTERNAL_ERROR_DETAIL = 'Internal Server Error';
+
+export interface ErrorResponse {
+  readonly status: number;
+  readonly detail: ErrorDetail;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+const statusText = (status: number): string => STATUS_CODES[status] ?? 'Error';
+
+/** A 4xx status carried by an error from Express or its router (http-errors style), if any. */
+function clientErrorStatus(error: unknown): number | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const { status, statusCode } = error as { status?: unknown; statusCode?: unknown };
+  const value = typeof status === 'number' ? status : statusCode;
+  return typeof value === 'number' && value >= 400 && value < 500 ? value : undefined;
+}
+
+export const pathEncodingIssue: ValidationIssue = {
+  loc: ['path'],
+  msg: 'Value error, the path is not valid percent-encoded UTF-8',
+  type: 'value_error',
+};
+
+/** Turns any thrown value into the status, body detail and headers of the error response. */
+export function toErrorResponse(error: unknown): ErrorResponse {
+  if (error instanceof HttpError)
+    return { status: error.status, detail: error.detail, headers: error.headers };
+  if (isMdStoreError(error)) {
+    const status = STATUS_BY_CODE[error.code];
+    if (status !== undefined) return coreErrorResponse(error, status);
+  }
+  // Express's router throws a URIError for a path segment that is not valid percent-encoding.
+  if (error instanceof URIError) return { status: 400, detail: [pathEncodingIssue], headers: {} };
+  const clientStatus = clientErrorStatus(error);
+  if (clientStatus !== undefined)
+    return { status: clientStatus, detail: statusText(clientStatus), headers: {} };
+  return { status: 500, detail: INTERNAL_ERROR_DETAIL, headers: {} };
+}
+
+function coreErrorResponse(error: Error, status: number): ErrorResponse {
+  if (error instanceof InputError) return { status, detail: error.issues, headers: {} };
+  if (error instanceof RateLimitedError) {
+    return { status, detail: error.message, headers: { 'Retry-After': String(error.retryAfterSeconds) } };
+  }
+  if (status === 401) return { status, detail: error.message, headers: { 'WWW-Authenticate': 'Bearer' } };
+  return { status, detail: error.message, headers: {} };
+}
+
+export const isRequestRateLimited = (error: unknown): error is RequestRateLimitedError =>
+  error instanceof RequestRateLimitedError;
+
+/** A generic single-message error for a status, e.g. `{"detail":"Not Found"}`. */
+export const httpError = (status: number, headers?: Record<string, string>): HttpError =>
+  new HttpError(status, statusText(status), headers);
+
+export { statusText };

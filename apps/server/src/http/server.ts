@@ -1,0 +1,191 @@
+import http, {
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { HttpLogger } from './routes.js';
+import { httpsRedirectLocation, urlHost } from './transport.js';
+
+export interface ServerTimeouts {
+  /** Time allowed to receive the request headers (slow-loris protection). */
+  readonly headersTimeoutMs: number;
+  /** Time allowed to receive a whole request, body included (a 10 MB upload on a slow link). */
+  readonly requestTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+  /** A connection with no activity at all for this long is closed. */
+  readonly idleTimeoutMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: ServerTimeouts = {
+  headersTimeoutMs: 20_000,
+  requestTimeoutMs: 300_000,
+  keepAliveTimeoutMs: 5_000,
+  idleTimeoutMs: 120_000,
+};
+
+export interface StartHttpServerOptions {
+  readonly app: RequestListener;
+  readonly host: string;
+  readonly port: number;
+  /** PEM certificate and key: the API is then served over HTTPS. */
+  readonly tls?: { readonly cert: Buffer; readonly key: Buffer };
+  /** With `tls`: a plain-HTTP listener on this port answering every request with a 308 to HTTPS. */
+  readonly redirectPort?: number;
+  readonly logger: HttpLogger;
+  /** How long `close()` waits for requests in flight before cutting their connections. Default 10 s. */
+  readonly shutdownGraceMs?: number;
+  readonly timeouts?: Partial<ServerTimeouts>;
+}
+
+export interface RunningHttpServer {
+  /** e.g. `http://127.0.0.1:8080`, with the port actually bound. */
+  readonly url: string;
+  /** The redirecting listener's URL, when there is one. */
+  readonly redirectUrl: string | undefined;
+  readonly server: Server;
+  /** Stops accepting, lets requests in flight finish (up to the grace period), then closes everything. */
+  close(): Promise<void>;
+}
+
+const HSTS = 'Strict-Transport-Security: max-age=31536000\r\n';
+
+export async function startHttpServer(options: StartHttpServerOptions): Promise<RunningHttpServer> {
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const secure = options.tls !== undefined;
+  const server: Server = options.tls
+    ? https.createServer({ cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2' }, options.app)
+    : http.createServer(options.app);
+  const shutdown = prepare(server, { secure, timeouts, logger: options.logger });
+  const port = await listen(server, options.host, options.port);
+  const url = `${secure ? 'https' : 'http'}://${urlHost(options.host, port)}`;
+
+  let redirect: { server: Server; url: string; shutdown: Shutdown } | undefined;
+  if (secure && options.redirectPort !== undefined) {
+    try {
+      redirect = await startRedirectListener(options, port, timeouts);
+    } catch (error) {
+      await shutdown.close(0);
+      throw error;
+    }
+  }
+  const grace = options.shutdownGraceMs ?? 10_000;
+  return {
+    url,
+    redirectUrl: redirect?.url,
+    server,
+    close: async () => {
+      await Promise.all([shutdown.close(grace), redirect?.shutdown.close(grace)]);
+    },
+  };
+}
+
+async function startRedirectListener(
+  options: StartHttpServerOptions,
+  httpsPort: number,
+  timeouts: ServerTimeouts,
+) {
+  const server = http.createServer((req, res) => redirectToHttps(req, res, httpsPort));
+  const shutdown = prepare(server, { secure: false, timeouts, logger: options.logger });
+  const port = await listen(server, options.host, options.redirectPort!);
+  return { server, url: `http://${urlHost(options.host, port)}`, shutdown };
+}
+
+function redirectToHttps(req: IncomingMessage, res: ServerResponse, httpsPort: number): void {
+  req.on('error', () => {});
+  req.resume();
+  const location = httpsRedirectLocation({
+    hostHeader: req.headers.host,
+    url: req.url ?? '/',
+    port: httpsPort,
+  });
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  if (!location) {
+    res.writeHead(400).end(JSON.stringify({ detail: 'Bad Request' }));
+    return;
+  }
+  res.writeHead(308, { Location: location }).end(JSON.stringify({ detail: 'Permanent Redirect: use HTTPS' }));
+}
+
+interface Shutdown {
+  close(graceMs: number): Promise<void>;
+}
+
+/** Timeouts, raw answers to requests the HTTP parser refuses, and a graceful close. */
+function prepare(
+  server: Server,
+  context: { secure: boolean; timeouts: ServerTimeouts; logger: HttpLogger },
+): Shutdown {
+  server.headersTimeout = context.timeouts.headersTimeoutMs;
+  server.requestTimeout = context.timeouts.requestTimeoutMs;
+  server.keepAliveTimeout = context.timeouts.keepAliveTimeoutMs;
+  server.timeout = context.timeouts.idleTimeoutMs;
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
+    answerClientError(error, socket, context.secure),
+  );
+  server.on('error', (error) => context.logger.error('http server error', { error: error.message }));
+  // Answers not yet sent when closing starts end their connection, so that keep-alive clients move on.
+  const unanswered = new Set<ServerResponse>();
+  let closing = false;
+  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    if (closing && !res.headersSent) res.setHeader('Connection', 'close');
+    unanswered.add(res);
+    res.on('close', () => unanswered.delete(res));
+  });
+  return {
+    close: (graceMs) =>
+      new Promise<void>((resolve) => {
+        if (!server.listening) {
+          resolve();
+          return;
+        }
+        closing = true;
+        for (const res of unanswered) if (!res.headersSent) res.setHeader('Connection', 'close');
+        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+        server.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}
+
+const CLIENT_ERRORS: Record<string, [number, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout'],
+};
+
+/** A request the parser refused never reaches Express: answer it in the interface's error shape. */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, secure: boolean): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, text] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'Bad Request'];
+  const body = JSON.stringify({ detail: text });
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      'X-Content-Type-Options: nosniff\r\n' +
+      (secure ? HSTS : '') +
+      'Connection: close\r\n\r\n' +
+      body,
+  );
+}
+
+function listen(server: Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => reject(error);
+    server.once('error', onError);
+    server.listen({ host, port }, () => {
+      server.off('error', onError);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}

@@ -1,0 +1,43 @@
+import type { FileView, ProjectView } from '@mdstore/core';
+
+/** Timestamps: UTC ISO 8601 with milliseconds and `Z`, e.g. `2024-01-15T09:30:00.123Z`. */
+export const isoDate = (epochMillis: number): string => new Date(epochMillis).toISOString();
+
+export function projectJson(project: ProjectView) {
+  return {
+    id: project.id,
+    name: project.name,
+    description: project.description,
+    bucket_name: project.bucketName,
+    is_default: project.isDefault,
+    is_active: project.isActive,
+    file_count: project.fileCount,
+    total_size_bytes: project.totalSizeBytes,
+    created_date: isoDate(project.createdAt),
+    updated_date: isoDate(project.updatedAt),
+  };
+}
+
+export function fileJson(file: FileView) {
+  return {
+    filename: file.filename,
+    project_id: file.projectId,
+    size_bytes: file.sizeBytes,
+    content_type: file.contentType,
+    metadata: file.metadata,
+    storage_path: file.storagePath,
+    created_date: isoDate(file.createdAt),
+    updated_date: isoDate(file.updatedAt),
+  };
+}
+
+/** The answer of the metadata and content updates. */
+export function fileUpdateJson(file: FileView) {
+  return {
+    filename: file.filename,
+    project_id: file.projectId,
+    size_bytes: file.sizeBytes,
+    metadata: file.metadata,
+    updated_date: isoDate(file.updatedAt),
+  };
+}

@@ -1,0 +1,83 @@
+// The server entry point (`npm start`). The reflection polyfill tsyringe needs is loaded here, once.
+import 'reflect-metadata';
+import { type ServerProcess, startServer } from './composition/server.js';
+import {
+  ConfigError,
+  loadConfig,
+  readTlsFiles,
+  type ServerConfig,
+  type TlsMaterial,
+} from './config/index.js';
+import { createLogger, type Logger } from './logger.js';
+
+/**
+ * Reads the configuration, starts the server and stops it cleanly on SIGTERM/SIGINT (a second signal
+ * exits at once). A bad configuration prints one line on stderr and exits 1 before anything is opened.
+ */
+async function main(): Promise<void> {
+  let config: ServerConfig;
+  let tls: TlsMaterial | undefined;
+  try {
+    config = loadConfig(process.env);
+    tls = config.tls ? await readTlsFiles(config.tls) : undefined;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`mdstore: invalid configuration: ${error.message}\n`);
+    process.exit(1);
+  }
+  const logger = createLogger({ level: config.logLevel });
+  for (const warning of config.warnings) logger.warn(warning);
+
+  const shutdown = shutdownOnSignals(logger);
+  let server: ServerProcess;
+  try {
+    server = await startServer({ config, logger, ...(tls && { tls }) });
+  } catch (error) {
+    logger.error('start-up failed', { error });
+    process.exit(1);
+  }
+  logger.info(`mdstore listening on ${server.url}`, {
+    url: server.url,
+    ...(server.redirectUrl && { redirectUrl: server.redirectUrl }),
+    instanceId: server.runtime.store.instanceId,
+  });
+  shutdown.attach(server);
+}
+
+function shutdownOnSignals(logger: Logger): { attach(server: ServerProcess): void } {
+  let server: ServerProcess | undefined;
+  let requested: NodeJS.Signals | undefined;
+  const stop = async (target: ServerProcess) => {
+    try {
+      await target.stop();
+      logger.info('mdstore stopped');
+      process.exit(0);
+    } catch (error) {
+      logger.error('shutdown failed', { error });
+      process.exit(1);
+    }
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (requested) {
+      logger.warn('second signal: exiting without waiting', { signal });
+      process.exit(1);
+    }
+    requested = signal;
+    logger.info('stopping', { signal });
+    if (server) void stop(server);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  return {
+    attach(started) {
+      server = started;
+      // A signal that arrived during start-up is honoured as soon as there is something to stop.
+      if (requested) void stop(started);
+    },
+  };
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`mdstore: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

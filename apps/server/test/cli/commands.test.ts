@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { parseCommand, UsageError } from '../../src/cli/commands.js';
+
+const usageError = (argv: string[]): string => {
+  try {
+    parseCommand(argv);
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    return (error as Error).message;
+  }
+  throw new Error(`accepted: ${argv.join(' ')}`);
+};
+
+describe('parseCommand', () => {
+  it('reads every command', () => {
+    expect(parseCommand(['accounts', 'create', '--name', 'Acme Corp'])).toEqual({
+      kind: 'accounts create',
+      name: 'Acme Corp',
+      tier: undefined,
+    });
+    expect(parseCommand(['accounts', 'create', '--name=acme', '--tier', 'premium'])).toMatchObject({
+      tier: 'premium',
+    });
+    expect(parseCommand(['accounts', 'list'])).toEqual({ kind: 'accounts list' });
+    expect(parseCommand(['keys', 'list', '--account', 'acme'])).toEqual({
+      kind: 'keys list',
+      account: 'acme',
+    });
+    expect(parseCommand(['keys', 'create', '--account', 'acme'])).toEqual({
+      kind: 'keys create',
+      account: 'acme',
+    });
+    expect(parseCommand(['keys', 'revoke', 'k1'])).toEqual({ kind: 'keys revoke', keyId: 'k1' });
+  });
+
+  it('takes the account of set-tier, keys create and keys list as a positional or as --account', () => {
+    const expected = { kind: 'accounts set-tier', account: 'acme', tier: 'premium' };
+    expect(parseCommand(['accounts', 'set-tier', 'acme', '--tier', 'premium'])).toEqual(expected);
+    expect(parseCommand(['accounts', 'set-tier', '--account', 'acme', '--tier', 'premium'])).toEqual(
+      expected,
+    );
+    expect(parseCommand(['accounts', 'set-tier', 'acme', '--account', 'acme', '--tier', 'premium'])).toEqual(
+      expected,
+    );
+    expect(parseCommand(['keys', 'create', 'acme'])).toEqual({ kind: 'keys create', account: 'acme' });
+    expect(usageError(['accounts', 'set-tier', 'a', '--account', 'b', '--tier', 'premium'])).toBe(
+      "accounts set-tier: account given twice ('a' and 'b')",
+    );
+  });
+
+  it('answers help wherever it is asked for', () => {
+    for (const argv of [['--help'], ['-h'], ['help'], ['accounts', 'create', '--help']]) {
+      expect(parseCommand(argv)).toEqual({ kind: 'help' });
+    }
+  });
+
+  it('refuses unknown commands, missing or unknown options and extra arguments', () => {
+    expect(usageError([])).toBe('missing command (run with --help for the list)');
+    expect(usageError(['projects', 'list'])).toBe("unknown command 'projects' (run with --help)");
+    expect(usageError(['accounts'])).toBe('missing accounts command: create, list, set-tier');
+    expect(usageError(['keys', 'delete'])).toBe(
+      "unknown command 'keys delete' (expected create, list, revoke)",
+    );
+    expect(usageError(['accounts', 'create'])).toBe('missing --name');
+    expect(usageError(['accounts', 'set-tier', 'acme'])).toBe('missing --tier');
+    expect(usageError(['keys', 'list'])).toBe('missing --account');
+    expect(usageError(['keys', 'revoke'])).toBe('missing KEY_ID');
+    expect(usageError(['accounts', 'create', '--name', 'a', '--colour', 'red'])).toMatch(
+      /^accounts create: Unknown option '--colour'/,
+    );
+    expect(usageError(['accounts', 'create', '--name'])).toMatch(
+      /^accounts create: Option '--name <value>' argument missing/,
+    );
+    expect(usageError(['accounts', 'list', 'extra'])).toBe("accounts list: unexpected argument 'extra'");
+    expect(usageError(['keys', 'revoke', 'k1', 'k2'])).toBe("keys revoke: unexpected argument 'k2'");
+  });
+});

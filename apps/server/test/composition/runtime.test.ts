@@ -1,0 +1,177 @@
+import 'reflect-metadata';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type AdapterModules,
+  createRuntime,
+  defaultAdapterModules,
+  TOKENS,
+} from '../../src/composition/index.js';
+import { loadConfig, type ServerConfig } from '../../src/config/index.js';
+import { createLogger, type Logger, silentLogger } from '../../src/logger.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'mdstore-runtime-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const configFor = (env: Record<string, string> = {}): ServerConfig =>
+  loadConfig({ MDSTORE_DATA_DIR: path.join(dir, 'nested', 'data'), ...env });
+
+/** The real adapter modules, recording which were loaded and the order in which things close. */
+function recordingModules() {
+  const loaded: string[] = [];
+  const events: string[] = [];
+  const modules: AdapterModules = {
+    sqlite: async () => {
+      loaded.push('sqlite');
+      const real = await defaultAdapterModules.sqlite();
+      return {
+        openSqliteStore: async (options) => {
+          const store = await real.openSqliteStore(options);
+          events.push('open database');
+          const close = store.close.bind(store);
+          const closeRecorded = () => {
+            events.push('close database');
+            return close();
+          };
+          return Object.assign(store, { close: closeRecorded });
+        },
+      };
+    },
+    postgres: async () => {
+      loaded.push('postgres');
+      return defaultAdapterModules.postgres();
+    },
+    fs: async () => {
+      loaded.push('fs');
+      const real = await defaultAdapterModules.fs();
+      return {
+        createFsBlobStore: (options) => {
+          const blobs = real.createFsBlobStore(options);
+          events.push('open blobs');
+          const close = blobs.close.bind(blobs);
+          const closeRecorded = () => {
+            events.push('close blobs');
+            return close();
+          };
+          return { ...blobs, close: closeRecorded };
+        },
+      };
+    },
+    s3: async () => {
+      loaded.push('s3');
+      return defaultAdapterModules.s3();
+    },
+  };
+  return { modules, loaded, events };
+}
+
+describe('createRuntime with the default embedded stores', () => {
+  it('creates the data folder, and keeps the database and the blobs in it', async () => {
+    const config = configFor();
+    const runtime = await createRuntime(config, { logger: silentLogger });
+    try {
+      const created = await runtime.store.accounts.create({ name: 'acme' });
+      expect(created.defaultProject.bucketName).toMatch(/^mdstore-/);
+      expect((await stat(path.join(config.dataDir, 'mdstore.db'))).isFile()).toBe(true);
+      expect(await readdir(path.join(config.dataDir, 'blobs'))).toContain(created.defaultProject.bucketName);
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it('keeps the data when reopened', async () => {
+    const config = configFor();
+    const first = await createRuntime(config, { logger: silentLogger });
+    await first.store.accounts.create({ name: 'acme', tier: 'premium' });
+    await first.close();
+    const second = await createRuntime(config, { logger: silentLogger });
+    try {
+      expect((await second.store.accounts.list()).map((a) => [a.name, a.tier])).toEqual([
+        ['acme', 'premium'],
+      ]);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('passes the configured settings to the store', async () => {
+    const config = configFor({
+      MDSTORE_MAX_FILE_BYTES: '1234',
+      MDSTORE_RATE_LIMIT_STANDARD: '5',
+      MDSTORE_RATE_LIMIT_PREMIUM: '50',
+      MDSTORE_BUCKET_PREFIX: 'acme-',
+    });
+    const runtime = await createRuntime(config, { logger: silentLogger });
+    try {
+      expect(runtime.store.settings).toMatchObject({
+        maxFileBytes: 1234,
+        rateLimits: { standard: 5, premium: 50 },
+        bucketPrefix: 'acme-',
+      });
+      const created = await runtime.store.accounts.create({ name: 'acme' });
+      expect(created.defaultProject.bucketName).toBe(`acme-${created.defaultProject.id}`);
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it('loads only the adapters the configuration names, and closes them in reverse order once', async () => {
+    const { modules, loaded, events } = recordingModules();
+    const runtime = await createRuntime(configFor(), { logger: silentLogger, adapterModules: modules });
+    expect(loaded).toEqual(['sqlite', 'fs']);
+    await runtime.close();
+    await runtime.close();
+    expect(events).toEqual(['open database', 'open blobs', 'close blobs', 'close database']);
+  });
+
+  it('registers every part under its token', async () => {
+    const runtime = await createRuntime(configFor(), { logger: silentLogger });
+    try {
+      const { container } = runtime;
+      expect(container.resolve(TOKENS.store)).toBe(runtime.store);
+      expect(container.resolve(TOKENS.config)).toBe(runtime.config);
+      expect(container.resolve<{ scheme: string }>(TOKENS.blobs).scheme).toBe('file');
+      for (const token of Object.values(TOKENS)) expect(container.isRegistered(token)).toBe(true);
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it('closes what it opened when a later adapter fails, then rethrows', async () => {
+    const { modules, events } = recordingModules();
+    const failing: AdapterModules = {
+      ...modules,
+      fs: async () => ({
+        createFsBlobStore: () => {
+          throw new Error('disk on fire');
+        },
+      }),
+    };
+    await expect(
+      createRuntime(configFor(), { logger: silentLogger, adapterModules: failing }),
+    ).rejects.toThrow('disk on fire');
+    expect(events).toEqual(['open database', 'close database']);
+  });
+
+  it('logs the core warnings through the logger', async () => {
+    const lines: string[] = [];
+    const logger: Logger = createLogger({ level: 'warn', stderr: { write: (line) => lines.push(line) } });
+    const runtime = await createRuntime(configFor(), { logger });
+    try {
+      const events = runtime.container.resolve<{ warn(m: string, d: Record<string, unknown>): void }>(
+        TOKENS.events,
+      );
+      events.warn('clean-up failed', { bucket: 'b' });
+      expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'warn', msg: 'clean-up failed', bucket: 'b' });
+    } finally {
+      await runtime.close();
+    }
+  });
+});

@@ -1,0 +1,308 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, type Environment, loadConfig, type ServerConfig } from '../../src/config/index.js';
+
+const CWD = '/srv/mdstore';
+const load = (env: Environment): ServerConfig => loadConfig(env, { cwd: CWD });
+
+/** The ConfigError a configuration raises (fails the test when it is accepted). */
+function refusal(env: Environment): ConfigError {
+  try {
+    load(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as ConfigError).message;
+    expect(message).not.toMatch(/[\r\n]/);
+    return error as ConfigError;
+  }
+  throw new Error(`configuration accepted: ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig defaults', () => {
+  it('gives the documented defaults when nothing is set', () => {
+    expect(load({})).toEqual({
+      host: '127.0.0.1',
+      port: 8080,
+      dataDir: '/srv/mdstore/data',
+      database: { kind: 'sqlite', path: '/srv/mdstore/data/mdstore.db' },
+      blobStore: { kind: 'fs', root: '/srv/mdstore/data/blobs' },
+      bucketPrefix: 'mdstore-',
+      rateLimits: { standard: 1000, premium: 10000 },
+      maxFileBytes: 10485760,
+      tls: null,
+      httpRedirectPort: null,
+      trustProxy: false,
+      logLevel: 'info',
+      warnings: [],
+    });
+  });
+
+  it('treats empty and blank values as unset and trims the others', () => {
+    const config = load({ HOST: '', PORT: '  ', MDSTORE_RATE_LIMIT_STANDARD: ' 5 ' });
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.port).toBe(8080);
+    expect(config.rateLimits.standard).toBe(5);
+  });
+
+  it('ignores variables it does not know', () => {
+    expect(load({ MDSTORE_UNKNOWN: 'x', PATH: '/bin' }).port).toBe(8080);
+  });
+
+  it('uses process.cwd() when no cwd is given', () => {
+    expect(loadConfig({}).dataDir).toBe(path.resolve('data'));
+  });
+});
+
+describe('HOST and PORT', () => {
+  it('accepts loopback hosts in plain HTTP', () => {
+    for (const host of [
+      '127.0.0.1',
+      '127.1.2.3',
+      'localhost',
+      'LOCALHOST',
+      '::1',
+      '[::1]',
+      '::ffff:127.0.0.1',
+    ]) {
+      expect(load({ HOST: host }).host).toBe(host.replace(/^\[(.*)\]$/, '$1'));
+    }
+  });
+
+  it('refuses a non-loopback host in plain HTTP with a message naming HOST', () => {
+    for (const host of ['0.0.0.0', '::', '192.168.1.10', 'example.com', '128.0.0.1']) {
+      const error = refusal({ HOST: host });
+      expect(error.variable).toBe('HOST');
+      expect(error.message).toMatch(/^HOST: refusing to serve plain HTTP on the non-loopback address/);
+      expect(error.message).toContain('MDSTORE_TLS_CERT');
+      expect(error.message).toContain('MDSTORE_TRUST_PROXY');
+    }
+  });
+
+  it('allows a non-loopback host with TLS or behind a trusted proxy', () => {
+    expect(load({ HOST: '0.0.0.0', MDSTORE_TLS_CERT: 'c.pem', MDSTORE_TLS_KEY: 'k.pem' }).host).toBe(
+      '0.0.0.0',
+    );
+    expect(load({ HOST: '0.0.0.0', MDSTORE_TRUST_PROXY: 'true' }).host).toBe('0.0.0.0');
+  });
+
+  it('refuses a host with spaces or slashes', () => {
+    expect(refusal({ HOST: 'a b' }).message).toBe('HOST: must be a host name or an IP address (got "a b")');
+    expect(refusal({ HOST: 'http://x' }).variable).toBe('HOST');
+  });
+
+  it('parses PORT from 0 to 65535', () => {
+    expect(load({ PORT: '0' }).port).toBe(0);
+    expect(load({ PORT: '65535' }).port).toBe(65535);
+    expect(load({ PORT: '3000' }).port).toBe(3000);
+  });
+
+  it('refuses a PORT that is not a port number', () => {
+    for (const port of ['65536', '-1', 'http', '80.5', '1e3', '0x50']) {
+      expect(refusal({ PORT: port }).message).toBe(
+        `PORT: must be a port number from 0 to 65535 (got ${JSON.stringify(port)})`,
+      );
+    }
+  });
+});
+
+describe('MDSTORE_DATA_DIR and MDSTORE_DATABASE_URL', () => {
+  it('resolves the data dir against cwd and puts the default database and blobs in it', () => {
+    const config = load({ MDSTORE_DATA_DIR: 'var/store' });
+    expect(config.dataDir).toBe('/srv/mdstore/var/store');
+    expect(config.database).toEqual({ kind: 'sqlite', path: '/srv/mdstore/var/store/mdstore.db' });
+    expect(config.blobStore).toEqual({ kind: 'fs', root: '/srv/mdstore/var/store/blobs' });
+    expect(load({ MDSTORE_DATA_DIR: '/abs/dir' }).database).toEqual({
+      kind: 'sqlite',
+      path: '/abs/dir/mdstore.db',
+    });
+  });
+
+  it('reads sqlite:PATH in its relative and absolute spellings', () => {
+    expect(load({ MDSTORE_DATABASE_URL: 'sqlite:db/x.db' }).database).toEqual({
+      kind: 'sqlite',
+      path: '/srv/mdstore/db/x.db',
+    });
+    expect(load({ MDSTORE_DATABASE_URL: 'sqlite:/var/x.db' }).database).toEqual({
+      kind: 'sqlite',
+      path: '/var/x.db',
+    });
+    expect(load({ MDSTORE_DATABASE_URL: 'sqlite:///var/x.db' }).database).toEqual({
+      kind: 'sqlite',
+      path: '/var/x.db',
+    });
+  });
+
+  it('reads postgres:// and postgresql:// URLs, with an optional schema', () => {
+    const url = 'postgres://user:secret@db.internal:5432/mdstore';
+    expect(load({ MDSTORE_DATABASE_URL: url }).database).toEqual({ kind: 'postgres', connectionString: url });
+    expect(
+      load({ MDSTORE_DATABASE_URL: 'postgresql://h/db', MDSTORE_POSTGRES_SCHEMA: 'tenant_a' }).database,
+    ).toEqual({ kind: 'postgres', connectionString: 'postgresql://h/db', schema: 'tenant_a' });
+  });
+
+  it('refuses other database URLs without echoing them (they may hold a password)', () => {
+    for (const url of [
+      'mysql://user:secret@h/db',
+      'sqlite:',
+      'sqlite::memory:',
+      'postgres://user:secret@[bad',
+    ]) {
+      const error = refusal({ MDSTORE_DATABASE_URL: url });
+      expect(error.message).toBe(
+        'MDSTORE_DATABASE_URL: must be sqlite:PATH or postgres://user:password@host:port/database',
+      );
+      expect(error.message).not.toContain('secret');
+    }
+  });
+
+  it('refuses a bad schema name and warns about a schema without PostgreSQL', () => {
+    expect(refusal({ MDSTORE_POSTGRES_SCHEMA: 'Drop Table' }).variable).toBe('MDSTORE_POSTGRES_SCHEMA');
+    expect(load({ MDSTORE_POSTGRES_SCHEMA: 'x' }).warnings).toEqual([
+      'MDSTORE_POSTGRES_SCHEMA is ignored: the database is not PostgreSQL',
+    ]);
+  });
+});
+
+describe('MDSTORE_BLOB_STORE and the S3 settings', () => {
+  it('defaults to bucket-per-project S3 with the AWS defaults', () => {
+    expect(load({ MDSTORE_BLOB_STORE: 's3' }).blobStore).toEqual({ kind: 's3' });
+    expect(load({ MDSTORE_BLOB_STORE: 'S3' }).blobStore).toEqual({ kind: 's3' });
+    expect(load({ MDSTORE_BLOB_STORE: 'fs' }).blobStore.kind).toBe('fs');
+  });
+
+  it('reads every S3 setting', () => {
+    const config = load({
+      MDSTORE_BLOB_STORE: 's3',
+      MDSTORE_S3_ENDPOINT: 'http://127.0.0.1:9000',
+      MDSTORE_S3_REGION: 'eu-west-3',
+      MDSTORE_S3_FORCE_PATH_STYLE: 'yes',
+      MDSTORE_S3_CHECKSUM: 'when_required',
+      MDSTORE_S3_BUCKET: 'my.bucket-1',
+    });
+    expect(config.blobStore).toEqual({
+      kind: 's3',
+      endpoint: 'http://127.0.0.1:9000',
+      region: 'eu-west-3',
+      forcePathStyle: true,
+      checksum: 'WHEN_REQUIRED',
+      bucket: 'my.bucket-1',
+    });
+  });
+
+  it('refuses bad S3 values, naming the variable', () => {
+    const base = { MDSTORE_BLOB_STORE: 's3' };
+    expect(refusal({ MDSTORE_BLOB_STORE: 'gcs' }).message).toBe(
+      'MDSTORE_BLOB_STORE: must be fs or s3 (got "gcs")',
+    );
+    expect(refusal({ ...base, MDSTORE_S3_ENDPOINT: 'ftp://x' }).message).toBe(
+      'MDSTORE_S3_ENDPOINT: must be an http(s) URL (got "ftp://x")',
+    );
+    expect(refusal({ ...base, MDSTORE_S3_ENDPOINT: 'not a url' }).variable).toBe('MDSTORE_S3_ENDPOINT');
+    expect(refusal({ ...base, MDSTORE_S3_REGION: 'eu west' }).variable).toBe('MDSTORE_S3_REGION');
+    expect(refusal({ ...base, MDSTORE_S3_FORCE_PATH_STYLE: 'maybe' }).message).toBe(
+      'MDSTORE_S3_FORCE_PATH_STYLE: must be true or false (or 1/0, yes/no, on/off) (got "maybe")',
+    );
+    expect(refusal({ ...base, MDSTORE_S3_CHECKSUM: 'ALWAYS' }).message).toBe(
+      'MDSTORE_S3_CHECKSUM: must be WHEN_SUPPORTED or WHEN_REQUIRED (got "ALWAYS")',
+    );
+    for (const bucket of ['ab', 'Upper', '-start', 'end-', 'a'.repeat(64), 'under_score']) {
+      expect(refusal({ ...base, MDSTORE_S3_BUCKET: bucket }).variable).toBe('MDSTORE_S3_BUCKET');
+    }
+  });
+
+  it('warns about S3 settings that have no effect with the fs blob store', () => {
+    expect(load({ MDSTORE_S3_BUCKET: 'bucket', MDSTORE_S3_REGION: 'us-east-1' }).warnings).toEqual([
+      'MDSTORE_S3_REGION is ignored: MDSTORE_BLOB_STORE is fs',
+      'MDSTORE_S3_BUCKET is ignored: MDSTORE_BLOB_STORE is fs',
+    ]);
+  });
+});
+
+describe('MDSTORE_BUCKET_PREFIX', () => {
+  it('accepts a prefix that keeps bucket names valid', () => {
+    expect(load({ MDSTORE_BUCKET_PREFIX: 'acme-docs-' }).bucketPrefix).toBe('acme-docs-');
+    expect(load({ MDSTORE_BUCKET_PREFIX: 'a'.repeat(27) }).bucketPrefix).toBe('a'.repeat(27));
+  });
+
+  it('refuses a prefix that would make invalid bucket names', () => {
+    for (const prefix of ['Upper-', '-lead', 'a'.repeat(28), 'under_score', 'dot.']) {
+      expect(refusal({ MDSTORE_BUCKET_PREFIX: prefix }).message).toMatch(
+        /^MDSTORE_BUCKET_PREFIX: must be 1-27/,
+      );
+    }
+  });
+});
+
+describe('limits', () => {
+  it('reads the rate limits and the file size limit', () => {
+    const config = load({
+      MDSTORE_RATE_LIMIT_STANDARD: '10',
+      MDSTORE_RATE_LIMIT_PREMIUM: '20',
+      MDSTORE_MAX_FILE_BYTES: '1',
+    });
+    expect(config.rateLimits).toEqual({ standard: 10, premium: 20 });
+    expect(config.maxFileBytes).toBe(1);
+  });
+
+  it('refuses limits that are not positive whole numbers', () => {
+    for (const name of [
+      'MDSTORE_RATE_LIMIT_STANDARD',
+      'MDSTORE_RATE_LIMIT_PREMIUM',
+      'MDSTORE_MAX_FILE_BYTES',
+    ]) {
+      for (const value of ['0', '-5', '1.5', 'many', '9007199254740993']) {
+        expect(refusal({ [name]: value }).message).toBe(
+          `${name}: must be a whole number of at least 1 (got ${JSON.stringify(value)})`,
+        );
+      }
+    }
+  });
+});
+
+describe('TLS, redirect port and trusted proxy', () => {
+  const TLS = { MDSTORE_TLS_CERT: 'tls/cert.pem', MDSTORE_TLS_KEY: '/etc/key.pem' };
+
+  it('resolves the PEM paths', () => {
+    expect(load(TLS).tls).toEqual({ certPath: '/srv/mdstore/tls/cert.pem', keyPath: '/etc/key.pem' });
+  });
+
+  it('needs both the certificate and the key', () => {
+    expect(refusal({ MDSTORE_TLS_CERT: 'c.pem' }).message).toBe(
+      'MDSTORE_TLS_KEY: must be set together with MDSTORE_TLS_CERT',
+    );
+    expect(refusal({ MDSTORE_TLS_KEY: 'k.pem' }).message).toBe(
+      'MDSTORE_TLS_CERT: must be set together with MDSTORE_TLS_KEY',
+    );
+  });
+
+  it('reads the redirect port with TLS only, and never equal to PORT', () => {
+    expect(load({ ...TLS, MDSTORE_HTTP_REDIRECT_PORT: '8081' }).httpRedirectPort).toBe(8081);
+    expect(refusal({ MDSTORE_HTTP_REDIRECT_PORT: '8081' }).message).toMatch(
+      /^MDSTORE_HTTP_REDIRECT_PORT: needs MDSTORE_TLS_CERT and MDSTORE_TLS_KEY/,
+    );
+    expect(refusal({ ...TLS, PORT: '8443', MDSTORE_HTTP_REDIRECT_PORT: '8443' }).message).toBe(
+      'MDSTORE_HTTP_REDIRECT_PORT: must differ from PORT (both are 8443)',
+    );
+    expect(refusal({ ...TLS, MDSTORE_HTTP_REDIRECT_PORT: '70000' }).variable).toBe(
+      'MDSTORE_HTTP_REDIRECT_PORT',
+    );
+  });
+
+  it('reads MDSTORE_TRUST_PROXY as a boolean-ish word', () => {
+    for (const word of ['true', 'TRUE', '1', 'yes', 'on'])
+      expect(load({ MDSTORE_TRUST_PROXY: word }).trustProxy).toBe(true);
+    for (const word of ['false', '0', 'no', 'Off'])
+      expect(load({ MDSTORE_TRUST_PROXY: word }).trustProxy).toBe(false);
+    expect(refusal({ MDSTORE_TRUST_PROXY: 'sometimes' }).variable).toBe('MDSTORE_TRUST_PROXY');
+  });
+});
+
+describe('MDSTORE_LOG_LEVEL', () => {
+  it('reads a level in any case and refuses others', () => {
+    expect(load({ MDSTORE_LOG_LEVEL: 'DEBUG' }).logLevel).toBe('debug');
+    expect(load({ MDSTORE_LOG_LEVEL: 'silent' }).logLevel).toBe('silent');
+    expect(refusal({ MDSTORE_LOG_LEVEL: 'verbose' }).message).toBe(
+      'MDSTORE_LOG_LEVEL: must be one of debug, info, warn, error, silent (got "verbose")',
+    );
+  });
+});
