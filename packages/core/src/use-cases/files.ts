@@ -74,6 +74,14 @@ async function putContent(
   }
 }
 
+/** The project after a file write: counters moved by the change, `updatedAt` never backwards. */
+const withSizeChange = (project: ProjectRecord, countChange: number, sizeChange: number, at: number) => ({
+  ...project,
+  fileCount: project.fileCount + countChange,
+  totalSizeBytes: project.totalSizeBytes + sizeChange,
+  updatedAt: notBefore(at, project.updatedAt),
+});
+
 const newBlobKey = (ctx: MdStoreContext, fileId: string) => `${fileId}/${ctx.ids.uuid()}`;
 
 /** Locks the project for a file write; it must still be active and owned. */
@@ -137,14 +145,7 @@ async function commitNewFile(
     updatedAt: at,
   };
   await tx.insertFile({ file });
-  await tx.updateProject({
-    project: {
-      ...project,
-      fileCount: project.fileCount + 1,
-      totalSizeBytes: project.totalSizeBytes + file.sizeBytes,
-      updatedAt: at,
-    },
-  });
+  await tx.updateProject({ project: withSizeChange(project, 1, file.sizeBytes, at) });
   return toFileView(file, project, ctx.blobs.scheme);
 }
 
@@ -269,13 +270,6 @@ export async function updateFileContent(
   await removeDoomed(ctx, doomed);
   return view;
 }
-
-const withSizeChange = (project: ProjectRecord, countChange: number, sizeChange: number, at: number) => ({
-  ...project,
-  fileCount: project.fileCount + countChange,
-  totalSizeBytes: project.totalSizeBytes + sizeChange,
-  updatedAt: notBefore(at, project.updatedAt),
-});
 
 /** Removes the record and its counters in one transaction, then the content. */
 export async function deleteFile(
