@@ -13,5 +13,6 @@ export {
   BASE_TIME,
   sha256Hex,
 } from './builders.js';
+export * from './faults/index.js';
 export { describeRateLimiterContract, type RateLimiterHarness } from './rate-limiter-contract.js';
 export { describeRecordsRepositoryContract, type RecordsHarness } from './records-contract.js';

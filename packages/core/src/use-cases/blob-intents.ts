@@ -59,22 +59,43 @@ export async function withStagedResource<Created, Result>(
       return result;
     });
   } catch (error) {
-    await discardStaged(ctx, intent, resource);
+    await discardStaged(ctx, intent);
     throw error;
   }
 }
 
-async function discardStaged(ctx: MdStoreContext, intent: BlobIntentRecord, resource: BlobResource) {
+/**
+ * Undoes a staged write that failed. The note is claimed first: if it is already gone, the commit did
+ * happen (only its acknowledgement was lost) or reconciliation took over, and the resource must stay.
+ * If even the claim fails, the note stays behind for reconciliation, which checks references itself.
+ */
+async function discardStaged(ctx: MdStoreContext, intent: BlobIntentRecord): Promise<void> {
   try {
-    await removeResource(ctx, resource);
-    await ctx.records.withTransaction((tx) => tx.deleteBlobIntent({ intentId: intent.id }));
+    const doomed = await claimStaged(ctx, intent);
+    if (doomed) await removeDoomed(ctx, doomed);
   } catch (error) {
     ctx.events.warn('Could not discard a staged blob; reconciliation will remove it', {
-      bucket: resource.bucket,
-      key: resource.key,
+      bucket: intent.bucket,
+      key: intent.key,
       error: describe(error),
     });
   }
+}
+
+/**
+ * Takes over a staged note: deletes it in a transaction (so a late commit of the same write fails
+ * instead of pointing at a removed resource) and, when no record points to the resource, notes it as
+ * doomed by this instance. Returns null when there is nothing to remove.
+ */
+export async function claimStaged(
+  ctx: MdStoreContext,
+  intent: BlobIntentRecord,
+): Promise<BlobIntentRecord | null> {
+  return ctx.records.withTransaction(async (tx) => {
+    if (!(await tx.deleteBlobIntent({ intentId: intent.id }))) return null;
+    if (await tx.isBlobReferenced({ bucket: intent.bucket, key: intent.key })) return null;
+    return doomResource(ctx, tx, intent);
+  });
 }
 
 /** Inside a transaction that stops referencing `resource`: note it as doomed, to be removed after commit. */

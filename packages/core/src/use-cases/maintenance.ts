@@ -1,5 +1,5 @@
 import type { BlobIntentRecord, InstanceRecord } from '../model/records.js';
-import { removeResource } from './blob-intents.js';
+import { claimStaged, removeResource } from './blob-intents.js';
 import type { MdStoreContext } from './context.js';
 import { finishProjectDeletion } from './projects.js';
 
@@ -99,11 +99,7 @@ export async function reconcile(ctx: MdStoreContext): Promise<ReconcileReport> {
   return report;
 }
 
-/**
- * A staged note is first claimed (deleted in a transaction, so that a late commit of the same write
- * fails instead of pointing at a removed blob) and, when no record points to its resource, re-noted as
- * doomed by this instance; then the resource and the note are removed.
- */
+/** A staged note is first claimed (see `claimStaged`); then the resource and the doomed note are removed. */
 async function resolveIntent(
   ctx: MdStoreContext,
   intent: BlobIntentRecord,
@@ -119,22 +115,4 @@ async function resolveIntent(
   } catch {
     return 'failed';
   }
-}
-
-async function claimStaged(ctx: MdStoreContext, intent: BlobIntentRecord): Promise<BlobIntentRecord | null> {
-  return ctx.records.withTransaction(async (tx) => {
-    if (!(await tx.deleteBlobIntent({ intentId: intent.id }))) return null;
-    if (await tx.isBlobReferenced({ bucket: intent.bucket, key: intent.key })) return null;
-    const at = ctx.clock.now();
-    const note: BlobIntentRecord = {
-      ...intent,
-      id: ctx.ids.uuid(),
-      kind: 'doomed',
-      ownerInstanceId: ctx.instanceId,
-      createdAt: at,
-      expiresAt: at,
-    };
-    await tx.insertBlobIntent({ intent: note });
-    return note;
-  });
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { BlobStore, BlobIntentRecord, RecordsReader } from '@mdstore/core';
+import type { BlobIntentRecord, BlobStore, RecordsReader } from '@mdstore/core';
 
 export const sha256Hex = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
@@ -63,11 +63,15 @@ export async function storeProblems(o: {
   const intents = await allIntents(o.records);
   if (o.settled && intents.length > 0) problems.push(`${intents.length} intents left after reconcile`);
   const noted = new Set(intents.map((intent) => `${intent.bucket}/${intent.key ?? ''}`));
-  const projects = (await Promise.all(o.accountIds.map((accountId) => o.records.listProjects({ accountId }))))
-    .flat();
+  const projects = (
+    await Promise.all(o.accountIds.map((accountId) => o.records.listProjects({ accountId })))
+  ).flat();
   const byBucket = new Map(projects.map((project) => [project.bucketName, project]));
   for (const project of projects) {
     if (project.status !== 'active') continue;
+    if (!(await o.blobs.bucketExists({ bucket: project.bucketName }))) {
+      problems.push(`active project ${project.name} has no bucket`);
+    }
     const files = await o.records.listFiles({ projectId: project.id });
     const total = files.reduce((sum, file) => sum + file.sizeBytes, 0);
     if (project.fileCount !== files.length || project.totalSizeBytes !== total) {
