@@ -37,23 +37,28 @@ export const ISSUE = {
 
 export type IssueKind = keyof typeof ISSUE;
 
-export const issueAt = (loc: readonly (string | number)[], kind: IssueKind): ValidationIssue => ({
+/** Members in the order the interface shows them: `loc`, `msg`, `type`. */
+const issue = (loc: readonly (string | number)[], entry: Omit<ValidationIssue, 'loc'>): ValidationIssue => ({
   loc,
-  ...ISSUE[kind],
+  msg: entry.msg,
+  type: entry.type,
 });
+
+export const issueAt = (loc: readonly (string | number)[], kind: IssueKind): ValidationIssue =>
+  issue(loc, ISSUE[kind]);
 
 /** Valibot reports its own issue types; this turns them into interface issues under `prefix`. */
 export function toValidationIssues(
   issues: readonly v.BaseIssue<unknown>[],
   prefix: readonly (string | number)[],
 ): ValidationIssue[] {
-  return issues.map((issue) => {
-    const path = (issue.path ?? []).map((item) => item.key as string | number);
-    const known = Object.values(ISSUE).find((entry) => entry.msg === issue.message);
+  return issues.map((found) => {
+    const path = (found.path ?? []).map((item) => item.key as string | number);
+    const known = Object.values(ISSUE).find((entry) => entry.msg === found.message);
     const loc = [...prefix, ...path];
-    if (known) return { loc, ...known };
-    if (issue.type === 'string') return { loc, ...ISSUE.stringType };
-    if (issue.type === 'object' || issue.type === 'loose_object') return { loc, ...ISSUE.objectType };
-    return { loc, type: issue.type, msg: issue.message };
+    if (known) return issue(loc, known);
+    if (found.type === 'string') return issue(loc, ISSUE.stringType);
+    if (found.type === 'object' || found.type === 'loose_object') return issue(loc, ISSUE.objectType);
+    return issue(loc, { msg: found.message, type: found.type });
   });
 }
