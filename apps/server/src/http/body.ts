@@ -70,6 +70,13 @@ export function sendAfterDrainingRequest(
     send();
     return;
   }
+  // A declared body beyond the drain budget would be read for nothing: answer at once and close.
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limits.maxBytes) {
+    if (!res.headersSent) res.setHeader('Connection', 'close');
+    send();
+    return;
+  }
   let sent = false;
   let drained = 0;
   const finish = (abandon: boolean) => {

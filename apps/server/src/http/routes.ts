@@ -28,6 +28,15 @@ const projectIdOf = (req: Request): string => String(req.params.project_id ?? ''
 const filenameOf = (req: Request): string => String(req.params.filename ?? '');
 const signalOf = (res: Response): AbortSignal => res.locals.signal as AbortSignal;
 
+/**
+ * Path id (422), existence (404) and ownership (403) of the project, checked before the transport reads
+ * or judges the body (415, 400, 413), so that those answers follow the documented order of checks and
+ * another account's project gets 403 whatever body comes with the request.
+ */
+const checkProjectAccess = async (store: MdStore, req: Request, res: Response): Promise<void> => {
+  await store.projects.get({ principal: principalOf(res), projectId: projectIdOf(req) });
+};
+
 /** Every route of the interface. A path whose method is not listed answers 405 with `Allow`. */
 export function routeTable(deps: RouteDeps): Record<string, RouteHandlers> {
   const { store } = deps;
@@ -52,6 +61,7 @@ export function routeTable(deps: RouteDeps): Record<string, RouteHandlers> {
         res.status(200).json(projectJson(project));
       },
       PUT: async (req, res) => {
+        await checkProjectAccess(store, req, res);
         const body = await readJsonBody(req, deps.maxJsonBytes);
         const project = await store.projects.update({
           principal: principalOf(res),
@@ -78,6 +88,7 @@ export function routeTable(deps: RouteDeps): Record<string, RouteHandlers> {
         });
       },
       POST: async (req, res) => {
+        await checkProjectAccess(store, req, res);
         const signal = signalOf(res);
         const file = await receiveUpload(req, {
           limits: deps.multipartLimits,
@@ -91,6 +102,7 @@ export function routeTable(deps: RouteDeps): Record<string, RouteHandlers> {
     '/api/projects/:project_id/files/:filename': {
       GET: (req, res) => download(deps, req, res),
       PUT: async (req, res) => {
+        await checkProjectAccess(store, req, res);
         const body = await readJsonBody(req, deps.maxJsonBytes);
         const file = await store.files.updateMetadata({
           principal: principalOf(res),
@@ -111,6 +123,7 @@ export function routeTable(deps: RouteDeps): Record<string, RouteHandlers> {
     },
     '/api/projects/:project_id/files/:filename/content': {
       PUT: async (req, res) => {
+        await checkProjectAccess(store, req, res);
         requireMediaType(req, 'text/markdown');
         const file = await store.files.updateContent({
           principal: principalOf(res),

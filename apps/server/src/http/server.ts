@@ -18,6 +18,11 @@ export interface ServerTimeouts {
   readonly keepAliveTimeoutMs: number;
   /** A connection with no activity at all for this long is closed. */
   readonly idleTimeoutMs: number;
+  /**
+   * How often the header and request timeouts are checked: a slow client is cut at most this long after
+   * its deadline (Node's own default, 30 s, would let a 20 s header deadline stretch to 50 s).
+   */
+  readonly checkIntervalMs: number;
 }
 
 export const DEFAULT_TIMEOUTS: ServerTimeouts = {
@@ -25,6 +30,7 @@ export const DEFAULT_TIMEOUTS: ServerTimeouts = {
   requestTimeoutMs: 300_000,
   keepAliveTimeoutMs: 5_000,
   idleTimeoutMs: 120_000,
+  checkIntervalMs: 5_000,
 };
 
 export interface StartHttpServerOptions {
@@ -56,9 +62,13 @@ const HSTS = 'Strict-Transport-Security: max-age=31536000\r\n';
 export async function startHttpServer(options: StartHttpServerOptions): Promise<RunningHttpServer> {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const secure = options.tls !== undefined;
+  const checks = { connectionsCheckingInterval: timeouts.checkIntervalMs };
   const server: Server = options.tls
-    ? https.createServer({ cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2' }, options.app)
-    : http.createServer(options.app);
+    ? https.createServer(
+        { cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2', ...checks },
+        options.app,
+      )
+    : http.createServer(checks, options.app);
   const shutdown = prepare(server, { secure, timeouts, logger: options.logger });
   const port = await listen(server, options.host, options.port);
   const url = `${secure ? 'https' : 'http'}://${urlHost(options.host, port)}`;
@@ -88,7 +98,9 @@ async function startRedirectListener(
   httpsPort: number,
   timeouts: ServerTimeouts,
 ) {
-  const server = http.createServer((req, res) => redirectToHttps(req, res, httpsPort));
+  const server = http.createServer({ connectionsCheckingInterval: timeouts.checkIntervalMs }, (req, res) =>
+    redirectToHttps(req, res, httpsPort),
+  );
   const shutdown = prepare(server, { secure: false, timeouts, logger: options.logger });
   const port = await listen(server, options.host, options.redirectPort!);
   return { server, url: `http://${urlHost(options.host, port)}`, shutdown };
@@ -126,6 +138,15 @@ function prepare(
   server.timeout = context.timeouts.idleTimeoutMs;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) =>
     answerClientError(error, socket, context.secure),
+  );
+  // CONNECT (tunnelling) is no method of this API; without a listener Node would drop the socket silently.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => {});
+    answerRaw(socket, 405, 'Method Not Allowed', context.secure);
+  });
+  // An `Expect` other than 100-continue: Node would answer 417 itself, with an empty body.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
+    answerExpectationFailed(req, res, context.secure),
   );
   server.on('error', (error) => context.logger.error('http server error', { error: error.message }));
   // Answers not yet sent when closing starts end their connection, so that keep-alive clients move on.
@@ -167,6 +188,11 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, 
     return;
   }
   const [status, text] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'Bad Request'];
+  answerRaw(socket, status, text, secure);
+}
+
+/** A JSON error answer written straight to the socket, which is then closed. */
+function answerRaw(socket: Duplex, status: number, text: string, secure: boolean): void {
   const body = JSON.stringify({ detail: text });
   socket.end(
     `HTTP/1.1 ${status} ${text}\r\n` +
@@ -177,6 +203,20 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, 
       'Connection: close\r\n\r\n' +
       body,
   );
+}
+
+export function answerExpectationFailed(req: IncomingMessage, res: ServerResponse, secure: boolean): void {
+  req.on('error', () => {});
+  res.on('error', () => {});
+  const body = JSON.stringify({ detail: 'Expectation Failed' });
+  res.writeHead(417, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(body)),
+    'X-Content-Type-Options': 'nosniff',
+    Connection: 'close',
+    ...(secure ? { 'Strict-Transport-Security': 'max-age=31536000' } : {}),
+  });
+  res.end(body);
 }
 
 function listen(server: Server, host: string, port: number): Promise<number> {

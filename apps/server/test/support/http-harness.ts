@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { createMdStore, type MdStore, type MdStoreSettings } from '@mdstore/core';
 import { it } from 'vitest';
 import { createHttpApp, type HttpAppOptions } from '../../src/http/index.js';
-import { type RunningHttpServer, startHttpServer } from '../../src/http/server.js';
+import { type RunningHttpServer, type ServerTimeouts, startHttpServer } from '../../src/http/server.js';
 import { type AdapterFactory, memoryAdapters, selectedAdapters, type TestAdapters } from './adapters.js';
 
 export interface LogLine {
@@ -30,6 +30,8 @@ export interface HarnessOptions {
   readonly adapters?: AdapterFactory;
   readonly settings?: Partial<MdStoreSettings>;
   readonly app?: Partial<Omit<HttpAppOptions, 'store' | 'logger'>>;
+  /** Short server timeouts let slow-client tests finish quickly. */
+  readonly timeouts?: Partial<ServerTimeouts>;
 }
 
 /** Small limits so that size rules can be tested with small bodies. */
@@ -54,7 +56,14 @@ export class HttpHarness {
     });
     const { lines, logger } = collectingLogger();
     const app = createHttpApp({ store, logger, trustProxy: false, tls: false, ...options.app });
-    const server = await startHttpServer({ app, host: '127.0.0.1', port: 0, logger, shutdownGraceMs: 1000 });
+    const server = await startHttpServer({
+      app,
+      host: '127.0.0.1',
+      port: 0,
+      logger,
+      shutdownGraceMs: 1000,
+      timeouts: options.timeouts,
+    });
     return new HttpHarness(store, server, lines, adapters);
   }
 
