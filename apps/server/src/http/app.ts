@@ -43,7 +43,9 @@ export function createHttpApp(options: HttpAppOptions): Express {
   const app = express();
   app.set('x-powered-by', false);
   app.set('etag', false);
-  app.set('trust proxy', options.trustProxy);
+  // One hop: the TLS-terminating proxy in front. Trusting every hop would let a client pick its own
+  // address with a forged X-Forwarded-For (and so dodge, or aim, the failed-authentication throttle).
+  app.set('trust proxy', options.trustProxy ? 1 : false);
   app.set('strict routing', false);
   app.set('case sensitive routing', true);
   app.set('query parser', false);

@@ -164,6 +164,31 @@ describe('behind a trusted proxy', () => {
   });
 });
 
+describe('behind a trusted proxy, the client address', () => {
+  const proxied = serverTest({ app: { trustProxy: true }, settings: { authFailureLimit: 2 } });
+
+  proxied(
+    'is the address the proxy appended, so a forged X-Forwarded-For cannot dodge the throttle',
+    async (h) => {
+      const statuses: number[] = [];
+      for (let attempt = 0; attempt < 4; attempt++) {
+        const response = await h.fetch('/api/projects', {
+          key: 'wrong-key',
+          // The client forges the first address; the one proxy in front appends the real one.
+          headers: { 'X-Forwarded-For': `198.51.100.${attempt}, 203.0.113.7` },
+        });
+        statuses.push(response.status);
+      }
+      expect(statuses).toEqual([401, 401, 429, 429]);
+      const other = await h.fetch('/api/projects', {
+        key: 'wrong-key',
+        headers: { 'X-Forwarded-For': '203.0.113.8' },
+      });
+      expect(other.status).toBe(401);
+    },
+  );
+});
+
 describe('TLS', () => {
   it('serves HTTPS with HSTS, and the plain listener redirects everything with 308', async () => {
     const tls = selfSignedCertificate();
