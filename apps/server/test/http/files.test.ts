@@ -47,7 +47,7 @@ describe('upload', () => {
       size_bytes: 8,
       content_type: 'text/markdown',
       metadata: { tags: ['a'], n: 1 },
-      storage_path: `file://mdstore-${projectId}/notes.md`,
+      storage_path: `${h.adapters.blobs.scheme}://mdstore-${projectId}/notes.md`,
     });
     expect(file.created_date).toMatch(ISO_MS);
     expect(file.updated_date).toBe(file.created_date);

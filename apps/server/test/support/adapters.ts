@@ -1,10 +1,19 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BlobStore, RateLimiter, RecordsRepository } from '@mdstore/core';
 import { createFsBlobStore } from '@mdstore/fs';
 import { createMemoryBlobStore, createMemoryRateLimiter, createMemoryRecords } from '@mdstore/memory';
+import type { PostgresStore } from '@mdstore/postgres';
+import type { S3Layout } from '@mdstore/s3';
+import type { RunningS3rver } from '@mdstore/s3/testing';
 import { openSqliteStore } from '@mdstore/sqlite';
+import type pg from 'pg';
+import { afterAll } from 'vitest';
+
+// pg, the Postgres adapter, the AWS SDK and s3rver are imported on first use only: every HTTP test file
+// imports this module, and most of them never touch Postgres or S3.
 
 /** One fresh set of adapters for one test; `close` releases them (and drops any schema or folder). */
 export interface TestAdapters {
@@ -51,15 +60,143 @@ export const sqliteFsAdapters: AdapterFactory = async () => {
   };
 };
 
-/** Named adapter sets the HTTP suites can run on; add sqlite+fs and postgres+s3 here when they exist. */
+/** The database the Postgres tests use; override with MDSTORE_TEST_POSTGRES_URL. */
+export const TEST_POSTGRES_URL =
+  process.env.MDSTORE_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** Runs one statement on a short-lived connection of its own (never a pool under test). */
+export async function adminQuery<R extends pg.QueryResultRow>(text: string, values?: unknown[]) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL, connectionTimeoutMillis: 3_000 });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    return await client.query<R>(text, values);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** A schema name no other test uses; the store creates the schema, `dropSchema` removes it. */
+export const freshSchemaName = (): string => `mdstore_srv_${randomBytes(6).toString('hex')}`;
+
+export async function dropSchema(name: string): Promise<void> {
+  await adminQuery(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
+}
+
+let postgresProbe: Promise<string | undefined> | undefined;
+
+/** Why Postgres cannot be used (undefined when it can). Probed once per test file. */
+export function postgresUnreachableReason(): Promise<string | undefined> {
+  postgresProbe ??= adminQuery('SELECT 1').then(
+    () => undefined,
+    (error: unknown) => (error instanceof Error ? error.message || String(error) : String(error)),
+  );
+  return postgresProbe;
+}
+
+/**
+ * Whether the Postgres tests must be skipped: only when Postgres is unreachable outside CI. With
+ * `CI=true` they always run, so an unreachable database fails them instead of hiding them. The reason is
+ * printed once.
+ */
+export async function skipWithoutPostgres(what: string): Promise<boolean> {
+  const reason = await postgresUnreachableReason();
+  const skip = reason !== undefined && process.env.CI !== 'true';
+  if (skip) console.warn(`[${what}] skipped: ${TEST_POSTGRES_URL} is unreachable (${reason})`);
+  return skip;
+}
+
+// One s3rver per test file, started by the first postgres-s3 harness and stopped after the file's tests.
+let sharedS3rver: Promise<RunningS3rver> | undefined;
+
+export function fileS3rver(): Promise<RunningS3rver> {
+  sharedS3rver ??= import('@mdstore/s3/testing').then(({ startS3rver }) => startS3rver());
+  return sharedS3rver;
+}
+
+// Registered on the test file that (statically) imports this module; a no-op when no s3rver was started.
+afterAll(async () => {
+  const running = sharedS3rver;
+  sharedS3rver = undefined;
+  if (running) await (await running).stop();
+});
+
+/**
+ * PostgreSQL records and rate limiter in a fresh schema (dropped on close), S3 blobs in the file's s3rver:
+ * the scale-out deployment. `layout` picks one bucket per project, or prefixes in one bucket (for stores
+ * with a bucket quota); that one bucket is created here, as an operator would.
+ */
+const postgresS3 =
+  (layoutKind: 'bucket-per-project' | 'single-bucket'): AdapterFactory =>
+  async () => {
+    const s3 = await fileS3rver();
+    const layout: S3Layout =
+      layoutKind === 'single-bucket'
+        ? { kind: 'single-bucket', bucket: await createPhysicalBucket(s3) }
+        : { kind: 'bucket-per-project' };
+    const [{ openPostgresStore }, { createS3BlobStore }] = await Promise.all([
+      import('@mdstore/postgres'),
+      import('@mdstore/s3'),
+    ]);
+    const schema = freshSchemaName();
+    let postgres: PostgresStore;
+    try {
+      postgres = await openPostgresStore({ connectionString: TEST_POSTGRES_URL, schema, poolMax: 4 });
+    } catch (error) {
+      await dropSchema(schema).catch(() => undefined);
+      throw error;
+    }
+    const blobs = createS3BlobStore({ ...s3.s3ClientOptions, layout });
+    return {
+      records: postgres.records,
+      blobs,
+      rateLimiter: postgres.rateLimiter,
+      close: async () => {
+        await blobs.close();
+        await postgres.close();
+        await dropSchema(schema);
+      },
+    };
+  };
+
+async function createPhysicalBucket(s3: RunningS3rver): Promise<string> {
+  const { CreateBucketCommand, S3Client } = await import('@aws-sdk/client-s3');
+  const bucket = `mdstore-all-${randomBytes(6).toString('hex')}`;
+  const client = new S3Client(s3.s3ClientOptions);
+  try {
+    await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  } finally {
+    client.destroy();
+  }
+  return bucket;
+}
+
+export const postgresS3Adapters: AdapterFactory = postgresS3('bucket-per-project');
+export const postgresS3SingleBucketAdapters: AdapterFactory = postgresS3('single-bucket');
+
+/** Named adapter sets the HTTP suites run on (see `test/matrix`). */
 export const ADAPTER_SETS: Record<string, AdapterFactory> = {
   memory: memoryAdapters,
   'sqlite-fs': sqliteFsAdapters,
+  'postgres-s3': postgresS3Adapters,
+  'postgres-s3-single-bucket': postgresS3SingleBucketAdapters,
 };
 
-/** The set named by `MDSTORE_HTTP_TEST_ADAPTERS` (default `memory`). */
+let fileOverride: string | undefined;
+
+/**
+ * Makes `selectedAdapters` answer `name` until called with undefined: how a matrix file runs the HTTP
+ * suites on one set whatever `MDSTORE_HTTP_TEST_ADAPTERS` says.
+ */
+export function useAdapterSet(name: string | undefined): void {
+  if (name !== undefined && !ADAPTER_SETS[name]) throw new Error(`Unknown adapter set '${name}'`);
+  fileOverride = name;
+}
+
+/** The set chosen by `useAdapterSet`, else by `MDSTORE_HTTP_TEST_ADAPTERS` (default `memory`). */
 export function selectedAdapters(): AdapterFactory {
-  const name = process.env.MDSTORE_HTTP_TEST_ADAPTERS ?? 'memory';
+  const name = fileOverride ?? process.env.MDSTORE_HTTP_TEST_ADAPTERS ?? 'memory';
   const factory = ADAPTER_SETS[name];
   if (!factory) throw new Error(`Unknown MDSTORE_HTTP_TEST_ADAPTERS '${name}'`);
   return factory;

@@ -1,0 +1,4 @@
+import { defineHttpSuitesOn } from './support.js';
+
+// PostgreSQL (a fresh schema per server) and S3 (one s3rver for this file): the scale-out deployment.
+await defineHttpSuitesOn('postgres-s3', { postgres: true });

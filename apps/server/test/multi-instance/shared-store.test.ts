@@ -1,0 +1,179 @@
+import { type RunningS3rver, startS3rver } from '@mdstore/s3/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminQuery, dropSchema, freshSchemaName, skipWithoutPostgres } from '../support/adapters.js';
+import {
+  type CliAccount,
+  cleanUp,
+  cli,
+  createAccount,
+  type Instance,
+  killAllInstances,
+  sharedEnvironment,
+  startInstance,
+  uploadRequest,
+  waitFor,
+} from './support.js';
+
+/**
+ * Two server processes on one Postgres schema and one S3 endpoint behave as one server: uniqueness,
+ * the hourly budget, key revocation and project deletion hold across them.
+ */
+const RATE_LIMIT = 20;
+const skip = await skipWithoutPostgres('multi-instance tests');
+
+describe.skipIf(skip)('two instances on one Postgres schema and one S3 endpoint', () => {
+  const schema = freshSchemaName();
+  let s3: RunningS3rver;
+  let env: Record<string, string>;
+  let cleanup: (() => Promise<void>) | undefined;
+  let a: Instance;
+  let b: Instance;
+  const accounts: CliAccount[] = [];
+  /** One account per test: each has its own hourly budget of RATE_LIMIT requests. */
+  const account = (index: number) => accounts[index]!;
+
+  beforeAll(async () => {
+    s3 = await startS3rver();
+    ({ env, cleanup } = await sharedEnvironment({
+      schema,
+      s3,
+      extra: { MDSTORE_RATE_LIMIT_STANDARD: String(RATE_LIMIT) },
+    }));
+    [a, b] = await Promise.all([startInstance(env), startInstance(env)]);
+    // Accounts are made with the admin CLI on the same environment, as an operator would.
+    for (const name of ['uploads', 'budget', 'revoked', 'deletion'])
+      accounts.push(await createAccount(name, env));
+  });
+
+  afterAll(() =>
+    cleanUp([
+      () => Promise.allSettled([a?.stop(), b?.stop()]),
+      killAllInstances,
+      () => s3?.stop(),
+      () => dropSchema(schema),
+      () => cleanup?.(),
+    ]),
+  );
+
+  it('runs as two processes with two registered instances', async () => {
+    expect(a.child.pid).not.toBe(b.child.pid);
+    expect(a.instanceId).not.toBe(b.instanceId);
+    const { rows } = await adminQuery<{ id: string }>(`SELECT id FROM ${schema}.instances ORDER BY id`);
+    expect(rows.map((row) => row.id)).toEqual([a.instanceId, b.instanceId].sort());
+  });
+
+  it('10 concurrent uploads of one filename over both: one 201, nine 409, the winner stored', async () => {
+    const { apiKey, defaultProjectId } = account(0);
+    const contents = Array.from({ length: 10 }, (_, i) => `# writer ${i}\n\n${'w'.repeat(i * 7)}\n`);
+    const responses = await Promise.all(
+      contents.map((content, i) =>
+        (i % 2 === 0 ? a : b).fetch(
+          `/api/projects/${defaultProjectId}/files`,
+          uploadRequest(apiKey, 'race.md', content),
+        ),
+      ),
+    );
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 201)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 409)).toHaveLength(9);
+    const winner = statuses.indexOf(201);
+    const created = (await responses[winner]!.json()) as { size_bytes: number };
+    expect(created.size_bytes).toBe(Buffer.byteLength(contents[winner]!));
+    for (const [i, response] of responses.entries()) {
+      if (i === winner) continue;
+      expect(await response.json()).toEqual({ detail: "File with name 'race.md' already exists" });
+    }
+
+    for (const instance of [a, b]) {
+      const download = await instance.fetch(`/api/projects/${defaultProjectId}/files/race.md`, {
+        key: apiKey,
+      });
+      expect(download.status).toBe(200);
+      expect(await download.text()).toBe(contents[winner]);
+      const project = await instance.fetch(`/api/projects/${defaultProjectId}`, { key: apiKey });
+      expect(await project.json()).toMatchObject({
+        file_count: 1,
+        total_size_bytes: Buffer.byteLength(contents[winner]!),
+      });
+    }
+  });
+
+  it('the hourly limit is one budget: 30 concurrent requests over both, exactly 20 served', async () => {
+    const { apiKey } = account(1);
+    const responses = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? a : b).fetch('/api/projects', { key: apiKey })),
+    );
+    const served = responses.filter((response) => response.status !== 429);
+    expect(served).toHaveLength(RATE_LIMIT);
+    expect(served.every((response) => response.status === 200)).toBe(true);
+    // Each served request took its own unit of the one budget: remaining counts 19 … 0, none twice.
+    const remaining = served.map((response) => Number(response.headers.get('x-ratelimit-remaining')));
+    expect(remaining.sort((x, y) => x - y)).toEqual(Array.from({ length: RATE_LIMIT }, (_, i) => i));
+    for (const refused of responses.filter((response) => response.status === 429)) {
+      expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    // Both instances served some and refused some: the budget is not per instance.
+    const servedBy = (instance: Instance) =>
+      responses.filter((response, i) => (i % 2 === 0 ? a : b) === instance && response.status !== 429).length;
+    expect(servedBy(a) + servedBy(b)).toBe(RATE_LIMIT);
+    expect((await a.fetch('/api/projects', { key: apiKey })).status).toBe(429);
+    expect((await b.fetch('/api/projects', { key: apiKey })).status).toBe(429);
+  });
+
+  it('a key revoked with the CLI is refused by both instances within a few seconds', async () => {
+    const { apiKey, keyId } = account(2);
+    for (const instance of [a, b]) {
+      expect((await instance.fetch('/api/projects', { key: apiKey })).status).toBe(200);
+    }
+    const revoked = await cli(['keys', 'revoke', keyId], env);
+    expect(revoked).toMatchObject({ key_id: keyId, revoked: true });
+    for (const instance of [a, b]) {
+      const refused = await waitFor(
+        async () => {
+          const response = await instance.fetch('/api/projects', { key: apiKey });
+          return response.status === 401 ? response : undefined;
+        },
+        { timeoutMs: 5_000, intervalMs: 200, what: `a 401 from ${instance.url}` },
+      );
+      expect(await refused.json()).toEqual({ detail: 'Invalid authentication credentials' });
+    }
+  });
+
+  it('a project deleted through one instance is gone (404) through the other', async () => {
+    const { apiKey } = account(3);
+    const created = await b.fetch('/api/projects', {
+      method: 'POST',
+      key: apiKey,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'short-lived' }),
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    expect((await a.fetch(`/api/projects/${id}/files`, uploadRequest(apiKey, 'x.md', '# x'))).status).toBe(
+      201,
+    );
+    expect((await b.fetch(`/api/projects/${id}/files/x.md`, { key: apiKey })).status).toBe(200);
+
+    const deleted = await a.fetch(`/api/projects/${id}`, { method: 'DELETE', key: apiKey });
+    expect(await deleted.json()).toEqual({ message: 'Project deleted successfully', project_id: id });
+    for (const path of [
+      `/api/projects/${id}`,
+      `/api/projects/${id}/files`,
+      `/api/projects/${id}/files/x.md`,
+    ]) {
+      const response = await b.fetch(path, { key: apiKey });
+      expect(response.status, path).toBe(404);
+      expect(await response.json()).toEqual({ detail: 'Project not found' });
+    }
+    const again = await b.fetch(`/api/projects/${id}`, { method: 'DELETE', key: apiKey });
+    expect(again.status).toBe(404);
+    const list = (await (await b.fetch('/api/projects', { key: apiKey })).json()) as {
+      projects: Array<{ id: string; is_active: boolean; file_count: number }>;
+    };
+    expect(list.projects.find((project) => project.id === id)).toMatchObject({
+      is_active: false,
+      file_count: 0,
+    });
+  });
+});
