@@ -124,8 +124,7 @@ export const migrate = async (o: {
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
-    if (o.schema !== undefined)
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(o.schema)}`);
+    if (o.schema !== undefined) await ensureSchema(client, o.schema);
     await client.query(
       `CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (
         version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`,
@@ -148,3 +147,12 @@ export const migrate = async (o: {
     throw error;
   }
 };
+
+/**
+ * `CREATE SCHEMA IF NOT EXISTS` needs the CREATE right on the database even when the schema exists,
+ * which managed databases often withhold: look first, create only when missing.
+ */
+async function ensureSchema(client: pg.PoolClient, schema: string): Promise<void> {
+  const found = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+  if (found.rowCount === 0) await client.query(`CREATE SCHEMA ${quoteIdentifier(schema)}`);
+}

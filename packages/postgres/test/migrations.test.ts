@@ -2,7 +2,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../src/index.js';
 import { useStores } from './support/fixtures.js';
-import { adminQuery, skipPostgres } from './support/pg-available.js';
+import { adminQuery, skipPostgres, TEST_DATABASE_URL } from './support/pg-available.js';
 
 const migrationRows = (schema: string) =>
   adminQuery<{ version: number; n: string }>(
@@ -29,6 +29,24 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
       'projects',
       'rate_limits',
     ]);
+  });
+
+  it('opens an existing schema as a role that may not create schemas in the database', async () => {
+    const schema = await newSchema();
+    const role = `${schema}_app`;
+    await adminQuery(`CREATE SCHEMA ${schema}`);
+    await adminQuery(`CREATE ROLE ${role} LOGIN`);
+    try {
+      await adminQuery(`GRANT USAGE, CREATE ON SCHEMA ${schema} TO ${role}`);
+      const url = new URL(TEST_DATABASE_URL);
+      url.username = role;
+      const store = await open({ schema, connectionString: url.toString() });
+      await expect(store.records.listAccounts()).resolves.toEqual([]);
+      await store.close();
+    } finally {
+      await adminQuery(`DROP OWNED BY ${role} CASCADE`);
+      await adminQuery(`DROP ROLE ${role}`);
+    }
   });
 
   it('migrates exactly once when four instances start together on a fresh schema', async () => {
