@@ -1,0 +1,282 @@
+import type { Dirent } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { GetObjectCommand, ListBucketsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import type { S3rverClientOptions } from '@mdstore/s3/testing';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { sha256 } from './model.js';
+
+/** The stores as they are on disk, read around the server (never through it). */
+export interface StoreSnapshot {
+  readonly projects: readonly {
+    id: string;
+    bucket: string;
+    status: string;
+    fileCount: number;
+    totalSizeBytes: number;
+  }[];
+  readonly files: readonly {
+    projectId: string;
+    filename: string;
+    sizeBytes: number;
+    sha256: string;
+    blobKey: string;
+    metadataJson: string | null;
+  }[];
+  readonly intents: readonly {
+    id: string;
+    kind: string;
+    bucket: string;
+    key: string | null;
+    owner: string;
+  }[];
+  readonly instances: readonly { id: string; pid: number }[];
+  /** bucket → key → the object's size and digest. */
+  readonly buckets: ReadonlyMap<string, ReadonlyMap<string, { sizeBytes: number; sha256: string }>>;
+  /** Anything else a crash must not leave behind (e.g. temp files of dead processes). */
+  readonly leftovers: readonly string[];
+}
+
+export interface StoreInspector {
+  readonly name: string;
+  snapshot(): Promise<StoreSnapshot>;
+  close(): void;
+}
+
+interface ProjectRow {
+  id: string;
+  bucket_name: string;
+  status: string;
+  file_count: number | string;
+  total_size_bytes: number | string;
+}
+interface FileRow {
+  project_id: string;
+  filename: string;
+  size_bytes: number | string;
+  sha256: string;
+  blob_key: string;
+  metadata_json: string | null;
+}
+interface IntentRow {
+  id: string;
+  kind: string;
+  bucket: string;
+  key: string | null;
+  owner_instance_id: string;
+}
+
+const QUERIES = {
+  projects: 'SELECT id, bucket_name, status, file_count, total_size_bytes FROM projects',
+  files: 'SELECT project_id, filename, size_bytes, sha256, blob_key, metadata_json FROM files',
+  intents: 'SELECT id, kind, bucket, key, owner_instance_id FROM blob_intents',
+  instances: 'SELECT id, pid FROM instances',
+};
+
+/** Rows to the snapshot's shape; Postgres returns BIGINT columns as strings. */
+function fromRows(rows: {
+  projects: ProjectRow[];
+  files: FileRow[];
+  intents: IntentRow[];
+  instances: { id: string; pid: number }[];
+}) {
+  return {
+    projects: rows.projects.map((r) => ({
+      id: r.id,
+      bucket: r.bucket_name,
+      status: r.status,
+      fileCount: Number(r.file_count),
+      totalSizeBytes: Number(r.total_size_bytes),
+    })),
+    files: rows.files.map((r) => ({
+      projectId: r.project_id,
+      filename: r.filename,
+      sizeBytes: Number(r.size_bytes),
+      sha256: r.sha256,
+      blobKey: r.blob_key,
+      metadataJson: r.metadata_json,
+    })),
+    intents: rows.intents.map((r) => ({
+      id: r.id,
+      kind: r.kind,
+      bucket: r.bucket,
+      key: r.key,
+      owner: r.owner_instance_id,
+    })),
+    instances: rows.instances.map((r) => ({ id: r.id, pid: Number(r.pid) })),
+  };
+}
+
+/** SQLite opened read-only beside the running server, and the blob folders walked by hand. */
+export function sqliteFsInspector(dataDir: string): StoreInspector {
+  return {
+    name: 'sqlite+fs',
+    async snapshot() {
+      const db = new Database(path.join(dataDir, 'mdstore.db'), { readonly: true, fileMustExist: true });
+      let rows: Parameters<typeof fromRows>[0];
+      try {
+        rows = {
+          projects: db.prepare(QUERIES.projects).all() as ProjectRow[],
+          files: db.prepare(QUERIES.files).all() as FileRow[],
+          intents: db.prepare(QUERIES.intents).all() as IntentRow[],
+          instances: db.prepare(QUERIES.instances).all() as { id: string; pid: number }[],
+        };
+      } finally {
+        db.close();
+      }
+      const root = path.join(dataDir, 'blobs');
+      return { ...fromRows(rows), ...(await walkFsBlobs(root)) };
+    },
+    close() {},
+  };
+}
+
+/** The fs store's scratch folders; their entries are named `<pid>-…` after the process that made them. */
+const SCRATCH = new Set(['.tmp', '.trash']);
+
+async function walkFsBlobs(root: string) {
+  const buckets = new Map<string, Map<string, { sizeBytes: number; sha256: string }>>();
+  const leftovers: string[] = [];
+  for (const entry of await readdir(root, { withFileTypes: true })) {
+    if (SCRATCH.has(entry.name)) {
+      for (const name of await readdir(path.join(root, entry.name))) {
+        if (!isRunning(Number(/^(\d+)-/.exec(name)?.[1]))) leftovers.push(`${entry.name}/${name}`);
+      }
+      continue;
+    }
+    if (!entry.isDirectory()) {
+      leftovers.push(entry.name);
+      continue;
+    }
+    const objects = new Map<string, { sizeBytes: number; sha256: string }>();
+    for await (const { segments, file } of walkObjects(path.join(root, entry.name), [])) {
+      const key = decodeFsKey(segments);
+      if (key === null) leftovers.push(`${entry.name}/${segments.join('/')}`);
+      else {
+        const bytes = await readFile(file);
+        objects.set(key, { sizeBytes: bytes.length, sha256: sha256(bytes) });
+      }
+    }
+    buckets.set(entry.name, objects);
+  }
+  return { buckets, leftovers };
+}
+
+async function* walkObjects(
+  dir: string,
+  segments: string[],
+): AsyncGenerator<{ segments: string[]; file: string }> {
+  const entries: Dirent[] = await readdir(dir, { withFileTypes: true });
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) yield* walkObjects(full, [...segments, entry.name]);
+    else yield { segments: [...segments, entry.name], file: full };
+  }
+}
+
+function isRunning(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === 'EPERM';
+  }
+}
+
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+
+/**
+ * The key of an object file of the fs store (see packages/fs/src/safe-path.ts): the UTF-8 of the key in
+ * lower-case unpadded base32, split into `<segment>.d` directories and a final `<segment>.blob` file.
+ * Written out here rather than imported so that the check does not trust the code it checks.
+ */
+export function decodeFsKey(segments: readonly string[]): string | null {
+  let encoded = '';
+  for (const [i, name] of segments.entries()) {
+    const suffix = i === segments.length - 1 ? '.blob' : '.d';
+    if (!name.endsWith(suffix)) return null;
+    encoded += name.slice(0, -suffix.length);
+  }
+  if (!/^[a-z2-7]+$/.test(encoded)) return null;
+  const bytes: number[] = [];
+  let buffer = 0;
+  let bits = 0;
+  for (const char of encoded) {
+    buffer = ((buffer << 5) | BASE32.indexOf(char)) & 0xffff;
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes.push((buffer >> bits) & 0xff);
+    }
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(bytes));
+  } catch {
+    return null;
+  }
+}
+
+/** Postgres queried in the server's schema, and s3rver listed and read with a client of our own. */
+export function postgresS3Inspector(o: {
+  databaseUrl: string;
+  schema: string;
+  s3: S3rverClientOptions;
+}): StoreInspector {
+  const s3 = new S3Client({ ...o.s3 });
+  return {
+    name: 'postgres+s3',
+    async snapshot() {
+      const client = new pg.Client({ connectionString: o.databaseUrl });
+      await client.connect();
+      let rows: Parameters<typeof fromRows>[0];
+      try {
+        await client.query(`SET search_path TO "${o.schema}"`);
+        const all = async <R extends pg.QueryResultRow>(sql: string) => (await client.query<R>(sql)).rows;
+        rows = {
+          projects: await all<ProjectRow>(QUERIES.projects),
+          files: await all<FileRow>(QUERIES.files),
+          intents: await all<IntentRow>(QUERIES.intents),
+          instances: await all<{ id: string; pid: number }>(QUERIES.instances),
+        };
+      } finally {
+        await client.end();
+      }
+      return { ...fromRows(rows), ...(await walkS3(s3)), leftovers: [] };
+    },
+    close: () => s3.destroy(),
+  };
+}
+
+async function walkS3(s3: S3Client) {
+  const buckets = new Map<string, Map<string, { sizeBytes: number; sha256: string }>>();
+  const listed = await s3.send(new ListBucketsCommand({}));
+  for (const { Name } of listed.Buckets ?? []) {
+    if (!Name) continue;
+    const objects = new Map<string, { sizeBytes: number; sha256: string }>();
+    let token: string | undefined;
+    do {
+      const page = await s3.send(new ListObjectsV2Command({ Bucket: Name, ContinuationToken: token }));
+      for (const { Key } of page.Contents ?? []) {
+        if (!Key) continue;
+        const object = await s3.send(new GetObjectCommand({ Bucket: Name, Key }));
+        const bytes = await object.Body?.transformToByteArray();
+        const content = bytes ?? new Uint8Array();
+        objects.set(decodeS3Key(Key), { sizeBytes: content.length, sha256: sha256(content) });
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    buckets.set(Name, objects);
+  }
+  return { buckets };
+}
+
+/** The S3 adapter stores portable keys verbatim and others escaped under `~/` (packages/s3/src/keys.ts). */
+function decodeS3Key(s3Key: string): string {
+  if (!s3Key.startsWith('~/')) return s3Key;
+  return s3Key
+    .slice(2)
+    .replaceAll('/', '')
+    .replace(/%(25|2F|2E)/g, (_match, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+}

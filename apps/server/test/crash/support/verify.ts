@@ -1,0 +1,306 @@
+import { isDeepStrictEqual } from 'node:util';
+import { json, request } from './http-client.js';
+import {
+  type Cycle,
+  type FileState,
+  fileKey,
+  fileState,
+  type JsonObject,
+  type Model,
+  type ProjectModel,
+  type Stats,
+} from './model.js';
+import type { StoreSnapshot } from './store-inspection.js';
+
+interface ProjectJson {
+  id: string;
+  name: string;
+  bucket_name: string;
+  is_default: boolean;
+  is_active: boolean;
+  file_count: number;
+  total_size_bytes: number;
+}
+interface FileJson {
+  filename: string;
+  size_bytes: number;
+  metadata: JsonObject | null;
+}
+
+/** Collects violations and counts every check made. */
+class Checker {
+  readonly violations: string[] = [];
+  constructor(readonly stats: Stats) {}
+  check(ok: boolean, message: () => string): boolean {
+    this.stats.checks++;
+    if (!ok) this.violations.push(message());
+    return ok;
+  }
+}
+
+const sameState = (a: FileState | null, b: FileState | null) =>
+  a === null || b === null
+    ? a === b
+    : a.sha256 === b.sha256 && a.content.equals(b.content) && isDeepStrictEqual(a.metadata, b.metadata);
+
+const describeState = (state: FileState | null) =>
+  state === null
+    ? 'absent'
+    : `${state.content.length} bytes "${state.content.subarray(0, 50).toString('utf8').split('\n')[0]}" ` +
+      `sha256 ${state.sha256.slice(0, 12)}, metadata ${JSON.stringify(state.metadata)?.slice(0, 80)}`;
+
+export interface VerifyInput {
+  readonly baseUrl: string;
+  readonly model: Model;
+  readonly cycle: Cycle;
+  readonly stats: Stats;
+  readonly instanceId: string;
+  readonly snapshot: () => Promise<StoreSnapshot>;
+}
+
+/**
+ * After a restart: every acknowledged write is there byte for byte, every write cut off by the kill is
+ * there whole or not at all, counters agree with the files, and the stores hold nothing more and nothing
+ * less than the records say. The model is then brought to the state observed, for the next cycle.
+ */
+export async function verifyAfterRestart(input: VerifyInput): Promise<string[]> {
+  const checker = new Checker(input.stats);
+  const api = apiClient(input);
+  const listed = await api.get<{ projects: ProjectJson[]; total_count: number }>('/api/projects');
+  checker.check(listed.total_count === listed.projects.length, () => 'total_count differs from the list');
+  const byId = new Map(listed.projects.map((project) => [project.id, project]));
+  resolveProjects(input, checker, listed.projects, byId);
+  for (const project of input.model.active.values()) {
+    const view = byId.get(project.id);
+    if (view) await verifyFiles(input, checker, api, project, view);
+  }
+  checkStore(input, checker, await input.snapshot());
+  return checker.violations;
+}
+
+function apiClient(input: VerifyInput) {
+  const headers = { authorization: `Bearer ${input.model.apiKey}` };
+  return {
+    async get<T>(path: string): Promise<T> {
+      const reply = await request(input.baseUrl, { method: 'GET', path, headers });
+      if (reply.status !== 200)
+        throw new Error(`GET ${path}: ${reply.status} ${reply.body.toString('utf8')}`);
+      return json(reply) as T;
+    },
+    async download(path: string): Promise<Buffer> {
+      const reply = await request(input.baseUrl, { method: 'GET', path, headers });
+      if (reply.status !== 200 || reply.truncated) throw new Error(`GET ${path}: ${reply.status}`);
+      return reply.body;
+    },
+  };
+}
+
+/** Settles every project: deletions that landed, creations that landed, and nothing unexplained. */
+function resolveProjects(
+  input: VerifyInput,
+  checker: Checker,
+  projects: ProjectJson[],
+  byId: Map<string, ProjectJson>,
+): void {
+  const { model, cycle } = input;
+  for (const project of [...model.active.values()]) {
+    const view = byId.get(project.id);
+    if (!checker.check(view !== undefined, () => `project ${project.id} vanished from the list`)) {
+      model.active.delete(project.id);
+      continue;
+    }
+    input.stats.projectsVerified++;
+    if (view?.is_active) {
+      checker.check(
+        !cycle.reportedGone.has(project.id),
+        () => `project ${project.id} answered 404 during its deletion, yet is active after the restart`,
+      );
+      continue;
+    }
+    checker.check(
+      cycle.inFlightDeletes.has(project.id),
+      () => `project ${project.id} is deleted though no deletion of it was sent`,
+    );
+    input.stats.inFlightLanded++;
+    model.active.delete(project.id);
+    model.deleted.set(project.id, project.bucket);
+  }
+  for (const id of cycle.inFlightDeletes) if (model.active.has(id)) input.stats.inFlightNotLanded++;
+  for (const [id] of model.deleted) {
+    const view = byId.get(id);
+    checker.check(
+      view !== undefined && !view.is_active && view.file_count === 0 && view.total_size_bytes === 0,
+      () => `deleted project ${id} is ${JSON.stringify(view)}`,
+    );
+  }
+  for (const view of projects) {
+    if (model.active.has(view.id) || model.deleted.has(view.id)) continue;
+    const explained =
+      view.is_active && (cycle.inFlightCreates.has(view.name) || cycle.acknowledgedCreates.has(view.name));
+    if (!checker.check(explained, () => `unexplained project ${JSON.stringify(view)}`)) continue;
+    checker.check(view.file_count === 0, () => `a project just created has files: ${JSON.stringify(view)}`);
+    if (cycle.inFlightCreates.has(view.name)) input.stats.inFlightLanded++;
+    model.active.set(view.id, {
+      id: view.id,
+      name: view.name,
+      bucket: view.bucket_name,
+      isDefault: false,
+      files: new Map(),
+    });
+  }
+  const activeNames = new Set([...model.active.values()].map((project) => project.name));
+  for (const name of cycle.acknowledgedCreates) {
+    checker.check(activeNames.has(name), () => `acknowledged project '${name}' is missing`);
+  }
+  for (const name of cycle.inFlightCreates) if (!activeNames.has(name)) input.stats.inFlightNotLanded++;
+}
+
+/** Downloads every file and matches it against the versions it may be; the model takes what is seen. */
+async function verifyFiles(
+  input: VerifyInput,
+  checker: Checker,
+  api: ReturnType<typeof apiClient>,
+  project: ProjectModel,
+  view: ProjectJson,
+): Promise<void> {
+  const base = `/api/projects/${project.id}/files`;
+  const listing = await api.get<{ files: FileJson[]; total_count: number; total_size_bytes: number }>(base);
+  const sum = listing.files.reduce((total, file) => total + file.size_bytes, 0);
+  checker.check(
+    view.file_count === listing.files.length &&
+      view.total_size_bytes === sum &&
+      listing.total_count === listing.files.length &&
+      listing.total_size_bytes === sum,
+    () =>
+      `project ${project.id} counters ${view.file_count}/${view.total_size_bytes} but its files are ` +
+      `${listing.files.length}/${sum} (listing says ${listing.total_count}/${listing.total_size_bytes})`,
+  );
+  const observed = new Map<string, FileState>();
+  for (const file of listing.files) {
+    const content = await api.download(`${base}/${encodeURIComponent(file.filename)}`);
+    checker.check(
+      content.length === file.size_bytes,
+      () => `${file.filename}: size_bytes ${file.size_bytes} but ${content.length} bytes downloaded`,
+    );
+    observed.set(file.filename, fileState(content, file.metadata));
+    input.stats.filesVerified++;
+    input.stats.bytesVerified += content.length;
+  }
+  const names = new Set([...project.files.keys(), ...observed.keys()]);
+  for (const [key] of input.cycle.inFlightFiles) {
+    const [projectId, filename] = key.split('\0') as [string, string];
+    if (projectId === project.id) names.add(filename);
+  }
+  for (const name of names) {
+    const acknowledged = project.files.get(name) ?? null;
+    const key = fileKey(project.id, name);
+    const inFlight = input.cycle.inFlightFiles.has(key);
+    const candidates = inFlight ? [acknowledged, input.cycle.inFlightFiles.get(key) ?? null] : [acknowledged];
+    const seen = observed.get(name) ?? null;
+    const match = candidates.findIndex((candidate) => sameState(candidate, seen));
+    checker.check(
+      match >= 0,
+      () =>
+        `${project.id}/${name}: found ${describeState(seen)}; expected ` +
+        candidates.map(describeState).join(' or '),
+    );
+    if (inFlight) {
+      if (match === 1 && !sameState(acknowledged, seen)) input.stats.inFlightLanded++;
+      else input.stats.inFlightNotLanded++;
+    }
+  }
+  project.files.clear();
+  for (const [name, state] of observed) project.files.set(name, state);
+}
+
+/**
+ * The stores themselves: no intent left, no other instance registered, no project half-deleted,
+ * counters equal to the file records, every record's blob present with its digest, and no blob or
+ * bucket that no record points to.
+ */
+function checkStore(input: VerifyInput, checker: Checker, store: StoreSnapshot): void {
+  const { model } = input;
+  checker.check(store.intents.length === 0, () => `blob intents remain: ${JSON.stringify(store.intents)}`);
+  checker.check(
+    store.instances.length === 1 && store.instances[0]?.id === input.instanceId,
+    () => `instances other than the running one remain: ${JSON.stringify(store.instances)}`,
+  );
+  checker.check(store.leftovers.length === 0, () => `leftovers: ${store.leftovers.join(', ')}`);
+  const filesOf = new Map<string, StoreSnapshot['files'][number][]>();
+  for (const file of store.files) filesOf.set(file.projectId, [...(filesOf.get(file.projectId) ?? []), file]);
+  for (const project of store.projects) {
+    const files = filesOf.get(project.id) ?? [];
+    checker.check(project.status !== 'deleting', () => `project ${project.id} is left 'deleting'`);
+    if (project.status === 'deleted') {
+      checker.check(
+        model.deleted.has(project.id) && files.length === 0 && !store.buckets.has(project.bucket),
+        () => `deleted project ${project.id} has files, a bucket, or was never deleted`,
+      );
+      continue;
+    }
+    const expected = model.active.get(project.id);
+    if (!checker.check(expected !== undefined, () => `record of an unknown project ${project.id}`)) continue;
+    checker.check(
+      project.fileCount === files.length &&
+        project.totalSizeBytes === files.reduce((sum, file) => sum + file.sizeBytes, 0),
+      () =>
+        `project ${project.id} counters ${project.fileCount}/${project.totalSizeBytes} disagree with its records`,
+    );
+    checkRecordsAgainstModel(checker, expected as ProjectModel, files);
+    checkBucket(input, checker, store, project.bucket, files);
+  }
+  const activeBuckets = new Set(store.projects.filter((p) => p.status === 'active').map((p) => p.bucket));
+  for (const bucket of store.buckets.keys()) {
+    checker.check(activeBuckets.has(bucket), () => `orphan bucket ${bucket}`);
+  }
+  for (const id of model.active.keys()) {
+    checker.check(
+      store.projects.some((project) => project.id === id && project.status === 'active'),
+      () => `active project ${id} has no active record`,
+    );
+  }
+}
+
+function checkRecordsAgainstModel(
+  checker: Checker,
+  project: ProjectModel,
+  files: StoreSnapshot['files'][number][],
+): void {
+  checker.check(
+    files.length === project.files.size,
+    () => `project ${project.id} has ${files.length} file records, ${project.files.size} files seen`,
+  );
+  for (const file of files) {
+    const state = project.files.get(file.filename);
+    checker.check(
+      state !== undefined &&
+        state.sha256 === file.sha256 &&
+        state.content.length === file.sizeBytes &&
+        isDeepStrictEqual(state.metadata, file.metadataJson === null ? null : JSON.parse(file.metadataJson)),
+      () => `record of ${project.id}/${file.filename} differs from what the API served`,
+    );
+  }
+}
+
+function checkBucket(
+  input: VerifyInput,
+  checker: Checker,
+  store: StoreSnapshot,
+  bucket: string,
+  files: StoreSnapshot['files'][number][],
+): void {
+  const objects = store.buckets.get(bucket);
+  if (!checker.check(objects !== undefined, () => `bucket ${bucket} of an active project is missing`)) return;
+  const referenced = new Set(files.map((file) => file.blobKey));
+  for (const file of files) {
+    const object = objects?.get(file.blobKey);
+    checker.check(
+      object !== undefined && object.sizeBytes === file.sizeBytes && object.sha256 === file.sha256,
+      () => `blob ${bucket}/${file.blobKey} of ${file.filename} is ${object ? 'different' : 'missing'}`,
+    );
+    input.stats.blobsVerified++;
+  }
+  for (const key of objects?.keys() ?? []) {
+    checker.check(referenced.has(key), () => `orphan blob ${bucket}/${key}`);
+  }
+}
