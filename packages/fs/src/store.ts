@@ -215,8 +215,7 @@ async function writeAtomically(job: WriteJob): Promise<StoredBlob> {
     const created = await makeParents(job.bucket, job.bucketDir, path.dirname(job.file));
     job.signal?.throwIfAborted();
     await renameIntoBucket(job, temp);
-    await syncDirectory(path.dirname(job.file));
-    for (const dir of created) await syncDirectory(path.dirname(dir));
+    await syncParents(job, created);
     return stored;
   } catch (error) {
     if (!closed) await handle.close().catch(() => {});
@@ -322,6 +321,22 @@ async function makeParents(bucket: string, bucketDir: string, parent: string): P
     }
   }
   return created;
+}
+
+/**
+ * Makes the rename durable. A project deletion may move the whole bucket to the trash right after the
+ * rename: the directories are then gone, and so is the object with its bucket — report that as such.
+ */
+async function syncParents(job: WriteJob, created: readonly string[]): Promise<void> {
+  try {
+    await syncDirectory(path.dirname(job.file));
+    for (const dir of created) await syncDirectory(path.dirname(dir));
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT' && !(await isDirectory(job.bucketDir))) {
+      throw new BucketNotFoundError(job.bucket);
+    }
+    throw error;
+  }
 }
 
 async function renameIntoBucket(job: WriteJob, temp: string): Promise<void> {

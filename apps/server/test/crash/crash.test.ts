@@ -20,8 +20,6 @@ const KILLS = FULL ? Number(process.env.MDSTORE_CRASH_KILLS ?? 200) : 20;
 const BUDGET_MS = FULL ? Number.POSITIVE_INFINITY : 90_000;
 const TIMEOUT_MS = FULL ? KILLS * 20_000 : 150_000;
 const MAX_FILE_BYTES = 262_144;
-/** `MDSTORE_CRASH_STRICT=1` fails on the known bugs too (to check a fix). */
-const TOLERATE_KNOWN_BUGS = process.env.MDSTORE_CRASH_STRICT !== '1';
 const SEED = Number(process.env.MDSTORE_CRASH_SEED ?? randomBytes(4).readUInt32BE());
 
 if (!Number.isSafeInteger(KILLS) || KILLS < 1) throw new Error('MDSTORE_CRASH_KILLS must be a whole number');
@@ -73,8 +71,6 @@ async function crash(
       budgetMs: BUDGET_MS,
       seed: SEED,
       workers: 6,
-      // The fs store's known race (known-bugs.test.ts): a 500 where a 404 is due, without harm.
-      tolerateFsSyncRace: TOLERATE_KNOWN_BUGS && pair.name === 'sqlite+fs',
       children: resources.children,
     });
     console.log(summary(pair.name, SEED, stats, Date.now() - began));

@@ -18,7 +18,6 @@ export interface CrashLoopOptions {
   readonly seed: number;
   readonly workers: number;
   /** Counts, instead of failing on, the 500 of the fs store's known put-vs-deleteBucket race. */
-  readonly tolerateFsSyncRace: boolean;
   /** Every child started, so the test can kill what a failure leaves running. */
   readonly children: Set<ServerChild>;
 }
@@ -52,7 +51,6 @@ export async function runCrashLoop(o: CrashLoopOptions): Promise<Stats> {
       stats,
       random,
       maxFileBytes: o.maxFileBytes,
-      tolerateFsSyncRace: o.tolerateFsSyncRace,
     };
     const workers = Array.from({ length: o.workers }, () => runWorker({ ...ctx, killed: () => killed }));
     // Mostly mid-load; sometimes right at the first requests.
@@ -154,8 +152,7 @@ export function summary(name: string, seed: number, stats: Stats, elapsedMs: num
   return [
     `[crash] ${name}: ${stats.kills} kills under load + ${stats.startupKills} kills during start-up, ` +
       `${stats.cycles} verified restarts, seed ${seed}, ${(elapsedMs / 1000).toFixed(1)} s`,
-    `[crash]   acknowledged writes: ${list(stats.acknowledged)}; refused (project being deleted): ${stats.rejected}` +
-      (stats.knownBugHits > 0 ? `; known-bug 500s tolerated: ${stats.knownBugHits}` : ''),
+    `[crash]   acknowledged writes: ${list(stats.acknowledged)}; refused (project being deleted): ${stats.rejected}`,
     `[crash]   in flight at a kill: ${list(stats.inFlight)}; after restart landed whole ${stats.inFlightLanded}, ` +
       `absent ${stats.inFlightNotLanded}`,
     `[crash]   read-after-write checks during the load: ${stats.readBacks}`,

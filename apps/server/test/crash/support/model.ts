@@ -77,8 +77,6 @@ export interface Stats {
   cycles: number;
   acknowledged: Record<string, number>;
   rejected: number;
-  /** 500s of the known put-vs-deleteBucket race of the fs store, tolerated until it is fixed. */
-  knownBugHits: number;
   inFlight: Record<string, number>;
   inFlightLanded: number;
   inFlightNotLanded: number;
@@ -100,7 +98,6 @@ export const newStats = (): Stats => ({
   cycles: 0,
   acknowledged: {},
   rejected: 0,
-  knownBugHits: 0,
   inFlight: {},
   inFlightLanded: 0,
   inFlightNotLanded: 0,

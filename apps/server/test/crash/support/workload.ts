@@ -20,8 +20,6 @@ export interface WorkloadContext {
   readonly stats: Stats;
   readonly random: Random;
   readonly maxFileBytes: number;
-  /** Until the fs store's put-vs-deleteBucket race is fixed (see known-bugs.test.ts). */
-  readonly tolerateFsSyncRace: boolean;
   /** True from the moment the kill is decided: failures after it are crash outcomes, not bugs. */
   readonly killed: () => boolean;
 }
@@ -166,14 +164,6 @@ async function perform(
   const racingDeletion = o.projectId !== undefined && ctx.cycle.deleting.has(o.projectId);
   if (reply.status === 404 && racingDeletion) {
     ctx.stats.rejected++;
-    ctx.cycle.reportedGone.add(o.projectId as string);
-    return false;
-  }
-  if (reply.status === 500 && racingDeletion && ctx.tolerateFsSyncRace && o.kind !== 'project delete') {
-    // Known bug (see known-bugs.test.ts): the fs store answers 500, not 404, when the bucket goes
-    // between its rename and the directory fsync. The write is compensated, so nothing changes; the
-    // bucket is only removed after the deletion committed, so the project must be gone.
-    ctx.stats.knownBugHits++;
     ctx.cycle.reportedGone.add(o.projectId as string);
     return false;
   }
