@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { StoreUnavailableError } from '@mdstore/core';
 import Database from 'better-sqlite3';
 import { isBusyError, toStoreError } from './errors.js';
@@ -63,10 +62,46 @@ export async function enableWal(db: Db, busyTimeoutMs: number): Promise<void> {
 const BACKOFF_MS = [0, 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100];
 
 /**
+ * Tells the connections of this process waiting for the write lock that another of its connections has
+ * given it back, so that they retry at once instead of at their next backoff step.
+ */
+export interface WriteLockSignal {
+  released(): void;
+  /** Settles at the next `released()`. */
+  nextRelease(): Promise<void>;
+}
+
+export function createWriteLockSignal(): WriteLockSignal {
+  let next: { promise: Promise<void>; resolve: () => void } | undefined;
+  return {
+    released() {
+      next?.resolve();
+      next = undefined;
+    },
+    nextRelease() {
+      if (!next) {
+        let resolve!: () => void;
+        const promise = new Promise<void>((settle) => {
+          resolve = settle;
+        });
+        next = { promise, resolve };
+      }
+      return next.promise;
+    },
+  };
+}
+
+export interface RetryOptions {
+  readonly busyTimeoutMs: number;
+  /** Ends a wait early: the lock holder is in this process and says when it is done. */
+  readonly lockSignal?: WriteLockSignal;
+}
+
+/**
  * Runs `attempt` (a synchronous call that takes a lock) until it does not fail with SQLITE_BUSY or
  * `busyTimeoutMs` has passed, waiting asynchronously in between. Other errors are translated and thrown.
  */
-export async function retryOnBusy<T>(attempt: () => T, o: { busyTimeoutMs: number }): Promise<T> {
+export async function retryOnBusy<T>(attempt: () => T, o: RetryOptions): Promise<T> {
   const deadline = performance.now() + o.busyTimeoutMs;
   for (let round = 0; ; round += 1) {
     try {
@@ -75,9 +110,22 @@ export async function retryOnBusy<T>(attempt: () => T, o: { busyTimeoutMs: numbe
       const remaining = deadline - performance.now();
       if (!isBusyError(error) || remaining <= 0) throw toStoreError(error);
       const delay = BACKOFF_MS[Math.min(round, BACKOFF_MS.length - 1)] ?? 100;
-      await (delay === 0
-        ? new Promise((resolve) => setImmediate(resolve))
-        : sleep(Math.min(delay, remaining)));
+      await pause(Math.min(delay, remaining), o.lockSignal);
     }
   }
+}
+
+/** Waits `ms` (0: one turn of the event loop), or less when `signal` reports a release first. */
+function pause(ms: number, signal: WriteLockSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (ms === 0) {
+      setImmediate(resolve);
+      return;
+    }
+    const timer = setTimeout(resolve, ms);
+    signal?.nextRelease().then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }

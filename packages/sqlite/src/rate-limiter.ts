@@ -1,6 +1,6 @@
 import type { RateLimitDecision, RateLimiter } from '@mdstore/core';
 import { StoreUnavailableError } from '@mdstore/core';
-import { type Db, retryOnBusy } from './connections.js';
+import { type Db, retryOnBusy, type WriteLockSignal } from './connections.js';
 
 type ConsumeRequest = Parameters<RateLimiter['consume']>[0];
 
@@ -12,8 +12,13 @@ type ConsumeRequest = Parameters<RateLimiter['consume']>[0];
  * harmless, while an fsync on every request would cost more than the request itself. The records
  * connection keeps FULL; WAL frames are still synced before any checkpoint, so corruption is not possible.
  */
-export function createSqliteRateLimiter(c: { db: Db; busyTimeoutMs: number }): RateLimiter {
-  const { db, busyTimeoutMs } = c;
+export function createSqliteRateLimiter(c: {
+  db: Db;
+  busyTimeoutMs: number;
+  /** Says when this process's records writer gives the write lock back (see `createSqliteRecords`). */
+  lockSignal?: WriteLockSignal;
+}): RateLimiter {
+  const { db, busyTimeoutMs, lockSignal } = c;
 
   const selectWindow = db.prepare<[string], { used: number; resetAt: number }>(
     'SELECT used, reset_at AS resetAt FROM rate_limits WHERE key = ?',
@@ -46,7 +51,7 @@ export function createSqliteRateLimiter(c: { db: Db; busyTimeoutMs: number }): R
         if (closed) throw new StoreUnavailableError('SQLite rate limiter is closed');
         return decide.immediate(request);
       };
-      return retryOnBusy(attempt, { busyTimeoutMs });
+      return retryOnBusy(attempt, lockSignal ? { busyTimeoutMs, lockSignal } : { busyTimeoutMs });
     },
     async close() {
       if (closed) return;

@@ -1,5 +1,6 @@
 import type { RateLimiter, RecordsRepository } from '@mdstore/core';
 import {
+  createWriteLockSignal,
   type Db,
   DEFAULT_BUSY_TIMEOUT_MS,
   enableWal,
@@ -56,9 +57,16 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     opened.push(limiterDb);
     waitForWriteLockAsynchronously(writer);
     waitForWriteLockAsynchronously(limiterDb);
+    // The records writer holds the write lock across a group commit; the limiter retries as it ends.
+    const lockSignal = createWriteLockSignal();
     return assemble({
-      records: createSqliteRecords({ writer, reader, busyTimeoutMs }),
-      rateLimiter: createSqliteRateLimiter({ db: limiterDb, busyTimeoutMs }),
+      records: createSqliteRecords({
+        writer,
+        reader,
+        busyTimeoutMs,
+        onPhysicalTransactionEnd: () => lockSignal.released(),
+      }),
+      rateLimiter: createSqliteRateLimiter({ db: limiterDb, busyTimeoutMs, lockSignal }),
       connections: { writer, reader, rateLimiter: limiterDb },
     });
   } catch (error) {

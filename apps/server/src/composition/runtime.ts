@@ -12,6 +12,7 @@ import type { ServerConfig } from '../config/index.js';
 import { createInstanceProbe } from '../instance-probe.js';
 import type { Logger } from '../logger.js';
 import { type AdapterModules, defaultAdapterModules, openBlobStore, openDatabase } from './adapters.js';
+import { nodeCryptoSecrets } from './secrets.js';
 import { TOKENS } from './tokens.js';
 
 export interface Runtime {
@@ -75,6 +76,7 @@ function buildStore(c: DependencyContainer): MdStore {
     blobs: c.resolve<BlobStore>(TOKENS.blobs),
     probe: c.resolve<InstanceProbe>(TOKENS.probe),
     events: c.resolve<MdStoreEvents>(TOKENS.events),
+    secrets: nodeCryptoSecrets,
     settings: {
       maxFileBytes: config.maxFileBytes,
       rateLimits: config.rateLimits,

@@ -93,17 +93,14 @@ async function streamUpload(ctx: HostileContext, filename: string, size: number,
 
 describe('bounded resources', () => {
   tenMiBTest(
-    'uploads stream: three concurrent 10 MiB uploads do not grow the process by anything like 30 MiB',
+    'uploads stream: three concurrent 10 MiB uploads never hold anything like 30 MiB of buffers',
     async (ctx) => {
       // Warm up allocators, the thread pool and the SQLite caches first.
       expect((await streamUpload(ctx, 'warm.md', 10 * MiB, 'w'))?.status).toBe(201);
       const before = liveMemory();
-      let peakRss = before.rss;
       let peakBuffers = before.arrayBuffers;
       const sampler = setInterval(() => {
-        const now = memory();
-        peakRss = Math.max(peakRss, now.rss);
-        peakBuffers = Math.max(peakBuffers, now.arrayBuffers);
+        peakBuffers = Math.max(peakBuffers, memory().arrayBuffers);
       }, 5);
       try {
         const results = await Promise.all(
@@ -113,9 +110,10 @@ describe('bounded resources', () => {
       } finally {
         clearInterval(sampler);
       }
-      // Buffering the bodies would need at least 30 MiB at once; streaming needs a few chunks each.
+      // Buffering the bodies would need at least 30 MiB of buffers at once; streaming needs a few chunks
+      // each. (RSS is no signal here: it also holds this process's own client side and whatever the
+      // garbage collector has not returned yet; the server's peak RSS under load is a benchmark row.)
       expect(peakBuffers - before.arrayBuffers).toBeLessThan(12 * MiB);
-      expect(peakRss - before.rss).toBeLessThan(20 * MiB);
       await settled(ctx);
       const listed = await listedFiles(ctx);
       expect(listed.total_size_bytes).toBe(40 * MiB);

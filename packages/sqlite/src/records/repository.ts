@@ -22,26 +22,62 @@ function asAsync<S extends SyncMethods>(methods: S, run: <R>(call: () => R) => R
   return Object.fromEntries(entries) as AsyncMethods<S>;
 }
 
-/** What one `withTransaction` call knows about its transaction. */
+/** What one `withTransaction` call knows about its (logical) transaction. */
 interface TransactionState {
   active: boolean;
   /** The first error a statement raised: the transaction can then only be rolled back. */
   failure: unknown;
 }
 
+/** A logical transaction whose writes are released into the batch, waiting for the batch's COMMIT. */
+interface Member {
+  acknowledge(): void;
+  reject(error: unknown): void;
+}
+
+/** One physical `BEGIN IMMEDIATE … COMMIT` holding the logical transactions of a group commit. */
+interface Batch {
+  readonly startedAt: number;
+  readonly members: Member[];
+  commitScheduled: boolean;
+}
+
+/**
+ * A batch commits as soon as the logical transactions already queued behind the mutex have run (the
+ * commit is queued on the mutex one event-loop turn later), or earlier when it reaches either bound: the
+ * write lock stays short, so other connections (the rate limiter, other processes) barely wait for it.
+ */
+export const GROUP_COMMIT_LIMITS = { maxTransactions: 64, maxMilliseconds: 5 } as const;
+
+const SAVEPOINT = 'mdstore_logical';
+
 /**
  * The records repository on two connections to one SQLite file (WAL mode, migrated): `writer` runs
  * every transaction with `synchronous=FULL` (an acknowledged commit is fsynced and survives power loss);
  * `reader` is read-only and serves reads outside transactions, so each sees the last committed state (a
  * WAL snapshot), never another request's uncommitted writes. The repository owns and closes both.
+ *
+ * Group commit: `withTransaction` calls still run one at a time (a mutex), each inside a SAVEPOINT of a
+ * shared physical transaction. When one ends, its savepoint is released but the COMMIT (and its fsync,
+ * which blocks the event loop) waits until the transactions already waiting have joined; one COMMIT then
+ * makes the whole batch durable, and only after it does any of them resolve. A logical transaction that
+ * fails rolls back to its savepoint alone; a failed COMMIT rejects every member of the batch.
+ * `onPhysicalTransactionEnd` is told whenever the write lock is given back (the rate limiter waits on it).
  */
-export function createSqliteRecords(c: { writer: Db; reader: Db; busyTimeoutMs: number }): RecordsRepository {
+export function createSqliteRecords(c: {
+  writer: Db;
+  reader: Db;
+  busyTimeoutMs: number;
+  onPhysicalTransactionEnd?: () => void;
+}): RecordsRepository {
   const { writer, reader, busyTimeoutMs } = c;
+  const lockReleased = c.onPhysicalTransactionEnd ?? (() => undefined);
   const readerQueries = createReadQueries(reader);
   const writerReads = createReadQueries(writer);
   const writerWrites = createWriteQueries(writer);
   const mutex = createMutex();
   const currentTransaction = new AsyncLocalStorage<TransactionState>();
+  let batch: Batch | undefined;
   let closing: Promise<void> | undefined;
 
   const ensureOpen = (): void => {
@@ -81,37 +117,111 @@ export function createSqliteRecords(c: { writer: Db; reader: Db; busyTimeoutMs: 
     }
   };
 
-  const runTransaction = async <T>(work: (tx: RecordsTransaction) => Promise<T>): Promise<T> => {
-    ensureOpen();
+  const beginBatch = async (): Promise<Batch> => {
     rollbackQuietly(); // in case an earlier ROLLBACK failed and left the connection inside a transaction
     await retryOnBusy(() => writer.exec('BEGIN IMMEDIATE'), { busyTimeoutMs });
-    const state: TransactionState = { active: true, failure: undefined };
+    return { startedAt: performance.now(), members: [], commitScheduled: false };
+  };
+
+  /** Ends the batch without committing: none of its members was acknowledged, all of them fail. */
+  const abandonBatch = (current: Batch, error: unknown): void => {
+    if (batch === current) batch = undefined;
+    rollbackQuietly();
+    lockReleased();
+    for (const member of current.members) member.reject(error);
+  };
+
+  /** Runs inside the mutex: COMMIT (the fsync), then, and only then, acknowledges every member. */
+  const commitBatch = (current: Batch): void => {
+    if (batch !== current) return;
     try {
-      const result = await currentTransaction.run(state, () => work(transactionFor(state)));
+      translated(() => writer.exec('COMMIT'));
+    } catch (error) {
+      abandonBatch(current, error);
+      return;
+    }
+    batch = undefined;
+    lockReleased();
+    for (const member of current.members) member.acknowledge();
+  };
+
+  const commitSoon = (current: Batch): void => {
+    const full = current.members.length >= GROUP_COMMIT_LIMITS.maxTransactions;
+    if (full || performance.now() - current.startedAt >= GROUP_COMMIT_LIMITS.maxMilliseconds) {
+      commitBatch(current); // still inside the mutex
+      return;
+    }
+    if (current.commitScheduled) return;
+    current.commitScheduled = true;
+    // Transactions queued on the mutex by now run first and join the batch; later ones start the next.
+    setImmediate(() => void mutex.run(async () => commitBatch(current)));
+  };
+
+  /** Undoes one failed logical transaction; if SQLite already ended the whole transaction, the batch. */
+  const undoLogical = (current: Batch, error: unknown): void => {
+    try {
+      if (!writer.inTransaction) throw error;
+      writer.exec(`ROLLBACK TO ${SAVEPOINT}`);
+      writer.exec(`RELEASE ${SAVEPOINT}`);
+    } catch (undoError) {
+      abandonBatch(current, toStoreError(undoError));
+      return;
+    }
+    // The batch may hold nothing at all now: it must still end, to give the write lock back.
+    commitSoon(current);
+  };
+
+  /**
+   * Runs `work` inside the mutex as one logical transaction. Resolves, once `work` is done and its
+   * savepoint released, to the acknowledgement: a promise settled by the batch's COMMIT. Wrapped in an
+   * object so that leaving the mutex does not wait for that COMMIT.
+   */
+  const runLogical = async <T>(
+    work: (tx: RecordsTransaction) => Promise<T>,
+  ): Promise<{ acknowledged: Promise<T> }> => {
+    ensureOpen();
+    batch ??= await beginBatch();
+    const current = batch;
+    try {
+      translated(() => writer.exec(`SAVEPOINT ${SAVEPOINT}`));
+    } catch (error) {
+      abandonBatch(current, error);
+      throw error;
+    }
+    const state: TransactionState = { active: true, failure: undefined };
+    let result: T;
+    try {
+      result = await currentTransaction.run(state, () => work(transactionFor(state)));
       // `work` swallowed a statement's error: what it wrote is incomplete, so nothing is committed.
       if (state.failure !== undefined) throw state.failure;
-      translated(() => writer.exec('COMMIT'));
-      return result;
+      translated(() => writer.exec(`RELEASE ${SAVEPOINT}`));
     } catch (error) {
-      rollbackQuietly();
+      undoLogical(current, error);
       throw error;
     } finally {
       state.active = false;
     }
+    const acknowledged = new Promise<T>((resolve, reject) => {
+      current.members.push({ acknowledge: () => resolve(result), reject });
+    });
+    commitSoon(current);
+    return { acknowledged };
   };
 
   return {
     ...reads,
     supports: { durable: true, sharedBetweenProcesses: true },
-    withTransaction<T>(work: (tx: RecordsTransaction) => Promise<T>): Promise<T> {
+    async withTransaction<T>(work: (tx: RecordsTransaction) => Promise<T>): Promise<T> {
       if (currentTransaction.getStore()?.active) {
         // The writer runs one transaction at a time: waiting for ourselves would never end.
-        return Promise.reject(new Error('withTransaction cannot be nested: use the `tx` you were given'));
+        throw new Error('withTransaction cannot be nested: use the `tx` you were given');
       }
-      return mutex.run(() => runTransaction(work));
+      const { acknowledged } = await mutex.run(() => runLogical(work));
+      return acknowledged;
     },
     close(): Promise<void> {
       closing ??= mutex.run(async () => {
+        if (batch) commitBatch(batch); // members already released deserve their COMMIT
         reader.close();
         writer.close();
       });
