@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStore, type SqliteStore } from '../src/index.js';
 import { tempDatabase } from './temp-db.js';
@@ -65,5 +66,16 @@ describe('sqlite rate limiter', () => {
         allowed: true,
       });
     }
+  });
+
+  it('lets SQLite checkpoint its WAL under sustained counting (the file does not grow without end)', async () => {
+    // A write statement that is not stepped to its end (better-sqlite3's `.get()` on a RETURNING upsert)
+    // never runs SQLite's automatic checkpoint: each count then appended a page to the WAL for ever.
+    const { rateLimiter } = await open();
+    for (let index = 0; index < 3_000; index += 1) {
+      await rateLimiter.consume({ key: `k${index % 10}`, limit: 1_000_000, windowMs: 60_000, now: 0 });
+    }
+    // The automatic checkpoint restarts the WAL after about 1 000 pages (4 MiB with 4 KiB pages).
+    expect(statSync(`${database.path}-wal`).size).toBeLessThan(8 * 1024 * 1024);
   });
 });

@@ -109,11 +109,6 @@ function baseHeaders(options: HttpAppOptions) {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     if (req.path.startsWith('/api')) res.setHeader('Cache-Control', 'no-store');
     if (options.tls || req.secure) res.setHeader('Strict-Transport-Security', HSTS);
-    const controller = new AbortController();
-    res.locals.signal = controller.signal;
-    res.on('close', () => {
-      if (!res.writableFinished) controller.abort(new Error('The client went away'));
-    });
     next();
   };
 }
@@ -137,18 +132,24 @@ function redirectForwardedHttp(req: Request, res: Response, next: NextFunction) 
 
 function accessLog(logger: HttpLogger) {
   return (req: Request, res: Response, next: NextFunction) => {
-    const started = process.hrtime.bigint();
-    res.on('close', () => {
+    const started = performance.now();
+    res.once('close', () => {
       logger.info('http request', {
         method: req.method,
-        path: req.originalUrl.split('?', 1)[0],
+        path: pathOf(req.originalUrl),
         status: res.statusCode,
         completed: res.writableFinished,
-        duration_ms: Number((process.hrtime.bigint() - started) / 1_000_000n),
+        duration_ms: Math.trunc(performance.now() - started),
       });
     });
     next();
   };
+}
+
+/** The URL without its query string. */
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
 }
 
 function errorHandler(logger: HttpLogger, drainLimits: DrainLimits) {
@@ -185,7 +186,7 @@ function logServerError(logger: HttpLogger, req: Request, error: unknown): void 
       : { value: String(error) };
   logger.error('request failed', {
     method: req.method,
-    path: req.originalUrl.split('?', 1)[0],
+    path: pathOf(req.originalUrl),
     error: described,
   });
 }
