@@ -1,6 +1,6 @@
 import { autocannonTarget, compare, loopTarget, type Target } from '../lib/compare.js';
 import { KiB, markdownBytes, multipartTemplate } from '../lib/content.js';
-import type { Bench, Session } from '../lib/context.js';
+import type { Session } from '../lib/context.js';
 import { httpJson, httpRequest } from '../lib/load.js';
 import type { Scenario } from './types.js';
 
