@@ -8,4 +8,3 @@ export {
   type StartHttpServerOptions,
   startHttpServer,
 } from './server.js';
-export { isLoopbackHost } from './transport.js';

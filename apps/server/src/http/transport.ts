@@ -21,18 +21,6 @@ export function httpsRedirectLocation(input: {
   return `https://${hostnameOnly(host)}${port}${input.url}`;
 }
 
-/** True for addresses that only this machine can reach: `localhost`, 127.0.0.0/8, `::1`. */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host
-    .trim()
-    .toLowerCase()
-    .replace(/^\[(.*)\]$/, '$1');
-  if (bare === 'localhost' || bare.endsWith('.localhost')) return true;
-  if (isIP(bare) === 4) return bare.startsWith('127.');
-  if (isIP(bare) === 6) return bare === '::1' || /^::ffff:127\./.test(bare) || bare === '0:0:0:0:0:0:0:1';
-  return false;
-}
-
 /** `host:port` in a URL, IPv6 addresses in brackets. */
 export function urlHost(host: string, port: number): string {
   return isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`;
