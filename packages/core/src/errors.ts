@@ -28,6 +28,17 @@ export type ErrorCode =
   /** Input that was read but breaks a field rule (the interface's 422 cases). */
   | 'INVALID_INPUT'
   | 'RATE_LIMITED'
+  // conditional requests, ranges and digests (extensions §2)
+  | 'PRECONDITION_FAILED'
+  | 'PRECONDITION_REQUIRED'
+  | 'RANGE_NOT_SATISFIABLE'
+  // editing and history (extensions §4, §5)
+  /** An edit or section read that cannot apply to the current content: 409 with issues. */
+  | 'EDIT_CONFLICT'
+  | 'REVISION_NOT_FOUND'
+  | 'TRASH_ITEM_NOT_FOUND'
+  | 'DIFF_TOO_LARGE'
+  | 'STORAGE_LIMIT_REACHED'
   // administration
   | 'ACCOUNT_NOT_FOUND'
   | 'ACCOUNT_NAME_TAKEN'
@@ -114,10 +125,10 @@ export class UnsupportedExtensionError extends MdStoreError {
   }
 }
 
-/** Base of the two validation errors: both carry the issues in the interface's shape. */
+/** Base of the errors whose detail is a list of issues in the interface's validation shape. */
 export abstract class InputError extends MdStoreError {
   constructor(
-    code: 'MALFORMED_INPUT' | 'INVALID_INPUT',
+    code: 'MALFORMED_INPUT' | 'INVALID_INPUT' | 'EDIT_CONFLICT',
     readonly issues: readonly ValidationIssue[],
   ) {
     super(code, issues.map((issue) => `${issue.loc.join('.')}: ${issue.msg}`).join('; '));
@@ -135,6 +146,66 @@ export class InvalidInputError extends InputError {
   declare readonly code: 'INVALID_INPUT';
   constructor(issues: readonly ValidationIssue[]) {
     super('INVALID_INPUT', issues);
+  }
+}
+
+/** The content cannot take the edit or section read (match count, missing or ambiguous section): 409. */
+export class EditConflictError extends InputError {
+  declare readonly code: 'EDIT_CONFLICT';
+  constructor(issues: readonly ValidationIssue[]) {
+    super('EDIT_CONFLICT', issues);
+  }
+}
+
+/** A precondition (`If-Match`, `If-None-Match` on a write, `If-Unmodified-Since`) does not hold. */
+export class PreconditionFailedError extends MdStoreError {
+  declare readonly code: 'PRECONDITION_FAILED';
+  /** The resource's current ETag, sent back with the 412. */
+  constructor(readonly currentEtag: string | undefined) {
+    super('PRECONDITION_FAILED', 'Precondition failed');
+  }
+}
+
+/** The project requires `If-Match` on writes to existing files and the request has none. */
+export class PreconditionRequiredError extends MdStoreError {
+  declare readonly code: 'PRECONDITION_REQUIRED';
+  constructor() {
+    super('PRECONDITION_REQUIRED', "Precondition required: send If-Match with the file's ETag");
+  }
+}
+
+export class RangeNotSatisfiableError extends MdStoreError {
+  declare readonly code: 'RANGE_NOT_SATISFIABLE';
+  constructor(readonly sizeBytes: number) {
+    super('RANGE_NOT_SATISFIABLE', 'Range not satisfiable');
+  }
+}
+
+export class RevisionNotFoundError extends MdStoreError {
+  declare readonly code: 'REVISION_NOT_FOUND';
+  constructor() {
+    super('REVISION_NOT_FOUND', 'Revision not found');
+  }
+}
+
+export class TrashItemNotFoundError extends MdStoreError {
+  declare readonly code: 'TRASH_ITEM_NOT_FOUND';
+  constructor() {
+    super('TRASH_ITEM_NOT_FOUND', 'Trash item not found');
+  }
+}
+
+export class DiffTooLargeError extends MdStoreError {
+  declare readonly code: 'DIFF_TOO_LARGE';
+  constructor() {
+    super('DIFF_TOO_LARGE', 'Diff too large');
+  }
+}
+
+export class StorageLimitReachedError extends MdStoreError {
+  declare readonly code: 'STORAGE_LIMIT_REACHED';
+  constructor() {
+    super('STORAGE_LIMIT_REACHED', 'Project storage limit reached');
   }
 }
 

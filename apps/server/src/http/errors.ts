@@ -22,6 +22,14 @@ export const STATUS_BY_CODE: Readonly<Partial<Record<ErrorCode, number>>> = {
   MALFORMED_INPUT: 400,
   INVALID_INPUT: 422,
   RATE_LIMITED: 429,
+  PRECONDITION_FAILED: 412,
+  PRECONDITION_REQUIRED: 428,
+  RANGE_NOT_SATISFIABLE: 416,
+  EDIT_CONFLICT: 409,
+  REVISION_NOT_FOUND: 404,
+  TRASH_ITEM_NOT_FOUND: 404,
+  DIFF_TOO_LARGE: 413,
+  STORAGE_LIMIT_REACHED: 413,
 };
 
 export type ErrorDetail = string | readonly ValidationIssue[];
