@@ -1,3 +1,4 @@
+export * from './conditional/index.js';
 export { randomIds, systemClock, webCryptoSecrets } from './defaults/web-runtime.js';
 export * from './errors.js';
 export { createMdStore, type MdStore, type MdStoreAdapters } from './mdstore.js';
