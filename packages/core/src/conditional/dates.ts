@@ -26,12 +26,12 @@ const FORMS: readonly {
 
 /**
  * RFC 9110 §5.6.7: a two-digit year that appears to be more than 50 years in the future is the most
- * recent past year with the same last two digits. Judged by the calendar year of `nowMs`.
+ * recent past year with the same last two digits. So: the latest year with those digits that is at most
+ * 50 years after the calendar year of `nowMs`.
  */
 function expandTwoDigitYear(twoDigits: number, nowMs: number): number {
-  const nowYear = new Date(nowMs).getUTCFullYear();
-  const year = nowYear - (nowYear % 100) + twoDigits;
-  return year > nowYear + 50 ? year - 100 : year;
+  const latest = new Date(nowMs).getUTCFullYear() + 50;
+  return latest - ((latest - twoDigits) % 100);
 }
 
 /**
@@ -46,7 +46,8 @@ function toEpochMs(year: number, month: string, fields: readonly number[]): numb
   // setUTCFullYear, unlike Date.UTC, takes the years 0-99 literally.
   const date = new Date(0);
   date.setUTCFullYear(year, monthIndex, day);
-  if (date.getUTCMonth() !== monthIndex || date.getUTCDate() !== day) return undefined;
+  // A day the month does not have rolls over into the next month, so the day of month changes.
+  if (date.getUTCDate() !== day) return undefined;
   return date.getTime() + ((hour * 60 + minute) * 60 + second) * 1000;
 }
 
@@ -61,7 +62,7 @@ export function parseHttpDate(value: string | undefined, nowMs: number = Date.no
   for (const { pattern, groups } of FORMS) {
     const match = pattern.exec(text);
     if (match === null) continue;
-    const [day, month, year, hour, minute, second] = groups.map((group) => match[group] ?? '');
+    const [day, month, year, hour, minute, second] = groups.map((group) => match[group]!);
     const fullYear = year!.length === 2 ? expandTwoDigitYear(Number(year), nowMs) : Number(year);
     // Number() reads the asctime day " 6" as 6.
     return toEpochMs(fullYear, month!, [day, hour, minute, second].map(Number));

@@ -33,7 +33,8 @@ function scanEntityTag(value: string, start: number): { tag: EntityTag; next: nu
   const open = weak ? start + 2 : start;
   if (value.charCodeAt(open) !== DQUOTE) return undefined;
   let index = open + 1;
-  while (index < value.length && isEtagc(value.charCodeAt(index))) index++;
+  // Past the end charCodeAt is NaN, which is no etagc and no DQUOTE.
+  while (isEtagc(value.charCodeAt(index))) index++;
   if (value.charCodeAt(index) !== DQUOTE) return undefined;
   return { tag: { weak, opaque: value.slice(open + 1, index) }, next: index + 1 };
 }

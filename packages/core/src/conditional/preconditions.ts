@@ -108,7 +108,8 @@ export function evaluatePreconditions(
   if (request.ifMatch.kind !== 'absent') {
     if (!ifMatchHolds(request.ifMatch, currentTag)) return 'failed';
   } else if (request.ifUnmodifiedSince !== undefined && lastModified !== undefined) {
-    if (lastModified > request.ifUnmodifiedSince) return 'failed';
+    const unmodifiedSince = lastModified <= request.ifUnmodifiedSince;
+    if (!unmodifiedSince) return 'failed';
   }
   // Step 3, else step 4.
   if (request.ifNoneMatch.kind !== 'absent') {
@@ -116,7 +117,8 @@ export function evaluatePreconditions(
     return method === 'read' ? 'not-modified' : 'failed';
   }
   if (method === 'read' && request.ifModifiedSince !== undefined && lastModified !== undefined) {
-    if (lastModified <= request.ifModifiedSince) return 'not-modified';
+    const modifiedSince = lastModified > request.ifModifiedSince;
+    if (!modifiedSince) return 'not-modified';
   }
   return 'proceed';
 }

@@ -16,6 +16,8 @@ export interface ByteRange {
 export type RangeRequest = 'none' | 'unsatisfiable' | ByteRange;
 
 const DIGITS = /^\d+$/;
+/** Range units compare case-insensitively (§14.1); no white space around `=`. */
+const BYTES_UNIT = /^bytes=/i;
 
 /**
  * One byte range-spec (RFC 9110 §14.1.2) of a representation of `size` bytes. Positions can be far
@@ -49,10 +51,9 @@ function byteRange(spec: string, size: number): RangeRequest {
 export function parseRange(value: string | undefined, size: number): RangeRequest {
   if (value === undefined) return 'none';
   const text = trimOws(value);
-  const equals = text.indexOf('=');
-  if (equals < 0 || text.slice(0, equals).toLowerCase() !== 'bytes') return 'none';
+  if (!BYTES_UNIT.test(text)) return 'none';
   const specs = text
-    .slice(equals + 1)
+    .slice('bytes='.length)
     .split(',')
     .map(trimOws)
     .filter((spec) => spec !== '');

@@ -39,12 +39,13 @@ function fail(): never {
   throw new SyntaxFailure();
 }
 
-const DIGIT = /^[0-9]$/;
-const KEY_START = /^[a-z*]$/;
-const KEY_CHAR = /^[a-z0-9_\-.*]$/;
-const TOKEN_START = /^[A-Za-z*]$/;
+// Character classes, each tested on one character (or '' at the end of the input).
+const DIGIT = /[0-9]/;
+const KEY_START = /[a-z*]/;
+const KEY_CHAR = /[a-z0-9_\-.*]/;
+const TOKEN_START = /[A-Za-z*]/;
 // tchar / ":" / "/"
-const TOKEN_CHAR = /^[!#$%&'*+\-.^_`|~0-9A-Za-z:/]$/;
+const TOKEN_CHAR = /[!#$%&'*+\-.^_`|~0-9A-Za-z:/]/;
 const BASE64 = /^[A-Za-z0-9+/=]*$/;
 const LOWER_HEX_PAIR = /^[0-9a-f]{2}$/;
 const NON_ASCII = /[^\x00-\x7f]/;
@@ -102,13 +103,14 @@ class Parser {
   innerList(): InnerList {
     this.take();
     const items: Item[] = [];
-    while (!this.done) {
-      this.skipSpaces();
-      if (this.eat(')')) return { kind: 'inner-list', items, parameters: this.parameters() };
+    this.skipSpaces();
+    while (!this.eat(')')) {
+      // At the end of the input item() fails: the list is unterminated.
       items.push(this.item());
       if (this.peek() !== ' ' && this.peek() !== ')') fail();
+      this.skipSpaces();
     }
-    return fail();
+    return { kind: 'inner-list', items, parameters: this.parameters() };
   }
 
   /** §4.2.3 */
@@ -155,17 +157,13 @@ class Parser {
     if (!DIGIT.test(this.peek())) fail();
     let digits = '';
     let decimal = false;
-    while (!this.done) {
-      const char = this.peek();
-      if (DIGIT.test(char)) {
-        digits += this.take();
-      } else if (!decimal && char === '.') {
+    // peek() gives '' at the end of the input, which is neither a digit nor a point.
+    for (let char = this.peek(); DIGIT.test(char) || (char === '.' && !decimal); char = this.peek()) {
+      if (char === '.') {
         if (digits.length > 12) fail();
-        digits += this.take();
         decimal = true;
-      } else {
-        break;
       }
+      digits += this.take();
       if (digits.length > (decimal ? 16 : 15)) fail();
     }
     const fraction = digits.length - digits.indexOf('.') - 1;
@@ -175,25 +173,22 @@ class Parser {
     return { type: decimal ? 'decimal' : 'integer', value };
   }
 
-  /** §4.2.5: printable ASCII; `\` escapes only `"` and `\`. */
+  /** §4.2.5: printable ASCII; a backslash escapes only DQUOTE and backslash. */
   string(): BareItem {
     this.take();
     let value = '';
-    while (!this.done) {
-      const char = this.take();
+    for (let char = this.take(); char !== '"'; char = this.take()) {
       if (char === '\\') {
         const escaped = this.take();
         if (escaped !== '"' && escaped !== '\\') fail();
         value += escaped;
-      } else if (char === '"') {
-        return { type: 'string', value };
-      } else if (char < ' ' || char > '~') {
-        fail();
       } else {
+        // take() gives '' at the end of the input, which is below ' ' too.
+        if (char < ' ' || char > '~') fail();
         value += char;
       }
     }
-    return fail();
+    return { type: 'string', value };
   }
 
   /** §4.2.6 */
@@ -245,16 +240,9 @@ class Parser {
     this.take();
     if (!this.eat('"')) fail();
     const bytes: number[] = [];
-    while (!this.done) {
-      const char = this.take();
+    for (let char = this.take(); char !== '"'; char = this.take()) {
+      // take() gives '' at the end of the input, which is below ' ' too.
       if (char < ' ' || char > '~') fail();
-      if (char === '"') {
-        try {
-          return { type: 'display-string', value: UTF8.decode(Uint8Array.from(bytes)) };
-        } catch {
-          return fail();
-        }
-      }
       if (char === '%') {
         const hex = this.take() + this.take();
         if (!LOWER_HEX_PAIR.test(hex)) fail();
@@ -263,11 +251,20 @@ class Parser {
         bytes.push(char.charCodeAt(0));
       }
     }
+    return { type: 'display-string', value: decodeUtf8(bytes) };
+  }
+}
+
+function decodeUtf8(bytes: readonly number[]): string {
+  try {
+    return UTF8.decode(Uint8Array.from(bytes));
+  } catch {
     return fail();
   }
 }
 
-const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+// UTF-8 is the default encoding; a byte order mark is content, not a signature.
+const UTF8 = new TextDecoder(undefined, { fatal: true, ignoreBOM: true });
 
 /** §4.2: the field must be ASCII; leading and trailing spaces are discarded. */
 function parseField<T>(value: string, parse: (parser: Parser) => T): T | undefined {

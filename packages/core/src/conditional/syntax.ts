@@ -5,8 +5,10 @@
 export function trimOws(value: string): string {
   let start = 0;
   let end = value.length;
-  while (start < end && isOws(value.charCodeAt(start))) start++;
-  while (end > start && isOws(value.charCodeAt(end - 1))) end--;
+  // charCodeAt outside the string is NaN, which is not OWS; an all-OWS value ends with end < start,
+  // and slice() of such a pair is empty.
+  while (isOws(value.charCodeAt(start))) start++;
+  while (isOws(value.charCodeAt(end - 1))) end--;
   return value.slice(start, end);
 }
 
