@@ -94,7 +94,7 @@ function ifNoneMatchHolds(field: SentList, current: CurrentTag, method: Precondi
  * - an empty list (`If-Match: ,`) is a list that no entity tag is in;
  * - with no current resource, `If-Match` fails, `If-None-Match` holds, and the dates are ignored
  *   (there is no modification date to compare);
- * - the RFC's exception for a write that "has already succeeded" is not applied: we cannot tell.
+ * - the RFC's exception for a write that "has already succeeded" is not applied: we cannot tell;
  * - `current.etag` that is not a valid entity tag matches no listed tag (`*` still matches).
  */
 export function evaluatePreconditions(

@@ -46,9 +46,9 @@ const KEY_CHAR = /[a-z0-9_\-.*]/;
 const TOKEN_START = /[A-Za-z*]/;
 // tchar / ":" / "/"
 const TOKEN_CHAR = /[!#$%&'*+\-.^_`|~0-9A-Za-z:/]/;
-const BASE64 = /^[A-Za-z0-9+/=]*$/;
-const LOWER_HEX_PAIR = /^[0-9a-f]{2}$/;
-const NON_ASCII = /[^\x00-\x7f]/;
+const BASE64_CHAR = /[A-Za-z0-9+/=]/;
+// Tested on the two characters after `%` (fewer at the end of the input).
+const LOWER_HEX_PAIR = /[0-9a-f]{2}/;
 
 class Parser {
   #pos = 0;
@@ -204,19 +204,13 @@ class Parser {
    */
   byteSequence(): BareItem {
     this.take();
-    const start = this.#pos;
-    const end = this.input.indexOf(':', start);
-    if (end < 0) fail();
-    const base64 = this.input.slice(start, end);
-    this.#pos = end + 1;
-    if (!BASE64.test(base64)) fail();
-    let binary = '';
-    try {
-      binary = atob(base64);
-    } catch {
-      fail();
+    let base64 = '';
+    // take() gives '' at the end of the input, which is no base64 character.
+    for (let char = this.take(); char !== ':'; char = this.take()) {
+      if (!BASE64_CHAR.test(char)) fail();
+      base64 += char;
     }
-    return { type: 'byte-sequence', value: Uint8Array.from(binary, (char) => char.charCodeAt(0)) };
+    return { type: 'byte-sequence', value: decodeBase64(base64) };
   }
 
   /** §4.2.8 */
@@ -255,6 +249,14 @@ class Parser {
   }
 }
 
+function decodeBase64(base64: string): Uint8Array {
+  try {
+    return Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
+  } catch {
+    return fail();
+  }
+}
+
 function decodeUtf8(bytes: readonly number[]): string {
   try {
     return UTF8.decode(Uint8Array.from(bytes));
@@ -266,9 +268,11 @@ function decodeUtf8(bytes: readonly number[]): string {
 // UTF-8 is the default encoding; a byte order mark is content, not a signature.
 const UTF8 = new TextDecoder(undefined, { fatal: true, ignoreBOM: true });
 
-/** §4.2: the field must be ASCII; leading and trailing spaces are discarded. */
+/**
+ * §4.2: leading and trailing spaces are discarded. The field must be ASCII: every character class
+ * above is, so a non-ASCII character fails wherever it stands.
+ */
 function parseField<T>(value: string, parse: (parser: Parser) => T): T | undefined {
-  if (NON_ASCII.test(value)) return undefined;
   const parser = new Parser(value);
   try {
     parser.skipSpaces();

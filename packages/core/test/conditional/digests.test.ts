@@ -54,6 +54,8 @@ describe('parseDigestField (Content-Digest / Repr-Digest, RFC 9530)', () => {
     ['base64 without the colons', `sha-256=${HELLO_B64}`],
     ['a string', `sha-256="${HELLO_B64}"`],
     ['a token', 'sha-256=abc'],
+    ['a string of 32 characters', `sha-256="${'a'.repeat(32)}"`],
+    ['a token of 32 characters', `sha-256=${'a'.repeat(32)}`],
     ['a boolean (bare key)', 'sha-256'],
     ['a boolean with parameters', 'sha-256;a=1'],
     ['an inner list', `sha-256=(:${HELLO_B64}:)`],

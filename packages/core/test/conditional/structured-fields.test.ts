@@ -148,6 +148,27 @@ describe('Structured Field parser: beyond the suite', () => {
     expect(parseItem('"a\\')).toBeUndefined();
   });
 
+  it('starts a display string only with %', () => {
+    for (const start of ['!', '&', '#', '$', '^', '~']) expect(parseItem(`${start}"a"`)).toBeUndefined();
+    expect(parseItem('%"a"')?.value).toEqual({ type: 'display-string', value: 'a' });
+  });
+
+  it('refuses non-ASCII input wherever it stands', () => {
+    for (const field of [
+      'é',
+      'a=é',
+      'a="é"',
+      'a=%"é"',
+      'a=:é:',
+      'a=1;é',
+      'aé=1',
+      'a=1,\u00a0b=2',
+      'a=(1\u00a02)',
+    ]) {
+      expect(parseDictionary(field)).toBeUndefined();
+    }
+  });
+
   it('tells integers from decimals', () => {
     expect(parseItem('12')?.value).toEqual({ type: 'integer', value: 12 });
     expect(parseItem('12.0')?.value).toEqual({ type: 'decimal', value: 12 });
@@ -166,17 +187,18 @@ describe('Structured Field parser: beyond the suite', () => {
     expect(parseDictionary('\ta=1')).toBeUndefined();
   });
 
-  it('never throws, whatever the input', () => {
+  it('never throws, and ignores spaces around the field (§4.2), whatever the input', () => {
     const alphabet = fc.constantFrom(...'abz*09-_.;=,:"()?@%\\ \t+/AZ\u0000\u007f\u00e9'.split(''));
+    const unit = fc.oneof(
+      alphabet,
+      fc.integer({ min: 0, max: 0x2ff }).map((code) => String.fromCharCode(code)),
+    );
     fc.assert(
-      fc.property(
-        fc.string({ unit: fc.oneof(alphabet, fc.string({ unit: 'binary', maxLength: 1 })) }),
-        (input) => {
-          parseDictionary(input);
-          parseList(input);
-          parseItem(input);
-        },
-      ),
+      fc.property(fc.string({ unit }), (input) => {
+        for (const parse of [parseDictionary, parseList, parseItem]) {
+          expect(parse(`  ${input}  `)).toEqual(parse(input));
+        }
+      }),
       { numRuns: 2000 },
     );
   });
