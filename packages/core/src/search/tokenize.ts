@@ -1,0 +1,76 @@
+import { SEARCH_LIMITS } from './limits.js';
+import { normalizeCodePoint, SEPARATOR } from './normalize.js';
+
+/** A word of a text, normalised, with where it came from. */
+export interface Token {
+  /** The normalised word, at most `SEARCH_LIMITS.maxTokenCodePoints` code points. */
+  readonly term: string;
+  /** Word index in the text: 0, 1, 2… */
+  readonly position: number;
+  /** Code-point offsets of the word in the original text, end exclusive (the whole word, never cut). */
+  readonly start: number;
+  readonly end: number;
+}
+
+export interface TokenizeOptions {
+  /** Stop after this many words. */
+  readonly maxTokens?: number;
+}
+
+/**
+ * The one tokenizer of indexing and querying: a word is a run of letters and digits (`\p{L}\p{N}`) of
+ * the normalised text (see `normalize.ts`); everything else separates words (punctuation, spaces,
+ * symbols, emoji, lone surrogates). A code point that normalises to nothing (a combining mark) joins
+ * the word it follows, so a highlight of `café` written with a combining accent covers the accent.
+ * One original code point may yield several words (`½` → `1`, `2`): they share its offsets.
+ */
+export function tokenize(text: string, options: TokenizeOptions = {}): Token[] {
+  const maxTokens = options.maxTokens ?? Number.POSITIVE_INFINITY;
+  const tokens: Token[] = [];
+  let term = '';
+  let termCodePoints = 0;
+  let start = -1;
+  let end = 0;
+  const flush = () => {
+    if (start >= 0) tokens.push({ term, position: tokens.length, start, end });
+    term = '';
+    termCodePoints = 0;
+    start = -1;
+  };
+  let offset = 0;
+  for (let index = 0; index < text.length && tokens.length < maxTokens; offset += 1) {
+    const codePoint = text.codePointAt(index)!;
+    index += codePoint > 0xffff ? 2 : 1;
+    const form = normalizeCodePoint(codePoint);
+    if (form === '' && start >= 0) end = offset + 1;
+    for (const character of form) {
+      if (character === SEPARATOR) {
+        flush();
+        if (tokens.length >= maxTokens) break;
+        continue;
+      }
+      if (start < 0) start = offset;
+      end = offset + 1;
+      if (termCodePoints < SEARCH_LIMITS.maxTokenCodePoints) {
+        term += character;
+        termCodePoints += 1;
+      }
+    }
+  }
+  if (tokens.length < maxTokens) flush();
+  return tokens;
+}
+
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+const encoder = new TextEncoder();
+
+/**
+ * How SQL full-text engines store and look up a normalised word: the lower-case hex of its UTF-8.
+ * Only `[0-9a-f]` reaches the engine, so no tokenizer, stemmer or query syntax can split or misread it,
+ * and a prefix of a word encodes to a prefix of its encoding (`word*` becomes a prefix query).
+ */
+export function ftsTerm(term: string): string {
+  let out = '';
+  for (const byte of encoder.encode(term)) out += HEX[byte];
+  return out;
+}

@@ -1,0 +1,28 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+
+/** The README.md files under node_modules: a real, multilingual-enough Markdown corpus. */
+export function readmeCorpus(): { file: string; text: string }[] {
+  const found: { file: string; text: string }[] = [];
+  const walk = (folder: string, depth: number) => {
+    if (depth > 6) return;
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const full = path.join(folder, entry.name);
+      if (entry.isDirectory()) walk(full, depth + 1);
+      else if (entry.isFile() && entry.name.toLowerCase() === 'readme.md') {
+        found.push({ file: path.relative(repoRoot, full), text: readFileSync(full, 'utf8') });
+      }
+    }
+  };
+  walk(path.join(repoRoot, 'node_modules'), 0);
+  return found;
+}
+
+/** The code points of a text between two code-point offsets. */
+export const sliceCodePoints = (text: string, start: number, end: number): string =>
+  Array.from(text).slice(start, end).join('');
+
+export const codePointLength = (text: string): number => Array.from(text).length;
