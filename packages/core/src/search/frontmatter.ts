@@ -21,7 +21,8 @@ export function parseFrontmatter(content: string): FrontmatterObject | null {
   if (block === undefined || utf8ByteLength(block) > SEARCH_LIMITS.frontmatterMaxBytes) return null;
   let doc: ReturnType<typeof parseDocument>;
   try {
-    doc = parseDocument(block, { version: '1.2', schema: 'core', uniqueKeys: true, prettyErrors: false });
+    // YAML breaks lines at CR too, the yaml package only at LF (and CRLF): the same text for both.
+    doc = parseDocument(block.replace(/\r\n?/g, '\n'), { version: '1.2', schema: 'core', uniqueKeys: true, prettyErrors: false });
   } catch {
     return null;
   }
