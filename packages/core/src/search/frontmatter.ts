@@ -22,7 +22,12 @@ export function parseFrontmatter(content: string): FrontmatterObject | null {
   let doc: ReturnType<typeof parseDocument>;
   try {
     // YAML breaks lines at CR too, the yaml package only at LF (and CRLF): the same text for both.
-    doc = parseDocument(block.replace(/\r\n?/g, '\n'), { version: '1.2', schema: 'core', uniqueKeys: true, prettyErrors: false });
+    doc = parseDocument(block.replace(/\r\n?/g, '\n'), {
+      version: '1.2',
+      schema: 'core',
+      uniqueKeys: true,
+      prettyErrors: false,
+    });
   } catch {
     return null;
   }

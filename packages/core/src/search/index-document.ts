@@ -19,7 +19,7 @@ export interface IndexedDocument {
    * The string values of metadata, then of front matter. Each value after the first starts one
    * position after the previous value's last word (a gap of `META_VALUE_GAP` unused position), so no
    * phrase spans two values. Stores without explicit positions (FTS5) write a filler word there that
-   * no query term can equal (e.g. `x`, never a hex `ftsTerm`).
+   * no query term can equal (e.g. `x`: an `ftsTerm` only has the letters `a`-`p`).
    */
   readonly meta: readonly IndexedToken[];
 }

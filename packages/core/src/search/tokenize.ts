@@ -61,16 +61,26 @@ export function tokenize(text: string, options: TokenizeOptions = {}): Token[] {
   return tokens;
 }
 
-const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+/** Each byte as two letters `a`-`p`, high nibble first (hexadecimal with the digits 0-f spelled a-p). */
+const LETTERS = Array.from(
+  { length: 256 },
+  (_, byte) => String.fromCharCode(97 + (byte >> 4)) + String.fromCharCode(97 + (byte & 15)),
+);
 const encoder = new TextEncoder();
 
 /**
- * How SQL full-text engines store and look up a normalised word: the lower-case hex of its UTF-8.
- * Only `[0-9a-f]` reaches the engine, so no tokenizer, stemmer or query syntax can split or misread it,
- * and a prefix of a word encodes to a prefix of its encoding (`word*` becomes a prefix query).
+ * How SQL full-text engines store and look up a normalised word: its UTF-8 bytes, each written as two
+ * letters `a`-`p` (`ab` → `gbgc`, `é` → `mdkj`). Only lower-case ASCII letters reach the engine, so it
+ * cannot split, fold or misread the word: unlike hexadecimal, which Postgres's text parser cuts apart
+ * (`6e2d` reads as the number `6e2` and the word `d`), a run of letters is always one word for it and
+ * for SQLite's tokenizers. A prefix of a word encodes to a prefix of its encoding (so `word*` becomes
+ * the engine's prefix query), distinct words encode differently, and the longest word (64 code points)
+ * takes at most 512 letters. Adapters still must not stem (Postgres: the `simple` configuration, or
+ * build `tsvector`s from these lexemes directly; FTS5: no `porter`). A filler that no query term can
+ * equal, for the gaps between `meta` values, is any word with a letter after `p` (e.g. `x`).
  */
 export function ftsTerm(term: string): string {
   let out = '';
-  for (const byte of encoder.encode(term)) out += HEX[byte];
+  for (const byte of encoder.encode(term)) out += LETTERS[byte];
   return out;
 }

@@ -16,7 +16,12 @@ const QUERY = ['query', 'cursor'];
 const BODY = ['body', 'cursor'];
 const PAYLOAD = { values: ['notes/a.md'], filename: 'notes/a.md', project: 'p1' };
 
-async function refusal(token: unknown, binding = BINDING, key: Uint8Array = KEY, loc = QUERY) {
+async function refusal(
+  token: unknown,
+  binding: Record<string, unknown> = BINDING,
+  key: Uint8Array = KEY,
+  loc = QUERY,
+) {
   try {
     await decodeCursor(token, binding, key, loc);
   } catch (error) {

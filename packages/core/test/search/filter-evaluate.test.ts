@@ -267,13 +267,12 @@ function reference(filter: any, target: FilterableFile): boolean {
     actual = path[0] === 'metadata' ? target.metadata : target.frontmatter;
     for (const key of path.slice(1)) {
       const isObject = actual !== null && typeof actual === 'object' && !Array.isArray(actual);
-      if (!isObject || !Object.hasOwn(actual, key)) {
+      if (!isObject || !Object.hasOwn(actual as object, key)) {
         present = false;
         break;
       }
       actual = (actual as Record<string, unknown>)[key];
     }
-    if (actual === null && path.length > 1 && !present) present = false;
   }
   if (op === 'exists') return present === value;
   if (!present) return op === 'ne';
