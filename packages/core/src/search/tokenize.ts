@@ -26,40 +26,80 @@ export interface TokenizeOptions {
  */
 export function tokenize(text: string, options: TokenizeOptions = {}): Token[] {
   const maxTokens = options.maxTokens ?? Number.POSITIVE_INFINITY;
+  const max = SEARCH_LIMITS.maxTokenCodePoints;
   const tokens: Token[] = [];
-  let term = '';
-  let termCodePoints = 0;
+  // The word being read. While it is `plain` (ASCII word characters only, from code unit `from`), its
+  // term is sliced from the text when it ends instead of being built character by character.
   let start = -1;
   let end = 0;
-  const flush = () => {
-    if (start >= 0) tokens.push({ term, position: tokens.length, start, end });
-    term = '';
-    termCodePoints = 0;
+  let plain = false;
+  let from = 0;
+  let term = '';
+  let termCodePoints = 0;
+  const flush = (until: number) => {
+    if (start < 0) return;
+    const word = plain ? text.slice(from, Math.min(until, from + max)).toLowerCase() : term;
+    tokens.push({ term: word, position: tokens.length, start, end });
     start = -1;
+  };
+  const append = (character: string) => {
+    if (termCodePoints < max) {
+      term += character;
+      termCodePoints += 1;
+    }
   };
   let offset = 0;
   for (let index = 0; index < text.length && tokens.length < maxTokens; offset += 1) {
+    const unit = text.charCodeAt(index);
+    if (unit < 128) {
+      if (ASCII_WORD[unit]) {
+        if (start < 0) {
+          start = offset;
+          plain = true;
+          from = index;
+        } else if (!plain) {
+          append(ASCII_FORM[unit]!);
+        }
+        end = offset + 1;
+      } else {
+        flush(index);
+      }
+      index += 1;
+      continue;
+    }
+    if (start >= 0 && plain) {
+      // Leaving the fast path: the term so far, then character by character.
+      term = text.slice(from, Math.min(index, from + max)).toLowerCase();
+      termCodePoints = term.length;
+      plain = false;
+    }
     const codePoint = text.codePointAt(index)!;
     index += codePoint > 0xffff ? 2 : 1;
     const form = normalizeCodePoint(codePoint);
     if (form === '' && start >= 0) end = offset + 1;
     for (const character of form) {
       if (character === SEPARATOR) {
-        flush();
+        flush(index);
         if (tokens.length >= maxTokens) break;
         continue;
       }
-      if (start < 0) start = offset;
-      end = offset + 1;
-      if (termCodePoints < SEARCH_LIMITS.maxTokenCodePoints) {
-        term += character;
-        termCodePoints += 1;
+      if (start < 0) {
+        start = offset;
+        plain = false;
+        term = '';
+        termCodePoints = 0;
       }
+      end = offset + 1;
+      append(character);
     }
   }
-  if (tokens.length < maxTokens) flush();
+  if (tokens.length < maxTokens) flush(text.length);
   return tokens;
 }
+
+/** The ASCII characters: their normalised form, and whether they are word characters (letters, digits). */
+const ASCII_FORM: readonly string[] = Array.from({ length: 128 }, (_, code) => normalizeCodePoint(code));
+const ASCII_WORD: readonly boolean[] = ASCII_FORM.map((form) => form !== SEPARATOR);
 
 /** Each byte as two letters `a`-`p`, high nibble first (hexadecimal with the digits 0-f spelled a-p). */
 const LETTERS = Array.from(

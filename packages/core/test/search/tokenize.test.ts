@@ -140,6 +140,23 @@ describe('tokenize: positions and offsets', () => {
     expect(tokenize('ß'.repeat(40))[0]!.term).toBe('s'.repeat(64));
   });
 
+  it('reads words mixing ASCII and other characters the same way, wherever they switch', () => {
+    expect(tokenize('ÉAB abÉCD AB\u0301CD')).toEqual([
+      { term: 'eab', position: 0, start: 0, end: 3 },
+      { term: 'abecd', position: 1, start: 4, end: 9 },
+      { term: 'abcd', position: 2, start: 10, end: 15 },
+    ]);
+    expect(tokenize(`Ab${'c'.repeat(70)}É`)).toEqual([
+      { term: `ab${'c'.repeat(62)}`, position: 0, start: 0, end: 73 },
+    ]);
+    expect(tokenize(`${'X'.repeat(63)}ß`)[0]!.term).toBe(`${'x'.repeat(63)}s`);
+    expect(tokenize(`${'X'.repeat(64)}é`)[0]!.term).toBe('x'.repeat(64));
+    expect(tokenize('a½B')).toEqual([
+      { term: 'a1', position: 0, start: 0, end: 2 },
+      { term: '2b', position: 1, start: 1, end: 3 },
+    ]);
+  });
+
   it('stops after maxTokens words', () => {
     expect(tokenize('a b c d', { maxTokens: 2 }).map((token) => token.term)).toEqual(['a', 'b']);
     expect(tokenize('a b', { maxTokens: 2 }).map((token) => token.term)).toEqual(['a', 'b']);
