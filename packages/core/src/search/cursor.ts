@@ -24,7 +24,9 @@ export async function encodeCursor(
   binding: CursorBinding,
   key: CursorKey,
 ): Promise<string> {
-  const body = encoder.encode(JSON.stringify(payload));
+  const json = JSON.stringify(payload) as string | undefined;
+  if (json === undefined) throw new TypeError('Cursor payload must be a JSON value');
+  const body = encoder.encode(json);
   const mac = new Uint8Array(
     await globalThis.crypto.subtle.sign('HMAC', await hmacKey(key), signed(binding, body)),
   );

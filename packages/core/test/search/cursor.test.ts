@@ -152,6 +152,7 @@ describe('cursors', () => {
     expect(await refusal(`${exact}A`)).toEqual(refused(QUERY));
     expect(await refusal('A'.repeat(1_000_000))).toEqual(refused(QUERY));
     await expect(encodeCursor('x'.repeat(1502), BINDING, KEY)).rejects.toThrow(RangeError);
+    await expect(encodeCursor(undefined, BINDING, KEY)).rejects.toThrow(TypeError);
   });
 
   it('never repeats the token in the message', async () => {
