@@ -60,10 +60,8 @@ export function termOccurrences(term: QueryTerm, field: FieldLookup): number[] {
   }
   starts = [...(field.positionsByTerm.get(first) ?? [])];
   return starts.filter((start) =>
-    term.words.every(
-      (word, index) =>
-        index === 0 ||
-        wordMatches(word, field.termByPosition.get(start + index), term.prefix && index === last),
+    term.words.every((word, index) =>
+      wordMatches(word, field.termByPosition.get(start + index), term.prefix && index === last),
     ),
   );
 }

@@ -8,8 +8,9 @@ import { caseFold } from 'unicode-case-folding';
  *
  * Every step works code point by code point once marks are gone (NFKD only reorders marks, folding is
  * context-free), so the text is normalised one original code point at a time: the tokenizer can then
- * say which original code points each word came from. Decomposing and stripping again after folding
- * makes the result stable (normalising a normalised text changes nothing).
+ * say which original code points each word came from. Folding a decomposed, mark-free character never
+ * yields a decomposable character or a mark, so the result is stable: normalising a normalised text
+ * changes nothing (a test checks every code point).
  */
 const MARKS = /\p{M}/gu;
 const WORD_CHARACTER = /^[\p{L}\p{N}]$/u;
@@ -18,8 +19,7 @@ const WORD_CHARACTER = /^[\p{L}\p{N}]$/u;
 export const SEPARATOR = ' ';
 
 function normalizeUncached(character: string): string {
-  const decomposed = character.normalize('NFKD').replace(MARKS, '');
-  const folded = caseFold(decomposed).normalize('NFKD').replace(MARKS, '');
+  const folded = caseFold(character.normalize('NFKD').replace(MARKS, ''));
   let out = '';
   for (const unit of folded) out += WORD_CHARACTER.test(unit) ? unit : SEPARATOR;
   return out;

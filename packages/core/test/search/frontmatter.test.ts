@@ -148,6 +148,8 @@ describe('parseFrontmatter: bounds', () => {
     expect(parseFrontmatter(sized(65_536))).not.toBeNull();
     expect(parseFrontmatter(sized(65_537))).toBeNull();
     expect(parseFrontmatter(`---\n${'a'.repeat(65_535)}\n---\n`)).toBeNull();
+    // The closing line found exactly 64 KiB of ASCII after the opening one.
+    expect(parseFrontmatter(block(`a: ${'x'.repeat(65_532)}\n`))).toEqual({ a: 'x'.repeat(65_532) });
   });
 
   it('looks no further than 64 KiB for the closing line', () => {

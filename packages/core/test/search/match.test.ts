@@ -57,6 +57,11 @@ describe('matchesQuery', () => {
     expect(matches('x -lazy-do*', doc({ content: 'x lazy cat dog' }))).toBe(true);
     expect(matches('cat OR lazy-do*', file)).toBe(true);
     expect(matches('cat OR lazy-da*', file)).toBe(false);
+    // Only the last word of a phrase is a prefix.
+    expect(matches('cat OR la-do*', file)).toBe(false);
+    expect(matches('cat OR the-la-do*', file)).toBe(false);
+    expect(matches('cat OR the-lazy-do*', file)).toBe(true);
+    expect(matches('cat OR lazy-do*', file)).toBe(true);
     // Inside quotes `*` is a separator: no prefix.
     expect(matches('"lazy d*"', file)).toBe(false);
   });
@@ -82,7 +87,7 @@ describe('matchesQuery', () => {
     const vocabulary = ['a', 'b', 'ab', 'abc', 'ba', 'c'];
     const text = fc.array(fc.constantFrom(...vocabulary), { maxLength: 6 }).map((words) => words.join(' '));
     const queryPart = fc.oneof(
-      fc.constantFrom(...vocabulary, 'ab*', 'ba*', 'OR', '-a', '-ab*', '-c'),
+      fc.constantFrom(...vocabulary, 'ab*', 'ba*', 'OR', '-a', '-ab*', '-c', 'a-ab*', '-ab-ba*', 'ab-b*'),
       fc
         .array(fc.constantFrom(...vocabulary), { minLength: 1, maxLength: 3 })
         .map((ws) => `"${ws.join(' ')}"`),

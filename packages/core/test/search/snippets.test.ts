@@ -48,6 +48,11 @@ describe('snippets', () => {
   it('merges highlights of words that share a code point', () => {
     const [snippet] = find('x a½b y', 'a1 OR 2b');
     expect(snippet!.highlights).toEqual([[2, 5]]);
+    // Words from neighbouring code points only touch: two highlights.
+    expect(find('a⑴', 'a OR 1')[0]!.highlights).toEqual([
+      [0, 1],
+      [1, 2],
+    ]);
   });
 
   it('gives nothing when the content has no match', () => {
@@ -116,6 +121,13 @@ describe('snippets', () => {
     const content = numbered(400, { 0: 'first' });
     const [snippet] = find(content, 'first');
     expect(snippet!.text.startsWith('first w1 w2')).toBe(true);
+    expect(codePointLength(snippet!.text)).toBeGreaterThan(230);
+  });
+
+  it('uses room left at the end of the content on the left', () => {
+    const content = numbered(400, { 399: 'last' });
+    const [snippet] = find(content, 'last');
+    expect(snippet!.text.endsWith('w397 w398 last')).toBe(true);
     expect(codePointLength(snippet!.text)).toBeGreaterThan(230);
   });
 
