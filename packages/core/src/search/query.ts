@@ -69,7 +69,6 @@ export function parseQuery(query: unknown): SearchQuery {
 
 /** Stops counting at the limit: a 100 000-character query is rejected without a full walk. */
 function exceedsCodePoints(text: string, max: number): boolean {
-  if (text.length <= max) return false;
   let count = 0;
   for (let index = 0; index < text.length; index += 1) {
     const unit = text.charCodeAt(index);

@@ -162,6 +162,9 @@ describe('tokenize: positions and offsets', () => {
     expect(tokenize('a b', { maxTokens: 2 }).map((token) => token.term)).toEqual(['a', 'b']);
     expect(tokenize('a½b', { maxTokens: 1 }).map((token) => token.term)).toEqual(['a1']);
     expect(tokenize('a b', { maxTokens: 0 })).toEqual([]);
+    // ⑴ is `(1)`: the limit stops inside one code point's form.
+    expect(tokenize('a⑴ b', { maxTokens: 1 }).map((token) => token.term)).toEqual(['a']);
+    expect(tokenize('a⑴ b', { maxTokens: 2 }).map((token) => token.term)).toEqual(['a', '1']);
   });
 
   it('tokenizes every README.md under node_modules, with offsets that point at each word', () => {

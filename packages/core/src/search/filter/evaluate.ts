@@ -66,7 +66,8 @@ function applyOp(op: Exclude<FilterOp, 'exists'>, actual: unknown, value: unknow
       if (Array.isArray(actual)) return actual.some((item) => jsonEqual(item, value));
       return typeof actual === 'string' && typeof value === 'string' && actual.includes(value);
     case 'prefix':
-      return typeof actual === 'string' && typeof value === 'string' && actual.startsWith(value);
+      // parseFilter only lets a string through as the value of `prefix`.
+      return typeof actual === 'string' && actual.startsWith(value as string);
     default: {
       const order = jsonCompare(actual, value);
       if (order === undefined) return false;
