@@ -224,7 +224,8 @@ describe('parseFrontmatter: hostile YAML', () => {
       const depth = Math.floor(65_000 / (open.length + close.length));
       const started = performance.now();
       expect(parseFrontmatter(block(`a: ${open.repeat(depth)}${close.repeat(depth)}\n`))).toBeNull();
-      expect(performance.now() - started).toBeLessThan(5000);
+      // About 0.7 s on an idle machine: the bound leaves room for a loaded one.
+      expect(performance.now() - started).toBeLessThan(10_000);
     }
     const indented = Array.from({ length: 2000 }, (_, i) => `${' '.repeat(i)}k:`).join('\n');
     expect(parseFrontmatter(block(`${indented} 1\n`))).toBeNull();
