@@ -7,6 +7,7 @@ export type * from './ports/blobs.js';
 export type * from './ports/rate-limiter.js';
 export type * from './ports/records.js';
 export type * from './ports/runtime.js';
+export * from './search/index.js';
 export type { ApiKeyView, CreatedAccount, IssuedApiKey } from './use-cases/accounts.js';
 export { DEFAULT_PROJECT_NAME } from './use-cases/accounts.js';
 export type { Principal, RateLimitStatus } from './use-cases/authentication.js';
