@@ -21,6 +21,7 @@ const project = (name: string, root: string, extra: { testTimeout?: number } = {
 
 export default [
   project('core', 'packages/core'),
+  project('sql', 'packages/sql'),
   project('memory', 'packages/memory'),
   project('sqlite', 'packages/sqlite'),
   project('postgres', 'packages/postgres'),

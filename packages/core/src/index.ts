@@ -1,7 +1,8 @@
 export * from './conditional/index.js';
-export { randomIds, systemClock, webCryptoSecrets } from './defaults/web-runtime.js';
+export { portableHashing, randomIds, systemClock, webCryptoSecrets } from './defaults/web-runtime.js';
 export * from './errors.js';
 export { createMdStore, type MdStore, type MdStoreAdapters } from './mdstore.js';
+export { contentTag, fileEtag } from './model/etags.js';
 export * from './model/records.js';
 export type * from './ports/blobs.js';
 export type * from './ports/rate-limiter.js';
@@ -13,8 +14,22 @@ export { DEFAULT_PROJECT_NAME } from './use-cases/accounts.js';
 export type { Principal, RateLimitStatus } from './use-cases/authentication.js';
 export { constantTimeEqual, RequestRateLimitedError } from './use-cases/authentication.js';
 export { DEFAULT_SETTINGS, type MdStoreEvents, type MdStoreSettings } from './use-cases/context.js';
-export type { Download, FileList, UploadFileInput } from './use-cases/files.js';
+export { type DeferredBody, deferredBody, isDeferredBody } from './use-cases/deferred-body.js';
+export type {
+  ByteRange,
+  DeleteFileInput,
+  Download,
+  DownloadInput,
+  ExpectedDigest,
+  FileList,
+  RequestConditions,
+  UpdateFileContentInput,
+  UpdateFileMetadataInput,
+  UploadFileInput,
+  UploadPart,
+} from './use-cases/files/index.js';
 export type { ReconcileReport } from './use-cases/maintenance.js';
+export type { ProjectRead } from './use-cases/projects.js';
 export type { FileView, ProjectView } from './use-cases/views.js';
 export { checkedContent } from './validation/content.js';
 export * from './validation/issues.js';

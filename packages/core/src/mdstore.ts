@@ -1,9 +1,9 @@
-import { randomIds, systemClock, webCryptoSecrets } from './defaults/web-runtime.js';
+import { portableHashing, randomIds, systemClock, webCryptoSecrets } from './defaults/web-runtime.js';
 import type { AccountRecord } from './model/records.js';
 import type { BlobStore } from './ports/blobs.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import type { RecordsRepository } from './ports/records.js';
-import type { ApiKeySecrets, Clock, IdSource, InstanceProbe } from './ports/runtime.js';
+import type { ApiKeySecrets, Clock, ContentHashing, IdSource, InstanceProbe } from './ports/runtime.js';
 import * as accounts from './use-cases/accounts.js';
 import * as auth from './use-cases/authentication.js';
 import {
@@ -12,7 +12,7 @@ import {
   type MdStoreEvents,
   type MdStoreSettings,
 } from './use-cases/context.js';
-import * as files from './use-cases/files.js';
+import * as files from './use-cases/files/index.js';
 import * as maintenance from './use-cases/maintenance.js';
 import * as projects from './use-cases/projects.js';
 import { validateSettings } from './validation/settings.js';
@@ -24,6 +24,8 @@ export interface MdStoreAdapters {
   readonly clock?: Clock;
   readonly ids?: IdSource;
   readonly secrets?: ApiKeySecrets;
+  /** SHA-256 of content as it streams; a Node host passes a `node:crypto` one (faster than the default). */
+  readonly hashing?: ContentHashing;
   /** Lets reconciliation know at once that a crashed process on this host is gone. */
   readonly probe?: InstanceProbe;
   readonly events?: MdStoreEvents;
@@ -46,6 +48,7 @@ export function createMdStore(adapters: MdStoreAdapters) {
     clock: adapters.clock ?? systemClock,
     ids: adapters.ids ?? randomIds,
     secrets: adapters.secrets ?? webCryptoSecrets,
+    hashing: adapters.hashing ?? portableHashing,
     probe: adapters.probe,
     events: adapters.events ?? { warn: () => {} },
     settings: validateSettings({ ...DEFAULT_SETTINGS, ...adapters.settings }),
@@ -74,6 +77,7 @@ export function createMdStore(adapters: MdStoreAdapters) {
       create: bind(ctx, projects.createProject),
       list: bind(ctx, projects.listProjects),
       get: bind(ctx, projects.getProject),
+      read: bind(ctx, projects.readProject),
       update: bind(ctx, projects.updateProject),
       delete: bind(ctx, projects.deleteProject),
     },
@@ -81,6 +85,7 @@ export function createMdStore(adapters: MdStoreAdapters) {
       upload: bind(ctx, files.uploadFile),
       list: bind(ctx, files.listFiles),
       download: bind(ctx, files.downloadFile),
+      read: bind(ctx, files.readFile),
       updateMetadata: bind(ctx, files.updateFileMetadata),
       updateContent: bind(ctx, files.updateFileContent),
       delete: bind(ctx, files.deleteFile),

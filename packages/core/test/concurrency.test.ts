@@ -1,3 +1,4 @@
+import { expectedAccounting } from '@mdstore/core/testing';
 import { describe, expect, it } from 'vitest';
 import {
   anAccount,
@@ -12,17 +13,45 @@ import {
 /** Contents of different lengths, so that a mix of two would show in the size as well as the bytes. */
 const versionText = (i: number) => `# version ${i}\n${'abcdefghij'.repeat(i + 1)}\n`;
 
-describe('concurrent writes', () => {
+/** Both storage forms: everything in the blob store, and small content inline in the records. */
+const FORMS = [
+  { form: 'blob', settings: { inlineMaxBytes: 0 } },
+  { form: 'inline', settings: { inlineMaxBytes: 64 * 1024 } },
+] as const;
+
+describe.each(FORMS)('concurrent writes ($form content)', ({ form, settings }) => {
   it('lets exactly one of 10 concurrent uploads of one filename win, storing its content', async () => {
-    let puts = 0;
+    let commits = 0;
     const { store, records, blobs } = createFixture({
+      settings,
       wrapBlobs: (inner) => ({
         ...inner,
         put: (o) => {
-          puts++;
+          commits++;
           return inner.put(o);
         },
       }),
+      // The repository is a class: a proxy keeps its methods and replaces only `withTransaction`.
+      wrapRecords: (inner) =>
+        new Proxy(inner, {
+          get: (target, name, receiver) =>
+            name !== 'withTransaction'
+              ? Reflect.get(target, name, receiver)
+              : (work: Parameters<typeof target.withTransaction>[0]) =>
+                  target.withTransaction((tx) =>
+                    work(
+                      new Proxy(tx, {
+                        get: (txTarget, method, txReceiver) =>
+                          method !== 'insertInlineContent'
+                            ? Reflect.get(txTarget, method, txReceiver)
+                            : (c: Parameters<typeof tx.insertInlineContent>[0]) => {
+                                commits++;
+                                return txTarget.insertInlineContent(c);
+                              },
+                      }),
+                    ),
+                  ),
+        }),
     });
     const alice = await anAccount(store, 'alice');
     const project = await store.projects.create({ principal: alice.principal, body: { name: 'race' } });
@@ -39,7 +68,7 @@ describe('concurrent writes', () => {
     );
     const settled = await Promise.allSettled(attempts);
     // Every upload got past the early duplicate check: the race was decided by the commit.
-    expect(puts).toBe(10);
+    expect(commits).toBe(10);
     const winners = settled.flatMap((result, i) => (result.status === 'fulfilled' ? [i] : []));
     expect(winners).toHaveLength(1);
     for (const result of settled) {
@@ -56,13 +85,15 @@ describe('concurrent writes', () => {
     expect(download.file.metadata).toEqual({ writer: winner });
     const after = await store.projects.get({ principal: alice.principal, projectId: project.id });
     expect(after).toMatchObject({ fileCount: 1, totalSizeBytes: Buffer.byteLength(versionText(winner)) });
-    // The losers' blobs were removed again, and no write is left half-done.
-    expect(await blobKeys(blobs, project.bucketName)).toHaveLength(1);
+    // The losers' content was removed again (or rolled back), and no write is left half-done.
+    expect(await blobKeys(blobs, project.bucketName)).toHaveLength(form === 'blob' ? 1 : 0);
+    const stored = await records.findFile({ projectId: project.id, filename: 'same.md' });
+    expect(stored?.inline).toBe(form === 'inline');
     expect(await records.listBlobIntents({ limit: 10 })).toEqual([]);
   });
 
   it('resolves concurrent content updates as last write wins, never a mix', async () => {
-    const { store, records, blobs } = createFixture();
+    const { store, records, blobs } = createFixture({ settings });
     const alice = await anAccount(store, 'alice');
     const projectId = alice.defaultProjectId;
     const input = { principal: alice.principal, projectId, filename: 'doc.md' };
@@ -98,11 +129,25 @@ describe('concurrent writes', () => {
     expect(final.file.sha256).toBe(views[last]!.sha256);
 
     const project = await store.projects.get({ principal: alice.principal, projectId });
-    expect(project).toMatchObject({ fileCount: 1, totalSizeBytes: final.file.sizeBytes });
-    expect(await blobKeys(blobs, project.bucketName)).toHaveLength(1);
+    // Every version is kept as history (11 revisions, under the default of 20), each stored once.
+    const accounting = await expectedAccounting(records, project);
+    expect(project).toMatchObject({
+      fileCount: 1,
+      totalSizeBytes: final.file.sizeBytes,
+      historySizeBytes: accounting.historySizeBytes,
+    });
+    expect(accounting.historySizeBytes).toBe(
+      Buffer.byteLength('original') +
+        views.reduce((sum, view) => sum + view.sizeBytes, 0) -
+        final.file.sizeBytes,
+    );
+    expect((await blobKeys(blobs, project.bucketName)).sort()).toEqual([...accounting.blobKeys].sort());
+    expect(accounting.blobKeys.size).toBe(form === 'blob' ? 11 : 0);
     expect(await records.listBlobIntents({ limit: 10 })).toEqual([]);
   });
+});
 
+describe('concurrent project writes', () => {
   it('never lets concurrent creates give one account two active projects of one name', async () => {
     const bucketsCreated: string[] = [];
     const { store, blobs } = createFixture({

@@ -53,10 +53,18 @@ async function expectUnchanged(
   expect(await records.listBlobIntents({ limit: 10 })).toEqual([]);
 }
 
+/** Small content stored in the blob store, for the tests of the blob path. */
+const BLOB_FORM = { inlineMaxBytes: 0 };
+const FORMS = [
+  { form: 'blob', settings: BLOB_FORM },
+  { form: 'inline', settings: { inlineMaxBytes: 64 * 1024 } },
+];
+
 describe('the write path when a store fails', () => {
   it('leaves no record, no counter change and no blob when the blob store refuses the content', async () => {
     let failPut = false;
     const fixture = createFixture({
+      settings: BLOB_FORM,
       wrapBlobs: (inner) => ({
         ...inner,
         // Writes the object, then fails: the worst case for "nothing stored".
@@ -88,54 +96,62 @@ describe('the write path when a store fails', () => {
     await expectUnchanged(fixture, alice, project, keysBefore);
   });
 
-  it('deletes the new blob when the records transaction fails after it was written', async () => {
-    let failCommit = false;
-    const fixture = createFixture({
-      wrapRecords: (inner) =>
-        withTransactionWrapper(inner, (tx) => {
-          const failing = failingMethod(tx, 'insertFile', unavailable, () => failCommit);
-          return failingMethod(failing, 'updateFile', unavailable, () => failCommit);
-        }),
-    });
-    const { alice, project, keysBefore } = await projectWithOneFile(fixture);
-    failCommit = true;
-    const upload = () =>
-      fixture.store.files.upload({
-        principal: alice.principal,
-        projectId: project.id,
-        filename: 'new.md',
-        content: textStream('# new'),
+  it.each(FORMS)(
+    'deletes the new content when the records transaction fails ($form)',
+    async ({ settings }) => {
+      let failCommit = false;
+      const fixture = createFixture({
+        settings,
+        wrapRecords: (inner) =>
+          withTransactionWrapper(inner, (tx) => {
+            const failing = failingMethod(tx, 'insertFile', unavailable, () => failCommit);
+            return failingMethod(failing, 'updateFile', unavailable, () => failCommit);
+          }),
       });
-    const update = () =>
-      fixture.store.files.updateContent({
-        principal: alice.principal,
-        projectId: project.id,
-        filename: 'keep.md',
-        content: textStream('# replaced'),
-      });
-    expect(await codeOf(upload)).toBe('STORE_UNAVAILABLE');
-    expect(await codeOf(update)).toBe('STORE_UNAVAILABLE');
-    await expectUnchanged(fixture, alice, project, keysBefore);
-  });
+      const { alice, project, keysBefore } = await projectWithOneFile(fixture);
+      failCommit = true;
+      const upload = () =>
+        fixture.store.files.upload({
+          principal: alice.principal,
+          projectId: project.id,
+          filename: 'new.md',
+          content: textStream('# new'),
+        });
+      const update = () =>
+        fixture.store.files.updateContent({
+          principal: alice.principal,
+          projectId: project.id,
+          filename: 'keep.md',
+          content: textStream('# replaced'),
+        });
+      expect(await codeOf(upload)).toBe('STORE_UNAVAILABLE');
+      expect(await codeOf(update)).toBe('STORE_UNAVAILABLE');
+      await expectUnchanged(fixture, alice, project, keysBefore);
+    },
+  );
 
-  it('discards the written blob when late metadata turns out invalid', async () => {
-    const fixture = createFixture();
-    const { alice, project, keysBefore } = await projectWithOneFile(fixture);
-    const upload = () =>
-      fixture.store.files.upload({
-        principal: alice.principal,
-        projectId: project.id,
-        filename: 'new.md',
-        content: textStream('# new'),
-        metadata: Promise.resolve('[not an object]'),
-      });
-    expect(await codeOf(upload)).toBe('MALFORMED_INPUT');
-    await expectUnchanged(fixture, alice, project, keysBefore);
-  });
+  it.each(FORMS)(
+    'discards the written content when late metadata turns out invalid ($form)',
+    async ({ settings }) => {
+      const fixture = createFixture({ settings });
+      const { alice, project, keysBefore } = await projectWithOneFile(fixture);
+      const upload = () =>
+        fixture.store.files.upload({
+          principal: alice.principal,
+          projectId: project.id,
+          filename: 'new.md',
+          content: textStream('# new'),
+          metadata: Promise.resolve('[not an object]'),
+        });
+      expect(await codeOf(upload)).toBe('MALFORMED_INPUT');
+      await expectUnchanged(fixture, alice, project, keysBefore);
+    },
+  );
 
   it('removes a file even when its blob cannot be deleted yet, and reconciliation removes the blob', async () => {
     let failDelete = true;
     const fixture = createFixture({
+      settings: BLOB_FORM,
       wrapBlobs: (inner) => ({
         ...inner,
         delete: async (o) => {
@@ -197,7 +213,7 @@ describe('recovery after a crash', () => {
         stalling = stallingPuts(inner);
         return stalling.blobs;
       },
-      settings: { instanceLeaseMs: 30_000 },
+      settings: { ...BLOB_FORM, instanceLeaseMs: 30_000 },
     });
     const { alice, project, keysBefore } = await projectWithOneFile(fixture);
     await fixture.store.maintenance.heartbeat();

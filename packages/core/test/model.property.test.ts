@@ -37,6 +37,10 @@ type Expected<T = undefined> = { code: 'OK'; value: T } | { code: ErrorCode };
 interface ModelFile {
   readonly filename: string;
   bytes: Uint8Array;
+  /** 1 at upload, +1 on every write. */
+  revision: number;
+  /** The kept revisions' content versions, newest first (at most `KEEP_REVISIONS`). */
+  kept: { version: number; size: number }[];
   /** Metadata as JSON text, so `__proto__` keys survive copies and comparisons. */
   metadata: string | null;
   readonly createdAt: number;
@@ -59,6 +63,32 @@ interface Model {
   /** Every project of both accounts, in creation order (commands pick them by index). */
   readonly projects: ModelProject[];
   now: number;
+  /** Content versions handed out so far (each content write makes a new one). */
+  versions: number;
+  /** Content up to this size is stored inline, larger content in the blob store. */
+  readonly inlineMaxBytes: number;
+}
+
+/** The default `keep_revisions` of every project of the model. */
+const KEEP_REVISIONS = 20;
+
+/** A write to a file: a new revision, with a new content version or (metadata) the current one. */
+function addRevision(model: Model, file: ModelFile, content: 'new' | 'same'): void {
+  const version = content === 'new' ? ++model.versions : file.kept[0]!.version;
+  file.revision++;
+  file.kept = [{ version, size: file.bytes.length }, ...file.kept].slice(0, KEEP_REVISIONS);
+}
+
+/** Bytes kept only by earlier revisions: distinct versions other than the current one. */
+function historyOf(file: ModelFile): number {
+  const seen = new Set([file.kept[0]!.version]);
+  let bytes = 0;
+  for (const { version, size } of file.kept) {
+    if (seen.has(version)) continue;
+    seen.add(version);
+    bytes += size;
+  }
+  return bytes;
 }
 
 interface Real {
@@ -69,6 +99,8 @@ interface Real {
   readonly clock: { value: number };
   /** The last `updatedAt` seen for each project, to prove it never goes backwards. */
   readonly lastSeen: Map<string, number>;
+  /** The ETag each project showing these fields (as JSON, id first) had: equal fields, equal tag. */
+  readonly etags: Map<string, string>;
 }
 
 /** How often each command ended in each outcome: printed with MDSTORE_PBT_STATS=1 to judge coverage. */
@@ -303,7 +335,7 @@ const later = (model: Model, ...previous: number[]) => Math.max(model.now, ...pr
 // The full-state check after each step
 // ---------------------------------------------------------------------------------------------------
 
-function expectedProjectView(project: ModelProject): Omit<ProjectView, 'bucketName'> {
+function expectedProjectView(project: ModelProject): Omit<ProjectView, 'bucketName' | 'etag'> {
   return {
     id: project.id,
     name: project.name,
@@ -314,18 +346,25 @@ function expectedProjectView(project: ModelProject): Omit<ProjectView, 'bucketNa
     totalSizeBytes: project.active
       ? [...project.files.values()].reduce((sum, f) => sum + f.bytes.length, 0)
       : 0,
+    historySizeBytes: project.active
+      ? [...project.files.values()].reduce((sum, f) => sum + historyOf(f), 0)
+      : 0,
+    trashSizeBytes: 0,
+    settings: { requireIfMatch: false, keepRevisions: KEEP_REVISIONS, trashRetentionDays: 0 },
     createdAt: project.createdAt,
     updatedAt: project.updatedAt,
   };
 }
 
-const withoutBucket = ({ bucketName: _bucket, ...rest }: ProjectView) => rest;
+const withoutBucket = ({ bucketName: _bucket, etag: _etag, ...rest }: ProjectView) => rest;
 
 function describeFile(view: FileView) {
   return {
     filename: view.filename,
     sizeBytes: view.sizeBytes,
     metadata: view.metadata === null ? null : JSON.stringify(view.metadata),
+    revision: view.revision,
+    sha256: view.sha256,
     createdAt: view.createdAt,
     updatedAt: view.updatedAt,
   };
@@ -336,6 +375,8 @@ function expectedFile(file: ModelFile) {
     filename: file.filename,
     sizeBytes: file.bytes.length,
     metadata: file.metadata,
+    revision: file.revision,
+    sha256: sha256(file.bytes),
     createdAt: file.createdAt,
     updatedAt: file.updatedAt,
   };
@@ -357,6 +398,13 @@ async function assertMatchesModel(model: Model, real: Real): Promise<void> {
       const previous = real.lastSeen.get(view.id);
       if (previous !== undefined) expect(view.updatedAt).toBeGreaterThanOrEqual(previous);
       real.lastSeen.set(view.id, view.updatedAt);
+      // The project ETag changes whenever a field changes, and only then.
+      const fields = JSON.stringify(withoutBucket(view));
+      const tag = real.etags.get(fields);
+      if (tag === undefined) {
+        expect([...real.etags.values()], 'a new state gets a new ETag').not.toContain(view.etag);
+        real.etags.set(fields, view.etag);
+      } else expect(view.etag).toBe(tag);
       expect(view.bucketName).toBe(`mdstore-${view.id}`);
       await assertProject(model, real, view, principal, other);
     }
@@ -407,10 +455,13 @@ async function assertProject(
     expect(download.file.sha256).toBe(sha256(file.bytes));
     expect(download.file.storagePath).toBe(`${real.blobs.scheme}://${view.bucketName}/${file.filename}`);
   }
+  // One blob per kept content version above the inline threshold, none orphaned.
   const stored: number[] = [];
   for await (const entry of real.blobs.list!({ bucket: view.bucketName })) stored.push(entry.sizeBytes);
-  expect(stored.length, 'one blob per file, no orphans').toBe(files.length);
-  expect(stored.reduce((sum, size) => sum + size, 0)).toBe(view.totalSizeBytes);
+  const versions = new Map<number, number>();
+  for (const file of files) for (const { version, size } of file.kept) versions.set(version, size);
+  const inBlobs = [...versions.values()].filter((size) => size > model.inlineMaxBytes);
+  expect(stored.sort(), 'one blob per kept version above the threshold, no orphans').toEqual(inBlobs.sort());
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -656,6 +707,8 @@ class UploadFile extends Step {
     const file: ModelFile = {
       filename,
       bytes: this.content.bytes,
+      revision: 1,
+      kept: [{ version: ++model.versions, size: this.content.bytes.length }],
       metadata: expected.metadata ?? null,
       createdAt: at,
       updatedAt: at,
@@ -764,6 +817,7 @@ class UpdateMetadata extends FileStep {
     const { file } = target.value;
     file.metadata = this.metadata === null ? null : JSON.stringify(this.metadata);
     file.updatedAt = later(model, file.updatedAt);
+    addRevision(model, file, 'same');
     expect(describeFile(outcome.value)).toEqual(expectedFile(file));
   }
   toString() {
@@ -792,6 +846,7 @@ class UpdateContent extends FileStep {
     const { project, file } = target.value;
     const at = later(model, file.updatedAt, project.updatedAt);
     file.bytes = this.content.bytes;
+    addRevision(model, file, 'new');
     file.updatedAt = at;
     project.updatedAt = at;
     expect(describeFile(outcome.value)).toEqual(expectedFile(file));
@@ -853,7 +908,7 @@ const COMMANDS: fc.Arbitrary<fc.AsyncCommand<Model, Real>>[] = [
   fc.tuple(actor, projectRef, fileRef).map(([who, ref, file]) => new DeleteFile(who, ref, file)),
 ];
 
-async function setUp(): Promise<{ model: Model; real: Real }> {
+async function setUp(inlineMaxBytes: number): Promise<{ model: Model; real: Real }> {
   const clock = { value: START };
   const records = createMemoryRecords();
   const blobs = createMemoryBlobStore();
@@ -862,9 +917,9 @@ async function setUp(): Promise<{ model: Model; real: Real }> {
     blobs,
     rateLimiter: createMemoryRateLimiter(),
     clock: { now: () => clock.value },
-    settings: { maxFileBytes: MAX_FILE_BYTES },
+    settings: { maxFileBytes: MAX_FILE_BYTES, inlineMaxBytes },
   });
-  const model: Model = { projects: [], now: START };
+  const model: Model = { projects: [], now: START, versions: 0, inlineMaxBytes };
   const principals: Principal[] = [];
   for (const who of [0, 1] as const) {
     const created = await store.accounts.create({ name: `account-${who}` });
@@ -888,6 +943,7 @@ async function setUp(): Promise<{ model: Model; real: Real }> {
     principals: [principals[0]!, principals[1]!],
     clock,
     lastSeen: new Map(),
+    etags: new Map(),
   };
   return { model, real };
 }
@@ -909,9 +965,11 @@ describe('the core against a model of the spec', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.commands(COMMANDS, { maxCommands: MAX_COMMANDS, size: 'max' }),
-        async (commands) => {
+        // Everything in blobs, a threshold inside the contents' sizes (files move between the forms), all inline.
+        fc.constantFrom(0, 3, 64 * 1024),
+        async (commands, inlineMaxBytes) => {
           sequences++;
-          const { model, real } = await setUp();
+          const { model, real } = await setUp(inlineMaxBytes);
           await assertMatchesModel(model, real);
           await fc.asyncModelRun(() => ({ model, real }), commands);
         },

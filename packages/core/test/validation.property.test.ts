@@ -168,7 +168,7 @@ describe('project names', () => {
     expect(outcome(() => parseUpdateProjectBody({ name: '  ' }))).toBe('INVALID_INPUT');
     expect(parseUpdateProjectBody({ description: null })).toEqual({ description: null });
     expect(parseUpdateProjectBody({ name: 'n' })).toEqual({ name: 'n' });
-    expect(parseCreateProjectBody({ name: 'n' })).toEqual({ name: 'n', description: null });
+    expect(parseCreateProjectBody({ name: 'n' })).toEqual({ name: 'n', description: null, settings: {} });
   });
 });
 

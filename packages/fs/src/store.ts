@@ -98,7 +98,7 @@ export function createFsBlobStore(options: FsBlobStoreOptions): BlobStore {
         return writeAtomically({ bucket, bucketDir, file, tempDir, content, maxBytes, signal });
       }),
 
-    get: ({ bucket, key, signal }) =>
+    get: ({ bucket, key, range, signal }) =>
       run(async () => {
         const file = resolveObjectPath(resolveBucketDir(root, bucket), key);
         signal?.throwIfAborted();
@@ -112,7 +112,11 @@ export function createFsBlobStore(options: FsBlobStoreOptions): BlobStore {
         try {
           const { size } = await handle.stat();
           signal?.throwIfAborted();
-          return { sizeBytes: size, content: readChunks(handle, size, signal) };
+          // A range is read in place with positioned reads: never more than the part asked for.
+          const span = range
+            ? { from: range.start, to: Math.min(range.end + 1, size) }
+            : { from: 0, to: size };
+          return { sizeBytes: size, content: readChunks(handle, span, signal) };
         } catch (error) {
           await handle.close();
           throw error;
@@ -351,8 +355,15 @@ async function renameIntoBucket(job: WriteJob, temp: string): Promise<void> {
   }
 }
 
-/** Reads the open file in chunks; the handle is closed when iteration ends, fails or is abandoned. */
-function readChunks(handle: FileHandle, sizeBytes: number, signal: AbortSignal | undefined): ByteStream {
+/**
+ * Reads bytes `from` (inclusive) to `to` (exclusive) of the open file in chunks; the handle is closed
+ * when iteration ends, fails or is abandoned.
+ */
+function readChunks(
+  handle: FileHandle,
+  span: { readonly from: number; readonly to: number },
+  signal: AbortSignal | undefined,
+): ByteStream {
   let closed = false;
   const close = async () => {
     if (closed) return;
@@ -361,10 +372,10 @@ function readChunks(handle: FileHandle, sizeBytes: number, signal: AbortSignal |
   };
   async function* chunks(): AsyncGenerator<Uint8Array> {
     try {
-      let position = 0;
-      while (position < sizeBytes) {
+      let position = span.from;
+      while (position < span.to) {
         signal?.throwIfAborted();
-        const length = Math.min(READ_CHUNK_BYTES, sizeBytes - position);
+        const length = Math.min(READ_CHUNK_BYTES, span.to - position);
         // A fresh buffer per read: the consumer may keep every chunk it was given.
         const buffer = Buffer.allocUnsafe(length);
         const { bytesRead } = await handle.read(buffer, 0, length, position);

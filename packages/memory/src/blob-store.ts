@@ -57,11 +57,12 @@ export function createMemoryBlobStore(options: MemoryBlobStoreOptions = {}): Blo
       return { sizeBytes: stored.bytes.length, sha256: stored.sha256 };
     },
 
-    async get({ bucket, key, signal }) {
+    async get({ bucket, key, range, signal }) {
       signal?.throwIfAborted();
       const stored = buckets.get(bucket)?.get(key);
       if (!stored) throw new BlobNotFoundError(bucket, key);
-      return { sizeBytes: stored.bytes.length, content: readChunks(stored.bytes, signal) };
+      const bytes = range ? stored.bytes.subarray(range.start, range.end + 1) : stored.bytes;
+      return { sizeBytes: stored.bytes.length, content: readChunks(bytes, signal) };
     },
 
     async stat({ bucket, key, signal }) {

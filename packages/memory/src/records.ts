@@ -12,6 +12,8 @@ import {
   type RecordsReader,
   type RecordsRepository,
   type RecordsTransaction,
+  type RevisionContent,
+  type RevisionRecord,
   type Tier,
 } from '@mdstore/core';
 import { Mutex } from './mutex.js';
@@ -30,7 +32,19 @@ interface Tables {
   readonly files: ReadonlyMap<string, FileRecord>;
   readonly intents: ReadonlyMap<string, BlobIntentRecord>;
   readonly instances: ReadonlyMap<string, InstanceRecord>;
+  /** Keyed by `revisionId(fileId, revision)`. */
+  readonly revisions: ReadonlyMap<string, RevisionRecord>;
+  /** Keyed by `contentId(projectId, contentKey)`; the bytes are never handed out without a copy. */
+  readonly inlineContents: ReadonlyMap<string, InlineContent>;
 }
+
+interface InlineContent {
+  readonly projectId: string;
+  readonly bytes: Uint8Array;
+}
+
+const revisionId = (fileId: string, revision: number) => `${fileId}#${revision}`;
+const contentId = (projectId: string, contentKey: string) => `${projectId}#${contentKey}`;
 type TableName = keyof Tables;
 type RowOf<N extends TableName> = Tables[N] extends ReadonlyMap<string, infer R> ? R : never;
 
@@ -41,6 +55,8 @@ const emptyTables = (): Tables => ({
   files: new Map(),
   intents: new Map(),
   instances: new Map(),
+  revisions: new Map(),
+  inlineContents: new Map(),
 });
 
 const CAPABILITIES: RecordsCapabilities = Object.freeze({ durable: false, sharedBetweenProcesses: false });
@@ -125,11 +141,50 @@ abstract class TablesReader implements RecordsReader {
   }
 
   async isBlobReferenced(q: { bucket: string; key: string | null }) {
-    const { projects, files } = this.tables();
+    const { projects } = this.tables();
     const owners = select(projects, (project) => project.bucketName === q.bucket);
     if (q.key === null) return owners.some((project) => project.status !== 'deleted');
     const ownerIds = new Set(owners.map((project) => project.id));
-    return find(files, (file) => ownerIds.has(file.projectId) && file.blobKey === q.key) !== undefined;
+    const { revisions } = this.tables();
+    return (
+      find(
+        revisions,
+        (revision) => ownerIds.has(revision.projectId) && !revision.inline && revision.contentKey === q.key,
+      ) !== undefined
+    );
+  }
+
+  async findRevision(q: { fileId: string; revision: number }) {
+    return copyOrNull(this.tables().revisions.get(revisionId(q.fileId, q.revision)));
+  }
+
+  async listRevisions(q: { fileId: string; limit: number; beforeRevision?: number }) {
+    const before = q.beforeRevision ?? Number.POSITIVE_INFINITY;
+    return this.revisionsOf(q.fileId)
+      .filter((revision) => revision.revision < before)
+      .slice(0, q.limit)
+      .map(copy);
+  }
+
+  async listRevisionContents(q: { fileId: string }): Promise<RevisionContent[]> {
+    return this.revisionsOf(q.fileId).map(({ revision, contentKey, inline, sizeBytes }) => ({
+      revision,
+      contentKey,
+      inline,
+      sizeBytes,
+    }));
+  }
+
+  /** Newest first. */
+  private revisionsOf(fileId: string): RevisionRecord[] {
+    return select(this.tables().revisions, (revision) => revision.fileId === fileId).sort(
+      (a, b) => b.revision - a.revision,
+    );
+  }
+
+  async readInlineContent(q: { projectId: string; contentKey: string }) {
+    const stored = this.tables().inlineContents.get(contentId(q.projectId, q.contentKey));
+    return stored ? stored.bytes.slice() : null;
   }
 
   async listBlobIntents(q: { limit: number; afterId?: string }) {
@@ -215,10 +270,10 @@ class MemoryTransaction extends TablesReader implements RecordsTransaction {
     return this.draft[name] as unknown as Map<string, RowOf<N>>;
   }
 
-  private insertNew<N extends TableName>(name: N, row: RowOf<N> & { id: string }): void {
+  private insertNew<N extends TableName>(name: N, row: RowOf<N>, id = (row as { id: string }).id): void {
     const table = this.writable(name);
-    if (table.has(row.id)) throw new Error(`A ${name} record with id ${row.id} already exists`);
-    table.set(row.id, frozen(row));
+    if (table.has(id)) throw new Error(`A ${name} record with id ${id} already exists`);
+    table.set(id, frozen(row as RowOf<N> & object));
   }
 
   async insertAccount(c: { account: AccountRecord }) {
@@ -257,8 +312,8 @@ class MemoryTransaction extends TablesReader implements RecordsTransaction {
   async updateProject(c: { project: ProjectRecord }) {
     const stored = this.tables().projects.get(c.project.id);
     if (!stored) return;
-    const { name, description, isDefault, status, fileCount, totalSizeBytes, updatedAt } = c.project;
-    const next = { ...stored, name, description, isDefault, status, fileCount, totalSizeBytes, updatedAt };
+    // Every field but the immutable ones, as the SQL adapters' shared column description does.
+    const next = { ...c.project, accountId: stored.accountId, createdAt: stored.createdAt };
     this.assertNameFree(next);
     this.writable('projects').set(next.id, frozen(next));
   }
@@ -277,8 +332,9 @@ class MemoryTransaction extends TablesReader implements RecordsTransaction {
   async updateFile(c: { file: FileRecord }) {
     const stored = this.tables().files.get(c.file.id);
     if (!stored) return;
-    const { sizeBytes, sha256, metadataJson, blobKey, revision, updatedAt } = c.file;
-    const next = { ...stored, sizeBytes, sha256, metadataJson, blobKey, revision, updatedAt };
+    const next = { ...c.file, projectId: stored.projectId, createdAt: stored.createdAt };
+    if (next.filename !== stored.filename && findFile(this.tables(), next.projectId, next.filename))
+      this.conflict('filename');
     this.writable('files').set(next.id, frozen(next));
   }
 
@@ -287,11 +343,41 @@ class MemoryTransaction extends TablesReader implements RecordsTransaction {
   }
 
   async deleteFilesOfProject(c: { projectId: string }) {
-    const doomed = select(this.tables().files, (file) => file.projectId === c.projectId);
+    const ofProject = (row: { projectId: string }) => row.projectId === c.projectId;
+    for (const name of ['revisions', 'inlineContents'] as const) {
+      const table = this.tables()[name] as ReadonlyMap<string, { projectId: string }>;
+      const keys = [...table.entries()].filter(([, row]) => ofProject(row)).map(([key]) => key);
+      if (keys.length > 0) {
+        const writable = this.writable(name);
+        for (const key of keys) writable.delete(key);
+      }
+    }
+    const doomed = select(this.tables().files, ofProject);
     if (doomed.length === 0) return 0;
     const files = this.writable('files');
     for (const file of doomed) files.delete(file.id);
     return doomed.length;
+  }
+
+  async insertRevision(c: { revision: RevisionRecord }) {
+    this.insertNew('revisions', c.revision, revisionId(c.revision.fileId, c.revision.revision));
+  }
+
+  async deleteRevisions(c: { fileId: string; revisions: readonly number[] }) {
+    const ids = c.revisions.map((revision) => revisionId(c.fileId, revision));
+    if (!ids.some((id) => this.tables().revisions.has(id))) return;
+    const revisions = this.writable('revisions');
+    for (const id of ids) revisions.delete(id);
+  }
+
+  async insertInlineContent(c: { projectId: string; contentKey: string; bytes: Uint8Array }) {
+    const content = { projectId: c.projectId, bytes: c.bytes.slice() };
+    this.insertNew('inlineContents', content, contentId(c.projectId, c.contentKey));
+  }
+
+  async deleteInlineContent(c: { projectId: string; contentKey: string }) {
+    const id = contentId(c.projectId, c.contentKey);
+    if (this.tables().inlineContents.has(id)) this.writable('inlineContents').delete(id);
   }
 
   async insertBlobIntent(c: { intent: BlobIntentRecord }) {

@@ -101,6 +101,53 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'revisions, inline content, project settings and storage counters',
+    // Every file gets a revision row for its current state, at its stored revision number; its content
+    // stays where it is (the blob store), only the column is renamed.
+    sql: `
+      ALTER TABLE projects
+        ADD COLUMN history_size_bytes BIGINT NOT NULL DEFAULT 0,
+        ADD COLUMN trash_size_bytes BIGINT NOT NULL DEFAULT 0,
+        ADD COLUMN require_if_match BOOLEAN NOT NULL DEFAULT FALSE,
+        ADD COLUMN keep_revisions INTEGER NOT NULL DEFAULT 20,
+        ADD COLUMN trash_retention_days INTEGER NOT NULL DEFAULT 0;
+
+      ALTER TABLE files RENAME COLUMN blob_key TO content_key;
+      DROP INDEX files_project_blob_key_idx;
+      ALTER TABLE files
+        ADD COLUMN inline BOOLEAN NOT NULL DEFAULT FALSE,
+        ADD COLUMN frontmatter_json TEXT;
+
+      CREATE TABLE file_revisions (
+        file_id TEXT COLLATE "C" NOT NULL,
+        revision INTEGER NOT NULL,
+        project_id TEXT COLLATE "C" NOT NULL,
+        size_bytes BIGINT NOT NULL,
+        sha256 TEXT NOT NULL,
+        metadata_json TEXT,
+        change TEXT NOT NULL,
+        content_key TEXT COLLATE "C" NOT NULL,
+        inline BOOLEAN NOT NULL,
+        created_at BIGINT NOT NULL,
+        PRIMARY KEY (file_id, revision)
+      );
+      CREATE INDEX file_revisions_content_idx ON file_revisions (project_id, content_key);
+      INSERT INTO file_revisions (file_id, revision, project_id, size_bytes, sha256, metadata_json, change,
+        content_key, inline, created_at)
+      SELECT id, revision, project_id, size_bytes, sha256, metadata_json,
+        CASE WHEN revision = 1 THEN 'created' ELSE 'content' END, content_key, FALSE, updated_at
+      FROM files;
+
+      CREATE TABLE inline_contents (
+        project_id TEXT COLLATE "C" NOT NULL,
+        content_key TEXT COLLATE "C" NOT NULL,
+        bytes BYTEA NOT NULL,
+        PRIMARY KEY (project_id, content_key)
+      );
+    `,
+  },
 ];
 
 /**

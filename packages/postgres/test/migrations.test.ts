@@ -1,3 +1,4 @@
+import { RECORD_TABLES } from '@mdstore/sql';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../src/index.js';
@@ -23,12 +24,27 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
       'accounts',
       'api_keys',
       'blob_intents',
+      'file_revisions',
       'files',
+      'inline_contents',
       'instances',
       'mdstore_migrations',
       'projects',
       'rate_limits',
     ]);
+  });
+
+  it('has exactly the columns of the shared column description in every record table', async () => {
+    const schema = await newSchema();
+    await open({ schema });
+    for (const table of RECORD_TABLES) {
+      const { rows } = await adminQuery<{ column_name: string }>(
+        'SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2',
+        [schema, table.name],
+      );
+      const columns = rows.map((row) => row.column_name).sort();
+      expect(columns, table.name).toEqual(table.columns.map((column) => column.name).sort());
+    }
   });
 
   it('opens an existing schema as a role that may not create schemas in the database', async () => {

@@ -1,4 +1,5 @@
 import type { RecordsRepository } from '@mdstore/core';
+import { aRevision } from '@mdstore/core/testing';
 import { describe, expect, it } from 'vitest';
 import { aFile, anAccount, aProject, useStores } from './support/fixtures.js';
 import { skipPostgres } from './support/pg-available.js';
@@ -124,7 +125,7 @@ describe.skipIf(skipPostgres)('postgres records', () => {
       ...file,
       sizeBytes: 99,
       revision: 2,
-      blobKey: 'k2',
+      contentKey: 'k2',
       metadataJson: '{}',
       updatedAt: 9,
     };
@@ -201,8 +202,11 @@ describe.skipIf(skipPostgres)('postgres records', () => {
   it('tells whether a bucket or a blob is still referenced', async () => {
     const { records } = await open();
     const { project } = await seedProject(records);
-    const file = aFile({ projectId: project.id, blobKey: 'blob-1' });
-    await records.withTransaction((tx) => tx.insertFile({ file }));
+    const file = aFile({ projectId: project.id, contentKey: 'blob-1' });
+    await records.withTransaction(async (tx) => {
+      await tx.insertFile({ file });
+      await tx.insertRevision({ revision: aRevision(file) });
+    });
     const referenced = (key: string | null, bucket = project.bucketName) =>
       records.isBlobReferenced({ bucket, key });
     await expect(referenced(null)).resolves.toBe(true);

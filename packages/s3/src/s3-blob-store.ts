@@ -88,10 +88,12 @@ export const createS3BlobStore = (options: S3BlobStoreOptions = {}): BlobStore =
       return stored;
     },
 
-    async get({ bucket, key, signal }) {
+    async get({ bucket, key, range, signal }) {
       const address = layout.object(bucket, key);
+      // A ranged GET: the store sends only the part asked for.
+      const command = range ? { ...address, Range: `bytes=${range.start}-${range.end}` } : address;
       const response = await request('GetObject', signal, (o) =>
-        client.send(new GetObjectCommand(address), o),
+        client.send(new GetObjectCommand(command), o),
       ).catch((error: unknown) => {
         if (hasS3Code(error, 'NoSuchKey', 'NoSuchBucket') || isNotFound(error)) {
           throw new BlobNotFoundError(bucket, key);
@@ -102,7 +104,7 @@ export const createS3BlobStore = (options: S3BlobStoreOptions = {}): BlobStore =
       if (!(body instanceof Readable)) {
         throw new StoreUnavailableError('S3 GetObject returned no readable body');
       }
-      return { sizeBytes: response.ContentLength ?? 0, content: readBody(body, signal) };
+      return { sizeBytes: wholeSize(response), content: readBody(body, signal) };
     },
 
     async stat({ bucket, key, signal }) {
@@ -157,6 +159,12 @@ const locationConstraintFor = (options: S3BlobStoreOptions): BucketLocationConst
 };
 
 /** Reads the body as chunks; leaving early (or the caller aborting) destroys the HTTP response. */
+/** The object's size: from `Content-Range` (`bytes a-b/size`) on a ranged answer, else its length. */
+function wholeSize(response: { ContentLength?: number; ContentRange?: string }): number {
+  const total = response.ContentRange?.split('/')[1];
+  return total !== undefined && /^\d+$/.test(total) ? Number(total) : (response.ContentLength ?? 0);
+}
+
 async function* readBody(body: Readable, signal: AbortSignal | undefined): AsyncGenerator<Uint8Array> {
   const destroy = () => body.destroy();
   signal?.addEventListener('abort', destroy, { once: true });

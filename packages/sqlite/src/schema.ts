@@ -91,11 +91,62 @@ CREATE TABLE rate_limits (
 ) STRICT, WITHOUT ROWID;
 `;
 
+/**
+ * Revisions, inline content and project settings (extensions §2 and §5, small documents). Every file
+ * gets a revision row for its current state, at its stored revision number; its content stays where it
+ * is (the blob store), only the column is renamed. Inline contents live in their own rowid table: rows of
+ * up to the inline threshold would make a WITHOUT ROWID table's b-tree pages thrash.
+ */
+const REVISIONS_AND_INLINE_CONTENT = `
+ALTER TABLE projects ADD COLUMN history_size_bytes INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE projects ADD COLUMN trash_size_bytes INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE projects ADD COLUMN require_if_match INTEGER NOT NULL DEFAULT 0 CHECK (require_if_match IN (0, 1));
+ALTER TABLE projects ADD COLUMN keep_revisions INTEGER NOT NULL DEFAULT 20;
+ALTER TABLE projects ADD COLUMN trash_retention_days INTEGER NOT NULL DEFAULT 0;
+
+ALTER TABLE files RENAME COLUMN blob_key TO content_key;
+DROP INDEX files_blob_key;
+ALTER TABLE files ADD COLUMN inline INTEGER NOT NULL DEFAULT 0 CHECK (inline IN (0, 1));
+ALTER TABLE files ADD COLUMN frontmatter_json TEXT;
+
+CREATE TABLE file_revisions (
+  file_id TEXT NOT NULL,
+  revision INTEGER NOT NULL,
+  project_id TEXT NOT NULL,
+  size_bytes INTEGER NOT NULL,
+  sha256 TEXT NOT NULL,
+  metadata_json TEXT,
+  change TEXT NOT NULL CHECK (change IN ('created', 'content', 'metadata', 'edit', 'restore', 'move', 'copy')),
+  content_key TEXT NOT NULL COLLATE BINARY,
+  inline INTEGER NOT NULL CHECK (inline IN (0, 1)),
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (file_id, revision)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX file_revisions_content ON file_revisions (project_id, content_key);
+INSERT INTO file_revisions (file_id, revision, project_id, size_bytes, sha256, metadata_json, change,
+  content_key, inline, created_at)
+SELECT id, revision, project_id, size_bytes, sha256, metadata_json,
+  CASE WHEN revision = 1 THEN 'created' ELSE 'content' END, content_key, 0, updated_at
+FROM files;
+
+CREATE TABLE inline_contents (
+  project_id TEXT NOT NULL,
+  content_key TEXT NOT NULL COLLATE BINARY,
+  bytes BLOB NOT NULL
+) STRICT;
+CREATE UNIQUE INDEX inline_contents_key ON inline_contents (project_id, content_key);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     description: 'accounts, API keys, projects, files, blob intents, instances, rate limits',
     sql: INITIAL_SCHEMA,
+  },
+  {
+    version: 2,
+    description: 'revisions, inline content, project settings and storage counters',
+    sql: REVISIONS_AND_INLINE_CONTENT,
   },
 ];
 

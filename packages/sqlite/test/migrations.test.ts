@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { RECORD_TABLES } from '@mdstore/sql';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrateSqlite, openSqliteStore, SQLITE_SCHEMA_VERSION } from '../src/index.js';
@@ -8,7 +9,17 @@ import { applyMigrations } from '../src/migrations.js';
 import { MIGRATIONS } from '../src/schema.js';
 import { tempDatabase } from './temp-db.js';
 
-const TABLES = ['accounts', 'api_keys', 'blob_intents', 'files', 'instances', 'projects', 'rate_limits'];
+const TABLES = [
+  'accounts',
+  'api_keys',
+  'blob_intents',
+  'file_revisions',
+  'files',
+  'inline_contents',
+  'instances',
+  'projects',
+  'rate_limits',
+];
 
 let database: Awaited<ReturnType<typeof tempDatabase>>;
 beforeEach(async () => {
@@ -36,6 +47,63 @@ const tableNames = () =>
   );
 
 describe('migrations', () => {
+  it('gives every record table exactly the columns of the shared column description', async () => {
+    const store = await openSqliteStore({ path: database.path });
+    await store.close();
+    withDb((db) => {
+      for (const table of RECORD_TABLES) {
+        const columns = db
+          .prepare<[string], { name: string }>('SELECT name FROM pragma_table_info(?)')
+          .all(table.name)
+          .map((row) => row.name)
+          .sort();
+        expect(columns, table.name).toEqual(table.columns.map((column) => column.name).sort());
+      }
+    });
+  });
+
+  it('version 2 gives every existing file its revision row at its stored revision, content where it was', async () => {
+    await withDbAsync((db) =>
+      applyMigrations(db, { busyTimeoutMs: 1_000, migrations: MIGRATIONS.slice(0, 1) }),
+    );
+    withDb((db) => {
+      db.exec(`INSERT INTO accounts VALUES ('a1', 'acme', 'standard', 1);
+        INSERT INTO projects VALUES ('p1', 'a1', 'docs', NULL, 'mdstore-p1', 0, 'active', 2, 30, 1, 9);
+        INSERT INTO files VALUES ('f1', 'p1', 'a.md', 10, '${'a'.repeat(64)}', '{"k":1}', 'f1/b1', 1, 2, 3);
+        INSERT INTO files VALUES ('f2', 'p1', 'b.md', 20, '${'b'.repeat(64)}', NULL, 'f2/b2', 7, 4, 8);`);
+    });
+    const store = await openSqliteStore({ path: database.path });
+    try {
+      const second = await store.records.findFile({ projectId: 'p1', filename: 'b.md' });
+      expect(second).toMatchObject({
+        contentKey: 'f2/b2',
+        inline: false,
+        revision: 7,
+        frontmatterJson: null,
+      });
+      expect(await store.records.listRevisionContents({ fileId: 'f2' })).toEqual([
+        { revision: 7, contentKey: 'f2/b2', inline: false, sizeBytes: 20 },
+      ]);
+      expect(await store.records.findRevision({ fileId: 'f1', revision: 1 })).toMatchObject({
+        change: 'created',
+        metadataJson: '{"k":1}',
+        sha256: 'a'.repeat(64),
+        createdAt: 3,
+      });
+      expect(await store.records.isBlobReferenced({ bucket: 'mdstore-p1', key: 'f1/b1' })).toBe(true);
+      expect(await store.records.findProjectById({ projectId: 'p1' })).toMatchObject({
+        fileCount: 2,
+        totalSizeBytes: 30,
+        historySizeBytes: 0,
+        keepRevisions: 20,
+        requireIfMatch: false,
+        trashRetentionDays: 0,
+      });
+    } finally {
+      await store.close();
+    }
+  });
+
   it('the latest version is the last migration', () => {
     expect(SQLITE_SCHEMA_VERSION).toBe(MIGRATIONS.length);
     expect(SQLITE_SCHEMA_VERSION).toBeGreaterThanOrEqual(1);

@@ -12,7 +12,7 @@ import type { ServerConfig } from '../config/index.js';
 import { createInstanceProbe } from '../instance-probe.js';
 import type { Logger } from '../logger.js';
 import { type AdapterModules, defaultAdapterModules, openBlobStore, openDatabase } from './adapters.js';
-import { nodeCryptoSecrets } from './secrets.js';
+import { nodeCryptoHashing, nodeCryptoSecrets } from './secrets.js';
 import { TOKENS } from './tokens.js';
 
 export interface Runtime {
@@ -77,8 +77,11 @@ function buildStore(c: DependencyContainer): MdStore {
     probe: c.resolve<InstanceProbe>(TOKENS.probe),
     events: c.resolve<MdStoreEvents>(TOKENS.events),
     secrets: nodeCryptoSecrets,
+    hashing: nodeCryptoHashing,
     settings: {
       maxFileBytes: config.maxFileBytes,
+      inlineMaxBytes: config.inlineMaxBytes,
+      maxProjectBytes: config.maxProjectBytes,
       rateLimits: config.rateLimits,
       bucketPrefix: config.bucketPrefix,
     },

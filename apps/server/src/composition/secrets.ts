@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { ApiKeySecrets } from '@mdstore/core';
+import type { ApiKeySecrets, ContentHashing } from '@mdstore/core';
 
 /**
  * The core's `webCryptoSecrets` on `node:crypto`: the same key format (`mds_` + 43 base64url characters,
@@ -10,4 +10,17 @@ import type { ApiKeySecrets } from '@mdstore/core';
 export const nodeCryptoSecrets: ApiKeySecrets = {
   generate: () => `mds_${randomBytes(32).toString('base64url')}`,
   hash: async (secret) => createHash('sha256').update(secret, 'utf8').digest('hex'),
+};
+
+/** Content hashing on `node:crypto` (native, several times faster than the core's portable default). */
+export const nodeCryptoHashing: ContentHashing = {
+  sha256() {
+    const hash = createHash('sha256');
+    return {
+      update: (bytes) => {
+        hash.update(bytes);
+      },
+      digestHex: () => hash.digest('hex'),
+    };
+  },
 };

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { SettingsSchema } from '@mdstore/core';
+import { DEFAULT_SETTINGS, SettingsSchema } from '@mdstore/core';
 import * as v from 'valibot';
 import { LOG_LEVELS } from '../logger.js';
 import { ConfigError } from './errors.js';
@@ -94,6 +94,11 @@ const EnvironmentSchema = v.object({
   MDSTORE_RATE_LIMIT_STANDARD: v.optional(PositiveSchema, '1000'),
   MDSTORE_RATE_LIMIT_PREMIUM: v.optional(PositiveSchema, '10000'),
   MDSTORE_MAX_FILE_BYTES: v.optional(PositiveSchema, '10485760'),
+  MDSTORE_INLINE_MAX_BYTES: v.optional(
+    wholeNumber(0, 16 * 1024 * 1024, 'a whole number of bytes from 0 (off) to 16777216'),
+    String(DEFAULT_SETTINGS.inlineMaxBytes),
+  ),
+  MDSTORE_MAX_PROJECT_BYTES: v.optional(PositiveSchema, String(DEFAULT_SETTINGS.maxProjectBytes)),
   MDSTORE_TLS_CERT: v.optional(nonBlank('a PEM file path')),
   MDSTORE_TLS_KEY: v.optional(nonBlank('a PEM file path')),
   MDSTORE_HTTP_REDIRECT_PORT: v.optional(PortSchema),
@@ -134,6 +139,8 @@ export function loadConfig(env: Environment, options: { cwd?: string } = {}): Se
     bucketPrefix: vars.MDSTORE_BUCKET_PREFIX,
     rateLimits: { standard: vars.MDSTORE_RATE_LIMIT_STANDARD, premium: vars.MDSTORE_RATE_LIMIT_PREMIUM },
     maxFileBytes: vars.MDSTORE_MAX_FILE_BYTES,
+    inlineMaxBytes: vars.MDSTORE_INLINE_MAX_BYTES,
+    maxProjectBytes: vars.MDSTORE_MAX_PROJECT_BYTES,
     tls,
     httpRedirectPort: vars.MDSTORE_HTTP_REDIRECT_PORT ?? null,
     trustProxy,

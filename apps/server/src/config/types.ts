@@ -28,6 +28,10 @@ export interface ServerConfig {
   readonly bucketPrefix: string;
   readonly rateLimits: { readonly standard: number; readonly premium: number };
   readonly maxFileBytes: number;
+  /** Content up to this size is stored inline in the records store; 0 turns inlining off. */
+  readonly inlineMaxBytes: number;
+  /** Cap of a project's current, history and trash bytes together. */
+  readonly maxProjectBytes: number;
   /** PEM file paths; the files are read at start-up by `readTlsFiles`. */
   readonly tls: { readonly certPath: string; readonly keyPath: string } | null;
   readonly httpRedirectPort: number | null;

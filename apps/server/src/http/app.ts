@@ -4,10 +4,10 @@ import { authenticateRequests } from './auth.js';
 import { DEFAULT_DRAIN_LIMITS, type DrainLimits, sendAfterDrainingRequest } from './body.js';
 import { HttpError, httpError, toErrorResponse } from './errors.js';
 import { DEFAULT_MULTIPART_LIMITS, type MultipartLimits } from './multipart.js';
-import { type HttpLogger, type RouteHandlers, routeTable } from './routes.js';
+import { type HttpLogger, type RouteHandlers, routeTable } from './routes/index.js';
 import { httpsRedirectLocation } from './transport.js';
 
-export type { HttpLogger } from './routes.js';
+export type { HttpLogger } from './routes/index.js';
 
 export interface HttpAppOptions {
   readonly store: MdStore;

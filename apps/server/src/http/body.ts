@@ -19,14 +19,11 @@ const bodyTooLarge = (maxBytes: number) =>
   new HttpError(413, `Request body too large: the maximum is ${maxBytes} bytes`);
 
 /**
- * Reads an `application/json` body of at most `maxBytes`, counting the bytes as they arrive (the
- * `Content-Length` header only lets an oversize body be refused sooner). The request is never
- * destroyed here, so an error answer can still reach the client.
+ * Reads a JSON body of at most `maxBytes`, counting the bytes as they arrive (its media type and a
+ * declared length were judged before: see `jsonRequestBody`). The request is never destroyed here, so
+ * an error answer can still reach the client.
  */
 export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  requireMediaType(req, 'application/json');
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) throw bodyTooLarge(maxBytes);
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
@@ -46,6 +43,24 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
     throw jsonInvalid();
   }
 }
+
+const continued = new WeakSet<IncomingMessage>();
+
+const expectsContinue = (req: IncomingMessage): boolean =>
+  req.headers.expect?.trim().toLowerCase() === '100-continue';
+
+/**
+ * Tells a client waiting on `Expect: 100-continue` to send its body, once per request. The server
+ * never sends `100 Continue` on its own (see `server.ts`): only when a body is about to be read.
+ */
+export function sendContinue(req: IncomingMessage, res: ServerResponse): void {
+  if (!expectsContinue(req) || continued.has(req) || res.headersSent) return;
+  continued.add(req);
+  res.writeContinue();
+}
+
+/** The client is holding its body back, waiting for a `100 Continue` that was never sent. */
+const bodyWithheld = (req: IncomingMessage): boolean => expectsContinue(req) && !continued.has(req);
 
 export interface DrainLimits {
   /** Bytes of an unread request body read and discarded before giving up on it. */
@@ -67,6 +82,13 @@ export function sendAfterDrainingRequest(
   limits: DrainLimits = DEFAULT_DRAIN_LIMITS,
 ): void {
   if (req.complete || req.readableEnded || req.destroyed) {
+    send();
+    return;
+  }
+  // The body will not come (no 100 Continue was sent): answer now, and end the connection after it,
+  // since a client may still send the body after a timeout (RFC 9110 §10.1.1).
+  if (bodyWithheld(req)) {
+    if (!res.headersSent) res.setHeader('Connection', 'close');
     send();
     return;
   }

@@ -1,10 +1,14 @@
 import { STATUS_CODES } from 'node:http';
 import {
   type ErrorCode,
-  InputError,
+  type InputError,
   isMdStoreError,
-  RateLimitedError,
+  type MdStoreError,
+  type PreconditionFailedError,
+  type RangeNotSatisfiableError,
+  type RateLimitedError,
   RequestRateLimitedError,
+  unsatisfiedRangeHeader,
   type ValidationIssue,
 } from '@mdstore/core';
 
@@ -86,13 +90,27 @@ export function toErrorResponse(error: unknown): ErrorResponse {
   return { status: 500, detail: INTERNAL_ERROR_DETAIL, headers: {} };
 }
 
-function coreErrorResponse(error: Error, status: number): ErrorResponse {
-  if (error instanceof InputError) return { status, detail: error.issues, headers: {} };
-  if (error instanceof RateLimitedError) {
-    return { status, detail: error.message, headers: { 'Retry-After': String(error.retryAfterSeconds) } };
+/** Headers an error of the core brings with its answer, by code. */
+function coreErrorHeaders(error: MdStoreError): Record<string, string> {
+  switch (error.code) {
+    case 'UNAUTHENTICATED':
+      return { 'WWW-Authenticate': 'Bearer' };
+    case 'RATE_LIMITED':
+      return { 'Retry-After': String((error as RateLimitedError).retryAfterSeconds) };
+    case 'PRECONDITION_FAILED': {
+      const etag = (error as PreconditionFailedError).currentEtag;
+      return etag === undefined ? {} : { ETag: etag };
+    }
+    case 'RANGE_NOT_SATISFIABLE':
+      return { 'Content-Range': unsatisfiedRangeHeader((error as RangeNotSatisfiableError).sizeBytes) };
+    default:
+      return {};
   }
-  if (status === 401) return { status, detail: error.message, headers: { 'WWW-Authenticate': 'Bearer' } };
-  return { status, detail: error.message, headers: {} };
+}
+
+function coreErrorResponse(error: MdStoreError, status: number): ErrorResponse {
+  const issues = (error as Partial<InputError>).issues;
+  return { status, detail: issues ?? error.message, headers: coreErrorHeaders(error) };
 }
 
 export const isRequestRateLimited = (error: unknown): error is RequestRateLimitedError =>

@@ -1,17 +1,19 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
-import { type ByteStream, issueAt, MalformedInputError, type ValidationIssue } from '@mdstore/core';
+import {
+  type ByteStream,
+  issueAt,
+  MalformedInputError,
+  type UploadPart,
+  type ValidationIssue,
+} from '@mdstore/core';
 import busboy from 'busboy';
 import { mediaTypeOf } from './body.js';
 
-/** The one `file` part of an upload, handed to the core as soon as its header has been read. */
-export interface UploadPart {
-  readonly filename: string;
-  /** The part's bytes; ends only once the whole form has been read and found well-formed. */
-  readonly content: ByteStream;
-  /** The `metadata` field: a string when it came before the file, else a promise settled at the form's end. */
-  readonly metadata: string | undefined | Promise<string | undefined>;
-}
+/** The form fields the upload reads besides the file; any other field is ignored. */
+const FIELDS = ['metadata', 'sha256'] as const;
+type FieldName = (typeof FIELDS)[number];
+const isField = (name: string): name is FieldName => (FIELDS as readonly string[]).includes(name);
 
 export interface MultipartLimits {
   /** Largest `metadata` field (and largest value of any other field), in bytes. */
@@ -37,29 +39,33 @@ const TOO_MANY_PARTS = () => malformed(issue(['body'], 'Value error, the form ha
 const FILE_MISSING = () => malformed(issueAt(['body', 'file'], 'fileMissing'));
 const FILE_REPEATED = () => malformed(issueAt(['body', 'file'], 'fileRepeated'));
 const FILE_WITHOUT_NAME = () => malformed(issueAt(['body', 'file'], 'filenameLength'));
-const METADATA_REPEATED = () =>
-  malformed(issue(['body', 'metadata'], 'Value error, at most one metadata field is allowed'));
-const METADATA_TOO_LARGE = () => malformed(issueAt(['body', 'metadata'], 'metadataTooLarge'));
+const FIELD_REPEATED = (name: FieldName) =>
+  malformed(issue(['body', name], `Value error, at most one ${name} field is allowed`));
+const FIELD_TOO_LARGE = (name: FieldName) =>
+  name === 'metadata'
+    ? malformed(issueAt(['body', 'metadata'], 'metadataTooLarge'))
+    : malformed(issue(['body', name], 'Value error, the field is too large'));
 
 const noop = () => {};
 
 /**
- * Reads a `multipart/form-data` upload with busboy and calls `upload` with the `file` part as soon as
- * its header arrives, so the core judges the filename before any content is read and streams the
- * content without buffering it. Resolves or rejects with the outcome of `upload`, or rejects with a
- * `MalformedInputError` (400) when the form itself is wrong: not multipart, malformed, no `file` part,
- * a second `file` part, a truncated `metadata` field. A non-multipart body is a 400 rather than a 415,
- * as the interface lists 400 for an invalid file format and keeps 415 for a wrong file extension.
+ * Reads a `multipart/form-data` upload with busboy and resolves with the `file` part as soon as its
+ * header arrives, so the core judges the filename before any content is read and streams the content
+ * without buffering it. Rejects with a `MalformedInputError` (400) when the form is wrong before that
+ * part (not multipart, malformed, no `file` part); later problems (a second `file` part, a truncated
+ * field, a malformed end) surface through the part's content and its late fields. A non-multipart body
+ * is a 400 rather than a 415, as the interface lists 400 for an invalid file format and keeps 415 for a
+ * wrong file extension.
  *
  * Busboy's own limits would fail silently (`fileSize` truncates, `files` drops parts, `fieldSize`
  * truncates), so the file size is left to the core and the other limits are turned into errors here.
  * The caller owns `req`: on rejection it must still drain or close the request.
  */
-export function receiveUpload<T>(
+export function receiveUpload(
   req: IncomingMessage,
-  options: { limits: MultipartLimits; signal: AbortSignal; upload: (part: UploadPart) => Promise<T> },
-): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
+  options: { limits: MultipartLimits; signal: AbortSignal },
+): Promise<UploadPart> {
+  return new Promise<UploadPart>((resolve, reject) => {
     if (mediaTypeOf(req.headers['content-type']) !== 'multipart/form-data') {
       reject(FILE_MISSING());
       return;
@@ -86,8 +92,8 @@ export function receiveUpload<T>(
   });
 }
 
-class UploadForm<T> {
-  private metadata: string | undefined;
+class UploadForm {
+  private readonly fields = new Map<FieldName, string>();
   private fileSeen = false;
   private ended = false;
   private failure: Error | undefined;
@@ -97,12 +103,8 @@ class UploadForm<T> {
 
   constructor(
     private readonly parser: busboy.Busboy,
-    private readonly options: {
-      limits: MultipartLimits;
-      signal: AbortSignal;
-      upload: (part: UploadPart) => Promise<T>;
-    },
-    private readonly resolve: (value: T) => void,
+    private readonly options: { limits: MultipartLimits; signal: AbortSignal },
+    private readonly resolve: (part: UploadPart) => void,
     private readonly reject: (error: unknown) => void,
   ) {
     this.formEnd = new Promise<void>((resolveEnd, rejectEnd) => {
@@ -130,10 +132,10 @@ class UploadForm<T> {
 
   private onField(name: string, value: string, truncated: boolean): void {
     if (name === 'file') this.fail(FILE_WITHOUT_NAME());
-    else if (name !== 'metadata') return;
-    else if (truncated) this.fail(METADATA_TOO_LARGE());
-    else if (this.metadata !== undefined) this.fail(METADATA_REPEATED());
-    else this.metadata = value;
+    else if (!isField(name)) return;
+    else if (truncated) this.fail(FIELD_TOO_LARGE(name));
+    else if (this.fields.has(name)) this.fail(FIELD_REPEATED(name));
+    else this.fields.set(name, value);
   }
 
   private onFile(name: string, stream: Readable, filename: string | undefined): void {
@@ -142,8 +144,8 @@ class UploadForm<T> {
       stream.resume();
       return;
     }
-    if (name === 'metadata') {
-      this.readMetadataPart(stream);
+    if (isField(name)) {
+      this.readFieldPart(name, stream);
       return;
     }
     if (name !== 'file') {
@@ -156,19 +158,25 @@ class UploadForm<T> {
       return;
     }
     this.fileSeen = true;
-    const metadata = this.metadata !== undefined ? this.metadata : this.metadataAtFormEnd();
-    const part = { filename: filename ?? '', content: this.contentThenFormEnd(stream), metadata };
-    this.options.upload(part).then(this.resolve, this.reject);
+    this.resolve({
+      filename: filename ?? '',
+      content: this.contentThenFormEnd(stream),
+      metadata: this.fieldNowOrAtFormEnd('metadata'),
+      sha256: this.fieldNowOrAtFormEnd('sha256'),
+    });
   }
 
-  private metadataAtFormEnd(): Promise<string | undefined> {
-    const metadata = this.formEnd.then(() => this.metadata);
-    metadata.catch(noop);
-    return metadata;
+  /** A field that came before the file, or a promise of its value once the whole form has been read. */
+  private fieldNowOrAtFormEnd(name: FieldName): string | Promise<string | undefined> {
+    const known = this.fields.get(name);
+    if (known !== undefined) return known;
+    const late = this.formEnd.then(() => this.fields.get(name));
+    late.catch(noop);
+    return late;
   }
 
-  /** A `metadata` part sent as a file (as browsers do for a Blob): read as text, bounded like a field. */
-  private readMetadataPart(stream: Readable): void {
+  /** A field sent as a file part (as browsers do for a Blob): read as text, bounded like a field. */
+  private readFieldPart(name: FieldName, stream: Readable): void {
     const chunks: Buffer[] = [];
     let total = 0;
     stream.on('data', (chunk: Buffer) => {
@@ -176,8 +184,8 @@ class UploadForm<T> {
       if (total <= this.options.limits.fieldBytes) chunks.push(chunk);
     });
     stream.on('end', () => {
-      if (total > this.options.limits.fieldBytes) this.fail(METADATA_TOO_LARGE());
-      else this.onField('metadata', Buffer.concat(chunks).toString('utf8'), false);
+      if (total > this.options.limits.fieldBytes) this.fail(FIELD_TOO_LARGE(name));
+      else this.onField(name, Buffer.concat(chunks).toString('utf8'), false);
     });
   }
 

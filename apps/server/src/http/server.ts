@@ -7,7 +7,7 @@ import http, {
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { HttpLogger } from './routes.js';
+import type { HttpLogger } from './routes/index.js';
 import { httpsRedirectLocation, urlHost } from './transport.js';
 
 export interface ServerTimeouts {
@@ -70,6 +70,10 @@ export async function startHttpServer(options: StartHttpServerOptions): Promise<
       )
     : http.createServer(checks, options.app);
   const shutdown = prepare(server, { secure, timeouts, logger: options.logger });
+  // Node would send `100 Continue` at once to every `Expect: 100-continue`; with this listener it is the
+  // app that sends it, only when it starts reading a body (see `sendContinue`), so that an answer the
+  // body cannot change (401, 404, 412, 413, …) goes out first and the body is never sent.
+  server.on('checkContinue', options.app);
   const port = await listen(server, options.host, options.port);
   const url = `${secure ? 'https' : 'http'}://${urlHost(options.host, port)}`;
 

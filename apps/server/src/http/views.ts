@@ -15,6 +15,15 @@ export function projectJson(project: ProjectView) {
     total_size_bytes: project.totalSizeBytes,
     created_date: isoDate(project.createdAt),
     updated_date: isoDate(project.updatedAt),
+    // Extensions §2 and §5.
+    etag: project.etag,
+    settings: {
+      require_if_match: project.settings.requireIfMatch,
+      keep_revisions: project.settings.keepRevisions,
+      trash_retention_days: project.settings.trashRetentionDays,
+    },
+    history_size_bytes: project.historySizeBytes,
+    trash_size_bytes: project.trashSizeBytes,
   };
 }
 
@@ -28,6 +37,10 @@ export function fileJson(file: FileView) {
     storage_path: file.storagePath,
     created_date: isoDate(file.createdAt),
     updated_date: isoDate(file.updatedAt),
+    // Extensions §2.
+    etag: file.etag,
+    revision: file.revision,
+    sha256: file.sha256,
   };
 }
 
@@ -39,5 +52,8 @@ export function fileUpdateJson(file: FileView) {
     size_bytes: file.sizeBytes,
     metadata: file.metadata,
     updated_date: isoDate(file.updatedAt),
+    etag: file.etag,
+    revision: file.revision,
+    sha256: file.sha256,
   };
 }

@@ -29,6 +29,8 @@ describe('loadConfig defaults', () => {
       bucketPrefix: 'mdstore-',
       rateLimits: { standard: 1000, premium: 10000 },
       maxFileBytes: 10485760,
+      inlineMaxBytes: 65536,
+      maxProjectBytes: 107374182400,
       tls: null,
       httpRedirectPort: null,
       trustProxy: false,
@@ -249,12 +251,29 @@ describe('limits', () => {
       'MDSTORE_RATE_LIMIT_STANDARD',
       'MDSTORE_RATE_LIMIT_PREMIUM',
       'MDSTORE_MAX_FILE_BYTES',
+      'MDSTORE_MAX_PROJECT_BYTES',
     ]) {
       for (const value of ['0', '-5', '1.5', 'many', '9007199254740993']) {
         expect(refusal({ [name]: value }).message).toBe(
           `${name}: must be a whole number of at least 1 (got ${JSON.stringify(value)})`,
         );
       }
+    }
+  });
+});
+
+describe('storage', () => {
+  it('reads the inline threshold (0 turns inlining off) and the project storage cap', () => {
+    expect(load({ MDSTORE_INLINE_MAX_BYTES: '0' }).inlineMaxBytes).toBe(0);
+    expect(load({ MDSTORE_INLINE_MAX_BYTES: '16384' }).inlineMaxBytes).toBe(16384);
+    expect(load({ MDSTORE_MAX_PROJECT_BYTES: '1000' }).maxProjectBytes).toBe(1000);
+  });
+
+  it('refuses an inline threshold that is negative, fractional or above 16 MiB', () => {
+    for (const value of ['-1', '1.5', 'lots', '16777217']) {
+      expect(refusal({ MDSTORE_INLINE_MAX_BYTES: value }).message).toBe(
+        `MDSTORE_INLINE_MAX_BYTES: must be a whole number of bytes from 0 (off) to 16777216 (got ${JSON.stringify(value)})`,
+      );
     }
   });
 });

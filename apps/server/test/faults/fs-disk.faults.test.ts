@@ -7,6 +7,7 @@ import { createMemoryRateLimiter } from '@mdstore/memory';
 import { openSqliteStore, type SqliteStore } from '@mdstore/sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  BLOB_FORM,
   breakingStream,
   bytesOf,
   filesUnder,
@@ -51,6 +52,7 @@ async function fsWorld(
   const blobs = createFsBlobStore({ root: blobRoot });
   const clock = manualClock();
   const scene = await sceneWithOneFile({
+    settings: BLOB_FORM,
     records: sqlite.records,
     blobs: o.wrap?.(blobs) ?? blobs,
     rateLimiter: createMemoryRateLimiter(),
@@ -128,6 +130,8 @@ describe('fs blob store: injected ENOSPC / EIO mid-write (wrapper around the rea
     ]);
     const world = await fsWorld({ wrap: (blobs) => withBlobFaults(blobs, plan) });
     const { store, principal, projectId, bucket } = world.scene;
+    // No history: the replaced version is removed at once (else it would stay as an earlier revision).
+    await store.projects.update({ principal, projectId, body: { settings: { keep_revisions: 1 } } });
     await store.files.updateContent({ principal, projectId, filename: 'keep.md', content: bytesOf('# v2') });
     expect((await snapshot(world.records, world.blobs, projectId)).files).toEqual({ 'keep.md': '# v2' });
     expect((await world.records.listBlobIntents({ limit: 10 })).map((intent) => intent.kind)).toEqual([

@@ -10,6 +10,7 @@ import {
   TEST_DATABASE_URL,
 } from '../../../../packages/postgres/test/support/pg-available.js';
 import {
+  BLOB_FORM,
   bytesOf,
   manualClock,
   pausing,
@@ -72,7 +73,13 @@ describe.skipIf(skipPostgres)('postgres: connection terminated mid-transaction',
     });
     const blobs = createMemoryBlobStore({ scheme: 'file' });
     const clock = manualClock();
-    const scene = await sceneWithOneFile({ records, blobs, rateLimiter: createMemoryRateLimiter(), clock });
+    const scene = await sceneWithOneFile({
+      records,
+      blobs,
+      rateLimiter: createMemoryRateLimiter(),
+      clock,
+      settings: BLOB_FORM,
+    });
     const { store, principal, projectId } = scene;
     const before = await snapshot(pgStore.records, blobs, projectId);
 
@@ -99,6 +106,7 @@ describe.skipIf(skipPostgres)('postgres: connection terminated mid-transaction',
     const after = await snapshot(pgStore.records, blobs, projectId);
     expect(after.files).toEqual({ 'keep.md': '# v2', 'new.md': '# new' });
     expect(after.counters).toEqual([2, 9]);
-    expect(after.keys).toHaveLength(2);
+    // keep.md's first version stays as its earlier revision (history is kept by default).
+    expect(after.keys).toHaveLength(3);
   });
 });

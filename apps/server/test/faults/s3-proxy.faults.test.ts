@@ -7,7 +7,7 @@ import { createS3BlobStore } from '@mdstore/s3';
 import { type RunningS3rver, startS3rver } from '@mdstore/s3/testing';
 import { openSqliteStore, type SqliteStore } from '@mdstore/sqlite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { bytesOf, readText, type Scene, sceneWithOneFile, snapshot, tempDir } from './support.js';
+import { BLOB_FORM, bytesOf, readText, type Scene, sceneWithOneFile, snapshot, tempDir } from './support.js';
 
 /**
  * S3 failing mid-PUT: a loopback proxy in front of s3rver answers object PUTs with 503, or cuts the
@@ -122,6 +122,7 @@ async function s3World(): Promise<{ scene: Scene; sqlite: SqliteStore; direct: B
   cleanups.push(() => viaProxy.close());
   cleanups.push(() => direct.close());
   const scene = await sceneWithOneFile({
+    settings: BLOB_FORM,
     records: sqlite.records,
     blobs: viaProxy,
     rateLimiter: createMemoryRateLimiter(),

@@ -5,7 +5,7 @@ import { createMemoryRateLimiter } from '@mdstore/memory';
 import { openSqliteStore } from '@mdstore/sqlite';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bytesOf, manualClock, readText, sceneWithOneFile, snapshot, tempDir } from './support.js';
+import { BLOB_FORM, bytesOf, manualClock, readText, sceneWithOneFile, snapshot, tempDir } from './support.js';
 
 /**
  * SQLITE_BUSY: another connection holds the write lock (`BEGIN IMMEDIATE`) on the same file while an
@@ -44,6 +44,7 @@ describe('sqlite: the database is locked by another connection while an upload c
     };
     const clock = manualClock();
     const scene = await sceneWithOneFile({
+      settings: BLOB_FORM,
       records: sqlite.records,
       blobs: lockingBlobs,
       rateLimiter: createMemoryRateLimiter(),
@@ -95,6 +96,7 @@ describe('sqlite: the database is locked by another connection while an upload c
     cleanups.push(() => sqlite.close());
     const blobs = createFsBlobStore({ root: path.join(temp.dir, 'blobs') });
     const scene = await sceneWithOneFile({
+      settings: BLOB_FORM,
       records: sqlite.records,
       blobs,
       rateLimiter: createMemoryRateLimiter(),

@@ -10,6 +10,8 @@ import {
   type RecordsReader,
 } from '@mdstore/core';
 
+import { readStoredContent } from '@mdstore/core/testing';
+
 // Until the lead exports them from `@mdstore/core/testing`.
 export * from '@mdstore/core/testing';
 
@@ -62,6 +64,13 @@ export interface Scene {
   readonly bucket: string;
 }
 
+/**
+ * These suites inject failures into the blob store and around the blob path (staged note, write,
+ * commit): their contents, small as they are, must go to the blob store. The inline path's failures are
+ * covered by the fault property over both forms (packages/core/test/faults) and the tests that say so.
+ */
+export const BLOB_FORM = { inlineMaxBytes: 0 } as const;
+
 /** A core on the given adapters with one account; `keep.md` is uploaded into its default project. */
 export async function sceneWithOneFile(adapters: MdStoreAdapters, keep = '# kept\n'): Promise<Scene> {
   const store = createMdStore(adapters);
@@ -91,8 +100,8 @@ export async function snapshot(
   if (!project) throw new Error('project missing');
   const files: Record<string, string> = {};
   for (const file of await records.listFiles({ projectId })) {
-    const blob = await blobs.get({ bucket: project.bucketName, key: file.blobKey }).catch(() => null);
-    files[file.filename] = blob ? await readText(blob.content) : '<missing blob>';
+    const bytes = await readStoredContent({ records, blobs }, project, file);
+    files[file.filename] = bytes ? new TextDecoder().decode(bytes) : '<missing content>';
   }
   return {
     counters: [project.fileCount, project.totalSizeBytes],

@@ -156,6 +156,10 @@ describe('hostile content and metadata', () => {
         'total_size_bytes',
         'created_date',
         'updated_date',
+        'etag',
+        'settings',
+        'history_size_bytes',
+        'trash_size_bytes',
       ].sort(),
     );
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();

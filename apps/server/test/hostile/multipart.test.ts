@@ -14,6 +14,8 @@ import {
 } from './support.js';
 
 const test = hostileTest();
+/** Content stored in the blob store, so that a cut upload really leaves a temp file to clean up. */
+const blobTest = hostileTest({ settings: { inlineMaxBytes: 0 } });
 
 const uploadPath = (ctx: HostileContext) => `/api/projects/${ctx.account.defaultProjectId}/files`;
 
@@ -41,23 +43,26 @@ async function expectNothingStored(ctx: HostileContext): Promise<void> {
 }
 
 describe('hostile multipart uploads', () => {
-  test('a body that ends in the middle of a part, then a closed socket: nothing stored, no temp file', async (ctx) => {
-    const socket = await openSocket(ctx.h.port);
-    socket.on('error', () => {});
-    socket.write(
-      head(ctx, 'POST', uploadPath(ctx), {
-        'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`,
-        'Content-Length': 2000,
-      }),
-    );
-    socket.write(`${filePartHead('cut.md')}# the start of a file\n${'text '.repeat(100)}`);
-    // Wait until the blob store has started its temp file, so the cut really lands mid-write.
-    for (let i = 0; i < 200 && (await tempFiles(ctx)).length === 0; i++) await sleep(5);
-    expect(await tempFiles(ctx)).toHaveLength(1);
-    socket.destroy();
-    await expectNothingStored(ctx);
-    await expectHealthy(ctx);
-  });
+  blobTest(
+    'a body that ends in the middle of a part, then a closed socket: nothing stored, no temp file',
+    async (ctx) => {
+      const socket = await openSocket(ctx.h.port);
+      socket.on('error', () => {});
+      socket.write(
+        head(ctx, 'POST', uploadPath(ctx), {
+          'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`,
+          'Content-Length': 2000,
+        }),
+      );
+      socket.write(`${filePartHead('cut.md')}# the start of a file\n${'text '.repeat(100)}`);
+      // Wait until the blob store has started its temp file, so the cut really lands mid-write.
+      for (let i = 0; i < 200 && (await tempFiles(ctx)).length === 0; i++) await sleep(5);
+      expect(await tempFiles(ctx)).toHaveLength(1);
+      socket.destroy();
+      await expectNothingStored(ctx);
+      await expectHealthy(ctx);
+    },
+  );
 
   test('multipart/form-data without a boundary is 400', async (ctx) => {
     const body = multipartBody([{ name: 'file', filename: 'a.md', data: '# a' }]).body;

@@ -39,6 +39,10 @@ describe('upload', () => {
         'storage_path',
         'created_date',
         'updated_date',
+        // extensions §2
+        'etag',
+        'revision',
+        'sha256',
       ].sort(),
     );
     expect(file).toMatchObject({
@@ -378,13 +382,18 @@ describe('update metadata', () => {
     });
     expect(response.status).toBe(200);
     const body = (await response.json()) as Record<string, unknown>;
-    expect(Object.keys(body).sort()).toEqual([
-      'filename',
-      'metadata',
-      'project_id',
-      'size_bytes',
-      'updated_date',
-    ]);
+    expect(Object.keys(body).sort()).toEqual(
+      [
+        'filename',
+        'metadata',
+        'project_id',
+        'size_bytes',
+        'updated_date',
+        'etag',
+        'revision',
+        'sha256',
+      ].sort(),
+    );
     expect(body).toMatchObject({
       filename: 'm.md',
       project_id: projectId,
@@ -459,13 +468,18 @@ describe('update content', () => {
     );
     expect(response.status).toBe(200);
     const body = (await response.json()) as Record<string, unknown>;
-    expect(Object.keys(body).sort()).toEqual([
-      'filename',
-      'metadata',
-      'project_id',
-      'size_bytes',
-      'updated_date',
-    ]);
+    expect(Object.keys(body).sort()).toEqual(
+      [
+        'filename',
+        'metadata',
+        'project_id',
+        'size_bytes',
+        'updated_date',
+        'etag',
+        'revision',
+        'sha256',
+      ].sort(),
+    );
     expect(body).toMatchObject({ filename: 'c.md', size_bytes: 13, metadata: { keep: true } });
     const download = await h.fetch(`/api/projects/${projectId}/files/c.md`, { key: apiKey });
     expect(await download.text()).toBe('# new content');

@@ -24,6 +24,11 @@ describe('create project', () => {
         'total_size_bytes',
         'created_date',
         'updated_date',
+        // extensions §2 and §5
+        'etag',
+        'settings',
+        'history_size_bytes',
+        'trash_size_bytes',
       ].sort(),
     );
     expect(project).toMatchObject({

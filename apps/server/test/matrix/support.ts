@@ -6,13 +6,14 @@ import { skipWithoutPostgres, useAdapterSet } from '../support/adapters.js';
  * very same files that run on their own (on `MDSTORE_HTTP_TEST_ADAPTERS`, default memory) run here again
  * on another adapter set, unchanged.
  */
-const HTTP_SUITES = [
-  () => import('../http/auth.test.js'),
-  () => import('../http/projects.test.js'),
-  () => import('../http/files.test.js'),
-  () => import('../http/robustness.test.js'),
-  () => import('../http/transport.test.js'),
-];
+const HTTP_SUITES = ['auth', 'projects', 'files', 'robustness', 'transport'];
+
+/**
+ * A fresh instance of a suite module for each adapter set: the query string makes Vite load the file
+ * as another module, so the same suites can be declared twice in one matrix file.
+ */
+const loadSuite = (name: string, set: string) =>
+  import(/* @vite-ignore */ `../http/${name}.test.ts?set=${set}`);
 
 /**
  * Declares every HTTP suite on the adapter set `name` (see `ADAPTER_SETS`). A set on Postgres is skipped,
@@ -24,6 +25,6 @@ export async function defineHttpSuitesOn(name: string, o: { postgres: boolean })
   describe.skipIf(skip)(title, async () => {
     beforeAll(() => useAdapterSet(name));
     afterAll(() => useAdapterSet(undefined));
-    for (const load of HTTP_SUITES) await load();
+    for (const suite of HTTP_SUITES) await loadSuite(suite, name);
   });
 }

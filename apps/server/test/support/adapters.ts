@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BlobStore, RateLimiter, RecordsRepository } from '@mdstore/core';
+import type { BlobStore, MdStoreSettings, RateLimiter, RecordsRepository } from '@mdstore/core';
 import { createFsBlobStore } from '@mdstore/fs';
 import { createMemoryBlobStore, createMemoryRateLimiter, createMemoryRecords } from '@mdstore/memory';
 import type { PostgresStore } from '@mdstore/postgres';
@@ -20,8 +20,18 @@ export interface TestAdapters {
   readonly records: RecordsRepository;
   readonly blobs: BlobStore;
   readonly rateLimiter: RateLimiter;
+  /** Settings this set runs the core with (e.g. a storage form), under the test's own. */
+  readonly settings?: Partial<MdStoreSettings>;
   close(): Promise<void>;
 }
+
+/**
+ * The same adapters with every content in the blob store (`inlineMaxBytes: 0`): the HTTP suites run on
+ * both storage forms, since the small contents of the tests would otherwise all be inline.
+ */
+const blobsOnly =
+  (factory: AdapterFactory): AdapterFactory =>
+  async () => ({ ...(await factory()), settings: { inlineMaxBytes: 0 } });
 
 /**
  * Opens a fresh, empty set of adapters. The HTTP suites take one as a parameter so the same suites can
@@ -179,7 +189,9 @@ export const postgresS3SingleBucketAdapters: AdapterFactory = postgresS3('single
 export const ADAPTER_SETS: Record<string, AdapterFactory> = {
   memory: memoryAdapters,
   'sqlite-fs': sqliteFsAdapters,
+  'sqlite-fs-blobs': blobsOnly(sqliteFsAdapters),
   'postgres-s3': postgresS3Adapters,
+  'postgres-s3-blobs': blobsOnly(postgresS3Adapters),
   'postgres-s3-single-bucket': postgresS3SingleBucketAdapters,
 };
 

@@ -52,7 +52,7 @@ export class HttpHarness {
       records: adapters.records,
       blobs: adapters.blobs,
       rateLimiter: adapters.rateLimiter,
-      settings: { ...TEST_SETTINGS, ...options.settings },
+      settings: { ...TEST_SETTINGS, ...adapters.settings, ...options.settings },
     });
     const { lines, logger } = collectingLogger();
     const app = createHttpApp({ store, logger, trustProxy: false, tls: false, ...options.app });

@@ -1,4 +1,5 @@
-import type { ApiKeySecrets, Clock, IdSource } from '../ports/runtime.js';
+import { sha256 } from '@noble/hashes/sha2';
+import type { ApiKeySecrets, Clock, ContentHashing, IdSource } from '../ports/runtime.js';
 
 /**
  * Default runtime ports built on the Web Crypto API that Node (and every modern runtime) provides as a
@@ -8,8 +9,10 @@ export const systemClock: Clock = { now: () => Date.now() };
 
 export const randomIds: IdSource = { uuid: () => globalThis.crypto.randomUUID() };
 
-const toHex = (bytes: ArrayBuffer) =>
-  Array.from(new Uint8Array(bytes), (byte) => byte.toString(16).padStart(2, '0')).join('');
+const toHex = (bytes: ArrayBuffer | Uint8Array) =>
+  Array.from(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes), (byte) =>
+    byte.toString(16).padStart(2, '0'),
+  ).join('');
 
 const base64Url = (bytes: Uint8Array) => {
   let text = '';
@@ -27,5 +30,18 @@ export const webCryptoSecrets: ApiKeySecrets = {
   async hash(secret: string) {
     const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(secret));
     return toHex(digest);
+  },
+};
+
+/** SHA-256 in pure JavaScript (audited `@noble/hashes`): the core runs anywhere without Node's crypto. */
+export const portableHashing: ContentHashing = {
+  sha256() {
+    const hash = sha256.create();
+    return {
+      update: (bytes) => {
+        hash.update(bytes);
+      },
+      digestHex: () => toHex(hash.digest()),
+    };
   },
 };

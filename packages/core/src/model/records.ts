@@ -31,7 +31,23 @@ export interface ApiKeyRecord {
 export const PROJECT_STATUSES = ['active', 'deleting', 'deleted'] as const;
 export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
 
-export interface ProjectRecord {
+/** The per-project settings of extensions §2 and §5, each with its default. */
+export interface ProjectSettings {
+  /** Writes to existing files must carry `If-Match` (else 428). */
+  readonly requireIfMatch: boolean;
+  /** Newest revisions kept per file, the current one included (1: no history). */
+  readonly keepRevisions: number;
+  /** Days a deleted file stays in the trash (0: delete removes everything at once). */
+  readonly trashRetentionDays: number;
+}
+
+export const DEFAULT_PROJECT_SETTINGS: ProjectSettings = Object.freeze({
+  requireIfMatch: false,
+  keepRevisions: 20,
+  trashRetentionDays: 0,
+});
+
+export interface ProjectRecord extends ProjectSettings {
   readonly id: string;
   readonly accountId: string;
   readonly name: string;
@@ -40,13 +56,28 @@ export interface ProjectRecord {
   readonly isDefault: boolean;
   readonly status: ProjectStatus;
   readonly fileCount: number;
+  /** Bytes of the current content of the project's files. */
   readonly totalSizeBytes: number;
+  /** Bytes of content kept only by earlier revisions of the project's files (each content counted once). */
+  readonly historySizeBytes: number;
+  /** Bytes of content kept by the files in the project's trash, their earlier revisions included. */
+  readonly trashSizeBytes: number;
   readonly createdAt: EpochMillis;
   readonly updatedAt: EpochMillis;
 }
 
-/** A stored file (the interface's "File"). Its content lives in the blob store under `blobKey`. */
-export interface FileRecord {
+/**
+ * Where a content version lives. Each version has its own immutable key, `<file id>/<uuid>`: in the blob
+ * store (bucket of the project) when `inline` is false, else in the records store's inline contents,
+ * written by the same transaction as the record that points to it.
+ */
+export interface ContentLocation {
+  readonly contentKey: string;
+  readonly inline: boolean;
+}
+
+/** A stored file (the interface's "File"): the head of its revisions. */
+export interface FileRecord extends ContentLocation {
   readonly id: string;
   readonly projectId: string;
   readonly filename: string;
@@ -55,12 +86,39 @@ export interface FileRecord {
   readonly sha256: string;
   /** The metadata object serialised as JSON, or null when the file has none. */
   readonly metadataJson: string | null;
-  /** Immutable per content version: a new version always gets a new key. */
-  readonly blobKey: string;
-  /** Starts at 1 and grows by one on every content or metadata write. */
+  /** The content's YAML front matter as JSON (extensions §3), or null. */
+  readonly frontmatterJson: string | null;
+  /** Starts at 1 and grows by one on every write to the file. */
   readonly revision: number;
   readonly createdAt: EpochMillis;
   readonly updatedAt: EpochMillis;
+}
+
+export const REVISION_CHANGES = [
+  'created',
+  'content',
+  'metadata',
+  'edit',
+  'restore',
+  'move',
+  'copy',
+] as const;
+export type RevisionChange = (typeof REVISION_CHANGES)[number];
+
+/**
+ * One kept revision of a file: its content and metadata as they were. The current revision of every
+ * file is kept too (same `revision` as the file record), so the content of a file is always reachable
+ * through its revisions; versions that only changed metadata share their content's key.
+ */
+export interface RevisionRecord extends ContentLocation {
+  readonly fileId: string;
+  readonly projectId: string;
+  readonly revision: number;
+  readonly sizeBytes: number;
+  readonly sha256: string;
+  readonly metadataJson: string | null;
+  readonly change: RevisionChange;
+  readonly createdAt: EpochMillis;
 }
 
 /**

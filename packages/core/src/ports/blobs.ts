@@ -45,11 +45,14 @@ export interface BlobStore {
 
   /**
    * Opens the object for reading: rejects with `BlobNotFoundError` before any byte is produced when it
-   * is missing. Leaving the iteration early releases every resource the read holds.
+   * is missing. Leaving the iteration early releases every resource the read holds. With `range`
+   * (inclusive offsets, `start <= end < size`), only those bytes are read and produced; `sizeBytes` is
+   * still the whole object's size.
    */
   get(o: {
     bucket: string;
     key: string;
+    range?: { readonly start: number; readonly end: number };
     signal?: AbortSignal;
   }): Promise<{ sizeBytes: number; content: ByteStream }>;
 

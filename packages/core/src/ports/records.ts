@@ -6,8 +6,17 @@ import type {
   InstanceRecord,
   ProjectRecord,
   ProjectStatus,
+  RevisionRecord,
   Tier,
 } from '../model/records.js';
+
+/** What the write path needs to know of a kept revision: where its content is, and its size. */
+export interface RevisionContent {
+  readonly revision: number;
+  readonly contentKey: string;
+  readonly inline: boolean;
+  readonly sizeBytes: number;
+}
 
 /**
  * Reads. Outside a transaction each call sees committed data only. Orders are part of the contract:
@@ -34,9 +43,19 @@ export interface RecordsReader {
   listFiles(q: { projectId: string }): Promise<FileRecord[]>;
   /**
    * Whether a non-deleted record points at this blob-store resource: with `key` null, a project whose
-   * status is not `deleted` owns the bucket; otherwise a file of the project owning `bucket` has `blobKey`.
+   * status is not `deleted` owns the bucket; otherwise a kept revision (of any file, current or not) of
+   * the project owning `bucket` has this `contentKey` and is not inline.
    */
   isBlobReferenced(q: { bucket: string; key: string | null }): Promise<boolean>;
+
+  /** A kept revision of a file, or null when it was never written or has been pruned. */
+  findRevision(q: { fileId: string; revision: number }): Promise<RevisionRecord | null>;
+  /** Kept revisions of a file, newest first, those below `beforeRevision` only when it is given. */
+  listRevisions(q: { fileId: string; limit: number; beforeRevision?: number }): Promise<RevisionRecord[]>;
+  /** Every kept revision of a file, lean (no metadata), newest first. */
+  listRevisionContents(q: { fileId: string }): Promise<RevisionContent[]>;
+  /** The bytes of an inline content version, or null when there is none under that key. */
+  readInlineContent(q: { projectId: string; contentKey: string }): Promise<Uint8Array | null>;
 
   /** Intents in `id` order, starting after `afterId` when given (keyset pagination). */
   listBlobIntents(q: { limit: number; afterId?: string }): Promise<BlobIntentRecord[]>;
@@ -67,9 +86,18 @@ export interface RecordsTransaction extends RecordsReader {
   insertFile(c: { file: FileRecord }): Promise<void>;
   /** Writes every mutable field of the file (all but id, projectId, filename, createdAt). */
   updateFile(c: { file: FileRecord }): Promise<void>;
+  /** Removes the file record only (its revisions and inline contents have their own deletes). */
   deleteFile(c: { fileId: string }): Promise<void>;
-  /** Returns how many file records were deleted. */
+  /**
+   * Removes every file record of the project, with their revisions and the project's inline contents.
+   * Returns how many file records were deleted.
+   */
   deleteFilesOfProject(c: { projectId: string }): Promise<number>;
+
+  insertRevision(c: { revision: RevisionRecord }): Promise<void>;
+  deleteRevisions(c: { fileId: string; revisions: readonly number[] }): Promise<void>;
+  insertInlineContent(c: { projectId: string; contentKey: string; bytes: Uint8Array }): Promise<void>;
+  deleteInlineContent(c: { projectId: string; contentKey: string }): Promise<void>;
 
   insertBlobIntent(c: { intent: BlobIntentRecord }): Promise<void>;
   /** Returns false when the intent was already gone (e.g. claimed by reconciliation). */

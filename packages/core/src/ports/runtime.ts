@@ -25,3 +25,15 @@ export interface InstanceProbe {
   /** true or false when known for sure; undefined when only the heartbeat can tell. */
   isRunning(instance: Pick<InstanceRecord, 'hostname' | 'pid'>): boolean | undefined;
 }
+
+/** A SHA-256 fed chunk by chunk, as content streams through. */
+export interface IncrementalHash {
+  update(bytes: Uint8Array): void;
+  /** Lower-case hex of the digest; call once, at the end. */
+  digestHex(): string;
+}
+
+/** Hashing for content. The core's default is pure JavaScript; a Node host passes `node:crypto`'s. */
+export interface ContentHashing {
+  sha256(): IncrementalHash;
+}

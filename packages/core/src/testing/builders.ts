@@ -1,11 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type {
-  AccountRecord,
-  ApiKeyRecord,
-  BlobIntentRecord,
-  FileRecord,
-  InstanceRecord,
-  ProjectRecord,
+import {
+  type AccountRecord,
+  type ApiKeyRecord,
+  type BlobIntentRecord,
+  DEFAULT_PROJECT_SETTINGS,
+  type FileRecord,
+  type InstanceRecord,
+  type ProjectRecord,
+  type RevisionRecord,
 } from '../model/records.js';
 
 /**
@@ -48,6 +50,9 @@ export function aProject(overrides: Partial<ProjectRecord> = {}): ProjectRecord 
     status: 'active',
     fileCount: 0,
     totalSizeBytes: 0,
+    historySizeBytes: 0,
+    trashSizeBytes: 0,
+    ...DEFAULT_PROJECT_SETTINGS,
     createdAt: BASE_TIME,
     updatedAt: BASE_TIME,
     ...overrides,
@@ -63,7 +68,9 @@ export function aFile(overrides: Partial<FileRecord> = {}): FileRecord {
     sizeBytes: 7,
     sha256: sha256Hex('# hello'),
     metadataJson: null,
-    blobKey: `blob-${randomUUID()}`,
+    frontmatterJson: null,
+    contentKey: `${id}/${randomUUID()}`,
+    inline: false,
     revision: 1,
     createdAt: BASE_TIME,
     updatedAt: BASE_TIME,
@@ -91,6 +98,23 @@ export function anInstance(overrides: Partial<InstanceRecord> = {}): InstanceRec
     pid: 4242,
     startedAt: BASE_TIME,
     heartbeatAt: BASE_TIME,
+    ...overrides,
+  };
+}
+
+/** The revision record of a file's current state (what the write path records with every write). */
+export function aRevision(file: FileRecord, overrides: Partial<RevisionRecord> = {}): RevisionRecord {
+  return {
+    fileId: file.id,
+    projectId: file.projectId,
+    revision: file.revision,
+    sizeBytes: file.sizeBytes,
+    sha256: file.sha256,
+    metadataJson: file.metadataJson,
+    change: file.revision === 1 ? 'created' : 'content',
+    contentKey: file.contentKey,
+    inline: file.inline,
+    createdAt: file.updatedAt,
     ...overrides,
   };
 }

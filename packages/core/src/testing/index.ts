@@ -10,9 +10,11 @@ export {
   anApiKey,
   anInstance,
   aProject,
+  aRevision,
   BASE_TIME,
   sha256Hex,
 } from './builders.js';
 export * from './faults/index.js';
+export { expectedAccounting, readStoredContent } from './inspect.js';
 export { describeRateLimiterContract, type RateLimiterHarness } from './rate-limiter-contract.js';
 export { describeRecordsRepositoryContract, type RecordsHarness } from './records-contract.js';

@@ -4,7 +4,14 @@ import {
   ApiKeyNotFoundError,
   RecordConflictError,
 } from '../errors.js';
-import type { AccountRecord, ApiKeyRecord, ProjectRecord, Tier } from '../model/records.js';
+import {
+  type AccountRecord,
+  type ApiKeyRecord,
+  DEFAULT_PROJECT_SETTINGS,
+  type ProjectRecord,
+  type ProjectSettings,
+  type Tier,
+} from '../model/records.js';
 import type { RecordsReader } from '../ports/records.js';
 import { parseAccountName, parseTier } from '../validation/schemas.js';
 import { withStagedResource } from './blob-intents.js';
@@ -48,10 +55,19 @@ export async function resolveAccount(records: RecordsReader, idOrName: string): 
 
 export function newProjectRecord(
   ctx: MdStoreContext,
-  fields: { accountId: string; name: string; description: string | null; isDefault: boolean; at: number },
+  fields: {
+    accountId: string;
+    name: string;
+    description: string | null;
+    isDefault: boolean;
+    at: number;
+    settings?: Partial<ProjectSettings>;
+  },
 ): ProjectRecord {
   const id = ctx.ids.uuid();
   return {
+    ...DEFAULT_PROJECT_SETTINGS,
+    ...fields.settings,
     id,
     accountId: fields.accountId,
     name: fields.name,
@@ -61,6 +77,8 @@ export function newProjectRecord(
     status: 'active',
     fileCount: 0,
     totalSizeBytes: 0,
+    historySizeBytes: 0,
+    trashSizeBytes: 0,
     createdAt: fields.at,
     updatedAt: fields.at,
   };

@@ -2,11 +2,18 @@ import type { Tier } from '../model/records.js';
 import type { BlobStore } from '../ports/blobs.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { RecordsRepository } from '../ports/records.js';
-import type { ApiKeySecrets, Clock, IdSource, InstanceProbe } from '../ports/runtime.js';
+import type { ApiKeySecrets, Clock, ContentHashing, IdSource, InstanceProbe } from '../ports/runtime.js';
 
 export interface MdStoreSettings {
   /** Content size limit for uploads and content updates, in bytes. */
   readonly maxFileBytes: number;
+  /**
+   * Content up to this size is stored inline, in the records store, by the transaction that commits its
+   * record; larger content goes to the blob store. 0 stores everything in the blob store.
+   */
+  readonly inlineMaxBytes: number;
+  /** Cap of a project's current, history and trash bytes together (extensions §5). */
+  readonly maxProjectBytes: number;
   /** Requests per window for each tier. */
   readonly rateLimits: Readonly<Record<Tier, number>>;
   readonly rateLimitWindowMs: number;
@@ -23,6 +30,8 @@ export interface MdStoreSettings {
 
 export const DEFAULT_SETTINGS: MdStoreSettings = {
   maxFileBytes: 10 * 1024 * 1024,
+  inlineMaxBytes: 64 * 1024,
+  maxProjectBytes: 100 * 1024 ** 3,
   rateLimits: { standard: 1000, premium: 10000 },
   rateLimitWindowMs: 60 * 60 * 1000,
   authFailureLimit: 100,
@@ -45,6 +54,7 @@ export interface MdStoreContext {
   readonly clock: Clock;
   readonly ids: IdSource;
   readonly secrets: ApiKeySecrets;
+  readonly hashing: ContentHashing;
   readonly probe: InstanceProbe | undefined;
   readonly events: MdStoreEvents;
   readonly settings: MdStoreSettings;

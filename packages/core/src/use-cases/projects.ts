@@ -1,13 +1,38 @@
-import { DefaultProjectProtectedError, ProjectNameTakenError, RecordConflictError } from '../errors.js';
-import type { ProjectRecord } from '../model/records.js';
+import { evaluatePreconditions, parsePreconditions } from '../conditional/index.js';
+import {
+  DefaultProjectProtectedError,
+  PreconditionFailedError,
+  ProjectNameTakenError,
+  RecordConflictError,
+} from '../errors.js';
+import type { BlobIntentRecord, ProjectRecord } from '../model/records.js';
 import type { RecordsTransaction } from '../ports/records.js';
 import { parseCreateProjectBody, parseProjectId, parseUpdateProjectBody } from '../validation/schemas.js';
 import { assertOwnedActive, loadOwnedProject } from './access.js';
 import { newProjectRecord } from './accounts.js';
 import type { Principal } from './authentication.js';
-import { withStagedResource } from './blob-intents.js';
+import { removeDoomed, withStagedResource } from './blob-intents.js';
 import { type MdStoreContext, notBefore } from './context.js';
+import { deferred } from './deferred-body.js';
+import type { RequestConditions } from './files/conditions.js';
+import { applyPlan, planPrune } from './files/revisions.js';
 import { type ProjectView, toProjectView } from './views.js';
+
+/**
+ * Preconditions on a project (Get, Update, Delete Project): against its ETag and `updated_date`. A
+ * project has no `require_if_match`: that setting is about files.
+ */
+function checkProjectConditions(
+  project: ProjectView,
+  conditions: RequestConditions | undefined,
+  method: 'read' | 'write',
+): 'proceed' | 'not-modified' {
+  if (!conditions) return 'proceed';
+  const state = { etag: project.etag, lastModified: project.updatedAt };
+  const outcome = evaluatePreconditions(parsePreconditions(conditions), state, method);
+  if (outcome === 'failed') throw new PreconditionFailedError(project.etag);
+  return outcome;
+}
 
 const nameTaken = (error: unknown, name: string) =>
   error instanceof RecordConflictError && error.rule === 'project_name'
@@ -24,7 +49,9 @@ export async function createProject(
   ctx: MdStoreContext,
   input: { principal: Principal; body: unknown },
 ): Promise<ProjectView> {
-  const { name, description } = parseCreateProjectBody(input.body);
+  const body = deferred<unknown>(input.body);
+  body.check();
+  const { name, description, settings } = parseCreateProjectBody(await body.read());
   const { accountId } = input.principal;
   if (await ctx.records.findActiveProjectByName({ accountId, name })) throw new ProjectNameTakenError(name);
   const project = newProjectRecord(ctx, {
@@ -33,6 +60,7 @@ export async function createProject(
     description,
     isDefault: false,
     at: ctx.clock.now(),
+    settings,
   });
   try {
     await withStagedResource(
@@ -59,6 +87,10 @@ export async function listProjects(
   return projects.map(toProjectView);
 }
 
+export type ProjectRead =
+  | { readonly kind: 'project'; readonly project: ProjectView }
+  | { readonly kind: 'not-modified'; readonly project: ProjectView };
+
 export async function getProject(
   ctx: MdStoreContext,
   input: { principal: Principal; projectId: string },
@@ -66,29 +98,73 @@ export async function getProject(
   return toProjectView(await loadOwnedProject(ctx.records, input.principal, input.projectId));
 }
 
-/** Changes only the fields given; files and storage are untouched. */
+/** Get Project with its preconditions (`If-None-Match` → 304, `If-Match` → 412…). */
+export async function readProject(
+  ctx: MdStoreContext,
+  input: { principal: Principal; projectId: string; conditions?: RequestConditions },
+): Promise<ProjectRead> {
+  const project = await getProject(ctx, input);
+  const outcome = checkProjectConditions(project, input.conditions, 'read');
+  return { kind: outcome === 'not-modified' ? 'not-modified' : 'project', project };
+}
+
+/**
+ * Changes only the fields given; files and storage are untouched, except that lowering `keep_revisions`
+ * prunes every file's history at once (in the same transaction; freed blobs are removed after it).
+ */
 export async function updateProject(
   ctx: MdStoreContext,
-  input: { principal: Principal; projectId: string; body: unknown },
+  input: {
+    principal: Principal;
+    projectId: string;
+    /** The parsed JSON body, or (HTTP) a deferred one. */
+    body: unknown;
+    conditions?: RequestConditions;
+  },
 ): Promise<ProjectView> {
   const projectId = parseProjectId(input.projectId);
-  await loadOwnedProject(ctx.records, input.principal, projectId);
-  const changes = parseUpdateProjectBody(input.body);
+  const existing = await loadOwnedProject(ctx.records, input.principal, projectId);
+  const body = deferred<unknown>(input.body);
+  body.check();
+  checkProjectConditions(toProjectView(existing), input.conditions, 'write');
+  const { settings, ...changes } = parseUpdateProjectBody(await body.read());
   try {
-    return await ctx.records.withTransaction(async (tx) => {
+    const { view, doomed } = await ctx.records.withTransaction(async (tx) => {
       const current = assertOwnedActive(await tx.lockProject({ projectId }), input.principal, projectId);
+      checkProjectConditions(toProjectView(current), input.conditions, 'write');
       if (changes.name !== undefined) await assertNameFree(tx, current.accountId, changes.name, current.id);
       const updated: ProjectRecord = {
         ...current,
         ...changes,
+        ...settings,
         updatedAt: notBefore(ctx.clock.now(), current.updatedAt),
       };
-      await tx.updateProject({ project: updated });
-      return toProjectView(updated);
+      const pruned =
+        updated.keepRevisions < current.keepRevisions
+          ? await pruneProjectHistory(ctx, tx, updated)
+          : { historyDelta: 0, doomed: [] };
+      const stored = { ...updated, historySizeBytes: updated.historySizeBytes + pruned.historyDelta };
+      await tx.updateProject({ project: stored });
+      return { view: toProjectView(stored), doomed: pruned.doomed };
     });
+    for (const intent of doomed) await removeDoomed(ctx, intent);
+    return view;
   } catch (error) {
     throw nameTaken(error, changes.name ?? '');
   }
+}
+
+/** Every file's history cut to the project's (lowered) `keepRevisions`. */
+async function pruneProjectHistory(ctx: MdStoreContext, tx: RecordsTransaction, project: ProjectRecord) {
+  let historyDelta = 0;
+  const doomed: BlobIntentRecord[] = [];
+  for (const file of await tx.listFiles({ projectId: project.id })) {
+    const plan = planPrune(await tx.listRevisionContents({ fileId: file.id }), project.keepRevisions);
+    if (plan.prune.length === 0) continue;
+    doomed.push(...(await applyPlan(ctx, tx, { fileId: file.id, project }, plan)));
+    historyDelta += plan.historyDelta;
+  }
+  return { historyDelta, doomed };
 }
 
 /**
@@ -98,7 +174,7 @@ export async function updateProject(
  */
 export async function deleteProject(
   ctx: MdStoreContext,
-  input: { principal: Principal; projectId: string },
+  input: { principal: Principal; projectId: string; conditions?: RequestConditions },
 ): Promise<{ projectId: string }> {
   const projectId = parseProjectId(input.projectId);
   const project = await ctx.records.findProjectById({ projectId });
@@ -111,12 +187,15 @@ export async function deleteProject(
   const deleting = await ctx.records.withTransaction(async (tx) => {
     const current = assertOwnedActive(await tx.lockProject({ projectId }), input.principal, projectId);
     if (current.isDefault) throw new DefaultProjectProtectedError();
+    checkProjectConditions(toProjectView(current), input.conditions, 'write');
     await tx.deleteFilesOfProject({ projectId });
     const marked: ProjectRecord = {
       ...current,
       status: 'deleting',
       fileCount: 0,
       totalSizeBytes: 0,
+      historySizeBytes: 0,
+      trashSizeBytes: 0,
       updatedAt: notBefore(ctx.clock.now(), current.updatedAt),
     };
     await tx.updateProject({ project: marked });

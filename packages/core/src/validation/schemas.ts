@@ -5,7 +5,7 @@ import {
   UnsupportedExtensionError,
   type ValidationIssue,
 } from '../errors.js';
-import { TIERS, type Tier } from '../model/records.js';
+import { type ProjectSettings, TIERS, type Tier } from '../model/records.js';
 import { ISSUE, issueAt, toValidationIssues } from './issues.js';
 import {
   countCodePoints,
@@ -78,6 +78,47 @@ export const MetadataSchema = v.pipe(
   ),
 );
 
+const integerIn = (min: number, max: number) =>
+  v.pipe(
+    v.number('Input should be a valid integer'),
+    v.integer('Input should be a valid integer'),
+    v.minValue(min, `Input should be greater than or equal to ${min}`),
+    v.maxValue(max, `Input should be less than or equal to ${max}`),
+  );
+
+/** The settings of extensions §2/§5, as the API names them, with their ranges. */
+const SETTING_SCHEMAS = {
+  require_if_match: v.boolean('Input should be a valid boolean'),
+  keep_revisions: integerIn(1, 1000),
+  trash_retention_days: integerIn(0, 365),
+} as const;
+
+type SettingName = keyof typeof SETTING_SCHEMAS;
+const SETTING_FIELDS: Record<SettingName, keyof ProjectSettings> = {
+  require_if_match: 'requireIfMatch',
+  keep_revisions: 'keepRevisions',
+  trash_retention_days: 'trashRetentionDays',
+};
+
+/** `settings`: any subset of the known keys; unknown keys, wrong types or ranges are 422 at their key. */
+function parseSettings(value: unknown): Partial<ProjectSettings> {
+  const loc = ['body', 'settings'];
+  if (!isJsonObject(value)) throw new InvalidInputError([issueAt(loc, 'dictType')]);
+  const settings: Record<string, unknown> = {};
+  const issues: ValidationIssue[] = [];
+  for (const [key, raw] of Object.entries(value)) {
+    if (!Object.hasOwn(SETTING_SCHEMAS, key)) {
+      issues.push({ loc: [...loc, key], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' });
+      continue;
+    }
+    const result = v.safeParse(SETTING_SCHEMAS[key as SettingName], raw, PARSE_CONFIG);
+    if (result.success) settings[SETTING_FIELDS[key as SettingName]] = result.output;
+    else issues.push(...toValidationIssues(result.issues, [...loc, key]));
+  }
+  if (issues.length > 0) throw new InvalidInputError(issues);
+  return settings as Partial<ProjectSettings>;
+}
+
 const CreateProjectSchema = v.looseObject({
   name: NameSchema,
   description: v.optional(DescriptionSchema, null),
@@ -91,10 +132,12 @@ const UpdateProjectSchema = v.looseObject({
 export interface CreateProjectInput {
   readonly name: string;
   readonly description: string | null;
+  readonly settings: Partial<ProjectSettings>;
 }
 export interface UpdateProjectInput {
   readonly name?: string;
   readonly description?: string | null;
+  readonly settings?: Partial<ProjectSettings>;
 }
 
 function requireObjectBody(body: unknown): asserts body is JsonObject {
@@ -112,19 +155,23 @@ export function parseCreateProjectBody(body: unknown): CreateProjectInput {
   requireObjectBody(body);
   if (!('name' in body)) throw new MalformedInputError([issueAt(['body', 'name'], 'missing')]);
   const { name, description } = parseOrThrow(CreateProjectSchema, body, ['body']);
-  return { name, description };
+  return { name, description, settings: 'settings' in body ? parseSettings(body.settings) : {} };
 }
 
-/** Update Project body: at least one of the two fields (else 400); explicit null clears the description. */
+/**
+ * Update Project body: at least one of `name`, `description`, `settings` (else 400); explicit null clears
+ * the description; `{"settings": {}}` is a valid update that changes nothing but `updated_date`.
+ */
 export function parseUpdateProjectBody(body: unknown): UpdateProjectInput {
   requireObjectBody(body);
-  if (!('name' in body) && !('description' in body)) {
+  if (!('name' in body) && !('description' in body) && !('settings' in body)) {
     throw new MalformedInputError([issueAt(['body'], 'noFieldGiven')]);
   }
   const parsed = parseOrThrow(UpdateProjectSchema, body, ['body']);
-  const input: { name?: string; description?: string | null } = {};
+  const input: { name?: string; description?: string | null; settings?: Partial<ProjectSettings> } = {};
   if ('name' in body) input.name = parsed.name;
   if ('description' in body) input.description = parsed.description ?? null;
+  if ('settings' in body) input.settings = parseSettings(body.settings);
   return input;
 }
 
@@ -208,3 +255,9 @@ export const Utf8BytesSchema = v.pipe(
   v.instance(Uint8Array),
   v.check((bytes) => isValidUtf8(bytes), ISSUE.contentNotUtf8.msg),
 );
+
+/** The content received does not have the SHA-256 the client declared (extensions §2, digests). */
+export const digestMismatch = (loc: readonly (string | number)[]) =>
+  new MalformedInputError([
+    { loc, msg: 'Value error, the digest does not match the content received', type: 'digest_mismatch' },
+  ]);

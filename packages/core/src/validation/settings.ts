@@ -14,6 +14,8 @@ const BucketPrefixSchema = v.pipe(
 
 export const SettingsSchema = v.object({
   maxFileBytes: positiveInteger,
+  inlineMaxBytes: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  maxProjectBytes: positiveInteger,
   rateLimits: v.object({ standard: positiveInteger, premium: positiveInteger }),
   rateLimitWindowMs: positiveInteger,
   authFailureLimit: positiveInteger,

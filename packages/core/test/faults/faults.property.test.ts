@@ -23,6 +23,7 @@ import {
   withBlobFaults,
   withRecordsFaults,
 } from '../../src/testing/faults/index.js';
+import { readStoredContent } from '../../src/testing/inspect.js';
 import { bucketRecorder, readAll, sha256Hex, storeProblems } from './support.js';
 
 /**
@@ -504,12 +505,9 @@ async function differences(world: World, model: Model): Promise<string | null> {
           JSON.stringify(wanted.metadata && JSON.parse(wanted.metadata));
         if (!metadataOk)
           return `${project.name}/${file.filename}: metadata ${file.metadataJson} vs ${wanted.metadata}`;
-        const blob = await world.blobs
-          .get({ bucket: project.bucketName, key: file.blobKey })
-          .catch(() => null);
-        const stored = blob && (await readAll(blob.content));
+        const stored = await readStoredContent(world, project, file);
         if (!stored || !Buffer.from(stored).equals(Buffer.from(bytes)))
-          return `${project.name}/${file.filename}: blob bytes differ`;
+          return `${project.name}/${file.filename}: stored bytes differ`;
       }
     }
   }

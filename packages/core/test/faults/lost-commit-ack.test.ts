@@ -36,7 +36,13 @@ function lostCommitAck() {
   };
 }
 
-async function setup() {
+/** Each storage form and the transaction that commits a content write in it. */
+const FORMS = [
+  { form: 'blob', inlineMaxBytes: 0, commitTransaction: 2 }, // 1: note the staged blob, 2: commit the record
+  { form: 'inline', inlineMaxBytes: 64 * 1024, commitTransaction: 1 }, // one transaction, no note
+];
+
+async function setup(inlineMaxBytes = 0) {
   const records = createMemoryRecords();
   const recorded = bucketRecorder(createMemoryBlobStore());
   const faults = lostCommitAck();
@@ -44,6 +50,7 @@ async function setup() {
     records: withRecordsFaults(records, faults.plan),
     blobs: recorded.store,
     rateLimiter: createMemoryRateLimiter(),
+    settings: { inlineMaxBytes },
   });
   const created = await store.accounts.create({ name: 'alice' });
   const principal: Principal = await store.authenticate({ apiKey: created.apiKey.apiKey });
@@ -62,25 +69,26 @@ async function* text(value: string): AsyncIterable<Uint8Array> {
 }
 
 describe('known bug: a lost commit acknowledgement removes the blob a committed record points to', () => {
-  it('upload: the file either is not there or has its content', async () => {
-    const { store, faults, principal, projectId, problems } = await setup();
-    faults.arm(2); // 1: note the staged blob, 2: commit the record
+  it.each(FORMS)('upload ($form): the file either is not there or has its content', async (form) => {
+    const { store, faults, principal, projectId, problems } = await setup(form.inlineMaxBytes);
+    faults.arm(form.commitTransaction);
     await expect(
       store.files.upload({ principal, projectId, filename: 'a.md', content: text('# a') }),
     ).rejects.toThrow('connection lost after COMMIT');
     expect(await problems()).toEqual([]);
   });
 
-  it('content update: the file keeps one whole version', async () => {
-    const { store, faults, principal, projectId } = await setup();
+  it.each(FORMS)('content update ($form): the file keeps one whole version', async (form) => {
+    const { store, faults, principal, projectId, problems } = await setup(form.inlineMaxBytes);
     await store.files.upload({ principal, projectId, filename: 'a.md', content: text('# old') });
-    faults.arm(2);
+    faults.arm(form.commitTransaction);
     await expect(
       store.files.updateContent({ principal, projectId, filename: 'a.md', content: text('# new') }),
     ).rejects.toThrow('connection lost after COMMIT');
     await store.maintenance.reconcile();
     const download = await store.files.download({ principal, projectId, filename: 'a.md' });
     expect(['# old', '# new']).toContain(new TextDecoder().decode(await readAll(download.content)));
+    expect(await problems()).toEqual([]);
   });
 
   it('project creation: an active project keeps its bucket', async () => {

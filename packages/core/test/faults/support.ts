@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { BlobIntentRecord, BlobStore, RecordsReader } from '@mdstore/core';
+import { expectedAccounting, readStoredContent } from '@mdstore/core/testing';
 
 export const sha256Hex = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
@@ -72,22 +73,20 @@ export async function storeProblems(o: {
     if (!(await o.blobs.bucketExists({ bucket: project.bucketName }))) {
       problems.push(`active project ${project.name} has no bucket`);
     }
-    const files = await o.records.listFiles({ projectId: project.id });
-    const total = files.reduce((sum, file) => sum + file.sizeBytes, 0);
-    if (project.fileCount !== files.length || project.totalSizeBytes !== total) {
-      problems.push(
-        `counter drift in ${project.name}: ${project.fileCount}/${project.totalSizeBytes} vs ${files.length}/${total}`,
-      );
+    const expected = await expectedAccounting(o.records, project);
+    const counters = (p: { fileCount: number; totalSizeBytes: number; historySizeBytes: number }) =>
+      `${p.fileCount}/${p.totalSizeBytes}/${p.historySizeBytes}`;
+    if (counters(project) !== counters(expected)) {
+      problems.push(`counter drift in ${project.name}: ${counters(project)} vs ${counters(expected)}`);
     }
-    for (const file of files) {
-      const blob = await o.blobs.get({ bucket: project.bucketName, key: file.blobKey }).catch(() => null);
-      if (!blob) {
-        problems.push(`file ${project.name}/${file.filename} points to a missing blob`);
+    for (const file of expected.files) {
+      const bytes = await readStoredContent(o, project, file);
+      if (!bytes) {
+        problems.push(`file ${project.name}/${file.filename} points to missing content`);
         continue;
       }
-      const bytes = await readAll(blob.content);
       if (bytes.length !== file.sizeBytes || sha256Hex(bytes) !== file.sha256) {
-        problems.push(`file ${project.name}/${file.filename}: blob does not match its record`);
+        problems.push(`file ${project.name}/${file.filename}: content does not match its record`);
       }
     }
   }
@@ -99,9 +98,7 @@ export async function storeProblems(o: {
       problems.push(`bucket ${bucket} exists without an owner (${status ?? 'no project'})`);
     }
     if (o.settled && status !== 'active') problems.push(`bucket ${bucket} left behind (${status})`);
-    const referenced = new Set(
-      project ? (await o.records.listFiles({ projectId: project.id })).map((file) => file.blobKey) : [],
-    );
+    const referenced = project ? (await expectedAccounting(o.records, project)).blobKeys : new Set<string>();
     for await (const { key } of o.blobs.list!({ bucket })) {
       if (referenced.has(key)) continue;
       if (o.settled) problems.push(`unreferenced blob ${bucket}/${key} after reconcile`);

@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { AccountRecord, FileRecord, ProjectRecord } from '@mdstore/core';
+import {
+  type AccountRecord,
+  DEFAULT_PROJECT_SETTINGS,
+  type FileRecord,
+  type ProjectRecord,
+} from '@mdstore/core';
 import { afterEach } from 'vitest';
 import { openPostgresStore, type PostgresStore, type PostgresStoreOptions } from '../../src/index.js';
 import { createTempSchema, TEST_DATABASE_URL, type TempSchema } from './pg-available.js';
@@ -56,6 +61,9 @@ export const aProject = (o: Partial<ProjectRecord> & { accountId: string }): Pro
     status: 'active',
     fileCount: 0,
     totalSizeBytes: 0,
+    historySizeBytes: 0,
+    trashSizeBytes: 0,
+    ...DEFAULT_PROJECT_SETTINGS,
     createdAt: T0,
     updatedAt: T0,
     ...o,
@@ -68,7 +76,9 @@ export const aFile = (o: Partial<FileRecord> & { projectId: string }): FileRecor
   sizeBytes: 12,
   sha256: 'a'.repeat(64),
   metadataJson: null,
-  blobKey: randomUUID(),
+  frontmatterJson: null,
+  contentKey: randomUUID(),
+  inline: false,
   revision: 1,
   createdAt: T0,
   updatedAt: T0,

@@ -1,25 +1,6 @@
 import type { RecordsReader } from '@mdstore/core';
 import type { Db } from '../connections.js';
-import {
-  ACCOUNT_COLUMNS,
-  type AccountRow,
-  API_KEY_COLUMNS,
-  type ApiKeyRow,
-  BLOB_INTENT_COLUMNS,
-  type BlobIntentRow,
-  FILE_COLUMNS,
-  type FileRow,
-  INSTANCE_COLUMNS,
-  type InstanceRow,
-  PROJECT_COLUMNS,
-  type ProjectRow,
-  toAccount,
-  toApiKey,
-  toBlobIntent,
-  toFile,
-  toInstance,
-  toProject,
-} from './rows.js';
+import { accounts, apiKeys, blobIntents, files, instances, projects, type Row, revisions } from './rows.js';
 
 /** A port interface with its methods made synchronous: what better-sqlite3 statements naturally give. */
 export type Synchronous<T> = {
@@ -28,86 +9,95 @@ export type Synchronous<T> = {
 
 export type SyncReader = Synchronous<RecordsReader>;
 
-const orNull = <R, T>(row: R | undefined, map: (row: R) => T): T | null =>
+const orNull = <T>(row: Row | undefined, map: (row: Row) => T): T | null =>
   row === undefined ? null : map(row);
 
 /** Prepares every read statement once on `db` (the read-only connection, or the writer inside a transaction). */
 export function createReadQueries(db: Db): SyncReader {
-  const accountById = db.prepare<[string], AccountRow>(
-    `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ?`,
-  );
-  const accountByName = db.prepare<[string], AccountRow>(
-    `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE name = ?`,
-  );
-  const accounts = db.prepare<[], AccountRow>(
-    `SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY created_at, id`,
-  );
+  const select = (table: { columns(alias?: string): string }, from: string, where = '') =>
+    db.prepare<unknown[], Row>(`SELECT ${table.columns()} FROM ${from} ${where}`);
 
-  const apiKeyById = db.prepare<[string], ApiKeyRow>(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = ?`);
-  const apiKeyByHash = db.prepare<[string], ApiKeyRow>(
-    `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE key_hash = ?`,
-  );
-  const apiKeysOfAccount = db.prepare<[string], ApiKeyRow>(
-    `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE account_id = ? ORDER BY created_at, id`,
-  );
+  const accountById = select(accounts, 'accounts', 'WHERE id = ?');
+  const accountByName = select(accounts, 'accounts', 'WHERE name = ?');
+  const allAccounts = select(accounts, 'accounts', 'ORDER BY created_at, id');
 
-  const projectById = db.prepare<[string], ProjectRow>(
-    `SELECT ${PROJECT_COLUMNS} FROM projects WHERE id = ?`,
-  );
-  const activeProjectByName = db.prepare<[string, string], ProjectRow>(
-    `SELECT ${PROJECT_COLUMNS} FROM projects WHERE account_id = ? AND name = ? AND status = 'active'`,
-  );
-  const projectsOfAccount = db.prepare<[string], ProjectRow>(
-    `SELECT ${PROJECT_COLUMNS} FROM projects WHERE account_id = ? ORDER BY created_at, id`,
-  );
-  const projectsByStatus = db.prepare<[string], ProjectRow>(
-    `SELECT ${PROJECT_COLUMNS} FROM projects WHERE status = ? ORDER BY created_at, id`,
-  );
+  const apiKeyById = select(apiKeys, 'api_keys', 'WHERE id = ?');
+  const apiKeyByHash = select(apiKeys, 'api_keys', 'WHERE key_hash = ?');
+  const apiKeysOfAccount = select(apiKeys, 'api_keys', 'WHERE account_id = ? ORDER BY created_at, id');
 
-  const file = db.prepare<[string, string], FileRow>(
-    `SELECT ${FILE_COLUMNS} FROM files WHERE project_id = ? AND filename = ?`,
+  const projectById = select(projects, 'projects', 'WHERE id = ?');
+  const activeProjectByName = select(
+    projects,
+    'projects',
+    "WHERE account_id = ? AND name = ? AND status = 'active'",
   );
-  const filesOfProject = db.prepare<[string], FileRow>(
-    `SELECT ${FILE_COLUMNS} FROM files WHERE project_id = ? ORDER BY filename`,
-  );
+  const projectsOfAccount = select(projects, 'projects', 'WHERE account_id = ? ORDER BY created_at, id');
+  const projectsByStatus = select(projects, 'projects', 'WHERE status = ? ORDER BY created_at, id');
+
+  const file = select(files, 'files', 'WHERE project_id = ? AND filename = ?');
+  const filesOfProject = select(files, 'files', 'WHERE project_id = ? ORDER BY filename');
 
   const bucketReferenced = db.prepare<[string], { found: number }>(
     `SELECT 1 AS found FROM projects WHERE bucket_name = ? AND status <> 'deleted' LIMIT 1`,
   );
   const blobKeyReferenced = db.prepare<[string, string], { found: number }>(
-    `SELECT 1 AS found FROM files JOIN projects ON projects.id = files.project_id
-     WHERE projects.bucket_name = ? AND files.blob_key = ? LIMIT 1`,
+    `SELECT 1 AS found FROM file_revisions JOIN projects ON projects.id = file_revisions.project_id
+     WHERE projects.bucket_name = ? AND file_revisions.content_key = ? AND file_revisions.inline = 0 LIMIT 1`,
+  );
+
+  const revision = select(revisions, 'file_revisions', 'WHERE file_id = ? AND revision = ?');
+  const revisionsBefore = select(
+    revisions,
+    'file_revisions',
+    'WHERE file_id = ? AND revision < ? ORDER BY revision DESC LIMIT ?',
+  );
+  const revisionContents = db.prepare<[string], Row>(
+    `SELECT revision, content_key, inline, size_bytes FROM file_revisions WHERE file_id = ?
+     ORDER BY revision DESC`,
+  );
+  const inlineContent = db.prepare<[string, string], { bytes: Uint8Array }>(
+    'SELECT bytes FROM inline_contents WHERE project_id = ? AND content_key = ?',
   );
 
   // Keyset pagination on the primary key; the first page starts after '', below every (non-empty) id.
-  const blobIntents = db.prepare<[string, number], BlobIntentRow>(
-    `SELECT ${BLOB_INTENT_COLUMNS} FROM blob_intents WHERE id > ? ORDER BY id LIMIT ?`,
-  );
-  const instances = db.prepare<[], InstanceRow>(
-    `SELECT ${INSTANCE_COLUMNS} FROM instances ORDER BY started_at, id`,
-  );
+  const intents = select(blobIntents, 'blob_intents', 'WHERE id > ? ORDER BY id LIMIT ?');
+  const allInstances = select(instances, 'instances', 'ORDER BY started_at, id');
 
   return {
-    findAccountById: (q) => orNull(accountById.get(q.accountId), toAccount),
-    findAccountByName: (q) => orNull(accountByName.get(q.name), toAccount),
-    listAccounts: () => accounts.all().map(toAccount),
+    findAccountById: (q) => orNull(accountById.get(q.accountId), accounts.fromRow),
+    findAccountByName: (q) => orNull(accountByName.get(q.name), accounts.fromRow),
+    listAccounts: () => allAccounts.all().map(accounts.fromRow),
 
-    findApiKeyById: (q) => orNull(apiKeyById.get(q.keyId), toApiKey),
-    findApiKeyByHash: (q) => orNull(apiKeyByHash.get(q.keyHash), toApiKey),
-    listApiKeys: (q) => apiKeysOfAccount.all(q.accountId).map(toApiKey),
+    findApiKeyById: (q) => orNull(apiKeyById.get(q.keyId), apiKeys.fromRow),
+    findApiKeyByHash: (q) => orNull(apiKeyByHash.get(q.keyHash), apiKeys.fromRow),
+    listApiKeys: (q) => apiKeysOfAccount.all(q.accountId).map(apiKeys.fromRow),
 
-    findProjectById: (q) => orNull(projectById.get(q.projectId), toProject),
-    findActiveProjectByName: (q) => orNull(activeProjectByName.get(q.accountId, q.name), toProject),
-    listProjects: (q) => projectsOfAccount.all(q.accountId).map(toProject),
-    listProjectsByStatus: (q) => projectsByStatus.all(q.status).map(toProject),
+    findProjectById: (q) => orNull(projectById.get(q.projectId), projects.fromRow),
+    findActiveProjectByName: (q) => orNull(activeProjectByName.get(q.accountId, q.name), projects.fromRow),
+    listProjects: (q) => projectsOfAccount.all(q.accountId).map(projects.fromRow),
+    listProjectsByStatus: (q) => projectsByStatus.all(q.status).map(projects.fromRow),
 
-    findFile: (q) => orNull(file.get(q.projectId, q.filename), toFile),
-    listFiles: (q) => filesOfProject.all(q.projectId).map(toFile),
+    findFile: (q) => orNull(file.get(q.projectId, q.filename), files.fromRow),
+    listFiles: (q) => filesOfProject.all(q.projectId).map(files.fromRow),
     isBlobReferenced: (q) =>
       (q.key === null ? bucketReferenced.get(q.bucket) : blobKeyReferenced.get(q.bucket, q.key)) !==
       undefined,
 
-    listBlobIntents: (q) => blobIntents.all(q.afterId ?? '', q.limit).map(toBlobIntent),
-    listInstances: () => instances.all().map(toInstance),
+    findRevision: (q) => orNull(revision.get(q.fileId, q.revision), revisions.fromRow),
+    listRevisions: (q) =>
+      revisionsBefore
+        .all(q.fileId, q.beforeRevision ?? Number.MAX_SAFE_INTEGER, q.limit)
+        .map(revisions.fromRow),
+    listRevisionContents: (q) =>
+      revisionContents.all(q.fileId).map((row) => ({
+        revision: row.revision as number,
+        contentKey: row.content_key as string,
+        inline: row.inline === 1,
+        sizeBytes: row.size_bytes as number,
+      })),
+    readInlineContent: (q) => inlineContent.get(q.projectId, q.contentKey)?.bytes ?? null,
+
+    listBlobIntents: (q) => intents.all(q.afterId ?? '', q.limit).map(blobIntents.fromRow),
+    listInstances: () => allInstances.all().map(instances.fromRow),
   };
 }

@@ -15,15 +15,31 @@ export interface StoreSnapshot {
     status: string;
     fileCount: number;
     totalSizeBytes: number;
+    historySizeBytes: number;
   }[];
   readonly files: readonly {
+    id: string;
     projectId: string;
     filename: string;
     sizeBytes: number;
     sha256: string;
-    blobKey: string;
+    contentKey: string;
+    inline: boolean;
+    revision: number;
     metadataJson: string | null;
   }[];
+  /** Every kept revision (the current one of each file included). */
+  readonly revisions: readonly {
+    fileId: string;
+    projectId: string;
+    revision: number;
+    sizeBytes: number;
+    sha256: string;
+    contentKey: string;
+    inline: boolean;
+  }[];
+  /** Content stored in the records: project id → key → its size and digest. */
+  readonly inlineContents: ReadonlyMap<string, ReadonlyMap<string, { sizeBytes: number; sha256: string }>>;
   readonly intents: readonly {
     id: string;
     kind: string;
@@ -50,14 +66,32 @@ interface ProjectRow {
   status: string;
   file_count: number | string;
   total_size_bytes: number | string;
+  history_size_bytes: number | string;
 }
 interface FileRow {
+  id: string;
   project_id: string;
   filename: string;
   size_bytes: number | string;
   sha256: string;
-  blob_key: string;
+  content_key: string;
+  inline: number | boolean;
+  revision: number;
   metadata_json: string | null;
+}
+interface RevisionRow {
+  file_id: string;
+  project_id: string;
+  revision: number;
+  size_bytes: number | string;
+  sha256: string;
+  content_key: string;
+  inline: number | boolean;
+}
+interface InlineRow {
+  project_id: string;
+  content_key: string;
+  bytes: Uint8Array;
 }
 interface IntentRow {
   id: string;
@@ -68,8 +102,12 @@ interface IntentRow {
 }
 
 const QUERIES = {
-  projects: 'SELECT id, bucket_name, status, file_count, total_size_bytes FROM projects',
-  files: 'SELECT project_id, filename, size_bytes, sha256, blob_key, metadata_json FROM files',
+  projects: 'SELECT id, bucket_name, status, file_count, total_size_bytes, history_size_bytes FROM projects',
+  files:
+    'SELECT id, project_id, filename, size_bytes, sha256, content_key, inline, revision, metadata_json FROM files',
+  revisions:
+    'SELECT file_id, project_id, revision, size_bytes, sha256, content_key, inline FROM file_revisions',
+  inlineContents: 'SELECT project_id, content_key, bytes FROM inline_contents',
   intents: 'SELECT id, kind, bucket, key, owner_instance_id FROM blob_intents',
   instances: 'SELECT id, pid FROM instances',
 };
@@ -78,9 +116,17 @@ const QUERIES = {
 function fromRows(rows: {
   projects: ProjectRow[];
   files: FileRow[];
+  revisions: RevisionRow[];
+  inlineContents: InlineRow[];
   intents: IntentRow[];
   instances: { id: string; pid: number }[];
 }) {
+  const inlineContents = new Map<string, Map<string, { sizeBytes: number; sha256: string }>>();
+  for (const row of rows.inlineContents) {
+    const ofProject = inlineContents.get(row.project_id) ?? new Map();
+    ofProject.set(row.content_key, { sizeBytes: row.bytes.length, sha256: sha256(row.bytes) });
+    inlineContents.set(row.project_id, ofProject);
+  }
   return {
     projects: rows.projects.map((r) => ({
       id: r.id,
@@ -88,15 +134,29 @@ function fromRows(rows: {
       status: r.status,
       fileCount: Number(r.file_count),
       totalSizeBytes: Number(r.total_size_bytes),
+      historySizeBytes: Number(r.history_size_bytes),
     })),
     files: rows.files.map((r) => ({
       projectId: r.project_id,
+      id: r.id,
       filename: r.filename,
       sizeBytes: Number(r.size_bytes),
       sha256: r.sha256,
-      blobKey: r.blob_key,
+      contentKey: r.content_key,
+      inline: r.inline === 1 || r.inline === true,
+      revision: Number(r.revision),
       metadataJson: r.metadata_json,
     })),
+    revisions: rows.revisions.map((r) => ({
+      fileId: r.file_id,
+      projectId: r.project_id,
+      revision: Number(r.revision),
+      sizeBytes: Number(r.size_bytes),
+      sha256: r.sha256,
+      contentKey: r.content_key,
+      inline: r.inline === 1 || r.inline === true,
+    })),
+    inlineContents,
     intents: rows.intents.map((r) => ({
       id: r.id,
       kind: r.kind,
@@ -119,6 +179,8 @@ export function sqliteFsInspector(dataDir: string): StoreInspector {
         rows = {
           projects: db.prepare(QUERIES.projects).all() as ProjectRow[],
           files: db.prepare(QUERIES.files).all() as FileRow[],
+          revisions: db.prepare(QUERIES.revisions).all() as RevisionRow[],
+          inlineContents: db.prepare(QUERIES.inlineContents).all() as InlineRow[],
           intents: db.prepare(QUERIES.intents).all() as IntentRow[],
           instances: db.prepare(QUERIES.instances).all() as { id: string; pid: number }[],
         };
@@ -237,6 +299,8 @@ export function postgresS3Inspector(o: {
         rows = {
           projects: await all<ProjectRow>(QUERIES.projects),
           files: await all<FileRow>(QUERIES.files),
+          revisions: await all<RevisionRow>(QUERIES.revisions),
+          inlineContents: await all<InlineRow>(QUERIES.inlineContents),
           intents: await all<IntentRow>(QUERIES.intents),
           instances: await all<{ id: string; pid: number }>(QUERIES.instances),
         };

@@ -240,14 +240,30 @@ function checkStore(input: VerifyInput, checker: Checker, store: StoreSnapshot):
     }
     const expected = model.active.get(project.id);
     if (!checker.check(expected !== undefined, () => `record of an unknown project ${project.id}`)) continue;
+    const revisions = store.revisions.filter((revision) => revision.projectId === project.id);
+    const history = historyBytes(files, revisions);
     checker.check(
       project.fileCount === files.length &&
-        project.totalSizeBytes === files.reduce((sum, file) => sum + file.sizeBytes, 0),
+        project.totalSizeBytes === files.reduce((sum, file) => sum + file.sizeBytes, 0) &&
+        project.historySizeBytes === history,
       () =>
-        `project ${project.id} counters ${project.fileCount}/${project.totalSizeBytes} disagree with its records`,
+        `project ${project.id} counters ${project.fileCount}/${project.totalSizeBytes}/${project.historySizeBytes} ` +
+        `disagree with its records (history ${history})`,
     );
     checkRecordsAgainstModel(checker, expected as ProjectModel, files);
-    checkBucket(input, checker, store, project.bucket, files);
+    checkRevisions(checker, files, revisions);
+    checkContents(input, checker, store, project, revisions);
+  }
+  const active = new Set(store.projects.filter((p) => p.status === 'active').map((p) => p.id));
+  for (const projectId of store.inlineContents.keys()) {
+    checker.check(active.has(projectId), () => `inline contents left of an inactive project ${projectId}`);
+  }
+  const liveFiles = new Set(store.files.map((file) => file.id));
+  for (const revision of store.revisions) {
+    checker.check(
+      liveFiles.has(revision.fileId),
+      () => `revision ${revision.revision} of a file that no longer exists (${revision.fileId})`,
+    );
   }
   const activeBuckets = new Set(store.projects.filter((p) => p.status === 'active').map((p) => p.bucket));
   for (const bucket of store.buckets.keys()) {
@@ -282,25 +298,74 @@ function checkRecordsAgainstModel(
   }
 }
 
-function checkBucket(
+/** Bytes kept only by earlier revisions: each content key once, the current one of each file not at all. */
+function historyBytes(
+  files: StoreSnapshot['files'][number][],
+  revisions: StoreSnapshot['revisions'][number][],
+) {
+  const current = new Set(files.map((file) => file.contentKey));
+  const counted = new Map<string, number>();
+  for (const revision of revisions) {
+    if (!current.has(revision.contentKey)) counted.set(revision.contentKey, revision.sizeBytes);
+  }
+  return [...counted.values()].reduce((sum, size) => sum + size, 0);
+}
+
+/** Each file's current state is its newest kept revision. */
+function checkRevisions(
+  checker: Checker,
+  files: StoreSnapshot['files'][number][],
+  revisions: StoreSnapshot['revisions'][number][],
+): void {
+  for (const file of files) {
+    const own = revisions.filter((revision) => revision.fileId === file.id);
+    const newest = own.reduce(
+      (best, revision) => (revision.revision > best.revision ? revision : best),
+      own[0]!,
+    );
+    checker.check(
+      newest !== undefined &&
+        newest.revision === file.revision &&
+        newest.contentKey === file.contentKey &&
+        newest.inline === file.inline &&
+        newest.sha256 === file.sha256,
+      () => `${file.filename}: its current revision ${file.revision} is not its newest kept revision`,
+    );
+  }
+}
+
+/**
+ * Every kept revision's content is where it says (inline in the records, or a blob) with its digest, and
+ * nothing is stored that no revision points to: no orphan blob, no orphan inline content.
+ */
+function checkContents(
   input: VerifyInput,
   checker: Checker,
   store: StoreSnapshot,
-  bucket: string,
-  files: StoreSnapshot['files'][number][],
+  project: StoreSnapshot['projects'][number],
+  revisions: StoreSnapshot['revisions'][number][],
 ): void {
-  const objects = store.buckets.get(bucket);
-  if (!checker.check(objects !== undefined, () => `bucket ${bucket} of an active project is missing`)) return;
-  const referenced = new Set(files.map((file) => file.blobKey));
-  for (const file of files) {
-    const object = objects?.get(file.blobKey);
+  const objects = store.buckets.get(project.bucket);
+  if (!checker.check(objects !== undefined, () => `bucket ${project.bucket} of an active project is missing`))
+    return;
+  const inline =
+    store.inlineContents.get(project.id) ?? new Map<string, { sizeBytes: number; sha256: string }>();
+  const referenced = { blob: new Set<string>(), inline: new Set<string>() };
+  for (const revision of revisions) {
+    const stored = revision.inline ? inline.get(revision.contentKey) : objects?.get(revision.contentKey);
+    (revision.inline ? referenced.inline : referenced.blob).add(revision.contentKey);
     checker.check(
-      object !== undefined && object.sizeBytes === file.sizeBytes && object.sha256 === file.sha256,
-      () => `blob ${bucket}/${file.blobKey} of ${file.filename} is ${object ? 'different' : 'missing'}`,
+      stored !== undefined && stored.sizeBytes === revision.sizeBytes && stored.sha256 === revision.sha256,
+      () =>
+        `${revision.inline ? 'inline content' : 'blob'} ${project.bucket}/${revision.contentKey} of revision ` +
+        `${revision.revision} is ${stored ? 'different' : 'missing'}`,
     );
     input.stats.blobsVerified++;
   }
   for (const key of objects?.keys() ?? []) {
-    checker.check(referenced.has(key), () => `orphan blob ${bucket}/${key}`);
+    checker.check(referenced.blob.has(key), () => `orphan blob ${project.bucket}/${key}`);
+  }
+  for (const key of inline.keys()) {
+    checker.check(referenced.inline.has(key), () => `orphan inline content ${project.id}/${key}`);
   }
 }

@@ -1,0 +1,44 @@
+import type { FileRecord, ProjectRecord } from '../model/records.js';
+import type { BlobStore, ByteStream } from '../ports/blobs.js';
+import type { RecordsReader } from '../ports/records.js';
+import { historyBytes } from '../use-cases/files/revisions.js';
+
+async function readAll(content: ByteStream): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of content) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+/**
+ * The bytes a file record points to, wherever they are (inline in the records store, or a blob), or
+ * null when they are missing: for consistency checks that read around the use cases.
+ */
+export async function readStoredContent(
+  o: { records: RecordsReader; blobs: BlobStore },
+  project: Pick<ProjectRecord, 'id' | 'bucketName'>,
+  file: Pick<FileRecord, 'contentKey' | 'inline'>,
+): Promise<Uint8Array | null> {
+  if (file.inline) return o.records.readInlineContent({ projectId: project.id, contentKey: file.contentKey });
+  const blob = await o.blobs.get({ bucket: project.bucketName, key: file.contentKey }).catch(() => null);
+  return blob ? readAll(blob.content) : null;
+}
+
+/** What a project's records say about its content: its counters as they should be, and the blob keys in use. */
+export async function expectedAccounting(records: RecordsReader, project: Pick<ProjectRecord, 'id'>) {
+  const files = await records.listFiles({ projectId: project.id });
+  let history = 0;
+  const blobKeys = new Set<string>();
+  for (const file of files) {
+    const revisions = await records.listRevisionContents({ fileId: file.id });
+    history += historyBytes(revisions, file.contentKey);
+    for (const revision of revisions) if (!revision.inline) blobKeys.add(revision.contentKey);
+  }
+  return {
+    files,
+    fileCount: files.length,
+    totalSizeBytes: files.reduce((sum, file) => sum + file.sizeBytes, 0),
+    historySizeBytes: history,
+    /** Keys of the project's bucket that kept revisions (current ones included) point to. */
+    blobKeys,
+  };
+}

@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect } from 'vitest';
+import { anApiKey, BASE_TIME, sha256Hex } from '../builders.js';
+import { ascendingIds, type SuiteContext, seedAccount, seedApiKey } from './support.js';
+
+export function apiKeysSuite({ test }: SuiteContext): void {
+  describe('API keys', () => {
+    test('inserts a key and finds it by id and by hash', async ({ repository }) => {
+      const apiKey = await seedApiKey(repository);
+      expect(await repository.findApiKeyById({ keyId: apiKey.id })).toEqual(apiKey);
+      expect(await repository.findApiKeyByHash({ keyHash: apiKey.keyHash })).toEqual(apiKey);
+      expect(await repository.findApiKeyById({ keyId: randomUUID() })).toBeNull();
+      expect(await repository.findApiKeyByHash({ keyHash: sha256Hex('unknown') })).toBeNull();
+    });
+
+    test("lists an account's keys by createdAt, then id", async ({ repository }) => {
+      const account = await seedAccount(repository);
+      const other = await seedAccount(repository);
+      const [id1, id2, id3] = ascendingIds(3) as [string, string, string];
+      const expected = [
+        anApiKey({ id: id3, accountId: account.id, createdAt: BASE_TIME }),
+        anApiKey({ id: id1, accountId: account.id, createdAt: BASE_TIME + 5 }),
+        anApiKey({ id: id2, accountId: account.id, createdAt: BASE_TIME + 5 }),
+      ];
+      for (const apiKey of [expected[2]!, expected[0]!, expected[1]!]) {
+        await repository.withTransaction((tx) => tx.insertApiKey({ apiKey }));
+      }
+      await seedApiKey(repository, { accountId: other.id });
+      expect(await repository.listApiKeys({ accountId: account.id })).toEqual(expected);
+      expect(await repository.listApiKeys({ accountId: randomUUID() })).toEqual([]);
+    });
+
+    test('revokes a key once; the revoked key is still found with revokedAt', async ({ repository }) => {
+      const apiKey = await seedApiKey(repository);
+      const revokedAt = BASE_TIME + 60_001;
+      const revoke = (keyId: string, at: number) =>
+        repository.withTransaction((tx) => tx.revokeApiKey({ keyId, revokedAt: at }));
+      expect(await revoke(apiKey.id, revokedAt)).toBe(true);
+      expect(await revoke(apiKey.id, revokedAt + 1)).toBe(false);
+      expect(await revoke(randomUUID(), revokedAt)).toBe(false);
+      const expected = { ...apiKey, revokedAt };
+      expect(await repository.findApiKeyById({ keyId: apiKey.id })).toEqual(expected);
+      expect(await repository.findApiKeyByHash({ keyHash: apiKey.keyHash })).toEqual(expected);
+      expect(await repository.listApiKeys({ accountId: apiKey.accountId })).toEqual([expected]);
+    });
+  });
+}

@@ -1,0 +1,178 @@
+import { ContentTooLargeError, isMdStoreError, ProjectNotFoundError } from '../../errors.js';
+import type { BlobIntentRecord, ProjectRecord } from '../../model/records.js';
+import type { ByteStream } from '../../ports/blobs.js';
+import type { RecordsTransaction } from '../../ports/records.js';
+import { checkedContent } from '../../validation/content.js';
+import { digestMismatch } from '../../validation/schemas.js';
+import { removeDoomed, withStagedResource } from '../blob-intents.js';
+import type { MdStoreContext } from '../context.js';
+import { newContentKey } from './shared.js';
+
+/** A content version as it was received and stored. */
+export interface StoredContent {
+  readonly contentKey: string;
+  readonly inline: boolean;
+  readonly sizeBytes: number;
+  /** Lower-case hex SHA-256, computed while the content streamed in. */
+  readonly sha256: string;
+}
+
+/** A digest the client declared, and where it came from (the `loc` of a mismatch). */
+export interface ExpectedDigest {
+  readonly hex: string;
+  readonly loc: readonly (string | number)[];
+}
+
+export interface ContentInput {
+  readonly content: ByteStream;
+  /** `loc` of content problems (400, 413): `["body"]` for a content update, `["body","file"]` for an upload. */
+  readonly loc: readonly (string | number)[];
+  /** SHA-256 digests the client says it sent (`Content-Digest`, `Repr-Digest`, the upload's `sha256`). */
+  readonly expectedSha256?: readonly ExpectedDigest[];
+  readonly signal?: AbortSignal;
+}
+
+/** What a committed write hands back: its result, and blob versions to remove now that it committed. */
+export interface Committed<R> {
+  readonly result: R;
+  readonly doomed: readonly BlobIntentRecord[];
+}
+
+/**
+ * Content checked and hashed as it streams: the size limit, UTF-8 validity and non-emptiness (see
+ * `checkedContent`), and its SHA-256, read from `digest` once the stream is over.
+ */
+function inspected(ctx: MdStoreContext, input: ContentInput) {
+  const hash = ctx.hashing.sha256();
+  let sha256: string | undefined;
+  async function* stream(): ByteStream {
+    for await (const chunk of checkedContent(input.content, {
+      maxBytes: ctx.settings.maxFileBytes,
+      loc: input.loc,
+    })) {
+      hash.update(chunk);
+      yield chunk;
+    }
+    sha256 = hash.digestHex();
+    const wrong = input.expectedSha256?.find((expected) => expected.hex !== sha256);
+    if (wrong) throw digestMismatch(wrong.loc);
+  }
+  return { stream: stream(), digest: () => sha256! };
+}
+
+/** The head of a stream: whole when `rest` is null, else the first chunks and the iterator of the rest. */
+async function readHead(stream: ByteStream, maxBytes: number) {
+  const iterator = stream[Symbol.asyncIterator]();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const next = await iterator.next();
+    if (next.done) return { chunks, size, rest: null };
+    chunks.push(next.value);
+    size += next.value.byteLength;
+    if (size > maxBytes) return { chunks, size, rest: iterator };
+  }
+}
+
+function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+async function* replay(chunks: readonly Uint8Array[], rest: AsyncIterator<Uint8Array>): ByteStream {
+  yield* chunks;
+  for (;;) {
+    const next = await rest.next();
+    if (next.done) return;
+    yield next.value;
+  }
+}
+
+/**
+ * Receives a new content version of the file `fileId` and commits it with `commit`, in one of two forms
+ * chosen while streaming:
+ * - up to `inlineMaxBytes`: buffered, then written inline by the same transaction as the records that
+ *   point to it: one transaction, no staging note, no blob I/O;
+ * - beyond: spilled to the blob store under a new key through the staged path (note, write, commit).
+ * `prepare` runs once the whole content is in and valid, before the transaction (e.g. to judge form
+ * fields that came after the file). Blob versions the commit dooms are removed after it.
+ */
+export async function storeContent<P, R>(
+  ctx: MdStoreContext,
+  target: { project: ProjectRecord; fileId: string },
+  input: ContentInput,
+  prepare: () => Promise<P>,
+  commit: (tx: RecordsTransaction, stored: StoredContent, prepared: P) => Promise<Committed<R>>,
+): Promise<R> {
+  const { project } = target;
+  const contentKey = newContentKey(ctx, target.fileId);
+  const checked = inspected(ctx, input);
+  const head = await readHead(checked.stream, ctx.settings.inlineMaxBytes);
+  let committed: Committed<R>;
+  if (head.rest === null) {
+    const bytes = concat(head.chunks, head.size);
+    const stored: StoredContent = {
+      contentKey,
+      inline: true,
+      sizeBytes: head.size,
+      sha256: checked.digest(),
+    };
+    const prepared = await prepare();
+    committed = await ctx.records.withTransaction(async (tx) => {
+      await tx.insertInlineContent({ projectId: project.id, contentKey, bytes });
+      return commit(tx, stored, prepared);
+    });
+  } else {
+    const rest = head.rest;
+    committed = await withStagedResource(
+      ctx,
+      { bucket: project.bucketName, key: contentKey },
+      async (deadline) => {
+        const blob = await putBlob(ctx, project, contentKey, replay(head.chunks, rest), [
+          input.signal,
+          deadline,
+        ]);
+        const stored: StoredContent = {
+          contentKey,
+          inline: false,
+          sizeBytes: blob.sizeBytes,
+          sha256: checked.digest(),
+        };
+        return { stored, prepared: await prepare() };
+      },
+      (tx, { stored, prepared }) => commit(tx, stored, prepared),
+    );
+  }
+  for (const doomed of committed.doomed) await removeDoomed(ctx, doomed);
+  return committed.result;
+}
+
+/** Writes a blob under its new key, translating the blob store's refusals into domain errors. */
+async function putBlob(
+  ctx: MdStoreContext,
+  project: ProjectRecord,
+  key: string,
+  content: ByteStream,
+  signals: readonly (AbortSignal | undefined)[],
+) {
+  const maxBytes = ctx.settings.maxFileBytes;
+  try {
+    return await ctx.blobs.put({
+      bucket: project.bucketName,
+      key,
+      content,
+      maxBytes,
+      signal: AbortSignal.any(signals.filter((signal) => signal !== undefined)),
+    });
+  } catch (error) {
+    if (isMdStoreError(error, 'BLOB_TOO_LARGE')) throw new ContentTooLargeError(maxBytes);
+    if (isMdStoreError(error, 'BUCKET_NOT_FOUND')) throw new ProjectNotFoundError(project.id);
+    throw error;
+  }
+}

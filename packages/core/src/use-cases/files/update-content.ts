@@ -1,0 +1,71 @@
+import type { FileRecord } from '../../model/records.js';
+import type { ByteStream } from '../../ports/blobs.js';
+import { loadOwnedProject } from '../access.js';
+import type { Principal } from '../authentication.js';
+import { type MdStoreContext, notBefore } from '../context.js';
+import { type DeferredBody, deferred } from '../deferred-body.js';
+import { type FileView, toFileView } from '../views.js';
+import { checkWriteConditions, type RequestConditions } from './conditions.js';
+import { type ExpectedDigest, storeContent } from './content.js';
+import { recordRevision } from './revisions.js';
+import { findFileOr404, lockActiveProject, withCounterChange } from './shared.js';
+
+export interface UpdateFileContentInput {
+  readonly principal: Principal;
+  readonly projectId: string;
+  readonly filename: string;
+  /** The new content, or (HTTP) the request body it comes in. */
+  readonly content: ByteStream | DeferredBody<ByteStream>;
+  readonly conditions?: RequestConditions;
+  /** SHA-256 digests the client declared for the body (`Content-Digest`/`Repr-Digest`). */
+  readonly expectedSha256?: readonly ExpectedDigest[];
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Replaces the content, keeping the metadata, as a new revision. The new version gets a new key (inline
+ * or in the blob store); the record is switched to it in one transaction that checks the preconditions
+ * again under the project lock; versions no kept revision needs any more are removed after it.
+ */
+export async function updateFileContent(
+  ctx: MdStoreContext,
+  input: UpdateFileContentInput,
+): Promise<FileView> {
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const existing = await findFileOr404(ctx.records, project.id, input.filename);
+  const body = deferred(input.content);
+  body.check();
+  checkWriteConditions(project, existing, input.conditions);
+  return storeContent(
+    ctx,
+    { project, fileId: existing.id },
+    { content: body.read(), loc: ['body'], expectedSha256: input.expectedSha256, signal: input.signal },
+    async () => undefined,
+    async (tx, stored) => {
+      const locked = await lockActiveProject(tx, input.principal, project.id);
+      const current = await findFileOr404(tx, locked.id, input.filename);
+      checkWriteConditions(locked, current, input.conditions);
+      const before = await tx.listRevisionContents({ fileId: current.id });
+      const at = notBefore(ctx.clock.now(), notBefore(current.updatedAt, locked.updatedAt));
+      const updated: FileRecord = {
+        ...current,
+        contentKey: stored.contentKey,
+        inline: stored.inline,
+        sizeBytes: stored.sizeBytes,
+        sha256: stored.sha256,
+        revision: current.revision + 1,
+        updatedAt: at,
+      };
+      await tx.updateFile({ file: updated });
+      const recorded = await recordRevision(ctx, tx, {
+        project: locked,
+        file: updated,
+        change: 'content',
+        before,
+      });
+      const change = { bytes: updated.sizeBytes - current.sizeBytes, historyBytes: recorded.historyDelta };
+      await tx.updateProject({ project: withCounterChange(ctx, locked, change, at) });
+      return { result: toFileView(updated, locked, ctx.blobs.scheme), doomed: recorded.doomed };
+    },
+  );
+}

@@ -1,0 +1,132 @@
+import { parseSha256Hex } from '../../conditional/index.js';
+import { FilenameTakenError, isMdStoreError, MalformedInputError } from '../../errors.js';
+import type { FileRecord } from '../../model/records.js';
+import type { ByteStream } from '../../ports/blobs.js';
+import { checkUploadFilename, digestMismatch, parseUploadMetadataField } from '../../validation/schemas.js';
+import { loadOwnedProject } from '../access.js';
+import type { Principal } from '../authentication.js';
+import { type MdStoreContext, notBefore } from '../context.js';
+import { type DeferredBody, deferred } from '../deferred-body.js';
+import { type FileView, toFileView } from '../views.js';
+import { storeContent } from './content.js';
+import { recordRevision } from './revisions.js';
+import { lockActiveProject, withCounterChange } from './shared.js';
+
+type MaybePromise<T> = T | Promise<T>;
+
+/** The `file` part of an upload form, handed over as soon as its header has been read. */
+export interface UploadPart {
+  readonly filename: string;
+  /** The part's bytes; ends only once the whole form has been read and found well-formed. */
+  readonly content: ByteStream;
+  /** A form field: a string when it came before the file, else a promise settled at the form's end. */
+  readonly metadata?: MaybePromise<string | undefined>;
+  /** The `sha256` form field (extensions §2), same timing as `metadata`. */
+  readonly sha256?: MaybePromise<string | undefined>;
+}
+
+export type UploadFileInput = {
+  readonly principal: Principal;
+  readonly projectId: string;
+  readonly signal?: AbortSignal;
+} & (
+  | UploadPart
+  | {
+      /** The form (HTTP), read once the project is known to exist and belong to the caller. */
+      readonly form: DeferredBody<Promise<UploadPart>>;
+    }
+);
+
+const SHA256_LOC = ['body', 'sha256'] as const;
+
+/** The upload's `sha256` form field: 64 lower-case hex digits (else 400, `value_error`). */
+function parseSha256Field(value: string): string {
+  const field = parseSha256Hex(value);
+  if (field.kind !== 'sha-256') {
+    throw new MalformedInputError([
+      {
+        loc: SHA256_LOC,
+        msg: 'Value error, must be the SHA-256 of the content as 64 lower-case hex digits',
+        type: 'value_error',
+      },
+    ]);
+  }
+  return field.hex;
+}
+
+const isPromise = <T>(value: MaybePromise<T>): value is Promise<T> =>
+  typeof (value as Promise<T> | undefined)?.then === 'function';
+
+/**
+ * Upload: the project is checked before the form is read; the filename and a duplicate (409) are judged
+ * from the part's header before its content is read; then the content streams in (inline or to the blob
+ * store) and one transaction adds the record, its first revision and the project's counters. Of
+ * concurrent uploads of one name the store's unique rule lets exactly one commit.
+ */
+export async function uploadFile(ctx: MdStoreContext, input: UploadFileInput): Promise<FileView> {
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const form = 'form' in input ? input.form : deferred(Promise.resolve<UploadPart>(input));
+  form.check();
+  const part = await form.read();
+  checkUploadFilename(part.filename);
+  if (part.metadata !== undefined && !isPromise(part.metadata)) parseUploadMetadataField(part.metadata);
+  if (await ctx.records.findFile({ projectId: project.id, filename: part.filename })) {
+    throw new FilenameTakenError(part.filename);
+  }
+  const fileId = ctx.ids.uuid();
+  const declaredSha256 = part.sha256 !== undefined && !isPromise(part.sha256) ? part.sha256 : undefined;
+  const expected = declaredSha256 === undefined ? undefined : parseSha256Field(declaredSha256);
+  try {
+    return await storeContent(
+      ctx,
+      { project, fileId },
+      {
+        content: part.content,
+        loc: ['body', 'file'],
+        expectedSha256: expected === undefined ? undefined : [{ hex: expected, loc: SHA256_LOC }],
+        signal: input.signal,
+      },
+      async () => {
+        const metadata = parseUploadMetadataField(await part.metadata);
+        const lateSha256 = declaredSha256 === undefined ? await part.sha256 : undefined;
+        return { metadata, lateSha256 };
+      },
+      async (tx, stored, { metadata, lateSha256 }) => {
+        if (lateSha256 !== undefined) {
+          if (parseSha256Field(lateSha256) !== stored.sha256) throw digestMismatch(SHA256_LOC);
+        }
+        const locked = await lockActiveProject(tx, input.principal, project.id);
+        const at = notBefore(ctx.clock.now(), locked.updatedAt);
+        const file: FileRecord = {
+          id: fileId,
+          projectId: locked.id,
+          filename: part.filename,
+          sizeBytes: stored.sizeBytes,
+          sha256: stored.sha256,
+          metadataJson: metadata === null ? null : JSON.stringify(metadata),
+          frontmatterJson: null,
+          contentKey: stored.contentKey,
+          inline: stored.inline,
+          revision: 1,
+          createdAt: at,
+          updatedAt: at,
+        };
+        await tx.insertFile({ file });
+        const recorded = await recordRevision(ctx, tx, {
+          project: locked,
+          file,
+          change: 'created',
+          before: [],
+        });
+        const change = { files: 1, bytes: file.sizeBytes, historyBytes: recorded.historyDelta };
+        await tx.updateProject({ project: withCounterChange(ctx, locked, change, at) });
+        return { result: toFileView(file, locked, ctx.blobs.scheme), doomed: recorded.doomed };
+      },
+    );
+  } catch (error) {
+    if (isMdStoreError(error, 'RECORD_CONFLICT') && (error as { rule?: string }).rule === 'filename') {
+      throw new FilenameTakenError(part.filename);
+    }
+    throw error;
+  }
+}
