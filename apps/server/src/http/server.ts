@@ -7,6 +7,7 @@ import http, {
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { lingerBeforeClosing } from './linger.js';
 import type { HttpLogger } from './routes/index.js';
 import { httpsRedirectLocation, urlHost } from './transport.js';
 
@@ -153,6 +154,7 @@ function prepare(
     answerExpectationFailed(req, res, context.secure),
   );
   server.on('error', (error) => context.logger.error('http server error', { error: error.message }));
+  lingerBeforeClosing(server);
   // Answers not yet sent when closing starts end their connection, so that keep-alive clients move on.
   const unanswered = new Set<ServerResponse>();
   let closing = false;
