@@ -1,9 +1,16 @@
+import { hostname } from 'node:os';
+import { pino } from 'pino';
+import { requestLogFields } from './request-context.js';
+
 /**
- * A small JSON-lines logger: one object per line, `debug`/`info` on stdout and `warn`/`error` on stderr.
+ * Structured logs on pino: one JSON object per line, `debug`/`info` on stdout and `warn`/`error` on
+ * stderr, each with `level` (a word), `time` (ISO 8601), `pid`, `hostname`, `msg`, and `request_id` for
+ * lines written while a request is served.
  *
- * Callers must never pass API keys, `Authorization` headers or request bodies as fields. As a second
- * line of defence, any field named like `authorization`, `apiKey` or `api_key` (at any depth, any case)
- * is written as `[redacted]`.
+ * Callers must never pass API keys, `Authorization` headers, file contents or metadata values as
+ * fields. Two lines of defence behind that rule: any field named like `authorization`, `apiKey`,
+ * `metadata`, `content` or `body` (at any depth, any case) is written as `[redacted]`, and pino's own
+ * redaction censors the same names at the places a request or error would put them.
  */
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
@@ -33,22 +40,65 @@ export interface LoggerOptions {
   readonly base?: LogFields;
 }
 
-const SEVERITY: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
-const REDACTED = '[redacted]';
+export const REDACTED = '[redacted]';
 const MAX_DEPTH = 8;
 
-/** Field names whose values are secrets, compared without case, `-` or `_`. */
-const SECRET_NAMES = new Set(['authorization', 'apikey', 'proxyauthorization', 'xapikey']);
+/** Field names whose values are secrets or user data, compared without case, `-` or `_`. */
+const SECRET_NAMES = new Set([
+  'authorization',
+  'proxyauthorization',
+  'apikey',
+  'xapikey',
+  'cookie',
+  'metadata',
+  'content',
+  'body',
+  'frontmatter',
+]);
 const isSecretName = (name: string) => SECRET_NAMES.has(name.toLowerCase().replace(/[-_]/g, ''));
 
+/** pino's redaction: the same names where a request, its headers or an error would carry them. */
+const REDACT_NAMES = ['authorization', 'apiKey', 'api_key', 'metadata', 'content', 'body', 'cookie'];
+const REDACT_PATHS = [
+  ...REDACT_NAMES,
+  ...REDACT_NAMES.map((name) => `*.${name}`),
+  ...['headers', 'req.headers', 'request.headers'].flatMap((at) => [
+    `${at}.authorization`,
+    `${at}["proxy-authorization"]`,
+    `${at}["x-api-key"]`,
+    `${at}.cookie`,
+  ]),
+];
+
 export function createLogger(options: LoggerOptions): Logger {
-  const threshold = SEVERITY[options.level];
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
+  const log = pino(
+    {
+      level: options.level,
+      base: { pid: process.pid, hostname: hostname(), ...options.base },
+      messageKey: 'msg',
+      timestamp: pino.stdTimeFunctions.isoTime,
+      mixin: requestLogFields,
+      formatters: {
+        level: (label) => ({ level: label }),
+        // Runs before pino serialises: errors made readable, secrets cut, cycles and depth bounded.
+        log: (fields) => sanitise(fields, 0),
+      },
+      redact: { paths: REDACT_PATHS, censor: REDACTED },
+    },
+    // Synchronous writes: a line logged just before `process.exit` is not lost.
+    pino.multistream(
+      [
+        { level: 'debug', stream: stdout },
+        { level: 'warn', stream: stderr },
+      ],
+      { dedupe: true },
+    ),
+  );
   const emit = (level: Exclude<LogLevel, 'silent'>) => (message: string, fields?: LogFields) => {
-    if (SEVERITY[level] < threshold) return;
-    const line = formatLine(level, message, { ...options.base, ...fields });
-    (level === 'warn' || level === 'error' ? stderr : stdout).write(`${line}\n`);
+    if (fields) log[level](fields, message);
+    else log[level](message);
   };
   return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
 }
@@ -56,39 +106,45 @@ export function createLogger(options: LoggerOptions): Logger {
 /** A logger that drops everything (tests, embedding). */
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
-function formatLine(level: string, message: string, fields: LogFields): string {
-  const record = { time: new Date().toISOString(), level, msg: message, ...sanitise(fields, 0) };
-  try {
-    return JSON.stringify(record);
-  } catch {
-    return JSON.stringify({ time: record.time, level, msg: message, logError: 'unserialisable fields' });
-  }
-}
-
 /** Copies the fields with secrets redacted, errors made readable, and cycles and depth bounded. */
-function sanitise(value: LogFields, depth: number): LogFields {
+function sanitise(value: LogFields, depth: number, ancestors = new Set<object>()): LogFields {
+  ancestors.add(value);
   const out: LogFields = {};
   for (const [name, item] of Object.entries(value)) {
-    out[name] = isSecretName(name) ? REDACTED : sanitiseValue(item, depth + 1);
+    out[name] = isSecretName(name) ? REDACTED : sanitiseValue(item, depth + 1, ancestors);
   }
+  ancestors.delete(value);
   return out;
 }
 
-function sanitiseValue(value: unknown, depth: number): unknown {
-  if (value instanceof Error) return describeError(value, depth);
+function sanitiseValue(value: unknown, depth: number, ancestors: Set<object>): unknown {
   if (typeof value === 'bigint') return value.toString();
   if (value === null || typeof value !== 'object') return value;
+  if (ancestors.has(value)) return '[circular]';
   if (depth > MAX_DEPTH) return '[too deep]';
-  if (Array.isArray(value)) return value.map((item) => sanitiseValue(item, depth + 1));
-  return sanitise(value as LogFields, depth);
+  if (value instanceof Error) return describeError(value, depth, ancestors);
+  if (Array.isArray(value)) {
+    ancestors.add(value);
+    const items = value.map((item) => sanitiseValue(item, depth + 1, ancestors));
+    ancestors.delete(value);
+    return items;
+  }
+  return sanitise(value as LogFields, depth, ancestors);
 }
 
-function describeError(error: Error, depth: number): LogFields {
+/**
+ * Name, message, code, stack and cause only: other enumerable properties of driver errors (a
+ * PostgreSQL error's `detail`, `where`, parameters…) may quote stored values.
+ */
+function describeError(error: Error, depth: number, ancestors: Set<object>): LogFields {
   const code = (error as { code?: unknown }).code;
   const described: LogFields = { name: error.name, message: error.message };
-  if (code !== undefined) described.code = code;
+  if (typeof code === 'string' || typeof code === 'number') described.code = code;
   if (error.stack) described.stack = error.stack;
-  if (error.cause !== undefined && depth <= MAX_DEPTH)
-    described.cause = sanitiseValue(error.cause, depth + 1);
+  if (error.cause !== undefined) {
+    ancestors.add(error);
+    described.cause = sanitiseValue(error.cause, depth + 1, ancestors);
+    ancestors.delete(error);
+  }
   return described;
 }

@@ -8,6 +8,7 @@ import {
   type ServerConfig,
   type TlsMaterial,
 } from './config/index.js';
+import { ListenError } from './http/server.js';
 import { createLogger, type Logger } from './logger.js';
 
 /**
@@ -27,21 +28,43 @@ async function main(): Promise<void> {
   }
   const logger = createLogger({ level: config.logLevel });
   for (const warning of config.warnings) logger.warn(warning);
+  if (config.blobStore.kind === 's3') logAwsSdkNodeSupport(logger);
 
   const shutdown = shutdownOnSignals(logger);
   let server: ServerProcess;
   try {
     server = await startServer({ config, logger, ...(tls && { tls }) });
   } catch (error) {
-    logger.error('start-up failed', { error });
+    // A listener that cannot be opened is an operator's problem with a one-line cause: no stack.
+    if (error instanceof ListenError) logger.error(`start-up failed: ${error.message}`, { code: error.code });
+    else logger.error('start-up failed', { error });
     process.exit(1);
   }
   logger.info(`mdstore listening on ${server.url}`, {
     url: server.url,
     ...(server.redirectUrl && { redirectUrl: server.redirectUrl }),
+    ...(server.metricsUrl && { metricsUrl: server.metricsUrl }),
     instanceId: server.runtime.store.instanceId,
   });
   shutdown.attach(server);
+}
+
+/**
+ * The AWS SDK prints a multi-line notice on stderr when it runs on Node.js older than the version its
+ * future releases will need, which would break the JSON-lines log. Its documented switch
+ * (`AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true`, aws/aws-sdk-js-v3#7983) turns it off, and the
+ * same information goes into the log as one warn line instead. An operator's own value is kept.
+ */
+function logAwsSdkNodeSupport(logger: Logger): void {
+  if (process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED !== undefined) return;
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  const major = Number(process.versions.node.split('.')[0]);
+  if (major < 22) {
+    logger.warn(
+      'AWS SDK for JavaScript releases published after the first week of January 2027 require Node.js 22 or newer',
+      { node: process.version, see: 'https://github.com/aws/aws-sdk-js-v3/issues/7983' },
+    );
+  }
 }
 
 function shutdownOnSignals(logger: Logger): { attach(server: ServerProcess): void } {

@@ -11,6 +11,8 @@ import { type DependencyContainer, instanceCachingFactory, container as rootCont
 import type { ServerConfig } from '../config/index.js';
 import { createInstanceProbe } from '../instance-probe.js';
 import type { Logger } from '../logger.js';
+import type { ServerMetrics } from '../metrics/metrics.js';
+import { instrumentRecords } from '../metrics/records.js';
 import { type AdapterModules, defaultAdapterModules, openBlobStore, openDatabase } from './adapters.js';
 import { nodeCryptoHashing, nodeCryptoSecrets } from './secrets.js';
 import { TOKENS } from './tokens.js';
@@ -30,6 +32,8 @@ export interface RuntimeOptions {
   readonly adapterModules?: AdapterModules;
   /** Replaces the instance probe (tests). */
   readonly probe?: InstanceProbe;
+  /** When given, every records transaction is timed into it. */
+  readonly metrics?: Pick<ServerMetrics, 'observeTransaction'>;
 }
 
 /**
@@ -52,7 +56,8 @@ export async function createRuntime(config: ServerConfig, options: RuntimeOption
 
     const database = await openDatabase(config.database, modules);
     closers.push(() => database.close());
-    container.register(TOKENS.records, { useValue: database.records });
+    const records = options.metrics ? instrumentRecords(database.records, options.metrics) : database.records;
+    container.register(TOKENS.records, { useValue: records });
     container.register(TOKENS.rateLimiter, { useValue: database.rateLimiter });
 
     const blobs = await openBlobStore(config.blobStore, modules);

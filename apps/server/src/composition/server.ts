@@ -1,14 +1,21 @@
-import type { InstanceProbe } from '@mdstore/core';
+import type { BlobStore, InstanceProbe, RecordsRepository } from '@mdstore/core';
 import type { ServerConfig, TlsMaterial } from '../config/index.js';
-import { createHttpApp, startHttpServer } from '../http/index.js';
+import { createHttpApp, type RunningHttpServer, startHttpServer } from '../http/index.js';
+import { createReadinessCheck } from '../http/readiness.js';
+import { startingGate } from '../http/starting.js';
 import type { Logger } from '../logger.js';
+import { type RunningMetricsListener, startMetricsListener } from '../metrics/listener.js';
+import { createServerMetrics, type ServerMetrics } from '../metrics/metrics.js';
 import type { AdapterModules } from './adapters.js';
 import { createRuntime, type Runtime } from './runtime.js';
+import { TOKENS } from './tokens.js';
 
 export interface ServerProcess {
   readonly url: string;
   /** The plain-HTTP listener that redirects to HTTPS, when configured. */
   readonly redirectUrl: string | undefined;
+  /** The Prometheus listener (`…/metrics`), when configured. */
+  readonly metricsUrl: string | undefined;
   readonly runtime: Runtime;
   /**
    * Stops listening, lets requests in flight finish (within the grace period), unregisters this
@@ -36,63 +43,131 @@ export const RECONCILE_INTERVAL_MS = 60_000;
 export const SHUTDOWN_GRACE_MS = 10_000;
 
 /**
- * Starts the API: opens the stores, registers this instance, repairs what crashed processes left behind
- * (before accepting requests), then listens. Periodic heartbeats and reconciliations follow; their
- * failures are logged and retried at the next tick, never fatal. On a failure during start-up everything
- * opened so far is closed again before the error is rethrown.
+ * Starts the API. Every listener is bound first, before any store is opened: an instance started on a
+ * busy port fails without migrating, registering or reconciling anything (until the app is ready the
+ * listener answers 503). Then it opens the stores, registers this instance, repairs what crashed
+ * processes left behind, and serves. Periodic heartbeats and reconciliations follow; their failures are
+ * logged and retried at the next tick, never fatal. On a failure during start-up everything opened so
+ * far is closed again before the error is rethrown.
  */
 export async function startServer(options: StartServerOptions): Promise<ServerProcess> {
   const { config, logger } = options;
   if (config.tls !== null && options.tls === undefined)
     throw new TypeError('startServer needs the TLS material');
-  const runtime = await createRuntime(config, {
-    logger,
-    ...(options.adapterModules && { adapterModules: options.adapterModules }),
-    ...(options.probe && { probe: options.probe }),
-  });
+  const metrics = config.metrics ? createServerMetrics() : undefined;
+  const listeners = await bindListeners(options, metrics);
+  let runtime: Runtime;
+  try {
+    runtime = await createRuntime(config, {
+      logger,
+      ...(options.adapterModules && { adapterModules: options.adapterModules }),
+      ...(options.probe && { probe: options.probe }),
+      ...(metrics && { metrics }),
+    });
+  } catch (error) {
+    await listeners.close();
+    throw error;
+  }
   const { store } = runtime;
   let registered = false;
   try {
     await store.maintenance.heartbeat();
     registered = true;
-    const report = await store.maintenance.reconcile();
-    logger.info('reconciliation finished', { ...report });
-    const app = createHttpApp({
-      store,
-      logger,
-      trustProxy: config.trustProxy,
-      tls: options.tls !== undefined,
-    });
-    const http = await startHttpServer({
-      app,
-      host: config.host,
-      port: config.port,
-      ...(options.tls && { tls: { cert: options.tls.cert, key: options.tls.key } }),
-      ...(config.httpRedirectPort !== null && { redirectPort: config.httpRedirectPort }),
-      logger,
-      shutdownGraceMs: options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS,
-    });
-    const timers = startMaintenance(runtime, logger, {
-      heartbeatMs: options.heartbeatIntervalMs ?? HEARTBEAT_INTERVAL_MS,
-      reconcileMs: options.reconcileIntervalMs ?? RECONCILE_INTERVAL_MS,
-    });
-    let stopping: Promise<void> | undefined;
-    const stop = () => {
-      stopping ??= (async () => {
-        await timers.stop();
-        await http
-          .close()
-          .catch((error: unknown) => logger.error('closing the HTTP server failed', { error }));
-        await unregister(runtime, logger);
-        await runtime.close();
-      })();
-      return stopping;
-    };
-    return { url: http.url, redirectUrl: http.redirectUrl, runtime, stop };
+    await reconcile(runtime, logger, metrics, true);
+    listeners.gate.open(
+      createHttpApp({
+        store,
+        logger,
+        trustProxy: config.trustProxy,
+        tls: options.tls !== undefined,
+        readiness: createReadinessCheck({
+          records: runtime.container.resolve<RecordsRepository>(TOKENS.records),
+          blobs: runtime.container.resolve<BlobStore>(TOKENS.blobs),
+          probeBucket: `${config.bucketPrefix}readiness-probe`,
+          logger,
+        }),
+        ...(metrics && { metrics }),
+      }),
+    );
   } catch (error) {
+    await listeners.close();
     if (registered) await unregister(runtime, logger);
     await runtime.close();
     throw error;
+  }
+  const timers = startMaintenance(runtime, logger, metrics, {
+    heartbeatMs: options.heartbeatIntervalMs ?? HEARTBEAT_INTERVAL_MS,
+    reconcileMs: options.reconcileIntervalMs ?? RECONCILE_INTERVAL_MS,
+  });
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      await timers.stop();
+      await listeners
+        .close()
+        .catch((error: unknown) => logger.error('closing the HTTP server failed', { error }));
+      await unregister(runtime, logger);
+      await runtime.close();
+    })();
+    return stopping;
+  };
+  return {
+    url: listeners.http.url,
+    redirectUrl: listeners.http.redirectUrl,
+    metricsUrl: listeners.metrics && `${listeners.metrics.url}/metrics`,
+    runtime,
+    stop,
+  };
+}
+
+/** The API listener (with its redirect listener) and the metrics listener, bound before anything else. */
+async function bindListeners(options: StartServerOptions, metrics: ServerMetrics | undefined) {
+  const { config, logger } = options;
+  const gate = startingGate({ secure: options.tls !== undefined });
+  const http: RunningHttpServer = await startHttpServer({
+    app: gate.listener,
+    host: config.host,
+    port: config.port,
+    ...(options.tls && { tls: { cert: options.tls.cert, key: options.tls.key } }),
+    ...(config.httpRedirectPort !== null && { redirectPort: config.httpRedirectPort }),
+    logger,
+    shutdownGraceMs: options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS,
+  });
+  let metricsListener: RunningMetricsListener | undefined;
+  if (config.metrics && metrics) {
+    try {
+      metricsListener = await startMetricsListener({ ...config.metrics, metrics, logger });
+    } catch (error) {
+      await http.close();
+      throw error;
+    }
+  }
+  return {
+    gate,
+    http,
+    metrics: metricsListener,
+    async close() {
+      await Promise.all([http.close(), metricsListener?.close()]);
+    },
+  };
+}
+
+async function reconcile(
+  runtime: Runtime,
+  logger: Logger,
+  metrics: ServerMetrics | undefined,
+  always: boolean,
+): Promise<void> {
+  let report: Awaited<ReturnType<Runtime['store']['maintenance']['reconcile']>>;
+  try {
+    report = await runtime.store.maintenance.reconcile();
+  } catch (error) {
+    metrics?.observeReconciliation('failed');
+    throw error;
+  }
+  metrics?.observeReconciliation(report);
+  if (always || report.intentsResolved > 0 || report.deletionsCompleted > 0 || report.failures > 0) {
+    logger.info('reconciliation finished', { ...report });
   }
 }
 
@@ -111,6 +186,7 @@ async function unregister(runtime: Runtime, logger: Logger): Promise<void> {
 function startMaintenance(
   runtime: Runtime,
   logger: Logger,
+  metrics: ServerMetrics | undefined,
   intervals: { heartbeatMs: number; reconcileMs: number },
 ): { stop(): Promise<void> } {
   const { maintenance } = runtime.store;
@@ -133,12 +209,7 @@ function startMaintenance(
   };
   const timers = [
     every(intervals.heartbeatMs, 'heartbeat', () => maintenance.heartbeat()),
-    every(intervals.reconcileMs, 'reconciliation', async () => {
-      const report = await maintenance.reconcile();
-      if (report.intentsResolved > 0 || report.deletionsCompleted > 0 || report.failures > 0) {
-        logger.info('reconciliation finished', { ...report });
-      }
-    }),
+    every(intervals.reconcileMs, 'reconciliation', () => reconcile(runtime, logger, metrics, false)),
   ];
   return {
     async stop() {

@@ -66,6 +66,14 @@ const SchemaNameSchema = v.pipe(
   v.regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier (a-z, 0-9, _; at most 63)'),
 );
 
+const MetricsTokenSchema = v.pipe(
+  v.string(),
+  v.regex(
+    /^[A-Za-z0-9\-._~+/]{16,256}=*$/,
+    'must be 16 to 256 characters of A-Z a-z 0-9 - . _ ~ + / (a bearer token), e.g. from `openssl rand -hex 32`',
+  ),
+);
+
 /** Every variable, all optional. Values arrive trimmed; an empty value counts as unset. */
 const EnvironmentSchema = v.object({
   HOST: v.optional(HostSchema, '127.0.0.1'),
@@ -103,6 +111,9 @@ const EnvironmentSchema = v.object({
   MDSTORE_TLS_KEY: v.optional(nonBlank('a PEM file path')),
   MDSTORE_HTTP_REDIRECT_PORT: v.optional(PortSchema),
   MDSTORE_TRUST_PROXY: v.optional(BooleanSchema, 'false'),
+  MDSTORE_METRICS_PORT: v.optional(PortSchema),
+  MDSTORE_METRICS_HOST: v.optional(HostSchema),
+  MDSTORE_METRICS_TOKEN: v.optional(MetricsTokenSchema),
   MDSTORE_LOG_LEVEL: v.optional(
     v.pipe(v.string(), v.toLowerCase(), v.picklist(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`)),
     'info',
@@ -114,7 +125,7 @@ type VariableName = keyof Variables;
 const VARIABLE_NAMES = Object.keys(EnvironmentSchema.entries) as VariableName[];
 
 /** Variables whose value may hold a password: never echoed in an error. */
-const SECRET_VALUES = new Set<string>(['MDSTORE_DATABASE_URL']);
+const SECRET_VALUES = new Set<string>(['MDSTORE_DATABASE_URL', 'MDSTORE_METRICS_TOKEN']);
 
 /**
  * Reads and validates the configuration from environment variables. Pure: reads no file and touches
@@ -144,6 +155,7 @@ export function loadConfig(env: Environment, options: { cwd?: string } = {}): Se
     tls,
     httpRedirectPort: vars.MDSTORE_HTTP_REDIRECT_PORT ?? null,
     trustProxy,
+    metrics: metricsConfig(vars, warnings),
     logLevel: vars.MDSTORE_LOG_LEVEL,
     warnings,
   };
@@ -249,6 +261,32 @@ function checkPlainHttpExposure(host: string, tls: boolean, trustProxy: boolean)
     `refusing to serve plain HTTP on the non-loopback address ${host}: set MDSTORE_TLS_CERT and ` +
       'MDSTORE_TLS_KEY, or MDSTORE_TRUST_PROXY=true behind a TLS-terminating proxy',
   );
+}
+
+/**
+ * The metrics listener: off without a port; loopback by default; on any other address only behind a
+ * bearer token, since the metrics describe the traffic and the process.
+ */
+function metricsConfig(vars: Variables, warnings: string[]): ServerConfig['metrics'] {
+  const port = vars.MDSTORE_METRICS_PORT;
+  if (port === undefined) {
+    for (const name of ['MDSTORE_METRICS_HOST', 'MDSTORE_METRICS_TOKEN'] as const) {
+      if (vars[name] !== undefined) warnings.push(`${name} is ignored: MDSTORE_METRICS_PORT is unset`);
+    }
+    return null;
+  }
+  const host = vars.MDSTORE_METRICS_HOST ?? '127.0.0.1';
+  const token = vars.MDSTORE_METRICS_TOKEN ?? null;
+  if (token === null && !isLoopbackAddress(host)) {
+    throw new ConfigError(
+      'MDSTORE_METRICS_TOKEN',
+      `must be set when MDSTORE_METRICS_HOST is not a loopback address (got ${host}): metrics are then served only with that bearer token`,
+    );
+  }
+  if (port !== 0 && port === vars.PORT) {
+    throw new ConfigError('MDSTORE_METRICS_PORT', `must differ from PORT (both are ${port})`);
+  }
+  return { host, port, token };
 }
 
 function withoutUndefined<T extends object>(value: T): T {

@@ -18,6 +18,13 @@ export type BlobStoreConfig =
       readonly bucket?: string;
     };
 
+export interface MetricsConfig {
+  readonly host: string;
+  readonly port: number;
+  /** Required bearer token; always set when `host` is not a loopback address. */
+  readonly token: string | null;
+}
+
 /** The validated configuration of the server and the admin CLI. Paths are absolute. */
 export interface ServerConfig {
   readonly host: string;
@@ -36,6 +43,8 @@ export interface ServerConfig {
   readonly tls: { readonly certPath: string; readonly keyPath: string } | null;
   readonly httpRedirectPort: number | null;
   readonly trustProxy: boolean;
+  /** The Prometheus listener (`MDSTORE_METRICS_*`), or null when `MDSTORE_METRICS_PORT` is unset. */
+  readonly metrics: MetricsConfig | null;
   readonly logLevel: LogLevel;
   /** Settings that were given but have no effect (e.g. S3 options with the fs blob store). */
   readonly warnings: readonly string[];

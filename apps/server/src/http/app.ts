@@ -4,6 +4,9 @@ import { authenticateRequests } from './auth.js';
 import { DEFAULT_DRAIN_LIMITS, type DrainLimits, sendAfterDrainingRequest } from './body.js';
 import { HttpError, httpError, toErrorResponse } from './errors.js';
 import { DEFAULT_MULTIPART_LIMITS, type MultipartLimits } from './multipart.js';
+import { observeRequests, pathOf, type RequestMetrics, routeNamer } from './observe.js';
+import { type ReadinessCheck, serveReadiness } from './readiness.js';
+import { assignRequestId, requestIdOf } from './request-id.js';
 import { type HttpLogger, type RouteHandlers, routeTable } from './routes/index.js';
 import { httpsRedirectLocation } from './transport.js';
 
@@ -21,6 +24,10 @@ export interface HttpAppOptions {
   readonly multipartLimits?: Partial<MultipartLimits>;
   /** How much of an unread request body is discarded before an early error answer. */
   readonly drainLimits?: DrainLimits;
+  /** Answers `/readyz`. Without one (embedding, tests) the app reports ready whenever it answers. */
+  readonly readiness?: ReadinessCheck;
+  /** Told of every request (the metrics listener); none by default. */
+  readonly metrics?: RequestMetrics;
 }
 
 const HSTS = 'max-age=31536000';
@@ -33,6 +40,7 @@ const KEPT_ON_ERROR = new Set([
   'strict-transport-security',
   'cache-control',
   'connection',
+  'x-request-id',
 ]);
 
 /**
@@ -50,22 +58,33 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.set('case sensitive routing', true);
   app.set('query parser', false);
 
-  app.use(baseHeaders(options));
-  app.use(accessLog(options.logger));
-  if (options.trustProxy) app.use(redirectForwardedHttp);
-
-  app.get('/healthz', (_req, res) => {
-    res.status(200).json({ status: 'ok' });
-  });
-  app.all('/healthz', methodNotAllowed(['GET', 'HEAD']));
-
-  app.use('/api', authenticateRequests(options.store));
   const handlers = routeTable({
     store: options.store,
     logger: options.logger,
     maxJsonBytes: options.maxJsonBytes ?? 1024 * 1024,
     multipartLimits: { ...DEFAULT_MULTIPART_LIMITS, ...options.multipartLimits },
   });
+  const routeOf = routeNamer(['/healthz', '/readyz', ...Object.keys(handlers)]);
+
+  app.use(assignRequestId);
+  app.use(baseHeaders(options));
+  app.use(
+    observeRequests({
+      logger: options.logger,
+      routeOf,
+      ...(options.metrics && { metrics: options.metrics }),
+    }),
+  );
+  if (options.trustProxy) app.use(redirectForwardedHttp);
+
+  app.get('/healthz', (_req, res) => {
+    res.status(200).json({ status: 'ok' });
+  });
+  app.all('/healthz', methodNotAllowed(['GET', 'HEAD']));
+  app.get('/readyz', serveReadiness(options.readiness));
+  app.all('/readyz', methodNotAllowed(['GET', 'HEAD']));
+
+  app.use('/api', authenticateRequests(options.store));
   for (const [path, methods] of Object.entries(handlers)) mountRoute(app, path, methods);
 
   app.use((_req, _res, next) => next(httpError(404)));
@@ -130,32 +149,10 @@ function redirectForwardedHttp(req: Request, res: Response, next: NextFunction) 
   res.status(308).json({ detail: 'Permanent Redirect: use HTTPS' });
 }
 
-function accessLog(logger: HttpLogger) {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const started = performance.now();
-    res.once('close', () => {
-      logger.info('http request', {
-        method: req.method,
-        path: pathOf(req.originalUrl),
-        status: res.statusCode,
-        completed: res.writableFinished,
-        duration_ms: Math.trunc(performance.now() - started),
-      });
-    });
-    next();
-  };
-}
-
-/** The URL without its query string. */
-function pathOf(url: string): string {
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
-}
-
 function errorHandler(logger: HttpLogger, drainLimits: DrainLimits) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const response = toErrorResponse(error);
-    if (response.status >= 500) logServerError(logger, req, error);
+    if (response.status >= 500) logServerError(logger, req, res, error);
     if (res.headersSent) {
       // Part of a success answer is already out: cutting the connection is the only honest signal.
       res.destroy();
@@ -174,7 +171,7 @@ function errorHandler(logger: HttpLogger, drainLimits: DrainLimits) {
   };
 }
 
-function logServerError(logger: HttpLogger, req: Request, error: unknown): void {
+function logServerError(logger: HttpLogger, req: Request, res: Response, error: unknown): void {
   const described =
     error instanceof Error
       ? {
@@ -184,10 +181,12 @@ function logServerError(logger: HttpLogger, req: Request, error: unknown): void 
           stack: error.stack,
         }
       : { value: String(error) };
+  const requestId = requestIdOf(res);
   logger.error('request failed', {
     method: req.method,
     path: pathOf(req.originalUrl),
     error: described,
+    ...(requestId !== undefined && { request_id: requestId }),
   });
 }
 

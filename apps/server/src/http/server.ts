@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import http, {
   type IncomingMessage,
   type RequestListener,
@@ -8,6 +9,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { lingerBeforeClosing } from './linger.js';
+import { requestIdFor } from './request-id.js';
 import type { HttpLogger } from './routes/index.js';
 import { httpsRedirectLocation, urlHost } from './transport.js';
 
@@ -75,7 +77,7 @@ export async function startHttpServer(options: StartHttpServerOptions): Promise<
   // app that sends it, only when it starts reading a body (see `sendContinue`), so that an answer the
   // body cannot change (401, 404, 412, 413, …) goes out first and the body is never sent.
   server.on('checkContinue', options.app);
-  const port = await listen(server, options.host, options.port);
+  const port = await listenOrExplain(server, options.host, options.port);
   const url = `${secure ? 'https' : 'http'}://${urlHost(options.host, port)}`;
 
   let redirect: { server: Server; url: string; shutdown: Shutdown } | undefined;
@@ -107,7 +109,7 @@ async function startRedirectListener(
     redirectToHttps(req, res, httpsPort),
   );
   const shutdown = prepare(server, { secure: false, timeouts, logger: options.logger });
-  const port = await listen(server, options.host, options.redirectPort!);
+  const port = await listenOrExplain(server, options.host, options.redirectPort!);
   return { server, url: `http://${urlHost(options.host, port)}`, shutdown };
 }
 
@@ -121,6 +123,7 @@ function redirectToHttps(req: IncomingMessage, res: ServerResponse, httpsPort: n
   });
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('X-Request-Id', requestIdFor(req.headers));
   if (!location) {
     res.writeHead(400).end(JSON.stringify({ detail: 'Bad Request' }));
     return;
@@ -145,15 +148,18 @@ function prepare(
     answerClientError(error, socket, context.secure),
   );
   // CONNECT (tunnelling) is no method of this API; without a listener Node would drop the socket silently.
-  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
     socket.on('error', () => {});
-    answerRaw(socket, 405, 'Method Not Allowed', context.secure);
+    answerRaw(socket, 405, 'Method Not Allowed', context.secure, requestIdFor(req.headers));
   });
   // An `Expect` other than 100-continue: Node would answer 417 itself, with an empty body.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
     answerExpectationFailed(req, res, context.secure),
   );
-  server.on('error', (error) => context.logger.error('http server error', { error: error.message }));
+  // Errors of `listen` itself are the caller's (a `ListenError`); only later ones are logged here.
+  server.on('error', (error) => {
+    if (server.listening) context.logger.error('http server error', { error: error.message });
+  });
   lingerBeforeClosing(server);
   // Answers not yet sent when closing starts end their connection, so that keep-alive clients move on.
   const unanswered = new Set<ServerResponse>();
@@ -197,14 +203,24 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, 
   answerRaw(socket, status, text, secure);
 }
 
-/** A JSON error answer written straight to the socket, which is then closed. */
-function answerRaw(socket: Duplex, status: number, text: string, secure: boolean): void {
+/**
+ * A JSON error answer written straight to the socket, which is then closed. The request never got
+ * parsed, so its id is a new one unless the caller has the headers.
+ */
+function answerRaw(
+  socket: Duplex,
+  status: number,
+  text: string,
+  secure: boolean,
+  requestId: string = randomUUID(),
+): void {
   const body = JSON.stringify({ detail: text });
   socket.end(
     `HTTP/1.1 ${status} ${text}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       'X-Content-Type-Options: nosniff\r\n' +
+      `X-Request-Id: ${requestId}\r\n` +
       (secure ? HSTS : '') +
       'Connection: close\r\n\r\n' +
       body,
@@ -219,15 +235,33 @@ export function answerExpectationFailed(req: IncomingMessage, res: ServerRespons
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': String(Buffer.byteLength(body)),
     'X-Content-Type-Options': 'nosniff',
+    'X-Request-Id': requestIdFor(req.headers),
     Connection: 'close',
     ...(secure ? { 'Strict-Transport-Security': 'max-age=31536000' } : {}),
   });
   res.end(body);
 }
 
-function listen(server: Server, host: string, port: number): Promise<number> {
+const LISTEN_PROBLEMS: Record<string, string> = {
+  EADDRINUSE: 'the address is already in use (another mdstore, or another program, listens there)',
+  EACCES: 'permission denied (ports below 1024 need privileges)',
+  EADDRNOTAVAIL: "the address is not one of this machine's",
+};
+
+/** A listener could not be opened; the message is one line naming the address. */
+export class ListenError extends Error {
+  readonly code: string | undefined;
+  constructor(address: string, cause: NodeJS.ErrnoException) {
+    super(`cannot listen on ${address}: ${LISTEN_PROBLEMS[cause.code ?? ''] ?? cause.message}`, { cause });
+    this.name = 'ListenError';
+    this.code = cause.code;
+  }
+}
+
+/** Listens on `host:port`; resolves with the port bound, rejects with a `ListenError`. */
+export function listenOrExplain(server: Server, host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const onError = (error: Error) => reject(error);
+    const onError = (error: NodeJS.ErrnoException) => reject(new ListenError(urlHost(host, port), error));
     server.once('error', onError);
     server.listen({ host, port }, () => {
       server.off('error', onError);

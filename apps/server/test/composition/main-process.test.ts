@@ -136,7 +136,14 @@ describe('the server entry point', () => {
     try {
       const main = startMain({ PORT: String(port) });
       expect(await main.exited).toBe(1);
-      expect(main.stderr.map((line) => JSON.parse(line).msg)).toContain('start-up failed');
+      expect(main.stderr).toHaveLength(1);
+      expect(JSON.parse(main.stderr[0]!)).toMatchObject({
+        level: 'error',
+        msg: `start-up failed: cannot listen on 127.0.0.1:${port}: the address is already in use (another mdstore, or another program, listens there)`,
+        code: 'EADDRINUSE',
+      });
+      // The listener is bound before the stores are opened: not even the database file exists.
+      await expect(readdir(dataDir)).rejects.toMatchObject({ code: 'ENOENT' });
       expect(await listInstances()).toEqual([]);
     } finally {
       blocker.close();

@@ -34,6 +34,7 @@ describe('loadConfig defaults', () => {
       tls: null,
       httpRedirectPort: null,
       trustProxy: false,
+      metrics: null,
       logLevel: 'info',
       warnings: [],
     });

@@ -1,0 +1,113 @@
+import type { ReconcileReport } from '@mdstore/core';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import type { ObservedRequest, RequestMetrics } from '../http/observe.js';
+
+/** What a transaction ended with. */
+export type TransactionOutcome = 'commit' | 'rollback';
+
+/** Every metric mdstore exports, on a registry of its own (so that several servers in one process do not mix). */
+export interface ServerMetrics extends RequestMetrics {
+  readonly registry: Registry;
+  observeTransaction(outcome: TransactionOutcome, seconds: number): void;
+  observeReconciliation(report: ReconcileReport | 'failed'): void;
+}
+
+/** Known methods keep their name; anything else is `OTHER` (a label never takes arbitrary values). */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** From a metadata read (a few ms) to a 10 MB upload on a slow link. */
+const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const TRANSACTION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+const RECONCILIATION_KINDS = {
+  intentsResolved: 'intents_resolved',
+  resourcesRemoved: 'resources_removed',
+  deletionsCompleted: 'deletions_completed',
+  failures: 'failures',
+} as const satisfies Partial<Record<keyof ReconcileReport, string>>;
+
+export function createServerMetrics(): ServerMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+
+  const requests = new Counter({
+    name: 'mdstore_http_requests_total',
+    help: 'HTTP requests answered, by route template, method and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers,
+  });
+  const duration = new Histogram({
+    name: 'mdstore_http_request_duration_seconds',
+    help: 'Time from the request reaching the app to its connection being done with it.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: HTTP_BUCKETS,
+    registers,
+  });
+  const bytesIn = new Counter({
+    name: 'mdstore_http_request_bytes_total',
+    help: 'Bytes read from connections for requests (headers included), by route template and method.',
+    labelNames: ['method', 'route'] as const,
+    registers,
+  });
+  const bytesOut = new Counter({
+    name: 'mdstore_http_response_bytes_total',
+    help: 'Bytes written to connections for answers (headers included), by route template, method and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers,
+  });
+  const incomplete = new Counter({
+    name: 'mdstore_http_responses_incomplete_total',
+    help: 'Answers whose connection ended before they were sent completely.',
+    labelNames: ['method', 'route'] as const,
+    registers,
+  });
+  const transactions = new Histogram({
+    name: 'mdstore_store_transaction_duration_seconds',
+    help: 'Records store transactions, from start to commit or rollback.',
+    labelNames: ['outcome'] as const,
+    buckets: TRANSACTION_BUCKETS,
+    registers,
+  });
+  const reconciliations = new Counter({
+    name: 'mdstore_reconciliation_runs_total',
+    help: 'Reconciliation runs (start-up and periodic), by outcome.',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const reconciled = new Counter({
+    name: 'mdstore_reconciliation_items_total',
+    help: 'What reconciliation did: intents resolved, resources removed, deletions completed, failures.',
+    labelNames: ['kind'] as const,
+    registers,
+  });
+  // Every series of a kind exists from the start, so that rates over them are defined.
+  for (const kind of Object.values(RECONCILIATION_KINDS)) reconciled.inc({ kind }, 0);
+  for (const outcome of ['ok', 'failed']) reconciliations.inc({ outcome }, 0);
+
+  return {
+    registry,
+    observeRequest(request: ObservedRequest) {
+      const method = METHODS.has(request.method) ? request.method : 'OTHER';
+      const labels = { method, route: request.route, status: String(request.status) };
+      requests.inc(labels);
+      duration.observe(labels, request.durationSeconds);
+      bytesIn.inc({ method, route: request.route }, request.bytesIn);
+      bytesOut.inc(labels, request.bytesOut);
+      if (!request.completed) incomplete.inc({ method, route: request.route });
+    },
+    observeTransaction(outcome, seconds) {
+      transactions.observe({ outcome }, seconds);
+    },
+    observeReconciliation(report) {
+      if (report === 'failed') {
+        reconciliations.inc({ outcome: 'failed' });
+        return;
+      }
+      reconciliations.inc({ outcome: 'ok' });
+      for (const [field, kind] of Object.entries(RECONCILIATION_KINDS)) {
+        reconciled.inc({ kind }, report[field as keyof typeof RECONCILIATION_KINDS]);
+      }
+    },
+  };
+}
