@@ -59,7 +59,7 @@ const isSecretName = (name: string) => SECRET_NAMES.has(name.toLowerCase().repla
 
 /** pino's redaction: the same names where a request, its headers or an error would carry them. */
 const REDACT_NAMES = ['authorization', 'apiKey', 'api_key', 'metadata', 'content', 'body', 'cookie'];
-const REDACT_PATHS = [
+export const REDACT_PATHS: readonly string[] = [
   ...REDACT_NAMES,
   ...REDACT_NAMES.map((name) => `*.${name}`),
   ...['headers', 'req.headers', 'request.headers'].flatMap((at) => [

@@ -54,7 +54,8 @@ export function createReadinessCheck(options: ReadinessOptions): ReadinessCheck 
     },
   ];
   let cached: { report: Promise<ReadinessReport>; at: number } | undefined;
-  let wasReady = true;
+  /** The `detail` of the last report, undefined while ready. */
+  let lastState: string | undefined;
 
   const check = async (): Promise<ReadinessReport> => {
     const results = await Promise.all(probes.map((probe) => answerOf(probe, timeoutMs, now)));
@@ -67,10 +68,11 @@ export function createReadinessCheck(options: ReadinessOptions): ReadinessCheck 
         ? { ready: true }
         : { ready: false, failed, detail: notReadyDetail(failed, timeoutMs) };
     // Logged on changes only: a load balancer polls every few seconds.
-    if (report.ready !== wasReady) {
+    const state = report.ready ? undefined : report.detail;
+    if (state !== lastState) {
       if (report.ready) options.logger.info('ready: the stores answer again');
       else options.logger.warn('not ready', { failed: failed.map((f) => `${f.store} (${f.reason})`) });
-      wasReady = report.ready;
+      lastState = state;
     }
     return report;
   };

@@ -1,5 +1,7 @@
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createLogger, type LogLevel } from '../../src/logger.js';
+import { createLogger, type LogLevel, REDACT_PATHS, REDACTED } from '../../src/logger.js';
+import { requestContext } from '../../src/request-context.js';
 
 function collect(level: LogLevel) {
   const out: string[] = [];
@@ -76,5 +78,59 @@ describe('createLogger', () => {
     cyclic.self = cyclic;
     logger.info('cyclic', { cyclic });
     expect(JSON.parse(out[0]!)).toMatchObject({ msg: 'cyclic', cyclic: { n: '1' } });
+  });
+
+  it('redacts request bodies, contents and metadata by name, at any depth', () => {
+    const { logger, out } = collect('info');
+    logger.info('oops', {
+      metadata: { tag: 'secret-1' },
+      nested: { content: 'secret-2', deeper: [{ Body: 'secret-3', frontmatter: { a: 'secret-4' } }] },
+      cookie: 'secret-5',
+      kept: 'visible',
+    });
+    expect(out[0]).not.toMatch(/secret-/);
+    expect(JSON.parse(out[0]!)).toMatchObject({ metadata: REDACTED, kept: 'visible' });
+  });
+
+  it("keeps only an error's name, message, code, stack and cause (a driver's `detail` may quote data)", () => {
+    const { logger, err } = collect('info');
+    const error = Object.assign(new Error('duplicate key'), {
+      code: '23505',
+      detail: 'Key (name)=(secret-row) already exists.',
+      parameters: ['secret-param'],
+    });
+    logger.error('failed', { error });
+    expect(err[0]).not.toMatch(/secret-/);
+    expect(JSON.parse(err[0]!).error).toMatchObject({ name: 'Error', message: 'duplicate key', code: '23505' });
+  });
+
+  it("adds the request's id to every line written while it is served", async () => {
+    const { logger, out } = collect('info');
+    logger.info('outside');
+    await requestContext.run({ requestId: 'req-42' }, async () => {
+      await Promise.resolve();
+      logger.info('inside, after an await');
+      logger.info('explicit wins', { request_id: 'given' });
+    });
+    expect(out.map((line) => JSON.parse(line).request_id)).toEqual([undefined, 'req-42', 'given']);
+  });
+
+  it('configures pino redaction that censors the paths a request or error would carry, on its own', () => {
+    // The second line of defence, checked without the first: a bare pino with only these paths.
+    const lines: string[] = [];
+    const bare = pino(
+      { redact: { paths: [...REDACT_PATHS], censor: REDACTED } },
+      { write: (line: string) => lines.push(line) },
+    );
+    bare.info({
+      authorization: 'secret-1',
+      apiKey: 'secret-2',
+      metadata: { a: 'secret-3' },
+      headers: { authorization: 'secret-4', 'x-api-key': 'secret-5', cookie: 'secret-6', host: 'h' },
+      req: { headers: { authorization: 'secret-7', 'proxy-authorization': 'secret-8' } },
+      error: { body: 'secret-9', content: 'secret-10' },
+    });
+    expect(lines[0]).not.toMatch(/secret-/);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ headers: { host: 'h', authorization: REDACTED } });
   });
 });

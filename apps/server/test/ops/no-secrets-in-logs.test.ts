@@ -1,0 +1,113 @@
+import { randomBytes } from 'node:crypto';
+import { scriptedFaults, throwing, unavailableError } from '@mdstore/core/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer, uploadBody } from './support.js';
+
+let running: TestServer | undefined;
+afterEach(async () => {
+  await running?.stop();
+  running = undefined;
+});
+
+const marker = (what: string) => `${what}-${randomBytes(8).toString('hex')}`;
+
+/** An error shaped like a PostgreSQL driver error, whose `detail` quotes the row it choked on. */
+const driverError = (quoted: string) =>
+  Object.assign(new Error('duplicate key value violates unique constraint "files_pkey"'), {
+    code: '23505',
+    detail: `Key (metadata)=(${quoted}) already exists.`,
+    where: `SQL statement with ${quoted}`,
+  });
+
+describe('the logs', () => {
+  it('never hold API keys, Authorization headers, file contents or metadata values, 500s included', async () => {
+    const secrets = {
+      metaUpload: marker('META-UPLOAD'),
+      metaUpdate: marker('META-UPDATE'),
+      metaFailed: marker('META-FAILED'),
+      content: marker('CONTENT-UPLOAD'),
+      contentUpdate: marker('CONTENT-UPDATE'),
+      contentFailed: marker('CONTENT-FAILED'),
+      wrongKey: `mds_${randomBytes(32).toString('base64url')}`,
+      otherScheme: marker('BASIC-CREDENTIALS'),
+      query: marker('QUERY'),
+    };
+    // Faults that strike only the requests meant to fail (by call number; content updates call
+    // `updateFile` too), with errors quoting data.
+    const records = scriptedFaults([
+      { method: 'tx.updateFile', call: 3, action: throwing(() => driverError(secrets.metaFailed)) },
+    ]);
+    const blobs = scriptedFaults([
+      { method: 'put', call: 3, action: throwing(() => unavailableError('injected: put failed')) },
+      { method: 'put', call: 4, action: throwing(() => driverError(secrets.contentFailed), 'after') },
+      { method: 'delete', action: throwing(() => unavailableError('injected: delete failed')) },
+    ]);
+    const t = await start({ records, blobs });
+    const { apiKey, projectId } = await t.account();
+    const auth = { Authorization: `Bearer ${apiKey}` };
+    const files = `${t.url}/api/projects/${projectId}/files`;
+    const statuses: number[] = [];
+    const send = async (url: string, init: RequestInit) => {
+      const response = await fetch(url, init);
+      await response.arrayBuffer();
+      statuses.push(response.status);
+    };
+
+    await send(`${files}?secret=${secrets.query}`, {
+      method: 'POST',
+      headers: { ...auth, 'X-Request-Id': 'upload-1' },
+      body: uploadBody('notes.md', `# Notes\n${secrets.content}\n`, { tag: secrets.metaUpload }),
+    });
+    await send(`${files}/notes.md`, {
+      method: 'PUT',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ metadata: { tag: secrets.metaUpdate } }),
+    });
+    await send(`${files}/notes.md/content`, {
+      method: 'PUT',
+      headers: { ...auth, 'Content-Type': 'text/markdown' },
+      body: `# Notes\n${secrets.contentUpdate}\n`,
+    });
+    await send(`${files}/notes.md`, { headers: auth });
+    await send(`${files}`, { headers: { Authorization: `Bearer ${secrets.wrongKey}` } });
+    await send(`${t.url}/healthz`, { headers: { Authorization: `Basic ${secrets.otherScheme}` } });
+    // The failures: a metadata update whose transaction fails with a driver error quoting the value, an
+    // upload whose blob write fails, and a content update whose blob write is lost after the fact.
+    await send(`${files}/notes.md`, {
+      method: 'PUT',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ metadata: { tag: secrets.metaFailed } }),
+    });
+    await send(files, {
+      method: 'POST',
+      headers: auth,
+      body: uploadBody('failing.md', `# Failing\n${secrets.content}\n`, { tag: secrets.metaUpload }),
+    });
+    await send(`${files}/notes.md/content`, {
+      method: 'PUT',
+      headers: { ...auth, 'Content-Type': 'text/markdown' },
+      body: `# Notes\n${secrets.contentFailed}\n`,
+    });
+    expect(statuses).toEqual([201, 200, 200, 200, 401, 200, 500, 500, 500]);
+    await expect.poll(() => t.logs().filter((l) => l.msg === 'http request').length).toBe(statuses.length);
+
+    const logs = t.logs();
+    // The failures were logged, with what an operator needs.
+    const failures = logs.filter((l) => l.msg === 'request failed');
+    expect(failures).toHaveLength(3);
+    expect(failures.map((l) => (l.error as { code?: string }).code)).toEqual(
+      expect.arrayContaining(['23505', 'STORE_UNAVAILABLE']),
+    );
+    expect(logs.some((l) => String(l.msg).includes('reconciliation will remove it'))).toBe(true);
+    const text = t.lines.join('');
+    for (const [name, secret] of Object.entries({ ...secrets, apiKey })) {
+      expect(text.includes(secret), `${name} appears in the logs`).toBe(false);
+    }
+    expect(text).not.toMatch(/authorization|bearer /i);
+  });
+});
+
+async function start(options: Parameters<typeof startTestServer>[0]) {
+  running = await startTestServer(options);
+  return running;
+}

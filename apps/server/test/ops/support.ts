@@ -1,0 +1,106 @@
+import 'reflect-metadata';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type FaultPlan, noFaults, withBlobFaults, withRecordsFaults } from '@mdstore/core/testing';
+import { type AdapterModules, defaultAdapterModules } from '../../src/composition/index.js';
+import { type ServerProcess, startServer } from '../../src/composition/server.js';
+import { type Environment, loadConfig } from '../../src/config/index.js';
+import { createLogger, type LogLevel } from '../../src/logger.js';
+
+/**
+ * An in-process mdstore as `main.ts` builds it (configuration from variables, the real pino logger, SQLite
+ * and files in a temp folder), with every log line captured and optional faults injected into the real
+ * adapters.
+ */
+export interface TestServer {
+  readonly server: ServerProcess;
+  readonly url: string;
+  readonly dir: string;
+  /** Every log line, as written (stdout and stderr together). */
+  readonly lines: string[];
+  /** The log lines parsed. */
+  logs(): Array<Record<string, unknown>>;
+  account(name?: string): Promise<{ apiKey: string; projectId: string }>;
+  stop(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  readonly env?: Environment;
+  readonly level?: LogLevel;
+  readonly records?: FaultPlan;
+  readonly blobs?: FaultPlan;
+}
+
+/** The default adapter modules with fault plans wrapped around the records repository and blob store. */
+export function faultyModules(records: FaultPlan, blobs: FaultPlan): AdapterModules {
+  return {
+    ...defaultAdapterModules,
+    sqlite: async () => {
+      const { openSqliteStore } = await defaultAdapterModules.sqlite();
+      return {
+        openSqliteStore: async (options) => {
+          const opened = await openSqliteStore(options);
+          return {
+            records: withRecordsFaults(opened.records, records),
+            rateLimiter: opened.rateLimiter,
+            connectionSettings: () => opened.connectionSettings(),
+            close: () => opened.close(),
+          };
+        },
+      };
+    },
+    fs: async () => {
+      const { createFsBlobStore } = await defaultAdapterModules.fs();
+      return {
+        createFsBlobStore: (options) =>
+          withBlobFaults(createFsBlobStore(options), blobs) as unknown as ReturnType<
+            typeof createFsBlobStore
+          >,
+      };
+    },
+  };
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'mdstore-ops-'));
+  const config = loadConfig({ MDSTORE_DATA_DIR: dir, PORT: '0', ...options.env });
+  const lines: string[] = [];
+  const sink = { write: (line: string) => lines.push(line) };
+  const logger = createLogger({ level: options.level ?? 'debug', stdout: sink, stderr: sink });
+  let server: ServerProcess;
+  try {
+    server = await startServer({
+      config,
+      logger,
+      shutdownGraceMs: 1000,
+      adapterModules: faultyModules(options.records ?? noFaults, options.blobs ?? noFaults),
+    });
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    server,
+    url: server.url,
+    dir,
+    lines,
+    logs: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
+    async account(name = `acct-${Math.random().toString(36).slice(2, 10)}`) {
+      const created = await server.runtime.store.accounts.create({ name });
+      return { apiKey: created.apiKey.apiKey, projectId: created.defaultProject.id };
+    },
+    async stop() {
+      await server.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A multipart upload body with one file part and an optional metadata part. */
+export function uploadBody(filename: string, content: string, metadata?: unknown) {
+  const form = new FormData();
+  if (metadata !== undefined) form.append('metadata', JSON.stringify(metadata));
+  form.append('file', new Blob([content], { type: 'text/markdown' }), filename);
+  return form;
+}
