@@ -85,7 +85,7 @@ export function createLogger(options: LoggerOptions): Logger {
         // Runs before pino serialises: errors made readable, secrets cut, cycles and depth bounded.
         log: (fields) => sanitise(fields, 0),
       },
-      redact: { paths: REDACT_PATHS, censor: REDACTED },
+      redact: { paths: [...REDACT_PATHS], censor: REDACTED },
     },
     // Synchronous writes: a line logged just before `process.exit` is not lost.
     pino.multistream(

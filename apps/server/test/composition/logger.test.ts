@@ -101,7 +101,11 @@ describe('createLogger', () => {
     });
     logger.error('failed', { error });
     expect(err[0]).not.toMatch(/secret-/);
-    expect(JSON.parse(err[0]!).error).toMatchObject({ name: 'Error', message: 'duplicate key', code: '23505' });
+    expect(JSON.parse(err[0]!).error).toMatchObject({
+      name: 'Error',
+      message: 'duplicate key',
+      code: '23505',
+    });
   });
 
   it("adds the request's id to every line written while it is served", async () => {

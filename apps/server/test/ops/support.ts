@@ -1,7 +1,11 @@
 import 'reflect-metadata';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { type FaultPlan, noFaults, withBlobFaults, withRecordsFaults } from '@mdstore/core/testing';
 import { type AdapterModules, defaultAdapterModules } from '../../src/composition/index.js';
 import { type ServerProcess, startServer } from '../../src/composition/server.js';
@@ -103,4 +107,63 @@ export function uploadBody(filename: string, content: string, metadata?: unknown
   if (metadata !== undefined) form.append('metadata', JSON.stringify(metadata));
   form.append('file', new Blob([content], { type: 'text/markdown' }), filename);
   return form;
+}
+
+export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+
+export interface ChildServer {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly stdout: string[];
+  readonly stderr: string[];
+  /** Resolves with the exit code once the process has ended. */
+  readonly exited: Promise<number | null>;
+  /** The first JSON log line whose `msg` matches; rejects if the process ends first. */
+  logLine(pattern: RegExp): Promise<Record<string, unknown>>;
+}
+
+/**
+ * Runs `command` (by default the server entry point from its sources, as `npm start` runs its build)
+ * with only PATH and `env`, collecting its output lines.
+ */
+export function spawnServer(
+  env: Record<string, string>,
+  command: readonly string[] = [
+    process.execPath,
+    '--conditions=mdstore-source',
+    '--import',
+    'tsx',
+    'apps/server/src/main.ts',
+  ],
+): ChildServer {
+  const [file, ...args] = command;
+  const child = spawn(file!, args, {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+  });
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  createInterface({ input: child.stdout }).on('line', (line) => stdout.push(line));
+  createInterface({ input: child.stderr }).on('line', (line) => stderr.push(line));
+  const exited = once(child, 'close').then(([code]) => code as number | null);
+  const logLine = (pattern: RegExp) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      const scan = () => {
+        for (const line of stdout) {
+          if (!line.startsWith('{')) continue;
+          const record = JSON.parse(line) as Record<string, unknown>;
+          if (pattern.test(String(record.msg))) {
+            clearInterval(timer);
+            resolve(record);
+            return;
+          }
+        }
+      };
+      const timer = setInterval(scan, 20);
+      void exited.then(() => {
+        scan();
+        clearInterval(timer);
+        reject(new Error(`exited before logging ${pattern}: ${stderr.join('\n')}`));
+      });
+    });
+  return { child, stdout, stderr, exited, logLine };
 }
