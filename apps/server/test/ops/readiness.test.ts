@@ -134,11 +134,11 @@ describe('GET /readyz on a server', () => {
       body: { detail: 'Not ready: the records store did not answer within 2 s' },
     });
     expect(hung.ms).toBeGreaterThan(1900);
-    expect(hung.ms).toBeLessThan(3500);
+    expect(hung.ms).toBeLessThan(5000);
     // The result is reused for a second: the next answer is immediate.
     const reused = await readyz(running.url);
     expect(reused.status).toBe(503);
-    expect(reused.ms).toBeLessThan(500);
+    expect(reused.ms).toBeLessThan(1000);
     const lines = running.logs();
     expect(lines.filter((l) => l.msg === 'not ready').map((l) => l.failed)).toEqual([
       ['blob store (error)'],
@@ -168,7 +168,7 @@ describe('GET /readyz on a server', () => {
     expect(String(down.body.detail)).toMatch(
       /^Not ready: the blob store (failed|did not answer within 2 s)$/,
     );
-    expect(down.ms).toBeLessThan(3500);
+    expect(down.ms).toBeLessThan(5000);
   });
 
   it('is 503 naming the records store when PostgreSQL goes away', async (ctx) => {
