@@ -42,7 +42,8 @@ describe('the logs', () => {
       { method: 'put', call: 4, action: throwing(() => driverError(secrets.contentFailed), 'after') },
       { method: 'delete', action: throwing(() => unavailableError('injected: delete failed')) },
     ]);
-    const t = await start({ records, blobs });
+    // No inline contents: every content goes to the blob store, where the faults are.
+    const t = await start({ records, blobs, env: { MDSTORE_INLINE_MAX_BYTES: '0' } });
     const { apiKey, projectId } = await t.account();
     const auth = { Authorization: `Bearer ${apiKey}` };
     const files = `${t.url}/api/projects/${projectId}/files`;

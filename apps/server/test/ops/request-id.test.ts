@@ -122,7 +122,8 @@ describe('X-Request-Id', () => {
       },
       { method: 'delete', action: throwing(() => unavailableError('injected: delete failed')) },
     ]);
-    const t = await start({ blobs });
+    // No inline contents: every content goes to the blob store, where the faults are.
+    const t = await start({ blobs, env: { MDSTORE_INLINE_MAX_BYTES: '0' } });
     const { apiKey, projectId } = await t.account();
     t.lines.length = 0;
     const response = await fetch(`${t.url}/api/projects/${projectId}/files`, {
