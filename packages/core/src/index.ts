@@ -1,6 +1,7 @@
 export * from './conditional/index.js';
 export { portableHashing, randomIds, systemClock, webCryptoSecrets } from './defaults/web-runtime.js';
 export * from './errors.js';
+export * from './markdown/index.js';
 export { createMdStore, type MdStore, type MdStoreAdapters } from './mdstore.js';
 export { contentTag, fileEtag } from './model/etags.js';
 export * from './model/records.js';

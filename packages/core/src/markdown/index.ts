@@ -1,0 +1,22 @@
+export { type DiffNames, diffCost, MAX_DIFF_COMPARISONS, unifiedDiff } from './diff.js';
+export {
+  type EditRequest,
+  EditRequestSchema,
+  EditSchema,
+  MAX_EDITS,
+  parseEditRequest,
+} from './edit-schema.js';
+export { type ApplyEditsOptions, applyEdits, type MarkdownEdit } from './edits.js';
+export { frontMatterLength } from './front-matter.js';
+export { LINES_LOC, type LineSlice, lineCount, parseLineRange, sliceLines } from './lines.js';
+export { type Outline, type OutlineHeading, type OutlineLink, outline } from './outline.js';
+export {
+  type DocumentHeading,
+  type DocumentLink,
+  type MdxFallback,
+  type ParsedDocument,
+  type ParseOptions,
+  parseDocument,
+} from './parse.js';
+export type { HeadingLevel } from './parse-types.js';
+export { type FindSectionOptions, findSection, type HeadingPath, type Section } from './sections.js';

@@ -1,0 +1,92 @@
+import { maskFrontMatter } from './front-matter.js';
+import { lineAt, lineStarts } from './lines.js';
+import { mdxWithinBudget } from './mdx-budget.js';
+import { parseCommonMark } from './parse-commonmark.js';
+import { parseWithMicromark } from './parse-mdx.js';
+import type { HeadingLevel, RawDocument } from './parse-types.js';
+import { bomLength } from './text.js';
+
+/**
+ * One parse of a document: its headings and links, with offsets into the content as given (BOM
+ * included) and 1-based line numbers. Parsers:
+ * - `.md`: CommonMark, by markdown-it (linear time, spec-conformant);
+ * - `.mdx`: MDX, by micromark with the mdxjs extension. An MDX file that does not parse as MDX, or
+ *   whose estimated parse work is beyond budget (mdx-budget.ts), is parsed as CommonMark instead:
+ *   its outline and sections stay available, at the price of reading its JSX as HTML (a JSX line
+ *   such as `# x` inside a component may then count as a heading). `mdxFallback` says why.
+ * In both, the front matter block is blanked out first (so nothing in it is Markdown) and a BOM is
+ * skipped. The parser's lines end at LF, CRLF or a lone CR (CommonMark); reported line numbers are
+ * the interface's (LF only).
+ */
+export interface ParseOptions {
+  readonly mdx: boolean;
+}
+
+export interface DocumentHeading {
+  readonly level: HeadingLevel;
+  readonly text: string;
+  readonly line: number;
+  /** Offset where the heading's (first) line starts. */
+  readonly start: number;
+  /** Offset where its body starts: after the heading line (after a setext heading's underline). */
+  readonly bodyStart: number;
+  readonly setext: boolean;
+}
+
+export interface DocumentLink {
+  readonly target: string;
+  readonly text: string;
+  readonly line: number;
+}
+
+export type MdxFallback = 'parse_error' | 'too_complex';
+
+export interface ParsedDocument {
+  readonly headings: DocumentHeading[];
+  readonly links: DocumentLink[];
+  /** The grammar the content was read with. */
+  readonly syntax: 'commonmark' | 'mdx';
+  /** Why an MDX file was read as CommonMark, or null. */
+  readonly mdxFallback: MdxFallback | null;
+}
+
+export function parseDocument(content: string, options: ParseOptions): ParsedDocument {
+  const bom = bomLength(content);
+  const text = maskFrontMatter(content.slice(bom));
+  const { raw, syntax, mdxFallback } = parseText(text, options);
+  const lines = lineStarts(content);
+  return {
+    headings: raw.headings.map((heading) => ({
+      level: heading.level,
+      text: heading.text,
+      line: lineAt(lines, heading.start + bom),
+      start: heading.start + bom,
+      bodyStart: heading.bodyStart + bom,
+      setext: heading.setext,
+    })),
+    links: raw.links.map((link) => ({
+      target: link.target,
+      text: link.text,
+      line: lineAt(lines, link.offset + bom),
+    })),
+    syntax,
+    mdxFallback,
+  };
+}
+
+function parseText(
+  text: string,
+  { mdx }: ParseOptions,
+): { raw: RawDocument; syntax: ParsedDocument['syntax']; mdxFallback: MdxFallback | null } {
+  if (!mdx) return { raw: parseCommonMark(text), syntax: 'commonmark', mdxFallback: null };
+  if (!mdxWithinBudget(text)) {
+    return { raw: parseCommonMark(text), syntax: 'commonmark', mdxFallback: 'too_complex' };
+  }
+  try {
+    return { raw: parseWithMicromark(text, { mdx: true }), syntax: 'mdx', mdxFallback: null };
+  } catch {
+    // Invalid MDX (an unclosed tag, a bad expression): the file is stored anyway, so it still gets an
+    // outline, read as CommonMark.
+    return { raw: parseCommonMark(text), syntax: 'commonmark', mdxFallback: 'parse_error' };
+  }
+}
