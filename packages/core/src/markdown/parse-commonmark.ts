@@ -95,13 +95,14 @@ function collectLinks(
       let close = index + 1;
       while (children[close] && children[close]!.type !== 'link_close') close++;
       links.push({
+        kind: 'markdown',
         target: String(token.attrGet('href') ?? ''),
         text: collapseWhiteSpace(plainText(children.slice(index + 1, close))),
         offset: offsetOf(token),
       });
     } else if (token.type === 'text') {
       for (const wiki of findWikiLinks(token.content)) {
-        links.push({ target: wiki.target, text: wiki.text, offset: offsetOf(token) });
+        links.push({ kind: 'wiki', target: wiki.target, text: wiki.text, offset: offsetOf(token) });
       }
     }
   });

@@ -33,7 +33,7 @@ export function parseWithMicromark(text: string, { mdx }: { mdx: boolean }): Raw
         if (!inJsx) headings.push(heading(node, starts, text.length));
         break;
       case 'link':
-        links.push({ target: node.url, text: collapseWhiteSpace(plainText(node)), offset });
+        links.push({ kind: 'markdown', target: node.url, text: collapseWhiteSpace(plainText(node)), offset });
         break;
       case 'linkReference':
         references.push({ identifier: node.identifier, text: collapseWhiteSpace(plainText(node)), offset });
@@ -44,7 +44,7 @@ export function parseWithMicromark(text: string, { mdx }: { mdx: boolean }): Raw
         break;
       case 'text':
         for (const wiki of findWikiLinks(text.slice(offset, node.position?.end.offset ?? offset))) {
-          links.push({ target: wiki.target, text: wiki.text, offset: offset + wiki.index });
+          links.push({ kind: 'wiki', target: wiki.target, text: wiki.text, offset: offset + wiki.index });
         }
         break;
     }
@@ -57,7 +57,9 @@ export function parseWithMicromark(text: string, { mdx }: { mdx: boolean }): Raw
   }
   for (const reference of references) {
     const target = definitions.get(reference.identifier);
-    if (target !== undefined) links.push({ target, text: reference.text, offset: reference.offset });
+    if (target !== undefined) {
+      links.push({ kind: 'markdown', target, text: reference.text, offset: reference.offset });
+    }
   }
   links.sort((a, b) => a.offset - b.offset);
   return { headings, links };
@@ -68,7 +70,9 @@ function heading(
   starts: readonly number[],
   end: number,
 ): RawHeading {
-  const startOffset = node.position!.start.offset!;
+  // micromark starts a setext heading at the link reference definitions that precede its text in the
+  // same paragraph; its first child starts where the heading really does.
+  const startOffset = (node.children[0] ?? node).position!.start.offset!;
   const endOffset = node.position!.end.offset!;
   const first = lineIndexAt(starts, startOffset);
   const last = lineIndexAt(starts, endOffset);

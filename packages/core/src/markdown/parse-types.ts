@@ -14,6 +14,8 @@ export interface RawHeading {
 }
 
 export interface RawLink {
+  /** A Markdown link (inline, reference or autolink) or a `[[wiki link]]`. */
+  readonly kind: 'markdown' | 'wiki';
   readonly target: string;
   readonly text: string;
   /** An offset on the line where the link starts. */

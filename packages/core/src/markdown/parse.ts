@@ -34,6 +34,7 @@ export interface DocumentHeading {
 }
 
 export interface DocumentLink {
+  readonly kind: 'markdown' | 'wiki';
   readonly target: string;
   readonly text: string;
   readonly line: number;
@@ -65,6 +66,7 @@ export function parseDocument(content: string, options: ParseOptions): ParsedDoc
       setext: heading.setext,
     })),
     links: raw.links.map((link) => ({
+      kind: link.kind,
       target: link.target,
       text: link.text,
       line: lineAt(lines, link.offset + bom),
