@@ -95,7 +95,9 @@ describe('sliceLines', () => {
   });
 
   it('an empty text has no line 1', () => {
-    expect(issuesOf(() => sliceLines('', 1, 1))[0]!.msg).toBe('Value error, line 1 is past the last line (0)');
+    expect(issuesOf(() => sliceLines('', 1, 1))[0]!.msg).toBe(
+      'Value error, line 1 is past the last line (0)',
+    );
   });
 
   it('takes another loc', () => {
@@ -127,6 +129,9 @@ describe('parseLineRange', () => {
   );
 
   it('takes another loc', () => {
-    expect(issuesOf(() => parseLineRange('x', ['arguments', 'lines']))[0]!.loc).toEqual(['arguments', 'lines']);
+    expect(issuesOf(() => parseLineRange('x', ['arguments', 'lines']))[0]!.loc).toEqual([
+      'arguments',
+      'lines',
+    ]);
   });
 });

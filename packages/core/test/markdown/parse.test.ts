@@ -99,11 +99,15 @@ describe('headings are what CommonMark finds', () => {
       '',
       '# Only',
     ].join('\n');
-    expect(md(content).headings.map(({ text, line }) => ({ text, line }))).toEqual([{ text: 'Only', line: 19 }]);
+    expect(md(content).headings.map(({ text, line }) => ({ text, line }))).toEqual([
+      { text: 'Only', line: 19 },
+    ]);
   });
 
   it('inside block quotes and list items they are headings', () => {
-    expect(md('> # Quoted\n\n- ## Listed\n').headings.map(({ text, line, start }) => ({ text, line, start }))).toEqual([
+    expect(
+      md('> # Quoted\n\n- ## Listed\n').headings.map(({ text, line, start }) => ({ text, line, start })),
+    ).toEqual([
       { text: 'Quoted', line: 1, start: 0 },
       { text: 'Listed', line: 3, start: 12 },
     ]);
@@ -123,7 +127,16 @@ describe('headings are what CommonMark finds', () => {
           'multi\nline  \nsetext\n===',
         ].join('\n\n'),
       ),
-    ).toEqual(['Install now', 'npm i x', 'logo Name', 'a*b & c A', 'spaced out', 'link text', '', 'multi line setext']);
+    ).toEqual([
+      'Install now',
+      'npm i x',
+      'logo Name',
+      'a*b & c A',
+      'spaced out',
+      'link text',
+      '',
+      'multi line setext',
+    ]);
   });
 
   it('CRLF: lines and offsets stay those of the file', () => {
@@ -141,7 +154,9 @@ describe('headings are what CommonMark finds', () => {
   });
 
   it('a BOM is skipped and counted in offsets', () => {
-    expect(md('\uFEFF# T\nx').headings).toEqual([{ level: 1, text: 'T', line: 1, start: 1, bodyStart: 5, setext: false }]);
+    expect(md('\uFEFF# T\nx').headings).toEqual([
+      { level: 1, text: 'T', line: 1, start: 1, bodyStart: 5, setext: false },
+    ]);
   });
 
   it('a heading on the last line without LF has its body start at the end', () => {
