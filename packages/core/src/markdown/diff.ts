@@ -70,8 +70,14 @@ export function unifiedDiff(oldText: string, newText: string, names: DiffNames):
 
 /** Lines with their line endings (`a\nb` is `a\n`, `b`); an empty text has none. */
 function splitLines(text: string): string[] {
-  const lines = text.split(/(?<=\n)/);
-  return lines[lines.length - 1] === '' ? lines.slice(0, -1) : lines;
+  const lines: string[] = [];
+  let start = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', start)) {
+    lines.push(text.slice(start, at + 1));
+    start = at + 1;
+  }
+  if (start < text.length) lines.push(text.slice(start));
+  return lines;
 }
 
 function trimCommon(
