@@ -107,7 +107,7 @@ describe('section edits on generated documents', () => {
           expect(inserted).toBe('');
         } else {
           // Only line breaks in the file's style are added, one before and up to two after.
-          const match = new RegExp(`^(${eol})?${escape(text)}((?:${eol}){0,2})$`).exec(inserted);
+          const match = new RegExp(`^(${eol})?${escapeRegExp(text)}((?:${eol}){0,2})$`).exec(inserted);
           expect(match).not.toBeNull();
         }
       }),
@@ -152,7 +152,7 @@ describe('section edits on generated documents', () => {
   });
 });
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The 1-based line holding the character at `offset`. */
 const lineOf = (content: string, offset: number) => content.slice(0, offset).split('\n').length;
