@@ -29,6 +29,13 @@ describe('unifiedDiff: format', () => {
     );
   });
 
+  it('context after the last change is 3 lines even when more follow, however few', () => {
+    const before = numbered(15);
+    expect(unifiedDiff(before, before.replace('line 10\n', 'x\n'), names)!.match(/^@@.*@@$/gm)).toEqual([
+      '@@ -7,7 +7,7 @@',
+    ]);
+  });
+
   it('identical texts: an empty diff', () => {
     expect(unifiedDiff('a\nb\n', 'a\nb\n', names)).toBe('');
     expect(unifiedDiff('', '', names)).toBe('');

@@ -270,6 +270,14 @@ describe('links', () => {
       'javascript:alert(1)',
       '%20x',
     ]);
+    expect(md('<https://xn--d1acpjx3f.xn--p1ai/a%20b>').links).toEqual([
+      {
+        kind: 'markdown',
+        target: 'https://xn--d1acpjx3f.xn--p1ai/a%20b',
+        text: 'https://xn--d1acpjx3f.xn--p1ai/a%20b',
+        line: 1,
+      },
+    ]);
   });
 
   it('wiki links: target, alias, heading part, embeds and escapes', () => {
@@ -289,9 +297,15 @@ describe('links', () => {
     ]);
   });
 
-  it('wiki links and Markdown links read the same in MDX', () => {
+  it('wiki links and Markdown links read the same in MDX, in document order', () => {
     const content = 'A [[Page|p]] and [m](u).\n\n# [[In heading]]\n';
     expect(mdx(content).links).toEqual(md(content).links);
+    const escapes = 'a \\\\[[real]] b \\[[not]] c \\\\\\[[not either]] d \\![[shown]]';
+    expect(mdx(escapes)).toMatchObject({ syntax: 'mdx', links: md(escapes).links });
+    expect(md(escapes).links.map((link) => link.target)).toEqual(['real', 'shown']);
+    const references = 'See [ref][r], [inline](u) and [[w]].\n\n[r]: /r\n';
+    expect(mdx(references)).toMatchObject({ syntax: 'mdx', links: md(references).links });
+    expect(md(references).links.map((link) => link.target)).toEqual(['/r', 'u', 'w']);
     expect(md(content).links.map((link) => link.line)).toEqual([1, 1, 3]);
   });
 

@@ -161,6 +161,12 @@ describe('findSection: matching a heading path', () => {
     expect(section(content, 'Deploy').heading.line).toBe(4);
   });
 
+  it('a single text is never resolved by position, even when one match is at the top level', () => {
+    expect(conflict('# Linux\n# Setup\n## Linux\n', ['Linux']).type).toBe('section_ambiguous');
+    expect(conflict('# Linux\n# Setup\n## Linux\n', 'Linux').type).toBe('section_ambiguous');
+    expect(section('# Linux\n# Setup\n## Linux\n', ['Setup', 'Linux']).heading.line).toBe(3);
+  });
+
   it('several headings with the very same path stay ambiguous', () => {
     expect(conflict('# A\n## B\n# A\n## B\n', ['A', 'B'])).toEqual({
       loc: LOC,

@@ -1,0 +1,86 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { applyEdits, outline, parseDocument, unifiedDiff } from '@mdstore/core';
+import { applyPatch } from 'diff';
+import { describe, expect, it } from 'vitest';
+import { parseWithMicromark } from '../../src/markdown/parse-mdx.js';
+
+/**
+ * Real Markdown: the README.md files of the installed packages (up to 64 KiB each, in path order, the
+ * first 120). On each, the two tree walks agree, every addressable section survives a no-op
+ * replace_section byte for byte, and a diff of a one-line change applies.
+ */
+const modules = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../node_modules');
+
+function readmes(): Array<{ name: string; content: string }> {
+  const found: string[] = [];
+  const visit = (folder: string, depth: number) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const full = path.join(folder, entry.name);
+      if (entry.isDirectory() && depth < 2) visit(full, depth + 1);
+      else if (entry.isFile() && entry.name.toLowerCase() === 'readme.md' && statSync(full).size <= 65_536) {
+        found.push(full);
+      }
+    }
+  };
+  visit(modules, 0);
+  return found
+    .slice(0, 120)
+    .map((file) => ({ name: path.relative(modules, file), content: readFileSync(file, 'utf8') }));
+}
+
+const corpus = readmes();
+
+describe('README corpus', () => {
+  it('is real and large enough to mean something', () => {
+    expect(corpus.length).toBe(120);
+    expect(corpus.filter((readme) => parseDocument(readme.content, { mdx: false }).headings.length > 3).length)
+      .toBeGreaterThan(60);
+  });
+
+  it.each(corpus)('$name: markdown-it and micromark find the same headings and links', ({ content }) => {
+    const fromMarkdownIt = parseDocument(content, { mdx: false });
+    const fromMicromark = parseWithMicromark(content, { mdx: false });
+    const headings = fromMarkdownIt.headings.map(({ level, text, start, bodyStart, setext }) => ({
+      level,
+      text,
+      start,
+      bodyStart,
+      setext,
+    }));
+    expect(fromMicromark.headings).toEqual(headings);
+    expect(fromMicromark.links.map(({ kind, target, text }) => ({ kind, target, text }))).toEqual(
+      fromMarkdownIt.links.map(({ kind, target, text }) => ({ kind, target, text })),
+    );
+  });
+
+  it.each(corpus)('$name: rewriting each section with its own body changes no byte', ({ content }) => {
+    const headings = outline(content, { mdx: false }).headings;
+    const paths = headings.map((heading) => JSON.stringify(heading.path));
+    for (const heading of headings) {
+      if (paths.filter((other) => other === JSON.stringify(heading.path)).length > 1) continue;
+      const body = sectionBody(content, heading.path);
+      expect(applyEdits(content, [{ op: 'replace_section', section: heading.path, text: body }], { mdx: false })).toBe(
+        content,
+      );
+    }
+  });
+
+  it.each(corpus)('$name: the diff of a one-line change applies', ({ content }) => {
+    const lines = content.split('\n');
+    const middle = Math.floor(lines.length / 2);
+    const changed = [...lines.slice(0, middle), 'changed line', ...lines.slice(middle + 1)].join('\n');
+    const diff = unifiedDiff(content, changed, { oldName: 'a', newName: 'b' });
+    expect(applyPatch(content, diff!)).toBe(changed);
+  });
+});
+
+function sectionBody(content: string, headingPath: string[]): string {
+  const { headings } = parseDocument(content, { mdx: false });
+  const tree = outline(content, { mdx: false }).headings;
+  const index = tree.findIndex((heading) => JSON.stringify(heading.path) === JSON.stringify(headingPath));
+  const heading = headings[index]!;
+  const next = headings.slice(index + 1).find((other) => other.level <= heading.level);
+  return content.slice(heading.bodyStart, next ? next.start : content.length);
+}
