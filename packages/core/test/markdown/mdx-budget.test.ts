@@ -60,7 +60,10 @@ describe('hostile MDX is read as CommonMark, in linear time', () => {
   it('a large MDX file is read as CommonMark', () => {
     const large = `# Title\n\n${'Some text with a <Component prop="x" /> in it.\n\n'.repeat(6000)}`;
     expect(large.length).toBeGreaterThan(MDX_MAX_LENGTH);
-    expect(parseDocument(large, { mdx: true })).toMatchObject({ syntax: 'commonmark', mdxFallback: 'too_complex' });
+    expect(parseDocument(large, { mdx: true })).toMatchObject({
+      syntax: 'commonmark',
+      mdxFallback: 'too_complex',
+    });
   });
 
   it('an ordinary MDX page stays MDX', () => {
@@ -69,7 +72,10 @@ describe('hostile MDX is read as CommonMark, in linear time', () => {
       '',
       '# Guide',
       '',
-      ...Array.from({ length: 200 }, (_, index) => `Para ${index} with *emphasis*, \`code\` and [a link](./${index}.md).\n`),
+      ...Array.from(
+        { length: 200 },
+        (_, index) => `Para ${index} with *emphasis*, \`code\` and [a link](./${index}.md).\n`,
+      ),
       '<Tabs items={["npm", "pnpm"]}>',
       '  - one',
       '    - two',
