@@ -1,4 +1,5 @@
 import { EditConflictError, InvalidInputError } from '../errors.js';
+import { issueAt } from '../validation/issues.js';
 import { lineAt, lineStarts } from './lines.js';
 import { headingTree, type TreeHeading } from './outline.js';
 import { type ParseOptions, parseDocument } from './parse.js';
@@ -62,10 +63,12 @@ interface EditContext {
 function applyEdit(text: string, edit: MarkdownEdit, context: EditContext): string {
   switch (edit.op) {
     case 'replace':
+      // parseEditRequest refuses an empty `old`; a direct caller must not get an endless search.
+      if (edit.old === '') throw new InvalidInputError([issueAt([...context.loc, 'old'], 'tooShort')]);
       return replaceOccurrences(text, edit.old, edit.new, edit.count, [...context.loc, 'old']);
     case 'insert': {
       const starts = lineStarts(text);
-      if (edit.line < 1 || edit.line > starts.length + 1) {
+      if (!Number.isInteger(edit.line) || edit.line < 1 || edit.line > starts.length + 1) {
         throw new InvalidInputError([
           {
             loc: [...context.loc, 'line'],

@@ -3,6 +3,7 @@ export {
   type EditRequest,
   EditRequestSchema,
   EditSchema,
+  HeadingPathSchema,
   MAX_EDITS,
   parseEditRequest,
 } from './edit-schema.js';

@@ -5,8 +5,8 @@ import { findWikiLinks } from './wiki-links.js';
 
 /**
  * CommonMark through markdown-it's `commonmark` preset, which follows the spec (our tests check every
- * example of it) and parses in linear time, pathological inputs included (see parse.ts for why not
- * micromark here). Three settings make it report what the author wrote instead of what is safe to
+ * example of it) and parses in linear time, pathological inputs included (see mdx-budget.ts for why
+ * not micromark here). Three settings make it report what the author wrote instead of what is safe to
  * render: no link is rejected as unsafe (CommonMark has no such rule, and a rejected link would change
  * the text around it), targets are not percent-encoded, and escapes stay separate tokens so that an
  * escaped `\[\[` never reads as a wiki link.

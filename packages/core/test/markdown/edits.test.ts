@@ -114,6 +114,16 @@ describe('replace', () => {
     expect(apply('# A\nb', replace('b', ''))).toBe('# A\n');
   });
 
+  it('an empty old text is refused even when the body schema was skipped', () => {
+    expect(failure(() => apply('abc', replace('', 'x'))).issues).toEqual([
+      {
+        loc: ['body', 'edits', 0, 'old'],
+        msg: 'String should have at least 1 character',
+        type: 'string_too_short',
+      },
+    ]);
+  });
+
   it('cannot see the BOM, which stays first', () => {
     expect(failure(() => apply('\uFEFFa', replace('\uFEFFa', 'b'))).code).toBe('EDIT_CONFLICT');
     expect(apply('\uFEFFa', replace('a', 'b'))).toBe('\uFEFFb');
@@ -185,6 +195,15 @@ describe('insert', () => {
       code: 'INVALID_INPUT',
       issues: [{ loc: ['body', 'edits', 1, 'line'], msg, type: 'value_error' }],
     });
+  });
+
+  it('a line that is not an integer is out of range', () => {
+    expect(failure(() => apply(content, { op: 'insert', line: 1.5, text: 'x' })).issues[0]!.loc).toEqual([
+      'body',
+      'edits',
+      0,
+      'line',
+    ]);
   });
 
   it('an empty file has only line 1', () => {
