@@ -1,29 +1,26 @@
 /**
  * The YAML front matter block as extensions §3 defines it: the text (after an optional BOM, which the
- * caller strips) starts with a line `---`, and a later line `---` or `...` closes it. Trailing spaces
- * and tabs on the fence lines are allowed, as YAML allows them. Only the block's extent matters here:
- * whether its YAML is valid does not change that it is not Markdown.
+ * caller strips) starts with a line `---`, and a later line `---` or `...` closes it. Spaces and tabs
+ * may follow either marker, and lines end at LF, CRLF or a lone CR: the same rule as the search's
+ * front matter reader (search/frontmatter.ts), so a block it reads is never read as Markdown here.
+ * Only the block's extent matters: whether its YAML is valid, or its size, does not make it Markdown.
  */
-const OPENING = /^---[ \t]*\r?$/;
-const CLOSING = /^(?:---|\.\.\.)[ \t]*\r?$/;
+const OPENING = /^---[ \t]*(?:\r\n|\n|\r)/;
+const CLOSING = /^(?:---|\.\.\.)[ \t]*$/;
 
 /** Length of the front matter block including its closing line's line ending, or 0 when there is none. */
 export function frontMatterLength(text: string): number {
-  let end = lineEnd(text, 0);
-  if (!OPENING.test(text.slice(0, end))) return 0;
-  // Lines are LF-terminated (a lone CR is not a line ending), so the scan splits on LF only.
-  while (end < text.length) {
-    const start = end + 1;
-    end = lineEnd(text, start);
-    if (CLOSING.test(text.slice(start, end))) return Math.min(end + 1, text.length);
+  const opening = OPENING.exec(text);
+  if (!opening) return 0;
+  const lineEnds = /\r\n|\n|\r/g;
+  lineEnds.lastIndex = opening[0].length;
+  for (let lineStart = opening[0].length; lineStart < text.length; lineStart = lineEnds.lastIndex) {
+    const found = lineEnds.exec(text);
+    const lineEnd = found ? found.index : text.length;
+    if (CLOSING.test(text.slice(lineStart, lineEnd))) return found ? lineEnds.lastIndex : text.length;
+    if (!found) break;
   }
   return 0;
-}
-
-/** Offset of the LF ending the line that starts at `start`, or the text's length. */
-function lineEnd(text: string, start: number): number {
-  const at = text.indexOf('\n', start);
-  return at === -1 ? text.length : at;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { frontMatterLength, parseDocument } from '@mdstore/core';
+import { frontMatterLength, parseDocument, parseFrontmatter } from '@mdstore/core';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { maskFrontMatter } from '../../src/markdown/front-matter.js';
 
@@ -15,6 +16,9 @@ describe('front matter block (extensions §3)', () => {
     ['---\n---\n', 8],
     ['---\na: 1\n---', 12],
     ['---\n\n---\nrest', 9],
+    // Lines end at a lone CR too, as for the search's front matter reader.
+    ['---\ra: 1\n---\n', 13],
+    ['---\ra: 1\r...\r# T', 13],
   ])('%j: a block of %i characters', (text, length) => {
     expect(frontMatterLength(text)).toBe(length);
   });
@@ -25,11 +29,25 @@ describe('front matter block (extensions §3)', () => {
     ['four dashes', '----\na: 1\n---\n'],
     ['text after the dashes', '--- a\nb: 1\n---\n'],
     ['closing line with text', '---\na: 1\n--- x\n'],
-    ['a lone CR does not end the opening line', '---\ra: 1\n---\n'],
     ['no line after the opening one', '---'],
     ['empty', ''],
   ])('%s: no block', (_, text) => {
     expect(frontMatterLength(text)).toBe(0);
+  });
+
+  it('is found wherever the search reads front matter', () => {
+    const line = fc.constantFrom('---', '...', '--- ', '---\t', 'a: 1', 'b: [x]', '# h', '', ' ---');
+    const eol = fc.constantFrom('\n', '\r\n', '\r');
+    const content = fc
+      .tuple(fc.boolean(), fc.array(fc.tuple(line, eol), { maxLength: 8 }))
+      .map(([bom, lines]) => (bom ? '\uFEFF' : '') + lines.map(([text, end]) => text + end).join(''));
+    fc.assert(
+      fc.property(content, (text) => {
+        if (parseFrontmatter(text) !== null)
+          expect(frontMatterLength(text.replace(/^\uFEFF/, ''))).toBeGreaterThan(0);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('the first closing line ends it, `...` or `---`', () => {
