@@ -1,4 +1,4 @@
-import { ContentTooLargeError, type ExpectedDigest, parseDigestField } from '@mdstore/core';
+import { ContentTooLargeError, deferredBody, type ExpectedDigest, parseDigestField } from '@mdstore/core';
 import type { Request } from 'express';
 import { principalOf } from '../auth.js';
 import { HttpError } from '../errors.js';
@@ -10,7 +10,7 @@ import { download } from './download.js';
 
 /**
  * `Content-Digest` and `Repr-Digest` (RFC 9530) of a content update: the SHA-256 each declares, for the
- * core to check against what it receives. A malformed field is refused before the body is read.
+ * core to check against what it receives. A malformed field is refused from the headers alone (400).
  */
 function declaredDigests(req: Request): ExpectedDigest[] {
   const digests: ExpectedDigest[] = [];
@@ -82,12 +82,23 @@ export function fileRoutes(deps: RouteDeps): Record<string, RouteHandlers> {
     },
     '/api/projects/:project_id/files/:filename/content': {
       PUT: async (req, res) => {
+        // A malformed digest field is judged with the other header-only answers (415, declared 413):
+        // after the project and file checks, before the preconditions. The core reads the digests only
+        // once the content has streamed in, so filling them in during `check` is in time.
+        const expectedSha256: ExpectedDigest[] = [];
+        const body = markdownRequestBody(req, res, { maxFileBytes, tooLarge });
         const file = await store.files.updateContent({
           principal: principalOf(res),
           projectId: projectIdOf(req),
           filename: filenameOf(req),
-          content: markdownRequestBody(req, res, { maxFileBytes, tooLarge }),
-          expectedSha256: declaredDigests(req),
+          content: deferredBody({
+            check: () => {
+              body.check();
+              expectedSha256.push(...declaredDigests(req));
+            },
+            read: body.read,
+          }),
+          expectedSha256,
           conditions: conditionsOf(req),
           signal: signalOf(res),
         });
