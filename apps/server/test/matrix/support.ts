@@ -6,7 +6,19 @@ import { skipWithoutPostgres, useAdapterSet } from '../support/adapters.js';
  * very same files that run on their own (on `MDSTORE_HTTP_TEST_ADAPTERS`, default memory) run here again
  * on another adapter set, unchanged.
  */
-const HTTP_SUITES = ['auth', 'projects', 'files', 'robustness', 'transport'];
+const HTTP_SUITES = [
+  'auth',
+  'projects',
+  'files',
+  'robustness',
+  'transport',
+  // extensions §2
+  'conditional',
+  'settings',
+  'ranges-digests',
+  'expect-continue',
+  'if-match-race',
+];
 
 /**
  * A fresh instance of a suite module for each adapter set: the query string makes Vite load the file

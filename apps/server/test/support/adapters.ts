@@ -206,9 +206,13 @@ export function useAdapterSet(name: string | undefined): void {
   fileOverride = name;
 }
 
+/** The name of the set `selectedAdapters` answers (for test output). */
+export const selectedAdapterName = (): string =>
+  fileOverride ?? process.env.MDSTORE_HTTP_TEST_ADAPTERS ?? 'memory';
+
 /** The set chosen by `useAdapterSet`, else by `MDSTORE_HTTP_TEST_ADAPTERS` (default `memory`). */
 export function selectedAdapters(): AdapterFactory {
-  const name = fileOverride ?? process.env.MDSTORE_HTTP_TEST_ADAPTERS ?? 'memory';
+  const name = selectedAdapterName();
   const factory = ADAPTER_SETS[name];
   if (!factory) throw new Error(`Unknown MDSTORE_HTTP_TEST_ADAPTERS '${name}'`);
   return factory;
