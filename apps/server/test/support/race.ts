@@ -9,6 +9,8 @@ import http from 'node:http';
  */
 
 export interface RaceRequest {
+  /** The server to send it to, when not the one `race` was given (several instances). */
+  readonly baseUrl?: string;
   readonly method: string;
   readonly path: string;
   readonly headers: Record<string, string>;
@@ -48,7 +50,11 @@ function held(baseUrl: string, o: RaceRequest): Held {
   });
   answer.catch(() => settleContinued(false));
   const send = () => {
-    const req = http.request(new URL(o.path, baseUrl), { method: o.method, headers, agent: false });
+    const req = http.request(new URL(o.path, o.baseUrl ?? baseUrl), {
+      method: o.method,
+      headers,
+      agent: false,
+    });
     req.on('continue', () => settleContinued(true));
     req.on('response', (res) => {
       settleContinued(false);
