@@ -104,7 +104,19 @@ export const createS3BlobStore = (options: S3BlobStoreOptions = {}): BlobStore =
       if (!(body instanceof Readable)) {
         throw new StoreUnavailableError('S3 GetObject returned no readable body');
       }
-      return { sizeBytes: wholeSize(response), content: readBody(body, signal) };
+      const content = readBody(body, signal);
+      if (!range) return { sizeBytes: wholeSize(response), content };
+      let first: number;
+      try {
+        first = servedFrom(response, range);
+      } catch (error) {
+        body.destroy();
+        throw error;
+      }
+      const take = range.end - range.start + 1;
+      const served = response.ContentLength;
+      if (first === range.start && served === take) return { sizeBytes: wholeSize(response), content };
+      return { sizeBytes: wholeSize(response), content: slice(content, range.start - first, take) };
     },
 
     async stat({ bucket, key, signal }) {
@@ -158,13 +170,53 @@ const locationConstraintFor = (options: S3BlobStoreOptions): BucketLocationConst
   return options.region as BucketLocationConstraint;
 };
 
-/** Reads the body as chunks; leaving early (or the caller aborting) destroys the HTTP response. */
 /** The object's size: from `Content-Range` (`bytes a-b/size`) on a ranged answer, else its length. */
 function wholeSize(response: { ContentLength?: number; ContentRange?: string }): number {
   const total = response.ContentRange?.split('/')[1];
   return total !== undefined && /^\d+$/.test(total) ? Number(total) : (response.ContentLength ?? 0);
 }
 
+/**
+ * Where the bytes a ranged GET received start. S3 answers exactly the range asked for; a store that
+ * ignores `Range` (a 200 with the whole object) or serves more than asked (s3rver answers `bytes=0-0`
+ * with the whole object) is cut to the part asked for by the caller; one that serves a part not covering
+ * it is a failure, never a short or shifted read.
+ */
+function servedFrom(
+  response: { ContentLength?: number; ContentRange?: string },
+  range: { readonly start: number; readonly end: number },
+): number {
+  const match = /^bytes (\d+)-(\d+)\/(?:\d+|\*)$/.exec(response.ContentRange ?? '');
+  const first = match ? Number(match[1]) : 0;
+  const last = match ? Number(match[2]) : (response.ContentLength ?? 0) - 1;
+  if (first > range.start || last < range.end) {
+    throw new StoreUnavailableError(
+      `S3 GetObject answered bytes ${first}-${last} for the range ${range.start}-${range.end}`,
+    );
+  }
+  return first;
+}
+
+/** `take` bytes of `content` after its first `skip`; stops reading (and releases it) once they are out. */
+async function* slice(
+  content: AsyncGenerator<Uint8Array>,
+  skip: number,
+  take: number,
+): AsyncGenerator<Uint8Array> {
+  let toSkip = skip;
+  let left = take;
+  for await (const chunk of content) {
+    const from = Math.min(toSkip, chunk.byteLength);
+    toSkip -= from;
+    const part = chunk.subarray(from, from + left);
+    left -= part.byteLength;
+    if (part.byteLength > 0) yield part;
+    if (left === 0) return;
+  }
+  if (left > 0) throw new StoreUnavailableError('S3 GetObject ended before the range asked for');
+}
+
+/** Reads the body as chunks; leaving early (or the caller aborting) destroys the HTTP response. */
 async function* readBody(body: Readable, signal: AbortSignal | undefined): AsyncGenerator<Uint8Array> {
   const destroy = () => body.destroy();
   signal?.addEventListener('abort', destroy, { once: true });

@@ -332,6 +332,59 @@ describe.each(layouts)('$name layout', ({ layout }) => {
     await expect(readAll({ [Symbol.asyncIterator]: () => iterator })).rejects.toBe(reason);
   });
 
+  /** A store whose ranged GETs go out with `Range` rewritten by `rewrite` (undefined: no `Range`). */
+  async function storeRewritingRange(rewrite: (range: string) => string | undefined) {
+    const client = new S3Client(s3rver.s3ClientOptions);
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        const request = args.request as { headers: Record<string, string> };
+        const range = request.headers.range;
+        if (range !== undefined) {
+          const rewritten = rewrite(range);
+          if (rewritten === undefined) delete request.headers.range;
+          else request.headers.range = rewritten;
+        }
+        return next(args);
+      },
+      { step: 'finalizeRequest', name: 'rewriteRange' },
+    );
+    const store = createS3BlobStore({ client, layout: await layout() });
+    const bucket = uniqueBucket();
+    await store.createBucket({ bucket });
+    const data = new Uint8Array(300_000).map((_, i) => i % 251);
+    await store.put({ bucket, key: 'r.md', content: chunks(data), maxBytes: data.byteLength });
+    return { store, bucket, data, client };
+  }
+
+  it('a store that ignores Range: the part asked for is cut from its whole answer', async () => {
+    const { store, bucket, data, client } = await storeRewritingRange(() => undefined);
+    for (const range of [
+      { start: 0, end: 0 },
+      { start: 100_000, end: 200_123 },
+      { start: 299_999, end: 299_999 },
+    ]) {
+      const read = await store.get({ bucket, key: 'r.md', range });
+      expect(read.sizeBytes).toBe(data.byteLength);
+      expect(
+        Buffer.from(await readAll(read.content)).equals(
+          Buffer.from(data.subarray(range.start, range.end + 1)),
+        ),
+      ).toBe(true);
+    }
+    client.destroy();
+  });
+
+  it('a store that serves a part not covering the range fails: never a short or shifted read', async () => {
+    const { store, bucket, client } = await storeRewritingRange(() => 'bytes=0-9');
+    await expect(store.get({ bucket, key: 'r.md', range: { start: 5, end: 20 } })).rejects.toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+    });
+    await expect(store.get({ bucket, key: 'r.md', range: { start: 50, end: 60 } })).rejects.toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+    });
+    client.destroy();
+  });
+
   it('destroys the response body when the reader leaves early', async () => {
     const client = new S3Client(s3rver.s3ClientOptions);
     const bodies: { destroyed: boolean }[] = [];

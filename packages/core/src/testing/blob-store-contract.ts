@@ -310,6 +310,29 @@ export function describeBlobStoreContract(adapterName: string, open: () => Promi
         });
       });
 
+      test('get with a range produces exactly those bytes and reports the whole size', async ({ store }) => {
+        const bucket = await newBucket(store);
+        const bytes = randomBytes(200_000);
+        await put(store, bucket, 'ranged', bytes);
+        const ranges = [
+          { start: 0, end: 0 },
+          { start: 0, end: 9 },
+          { start: 199_999, end: 199_999 },
+          { start: 5, end: 199_999 },
+          // Across the 64 KiB read chunks of a positioned reader.
+          { start: 65_530, end: 131_080 },
+          { start: 0, end: 199_999 },
+        ];
+        for (const range of ranges) {
+          const got = await store.get({ bucket, key: 'ranged', range });
+          const label = `${range.start}-${range.end}`;
+          expect(got.sizeBytes, label).toBe(bytes.length);
+          const read = await readAll(got.content);
+          expect(read.length, label).toBe(range.end - range.start + 1);
+          expect(sameBytes(read, bytes.subarray(range.start, range.end + 1)), label).toBe(true);
+        }
+      });
+
       test('stat reports the size, or null when missing', async ({ store }) => {
         const bucket = await newBucket(store);
         await put(store, bucket, 'k', encode('12345'));
