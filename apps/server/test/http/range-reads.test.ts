@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { createFsBlobStore } from '@mdstore/fs';
-import { createMemoryRateLimiter, createMemoryRecords } from '@mdstore/memory';
+import { createMemoryBlobStore, createMemoryRateLimiter, createMemoryRecords } from '@mdstore/memory';
 import { createS3BlobStore } from '@mdstore/s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileS3rver } from '../support/adapters.js';
@@ -168,6 +168,47 @@ describe('ranged downloads read only the part asked for', () => {
     } finally {
       await h.close();
       client.destroy();
+    }
+  });
+
+  it('a store that produces more or less than announced: the answer is cut, never run past or ended short', async () => {
+    const h = await HttpHarness.start({
+      settings: { maxFileBytes: SIZE, inlineMaxBytes: 0 },
+      adapters: async () => {
+        const records = createMemoryRecords();
+        const inner = createMemoryBlobStore({ scheme: 'file' });
+        // A broken store: a ranged read gives the whole object, a whole read only its first half.
+        const blobs = {
+          ...inner,
+          get: (o: Parameters<typeof inner.get>[0]) =>
+            inner.get({ ...o, range: o.range ? undefined : { start: 0, end: SIZE / 2 - 1 } }),
+        };
+        const rateLimiter = createMemoryRateLimiter();
+        return { records, blobs, rateLimiter, close: () => records.close() };
+      },
+    });
+    try {
+      const { apiKey, path } = await uploadBig(h);
+      const raw = await h.raw(
+        `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${apiKey}\r\nRange: bytes=0-0\r\n\r\n`,
+      );
+      // The connection is cut: no answer runs past its Content-Length for a next one to be read from.
+      // (The first chunk is already too long, so nothing at all goes out.)
+      expect(raw).toBe('');
+      const interrupted = () =>
+        h.logs.filter((line) => line.level === 'warn' && line.message === 'download interrupted');
+      expect(interrupted()).toHaveLength(1);
+      // Too short: the answer is cut rather than ended as if it were whole.
+      const short = parseRawResponse(
+        await h.raw(
+          `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${apiKey}\r\nConnection: close\r\n\r\n`,
+        ),
+      );
+      expect(short.headers.get('content-length')).toBe(String(SIZE));
+      expect(Buffer.byteLength(short.body)).toBeLessThan(SIZE);
+      expect(interrupted()).toHaveLength(2);
+    } finally {
+      await h.close();
     }
   });
 });

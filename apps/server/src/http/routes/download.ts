@@ -1,5 +1,5 @@
 import { pipeline } from 'node:stream/promises';
-import { contentRangeHeader, formatReprDigest } from '@mdstore/core';
+import { type ByteStream, contentRangeHeader, formatReprDigest } from '@mdstore/core';
 import type { Request, Response } from 'express';
 import { principalOf } from '../auth.js';
 import { attachmentDisposition } from '../content-disposition.js';
@@ -44,7 +44,7 @@ export async function download(deps: RouteDeps, req: Request, res: Response): Pr
     return;
   }
   try {
-    await pipeline(content, res);
+    await pipeline(exactly(content, Number(res.getHeader('Content-Length'))), res);
   } catch (error) {
     if (res.destroyed && !res.writableFinished && signalOf(res).aborted) return; // the client left
     deps.logger.warn('download interrupted', {
@@ -53,4 +53,19 @@ export async function download(deps: RouteDeps, req: Request, res: Response): Pr
     });
     res.destroy();
   }
+}
+
+/**
+ * The content as announced by `Content-Length`, or a failure: a store that produces more bytes than the
+ * record says (one that ignores a range) must never run past the answer into the connection, and one
+ * that produces fewer must not end the answer short as if it were whole. The answer is then cut.
+ */
+async function* exactly(content: ByteStream, length: number): ByteStream {
+  let sent = 0;
+  for await (const chunk of content) {
+    sent += chunk.byteLength;
+    if (sent > length) throw new Error(`The store produced more than the ${length} bytes announced`);
+    yield chunk;
+  }
+  if (sent !== length) throw new Error(`The store produced ${sent} of the ${length} bytes announced`);
 }
