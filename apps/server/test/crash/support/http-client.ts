@@ -3,6 +3,7 @@ import { sleep } from './random.js';
 
 export interface Reply {
   readonly status: number;
+  readonly headers: http.IncomingHttpHeaders;
   readonly body: Buffer;
   /** The response was cut off after its status line (the server died while sending it). */
   readonly truncated: boolean;
@@ -35,9 +36,15 @@ export function request(baseUrl: string, options: RequestOptions): Promise<Reply
       status = res.statusCode ?? 0;
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: status ?? 0, body: Buffer.concat(chunks), truncated: false }));
-      res.on('error', () => resolve({ status: status ?? 0, body: Buffer.concat(chunks), truncated: true }));
-      res.on('aborted', () => resolve({ status: status ?? 0, body: Buffer.concat(chunks), truncated: true }));
+      const reply = (truncated: boolean) => ({
+        status: status ?? 0,
+        headers: res.headers,
+        body: Buffer.concat(chunks),
+        truncated,
+      });
+      res.on('end', () => resolve(reply(false)));
+      res.on('error', () => resolve(reply(true)));
+      res.on('aborted', () => resolve(reply(true)));
     });
     req.on('error', (error) => {
       if (status === undefined) reject(error);

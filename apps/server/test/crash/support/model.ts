@@ -7,12 +7,17 @@ export interface FileState {
   readonly content: Buffer;
   readonly sha256: string;
   readonly metadata: JsonObject | null;
+  /** The ETag this version was acknowledged (or observed) with; unknown for a version still in flight. */
+  readonly etag?: string;
+  /** An ETag the file had before this version: a stale If-Match must fail against it. */
+  readonly previousEtag?: string;
 }
 
-export const fileState = (content: Buffer, metadata: JsonObject | null): FileState => ({
+export const fileState = (content: Buffer, metadata: JsonObject | null, etag?: string): FileState => ({
   content,
   sha256: sha256(content),
   metadata,
+  ...(etag === undefined ? {} : { etag }),
 });
 
 export const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');

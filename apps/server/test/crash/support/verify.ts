@@ -25,6 +25,7 @@ interface FileJson {
   filename: string;
   size_bytes: number;
   metadata: JsonObject | null;
+  etag: string;
 }
 
 /** Collects violations and counts every check made. */
@@ -182,7 +183,7 @@ async function verifyFiles(
       content.length === file.size_bytes,
       () => `${file.filename}: size_bytes ${file.size_bytes} but ${content.length} bytes downloaded`,
     );
-    observed.set(file.filename, fileState(content, file.metadata));
+    observed.set(file.filename, fileState(content, file.metadata, file.etag));
     input.stats.filesVerified++;
     input.stats.bytesVerified += content.length;
   }
@@ -207,6 +208,12 @@ async function verifyFiles(
     if (inFlight) {
       if (match === 1 && !sameState(acknowledged, seen)) input.stats.inFlightLanded++;
       else input.stats.inFlightNotLanded++;
+    } else if (acknowledged?.etag !== undefined && seen !== null) {
+      // An acknowledged write is the current version under the very ETag its answer gave.
+      checker.check(
+        seen.etag === acknowledged.etag,
+        () => `${project.id}/${name}: ETag ${seen.etag}, acknowledged as ${acknowledged.etag}`,
+      );
     }
   }
   project.files.clear();

@@ -173,29 +173,79 @@ async function perform(
   return false;
 }
 
+/**
+ * How a write to an existing file is conditioned: not at all, with `If-Match` of the ETag last
+ * acknowledged (it must succeed: writes to one file never overlap), or with a stale one (it must be 412
+ * and change nothing, even if the kill cuts it off).
+ */
+type Condition = 'none' | 'current' | 'stale';
+
+function chooseCondition(ctx: WorkloadContext, state: FileState): Condition {
+  if (state.etag === undefined) return 'none';
+  const roll = ctx.random.next();
+  return roll < 0.35 ? 'current' : roll < 0.47 ? 'stale' : 'none';
+}
+
+/** The `If-Match` header of a condition, or nothing. */
+function ifMatch(condition: Condition, state: FileState): Record<string, string> {
+  if (condition === 'current') return { 'if-match': state.etag as string };
+  if (condition === 'stale')
+    return { 'if-match': state.previousEtag ?? `"${randomUUID().replaceAll('-', '')}-1"` };
+  return {};
+}
+
 /** Holds a file for the duration of one write; the in-flight version is noted if the kill interrupts it. */
 function fileWrite(
   ctx: WorkloadContext,
   project: ProjectModel,
   filename: string,
-  o: { kind: string; expected: number; after: FileState | null; send: () => Promise<Reply> },
+  o: {
+    kind: string;
+    expected: number;
+    after: FileState | null;
+    send: () => Promise<Reply>;
+    /** The state before, and how the write is conditioned on it (uploads: none). */
+    before?: FileState;
+    condition?: Condition;
+  },
 ): Operation {
   const key = fileKey(project.id, filename);
+  const stale = o.condition === 'stale';
+  const kind =
+    o.condition === undefined || o.condition === 'none' ? o.kind : `${o.kind} (If-Match ${o.condition})`;
   ctx.cycle.busyFiles.add(key);
   return async () => {
     try {
       const acknowledged = await perform(ctx, {
-        kind: o.kind,
+        kind,
         projectId: project.id,
-        expected: o.expected,
+        expected: stale ? 412 : o.expected,
         send: o.send,
-        onAcknowledged: () => {
+        onAcknowledged: (reply) => {
+          if (stale) {
+            // An acknowledged 412 changed nothing, and says which version is current.
+            const current = o.before?.etag;
+            if (reply.headers.etag !== current) {
+              ctx.cycle.violations.push(
+                `412 on ${project.id}/${filename} names ETag ${String(reply.headers.etag)}, the file's is ${current}`,
+              );
+            }
+            return;
+          }
           if (o.after === null) project.files.delete(filename);
-          else project.files.set(filename, o.after);
+          else {
+            const etag = typeof reply.headers.etag === 'string' ? reply.headers.etag : undefined;
+            project.files.set(filename, { ...o.after, etag, previousEtag: o.before?.etag });
+          }
         },
-        onInFlight: () => ctx.cycle.inFlightFiles.set(key, o.after),
+        // A stale write can never land: the file must be found exactly as acknowledged.
+        onInFlight: () => {
+          if (!stale) ctx.cycle.inFlightFiles.set(key, o.after);
+        },
       });
-      if (acknowledged && ctx.random.chance(0.25)) await readBack(ctx, project, filename, o.after);
+      const expectedAfter = stale ? (o.before ?? null) : o.after;
+      if (acknowledged && (stale || ctx.random.chance(0.25)))
+        await readBack(ctx, project, filename, expectedAfter);
     } finally {
       if (!ctx.killed()) ctx.cycle.busyFiles.delete(key);
     }
@@ -223,7 +273,11 @@ async function readBack(
   if (reply.truncated || (reply.status === 404 && ctx.cycle.deleting.has(project.id))) return;
   ctx.stats.readBacks++;
   const ok =
-    expected === null ? reply.status === 404 : reply.status === 200 && reply.body.equals(expected.content);
+    expected === null
+      ? reply.status === 404
+      : reply.status === 200 &&
+        reply.body.equals(expected.content) &&
+        (expected.etag === undefined || reply.headers.etag === expected.etag);
   if (!ok) {
     ctx.cycle.violations.push(
       `read-after-write of ${project.id}/${filename}: got ${reply.status} with ${reply.body.length} bytes, ` +
@@ -271,15 +325,22 @@ function updateContent(
 ): Operation {
   const content = makeContent(ctx.random, ctx.maxFileBytes);
   const slow = slowness(ctx.random);
+  const condition = chooseCondition(ctx, file.state);
   return fileWrite(ctx, project, file.name, {
     kind: 'content update',
     expected: 200,
     after: fileState(content, file.state.metadata),
+    before: file.state,
+    condition,
     send: () =>
       request(ctx.baseUrl, {
         method: 'PUT',
         path: `${filePath(project.id, file.name)}/content`,
-        headers: { ...auth(ctx.model), 'content-type': 'text/markdown; charset=utf-8' },
+        headers: {
+          ...auth(ctx.model),
+          ...ifMatch(condition, file.state),
+          'content-type': 'text/markdown; charset=utf-8',
+        },
         body: content,
         ...slow,
       }),
@@ -292,15 +353,22 @@ function updateMetadata(
   file: { name: string; state: FileState },
 ): Operation {
   const metadata = ctx.random.chance(0.15) ? null : makeMetadata(ctx.random);
+  const condition = chooseCondition(ctx, file.state);
   return fileWrite(ctx, project, file.name, {
     kind: 'metadata update',
     expected: 200,
-    after: { ...file.state, metadata },
+    after: fileState(file.state.content, metadata),
+    before: file.state,
+    condition,
     send: () =>
       request(ctx.baseUrl, {
         method: 'PUT',
         path: filePath(project.id, file.name),
-        headers: { ...auth(ctx.model), 'content-type': 'application/json' },
+        headers: {
+          ...auth(ctx.model),
+          ...ifMatch(condition, file.state),
+          'content-type': 'application/json',
+        },
         body: Buffer.from(JSON.stringify({ metadata })),
       }),
   });
@@ -311,15 +379,18 @@ function deleteFile(
   project: ProjectModel,
   file: { name: string; state: FileState },
 ): Operation {
+  const condition = chooseCondition(ctx, file.state);
   return fileWrite(ctx, project, file.name, {
     kind: 'file delete',
     expected: 204,
     after: null,
+    before: file.state,
+    condition,
     send: () =>
       request(ctx.baseUrl, {
         method: 'DELETE',
         path: filePath(project.id, file.name),
-        headers: auth(ctx.model),
+        headers: { ...auth(ctx.model), ...ifMatch(condition, file.state) },
       }),
   });
 }
