@@ -15,6 +15,7 @@ import { type HttpHarness, serverTest } from '../support/http-harness.js';
  * settings and 428: settings.test.ts; concurrent writers: if-match-race.test.ts.
  */
 const test = serverTest();
+const limitedTest = serverTest({ settings: { rateLimits: { standard: 3, premium: 3 } } });
 const MISSING_UUID = '3f1c5b9e-8d2a-4c7b-9e1f-2a3b4c5d6e7f';
 const MAX = 1024; // TEST_SETTINGS.maxFileBytes
 const STRONG_ETAG = /^"[\x21\x23-\x7e]+"$/;
@@ -571,6 +572,22 @@ describe('order of checks (extensions §2, "Order")', () => {
         expect(response.status, `${name} ${method}`).toBe(status);
         await response.arrayBuffer();
       }
+    }
+  });
+
+  limitedTest('429 comes before a failing precondition', async (h) => {
+    const s = await projectWithFile(h);
+    // Spend what the project and the upload left of the key's budget.
+    for (let i = 0; i < 3; i++) await (await h.fetch('/api/projects', { key: s.apiKey })).arrayBuffer();
+    const op = ops(h, s.apiKey, s.path);
+    for (const response of [
+      await op.get({ headers: { 'If-Match': '"stale"' } }),
+      await op.content('# x', { headers: { 'If-Match': '"stale"' } }),
+      await op.remove({ headers: { 'If-None-Match': '*' } }),
+    ]) {
+      expect(response.status).toBe(429);
+      expect(response.headers.get('etag')).toBeNull();
+      await response.arrayBuffer();
     }
   });
 
