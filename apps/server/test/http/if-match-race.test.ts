@@ -56,15 +56,16 @@ function request(
 
 const summary: Record<string, string[]> = {};
 
-function record(kind: string, run: number, winner: number, kinds: readonly Kind[]): void {
-  const line = (summary[kind] ??= []);
+/** Notes the winner of a run; once every run is in, prints the line for the record. */
+function noteWinner(kind: string, winner: number, kinds: readonly Kind[]): void {
+  const line = summary[kind] ?? [];
+  summary[kind] = line;
   line.push(`#${winner}${kinds.length > 1 ? `(${kinds[winner]})` : ''}`);
   if (line.length === RUNS) {
     console.log(
       `[if-match race] ${selectedAdapterName()} ${kind}: ${RUNS} runs × ${WRITERS} writers, winners ${line.join(' ')}`,
     );
   }
-  void run;
 }
 
 function expectLosers(answers: RaceAnswer[], winner: number, o: { etag: string | null }): void {
@@ -102,7 +103,7 @@ async function runRaces(h: HttpHarness, name: string, kinds: (i: number) => Kind
     expect(continued).toBe(writerKinds.filter((kind) => kind !== 'delete').length);
     const winner = soleWinner(answers);
     const kind = writerKinds[winner]!;
-    record(name, run, winner, [...new Set(writerKinds)].length > 1 ? writerKinds : [kind]);
+    noteWinner(name, winner, [...new Set(writerKinds)].length > 1 ? writerKinds : [kind]);
 
     const download = await h.fetch(path, { key: apiKey });
     if (kind === 'delete') {
@@ -121,9 +122,9 @@ async function runRaces(h: HttpHarness, name: string, kinds: (i: number) => Kind
       expect(won.sha256).toBe(sha256Hex(expectedContent));
       expect(won.metadata).toEqual(kind === 'metadata' ? metadataOf(run, winner) : { original: run });
       expectLosers(answers, winner, { etag: won.etag });
-      const record = (await h.adapters.records.findFile({ projectId, filename }))!;
+      const stored = (await h.adapters.records.findFile({ projectId, filename }))!;
       expect(
-        (await h.adapters.records.listRevisionContents({ fileId: record.id })).map((r) => r.revision),
+        (await h.adapters.records.listRevisionContents({ fileId: stored.id })).map((r) => r.revision),
       ).toEqual([2, 1]);
     }
     // The losers' contents were really stored (then removed again): the check below had work to do.
