@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createPool } from '../src/pool.js';
-import { CONSUME_SQL } from '../src/rate-limiter.js';
+import { TAKE_SQL } from '../src/rate-limiter.js';
 import { useStores } from './support/fixtures.js';
 import { adminQuery, skipPostgres, TEST_DATABASE_URL } from './support/pg-available.js';
 
@@ -103,7 +103,7 @@ describe.skipIf(skipPostgres)('postgres rate limiter commit', () => {
       (await client.query<{ s: string }>(`SELECT current_setting('synchronous_commit') AS s`)).rows[0]?.s;
     try {
       await client.query('BEGIN');
-      await client.query(CONSUME_SQL, ['k', 0, 1000, 1]);
+      await client.query(TAKE_SQL, ['k', 0, 1000, 1, 1]);
       expect(await setting()).toBe('off');
       await client.query('COMMIT');
       expect(await setting()).toBe('on');
