@@ -12,6 +12,9 @@ export interface RateLimitDecision {
  * Fixed-window counter. A key's window opens at its first counted request and lasts `windowMs`;
  * a request at or after the window's end opens a new one. Refused requests are not counted.
  * `consume` is atomic: concurrent callers (in any process sharing the store) never exceed `limit`.
+ * One process alone is exact. Across processes, a limiter that takes units in blocks
+ * (`createLeasedRateLimiter`) may refuse a little before the limit while another process holds unspent
+ * units, and its `remaining` is as of its last contact with the shared count.
  */
 export interface RateLimiter {
   consume(o: { key: string; limit: number; windowMs: number; now: number }): Promise<RateLimitDecision>;

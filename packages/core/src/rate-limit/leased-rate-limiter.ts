@@ -156,14 +156,24 @@ export function createLeasedRateLimiter(shared: SharedBudget, policy: LeasePolic
   };
 
   const returnIdle = async (): Promise<void> => {
-    const returns: Promise<void>[] = [];
+    const returns: Promise<unknown>[] = [];
     for (const [key, state] of states) {
       if (state.taking) continue;
-      if (!state.spentSinceSweep) {
-        returns.push(giveBack(key, state));
+      if (state.spentSinceSweep) {
+        state.spentSinceSweep = false;
+      } else if (state.next > state.last) {
         states.delete(key);
+      } else {
+        // Requests for the key wait for the give-back like for a take, so that a take of theirs never
+        // runs before it (in this process, a take then always sees the count without these units).
+        const returning = giveBack(key, state).then(() => {
+          state.taking = undefined;
+          if (states.get(key) === state && state.waiting === 0 && state.next > state.last) states.delete(key);
+          return undefined;
+        });
+        state.taking = returning;
+        returns.push(returning);
       }
-      state.spentSinceSweep = false;
     }
     await Promise.all(returns);
   };
