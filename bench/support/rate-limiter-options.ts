@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import {
   type AccountRecord,
   createLeasedRateLimiter,
+  DEFAULT_PROJECT_SETTINGS,
   type RateLimiter,
   type RecordsRepository,
   type SharedBudget,
@@ -98,6 +99,9 @@ async function seed(records: RecordsRepository): Promise<Fixture> {
         status: 'active',
         fileCount: 0,
         totalSizeBytes: 0,
+        historySizeBytes: 0,
+        trashSizeBytes: 0,
+        ...DEFAULT_PROJECT_SETTINGS,
         createdAt: 0,
         updatedAt: 0,
       },
