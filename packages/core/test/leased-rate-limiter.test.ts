@@ -101,6 +101,26 @@ describe('leased rate limiter', () => {
     expect(model.givenBack).toEqual([]);
   });
 
+  it('never spends units of an ended window in the next one, even after a refusal there', async () => {
+    const model = createBudgetModel();
+    const policy = { ...POLICY, divisor: 1 };
+    const [first, second] = [
+      createLeasedRateLimiter(model.shared, policy),
+      createLeasedRateLimiter(model.shared, policy),
+    ];
+    const at = (limiter: LeasedRateLimiter, now: number) =>
+      limiter.consume({ key: 'k', limit: 2, windowMs: HOUR, now });
+    await at(first, T0); // a block of 2: one spent, one held
+    expect(first.held('k')).toBe(1);
+    // The next window, filled by the other limiter.
+    expect((await Promise.all([at(second, T0 + HOUR), at(second, T0 + HOUR)])).every((d) => d.allowed)).toBe(
+      true,
+    );
+    expect(await at(first, T0 + HOUR)).toMatchObject({ allowed: false, used: 2 });
+    expect(await at(first, T0 + HOUR + 1)).toMatchObject({ allowed: false, used: 2 });
+    expect(first.held('k')).toBe(0);
+  });
+
   it('gives back the units of keys not spent from for a whole sweep interval', async () => {
     const model = createBudgetModel();
     const limiter = createLeasedRateLimiter(model.shared, POLICY);

@@ -97,8 +97,10 @@ export function createLeasedRateLimiter(shared: SharedBudget, policy: LeasePolic
   };
 
   const takeBlock = async (key: string, state: KeyState, r: ConsumeRequest): Promise<BudgetGrant> => {
-    // Units held in this window but past a lowered limit are returned before taking more.
+    // Nothing usable is held here: units of this window past a lowered limit are returned before taking
+    // more; those of a window that has ended are void, and must never count in the next one.
     if (r.now < state.resetAt) await giveBack(key, state);
+    else state.next = state.last + 1;
     const grant = await shared.take({ ...r, want: wantFor(state, r) });
     state.resetAt = grant.resetAt;
     state.seen = grant.used;
