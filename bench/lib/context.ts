@@ -78,10 +78,14 @@ export function settingsFor(quick: boolean, profile: boolean): Settings {
 const log = (message: string) => process.stdout.write(`${message}\n`);
 
 /** A child process that prints one JSON line when it is ready. */
-async function startJsonChild<T>(script: string): Promise<{ child: Child; info: T }> {
+async function startJsonChild<T>(
+  script: string,
+  args: readonly string[] = [],
+): Promise<{ child: Child; info: T }> {
   let info: T | undefined;
   const child = spawnNode({
     script,
+    args,
     onLine: (line) => {
       if (info === undefined && line.startsWith('{')) info = JSON.parse(line) as T;
     },
@@ -188,6 +192,7 @@ export class Session {
 /** Everything shared by the scenarios of one run: settings, results, baselines and mdstore sessions. */
 export class Bench {
   private express?: Promise<{ child: Child; url: string }>;
+  private transferServer?: Promise<string>;
   private s3rver?: Promise<{ child: Child; endpoint: string }>;
   private s3Baseline?: Promise<ObjectStoreBaseline>;
   private diskBaseline?: Promise<ObjectStoreBaseline>;
@@ -221,6 +226,22 @@ export class Bench {
       body: JSON.stringify(value),
       expect: 204,
     });
+  }
+
+  /**
+   * The URL of the transfer baselines' child (`bench/baselines/transfer-server.ts`): the minimal durable
+   * upload server (`POST /upload`) and the download ceiling (`GET /download/<name>`).
+   */
+  transferServerUrl(): Promise<string> {
+    this.transferServer ??= (async () => {
+      const dir = await this.tempDir('transfer-baseline');
+      const { child, info } = await startJsonChild<{ url: string }>('bench/baselines/transfer-server.ts', [
+        dir,
+      ]);
+      this.cleanups.push(() => child.stop());
+      return info.url;
+    })();
+    return this.transferServer;
   }
 
   /** s3rver in its own child process, shared by the s3rver baseline and the postgres+s3 flavour. */
@@ -321,6 +342,7 @@ export class Bench {
     if (needs.has('postgres+s3')) starting.push(this.session('postgres+s3'));
     if (needs.has('express')) starting.push(this.expressUrl());
     if (needs.has('object-stores')) starting.push(this.objectStoreBaselines());
+    if (needs.has('transfer-server')) starting.push(this.transferServerUrl());
     // A failure here is reported by each scenario that needs the failed piece.
     for (const outcome of await Promise.allSettled(starting)) {
       if (outcome.status === 'rejected') this.log(`  start-up failed: ${String(outcome.reason)}`);

@@ -3,6 +3,7 @@ import type { ObjectStoreBaseline } from '../baselines/object-stores.js';
 import { autocannonTarget, compare, loopTarget, type Target } from '../lib/compare.js';
 import { KiB, MiB, markdownBytes, multipartTemplate } from '../lib/content.js';
 import type { Bench, Session } from '../lib/context.js';
+import { httpJson, httpRequest } from '../lib/load.js';
 import { FLAVOURS, type Scenario } from './types.js';
 
 interface Size {
@@ -38,21 +39,81 @@ async function getTarget(store: ObjectStoreBaseline, size: Size): Promise<Target
   return loopTarget(`${store.name} get ${size.bytes}`, size.connections, () => store.get(key, size.bytes));
 }
 
+/** Records mdstore (the first measurement) against each baseline, named in the order measured. */
 function record(
   bench: Bench,
   scenario: string,
-  stores: readonly ObjectStoreBaseline[],
+  baselineNames: readonly string[],
   measured: { requestsPerSecond: number }[],
 ) {
   const [mdstore, ...baselines] = measured;
-  stores.forEach((store, index) => {
+  baselineNames.forEach((name, index) => {
     bench.results.higher(
       scenario,
       THROUGHPUT,
       mdstore!.requestsPerSecond,
       baselines[index]!.requestsPerSecond,
-      store.name,
+      name,
     );
+  });
+}
+
+const MINIMAL_UPLOAD = 'Express + busboy + fsync';
+const DOWNLOAD_CEILING = 'bare Express (bytes in memory)';
+
+/** The minimal durable upload server, loaded exactly as mdstore is (same body, same re-stamping). */
+async function minimalUploadTarget(bench: Bench, size: Size): Promise<Target> {
+  const url = await bench.transferServerUrl();
+  const template = multipartTemplate(markdownBytes(size.bytes), `b${size.bytes}`);
+  let counter = 0;
+  return autocannonTarget('minimal upload server', {
+    title: `upload ${size.label} (${MINIMAL_UPLOAD})`,
+    url,
+    connections: size.connections,
+    requests: [
+      {
+        method: 'POST',
+        path: '/upload',
+        headers: { 'content-type': template.contentType },
+        body: template.body,
+        setupRequest: (request) => {
+          template.stamp(counter++);
+          return request;
+        },
+      },
+    ],
+  });
+}
+
+/** Headers that belong to one connection or one moment rather than to the resource. */
+const PER_RESPONSE_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
+
+/**
+ * The download ceiling: bare Express sending the bytes mdstore just sent, from memory, with the headers
+ * mdstore sent (rate-limit headers included, so both answers are the same size).
+ */
+async function downloadCeilingTarget(bench: Bench, session: Session, size: Size, url: string) {
+  const sent = await httpRequest({ url, headers: session.auth() });
+  if (sent.status !== 200 || sent.body.length !== size.bytes) {
+    throw new Error(`download ceiling fixture: status ${sent.status}, ${sent.body.length} bytes`);
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(sent.headers)) {
+    if (typeof value === 'string' && !PER_RESPONSE_HEADERS.has(name)) headers[name] = value;
+  }
+  const base = await bench.transferServerUrl();
+  const name = `${session.flavour.name.replace('+', '-')}-${size.bytes}`;
+  await httpJson({
+    url: `${base}/__downloads/${name}`,
+    method: 'PUT',
+    headers: { 'content-type': 'application/octet-stream', 'x-fixture-headers': JSON.stringify(headers) },
+    body: sent.body,
+    expect: 204,
+  });
+  return autocannonTarget('download ceiling', {
+    title: `download ${size.label} (${DOWNLOAD_CEILING})`,
+    url: `${base}/download/${name}`,
+    connections: size.connections,
   });
 }
 
@@ -80,40 +141,52 @@ async function uploadTarget(session: Session, size: Size): Promise<Target> {
   });
 }
 
-async function downloadTarget(session: Session, size: Size): Promise<Target> {
+/** mdstore's download of a file of `size`, and the bare Express ceiling sending the same answer. */
+async function downloadTargets(bench: Bench, session: Session, size: Size): Promise<[Target, Target]> {
   const projectId = await session.createProject(`download-${size.bytes}-${Date.now()}`);
   const filename = session.uniqueName(`d${size.bytes}`);
   await session.upload(projectId, filename, markdownBytes(size.bytes));
-  return autocannonTarget(`mdstore ${session.flavour.name}`, {
+  const url = `${session.url}/api/projects/${projectId}/files/${encodeURIComponent(filename)}`;
+  const mdstore = autocannonTarget(`mdstore ${session.flavour.name}`, {
     title: `download ${size.label} [${session.flavour.name}]`,
-    url: `${session.url}/api/projects/${projectId}/files/${encodeURIComponent(filename)}`,
+    url,
     headers: session.auth(),
     connections: size.connections,
   });
+  return [mdstore, await downloadCeilingTarget(bench, session, size, url)];
 }
 
 function transferScenario(operation: 'upload' | 'download'): Scenario {
   return {
     name: operation,
-    needs: ['sqlite+fs', 'postgres+s3', 'object-stores'],
+    needs: ['sqlite+fs', 'postgres+s3', 'object-stores', 'transfer-server'],
     description:
       operation === 'upload'
         ? 'multipart upload of 4 KiB, 1 MiB and 10 MiB files, a new filename per request'
         : 'download of a 4 KiB, 1 MiB and 10 MiB file',
     async run(bench) {
       const stores = await bench.objectStoreBaselines();
+      const names = [
+        ...stores.map((store) => store.name),
+        operation === 'upload' ? MINIMAL_UPLOAD : DOWNLOAD_CEILING,
+      ];
       for (const size of SIZES) {
         for (const flavour of size.bothFlavours ? FLAVOURS : FLAVOURS.slice(0, 1)) {
           const session = await bench.session(flavour);
           if (!session) continue;
-          const targets =
-            operation === 'upload'
-              ? [await uploadTarget(session, size), ...stores.map((store) => putTarget(store, size))]
-              : [
-                  await downloadTarget(session, size),
-                  ...(await Promise.all(stores.map((store) => getTarget(store, size)))),
-                ];
-          record(bench, `${operation} ${size.label} [${flavour}]`, stores, await compare(bench, targets));
+          let targets: Target[];
+          if (operation === 'upload') {
+            targets = [
+              await uploadTarget(session, size),
+              ...stores.map((store) => putTarget(store, size)),
+              await minimalUploadTarget(bench, size),
+            ];
+          } else {
+            const [mdstore, ceiling] = await downloadTargets(bench, session, size);
+            const peers = await Promise.all(stores.map((store) => getTarget(store, size)));
+            targets = [mdstore, ...peers, ceiling];
+          }
+          record(bench, `${operation} ${size.label} [${flavour}]`, names, await compare(bench, targets));
         }
       }
     },
@@ -154,7 +227,12 @@ const contentPut: Scenario = {
     });
     // The baselines overwrite ten objects too.
     const measured = await compare(bench, [mdstore, ...stores.map((store) => putTarget(store, size, true))]);
-    record(bench, 'content PUT 1 MiB [sqlite+fs]', stores, measured);
+    record(
+      bench,
+      'content PUT 1 MiB [sqlite+fs]',
+      stores.map((store) => store.name),
+      measured,
+    );
   },
 };
 

@@ -9,6 +9,6 @@ export interface Scenario {
   run(bench: Bench): Promise<void>;
 }
 
-export type Need = 'sqlite+fs' | 'postgres+s3' | 'express' | 'object-stores';
+export type Need = 'sqlite+fs' | 'postgres+s3' | 'express' | 'object-stores' | 'transfer-server';
 
 export const FLAVOURS = ['sqlite+fs', 'postgres+s3'] as const;

@@ -9,6 +9,12 @@ export type * from './ports/blobs.js';
 export type * from './ports/rate-limiter.js';
 export type * from './ports/records.js';
 export type * from './ports/runtime.js';
+export {
+  createLeasedRateLimiter,
+  DEFAULT_LEASE_POLICY,
+  type LeasedRateLimiter,
+  type LeasePolicy,
+} from './rate-limit/leased-rate-limiter.js';
 export * from './search/index.js';
 export type { ApiKeyView, CreatedAccount, IssuedApiKey } from './use-cases/accounts.js';
 export { DEFAULT_PROJECT_NAME } from './use-cases/accounts.js';

@@ -1,4 +1,9 @@
-import { type RateLimiter, type RecordsRepository, StoreUnavailableError } from '@mdstore/core';
+import {
+  type LeasePolicy,
+  type RateLimiter,
+  type RecordsRepository,
+  StoreUnavailableError,
+} from '@mdstore/core';
 import type pg from 'pg';
 import { translateError } from './errors.js';
 import { migrate } from './migrations.js';
@@ -22,6 +27,8 @@ export interface PostgresStoreOptions {
   readonly statementTimeoutMs?: number;
   /** The server ends a session left idle inside a transaction this long. Default 15 s. */
   readonly idleInTransactionTimeoutMs?: number;
+  /** How the rate limiter takes units from the shared count ahead of demand (`DEFAULT_LEASE_POLICY`). */
+  readonly rateLimitLeases?: LeasePolicy;
 }
 
 export interface PostgresStore {
@@ -60,7 +67,7 @@ export const openPostgresStore = async (options: PostgresStoreOptions): Promise<
     await managed.pool.end().catch(() => undefined);
     throw translateError(error);
   }
-  return assembleStore(managed.pool, managed.lastError);
+  return assembleStore(managed.pool, managed.lastError, options.rateLimitLeases);
 };
 
 const migrateOnce = async (o: { pool: pg.Pool; schema: string | undefined }): Promise<void> => {
@@ -77,7 +84,11 @@ const migrateOnce = async (o: { pool: pg.Pool; schema: string | undefined }): Pr
 };
 
 /** The pool ends when its last user (records, rate limiter) is closed, or when the store is. */
-const assembleStore = (pool: pg.Pool, lastPoolError: () => Error | undefined): PostgresStore => {
+const assembleStore = (
+  pool: pg.Pool,
+  lastPoolError: () => Error | undefined,
+  leases: LeasePolicy | undefined,
+): PostgresStore => {
   let ending: Promise<void> | undefined;
   const endPool = (): Promise<void> => {
     ending ??= pool.end().catch(() => undefined);
@@ -113,12 +124,15 @@ const assembleStore = (pool: pg.Pool, lastPoolError: () => Error | undefined): P
   const rateLimiter = createRateLimiter({
     query: guardedQuery('rateLimiter'),
     close: closeUser('rateLimiter'),
+    ...(leases && { leases }),
   });
   return {
     records,
     rateLimiter,
     lastPoolError,
     async close() {
+      // The limiter first: it gives its unspent units back to the shared count.
+      await rateLimiter.close();
       users.clear();
       await endPool();
     },

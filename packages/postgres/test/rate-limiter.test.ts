@@ -1,6 +1,7 @@
+import { DEFAULT_LEASE_POLICY } from '@mdstore/core';
 import { describe, expect, it } from 'vitest';
 import { createPool } from '../src/pool.js';
-import { CONSUME_SQL } from '../src/rate-limiter.js';
+import { TAKE_SQL } from '../src/rate-limiter.js';
 import { useStores } from './support/fixtures.js';
 import { adminQuery, skipPostgres, TEST_DATABASE_URL } from './support/pg-available.js';
 
@@ -84,6 +85,47 @@ describe.skipIf(skipPostgres)('postgres rate limiter', () => {
   });
 });
 
+describe.skipIf(skipPostgres)('postgres rate limiter leases between two stores', () => {
+  const { open, newSchema } = useStores();
+  const limit = 10_000;
+  const HOUR = 3_600_000;
+  type Store = Awaited<ReturnType<typeof open>>;
+  const consume = (store: Store) => store.rateLimiter.consume({ key: 'k', limit, windowMs: HOUR, now: 0 });
+  const drain = async (store: Store) => {
+    let allowed = 0;
+    while ((await consume(store)).allowed) allowed += 1;
+    return allowed;
+  };
+  const count = async (schema: string) =>
+    (await adminQuery<{ used: number }>(`SELECT used FROM ${schema}.rate_limits WHERE key = 'k'`)).rows[0]
+      ?.used;
+
+  it('takes one block per maxLease requests, refuses at most one block early, and gets it back at close', async () => {
+    const schema = await newSchema();
+    const [first, second] = [await open({ schema }), await open({ schema })];
+    for (let i = 0; i < 10; i += 1) await consume(first);
+    // One shared write for ten requests: the block of maxLease units.
+    expect(await count(schema)).toBe(DEFAULT_LEASE_POLICY.maxLease);
+    const held = DEFAULT_LEASE_POLICY.maxLease - 10;
+    expect(await drain(second)).toBe(limit - 10 - held);
+    await first.close();
+    expect(await count(schema)).toBe(limit - held);
+    expect(await drain(second)).toBe(held);
+    expect(await count(schema)).toBe(limit);
+  });
+
+  it('falls back to one unit when a block no longer fits, so that the budget is spent to the last unit', async () => {
+    const schema = await newSchema();
+    const store = await open({ schema });
+    await consume(store); // a block of maxLease units: 1 spent, the rest held
+    // Other instances take all but 5 units meanwhile; this store's next block (sized from its stale view)
+    // no longer fits, and only single units do.
+    await adminQuery(`UPDATE ${schema}.rate_limits SET used = ${limit - 5} WHERE key = 'k'`);
+    expect(await drain(store)).toBe(DEFAULT_LEASE_POLICY.maxLease - 1 + 5);
+    expect(await count(schema)).toBe(limit);
+  });
+});
+
 describe.skipIf(skipPostgres)('postgres rate limiter commit', () => {
   const { open, newSchema } = useStores();
 
@@ -103,7 +145,7 @@ describe.skipIf(skipPostgres)('postgres rate limiter commit', () => {
       (await client.query<{ s: string }>(`SELECT current_setting('synchronous_commit') AS s`)).rows[0]?.s;
     try {
       await client.query('BEGIN');
-      await client.query(CONSUME_SQL, ['k', 0, 1000, 1]);
+      await client.query(TAKE_SQL, ['k', 0, 1000, 1, 1]);
       expect(await setting()).toBe('off');
       await client.query('COMMIT');
       expect(await setting()).toBe('on');

@@ -1,6 +1,5 @@
-import type { RateLimiter, RecordsRepository } from '@mdstore/core';
+import type { LeasePolicy, RateLimiter, RecordsRepository } from '@mdstore/core';
 import {
-  createWriteLockSignal,
   type Db,
   DEFAULT_BUSY_TIMEOUT_MS,
   enableWal,
@@ -8,7 +7,7 @@ import {
   waitForWriteLockAsynchronously,
 } from './connections.js';
 import { applyMigrations } from './migrations.js';
-import { createSqliteRateLimiter } from './rate-limiter.js';
+import { openSqliteRateLimiter } from './rate-limiter.js';
 import { createSqliteRecords } from './records/repository.js';
 
 export interface SqliteStoreOptions {
@@ -16,6 +15,13 @@ export interface SqliteStoreOptions {
   readonly path: string;
   /** How long a write waits for another connection's lock before `StoreUnavailableError`. Default 5 s. */
   readonly busyTimeoutMs?: number;
+  /**
+   * The rate limiter's own database file, created when missing. Default: `path` + `.rate-limits`. Every
+   * process sharing the records file must use the same one: it holds the shared request counts.
+   */
+  readonly rateLimitPath?: string;
+  /** How the rate limiter takes units from the shared count ahead of demand (`DEFAULT_LEASE_POLICY`). */
+  readonly rateLimitLeases?: LeasePolicy;
 }
 
 /** The pragmas in effect on one connection, for diagnostics and tests. */
@@ -31,7 +37,7 @@ export interface ConnectionSettings {
 export interface SqliteStore {
   readonly records: RecordsRepository;
   readonly rateLimiter: RateLimiter;
-  /** The settings of the three connections (records writer, records reader, rate limiter). */
+  /** The settings of the three connections (records writer, records reader, rate limiter on its file). */
   connectionSettings(): Record<'writer' | 'reader' | 'rateLimiter', ConnectionSettings>;
   /** Closes every connection, after the running transaction if any. Idempotent. */
   close(): Promise<void>;
@@ -39,8 +45,9 @@ export interface SqliteStore {
 
 /**
  * Opens the SQLite database at `path`, creating it or migrating its schema, and returns the records
- * repository and the rate limiter on it. Several stores (in one or several processes) may open the same
- * file: SQLite's locks serialise their writes. The store uses three connections, hence a real file.
+ * repository, and the rate limiter on its own file next to it (`rateLimitPath`). Several stores (in one or
+ * several processes) may open the same files: SQLite's locks serialise their writes. The store uses three
+ * connections, hence real files.
  */
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteStore> {
   const path = checkedPath(options.path);
@@ -53,20 +60,16 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     await applyMigrations(writer, { busyTimeoutMs });
     const reader = openConnection({ path, busyTimeoutMs, synchronous: 'FULL', readonly: true });
     opened.push(reader);
-    const limiterDb = openConnection({ path, busyTimeoutMs, synchronous: 'NORMAL' });
+    const { limiter, db: limiterDb } = await openSqliteRateLimiter({
+      path: options.rateLimitPath ?? `${path}.rate-limits`,
+      busyTimeoutMs,
+      ...(options.rateLimitLeases && { leases: options.rateLimitLeases }),
+    });
     opened.push(limiterDb);
     waitForWriteLockAsynchronously(writer);
-    waitForWriteLockAsynchronously(limiterDb);
-    // The records writer holds the write lock across a group commit; the limiter retries as it ends.
-    const lockSignal = createWriteLockSignal();
     return assemble({
-      records: createSqliteRecords({
-        writer,
-        reader,
-        busyTimeoutMs,
-        onPhysicalTransactionEnd: () => lockSignal.released(),
-      }),
-      rateLimiter: createSqliteRateLimiter({ db: limiterDb, busyTimeoutMs, lockSignal }),
+      records: createSqliteRecords({ writer, reader, busyTimeoutMs }),
+      rateLimiter: limiter,
       connections: { writer, reader, rateLimiter: limiterDb },
     });
   } catch (error) {

@@ -15,6 +15,18 @@ export interface RateLimiterHarness {
 const WINDOW = 3_600_000;
 const aKey = () => `key-${randomUUID()}`;
 
+/** A small seeded generator (mulberry32), so that a failing interleaving can be replayed. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
 /**
  * The compliance suite of `RateLimiter`. Every call passes an explicit `now`; the wall clock is never
  * read. Shared-store behaviour is tested when the harness provides `openSecond`.
@@ -129,6 +141,57 @@ export function describeRateLimiterContract(
       expect(allowed.map((decision) => decision.used).sort((a, b) => a - b)).toEqual(
         Array.from({ length: 20 }, (_, index) => index + 1),
       );
+    });
+
+    test('spends a large budget exactly, each unit once, with remaining = limit - used', async ({
+      limiter,
+    }) => {
+      const key = aKey();
+      const limit = 1_000;
+      const consume = () => limiter.consume({ key, limit, windowMs: WINDOW, now: BASE_TIME });
+      const decisions = [];
+      for (let index = 0; index < 900; index += 1) decisions.push(await consume());
+      // The rest in concurrent bursts, past the limit.
+      for (let burst = 0; burst < 10; burst += 1) {
+        decisions.push(...(await Promise.all(Array.from({ length: 15 }, consume))));
+      }
+      const allowed = decisions.filter((decision) => decision.allowed);
+      expect(allowed.map((decision) => decision.used).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: limit }, (_, index) => index + 1),
+      );
+      expect(allowed.every((decision) => decision.remaining === limit - decision.used)).toBe(true);
+      expect(decisions.filter((decision) => !decision.allowed)).toHaveLength(50);
+      expect(await consume()).toEqual({
+        allowed: false,
+        used: limit,
+        remaining: 0,
+        resetAt: BASE_TIME + WINDOW,
+      });
+    });
+
+    test('two handles racing in random bursts never allow more than the limit together', async (harness, {
+      skip,
+    }) => {
+      if (!harness.openSecond) return skip(`${adapterName} has no shared store`);
+      const handles = [harness.limiter, await harness.openSecond()];
+      for (const seed of [1, 2, 3]) {
+        const random = seededRandom(seed);
+        const key = aKey();
+        const limit = 300;
+        const decisions = [];
+        while (decisions.length < 2 * limit) {
+          const burst = Array.from({ length: 1 + Math.floor(random() * 20) }, () =>
+            handles[random() < 0.5 ? 0 : 1]!.consume({ key, limit, windowMs: WINDOW, now: BASE_TIME }),
+          );
+          decisions.push(...(await Promise.all(burst)));
+        }
+        const used = decisions.filter((decision) => decision.allowed).map((decision) => decision.used);
+        expect(used.length, `seed ${seed}`).toBeLessThanOrEqual(limit);
+        expect(new Set(used).size, `seed ${seed}: a unit spent twice`).toBe(used.length);
+        expect(used.every((position) => position >= 1 && position <= limit)).toBe(true);
+        // Units may be held by the other handle for a while (leases), but most of the budget is served.
+        expect(used.length, `seed ${seed}`).toBeGreaterThanOrEqual(limit / 2);
+      }
     });
 
     test('two handles on one store share one budget', async (harness, { skip }) => {
