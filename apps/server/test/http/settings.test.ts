@@ -136,6 +136,15 @@ describe('settings on the Project object', () => {
         for (const issue of answer.body.detail!) expect(typeof issue.msg).toBe('string');
       }
     }
+    // The issue types speak the API's pydantic-style vocabulary, as every other validation error does.
+    const typeOf = async (settings: Record<string, unknown>) =>
+      (await update(h, apiKey, id, { settings })).body.detail![0]!.type;
+    expect(await typeOf({ unknown: true })).toBe('extra_forbidden');
+    expect(await typeOf({ require_if_match: 'yes' })).toBe('bool_type');
+    expect(await typeOf({ keep_revisions: 2.5 })).toBe('int_type');
+    expect(await typeOf({ keep_revisions: '20' })).toBe('int_type');
+    expect(await typeOf({ keep_revisions: 0 })).toBe('greater_than_equal');
+    expect(await typeOf({ trash_retention_days: 366 })).toBe('less_than_equal');
     for (const settings of [null, [], 'x', 5]) {
       const answer = await update(h, apiKey, id, { settings });
       expect(answer.status, JSON.stringify(settings)).toBe(422);

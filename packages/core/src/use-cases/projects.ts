@@ -137,7 +137,8 @@ export async function updateProject(
         ...current,
         ...changes,
         ...settings,
-        updatedAt: notBefore(ctx.clock.now(), current.updatedAt),
+        // Strictly later: an update changes `updated_date`, and with it the ETag, even in the same ms.
+        updatedAt: Math.max(ctx.clock.now(), current.updatedAt + 1),
       };
       const pruned =
         updated.keepRevisions < current.keepRevisions

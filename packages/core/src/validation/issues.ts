@@ -47,6 +47,15 @@ const issue = (loc: readonly (string | number)[], entry: Omit<ValidationIssue, '
 export const issueAt = (loc: readonly (string | number)[], kind: IssueKind): ValidationIssue =>
   issue(loc, ISSUE[kind]);
 
+/** Valibot's names of the checks the schemas use, as the pydantic-style vocabulary of the API names them. */
+const TYPE_NAMES: Readonly<Record<string, string>> = {
+  boolean: 'bool_type',
+  number: 'int_type',
+  integer: 'int_type',
+  min_value: 'greater_than_equal',
+  max_value: 'less_than_equal',
+};
+
 /** Valibot reports its own issue types; this turns them into interface issues under `prefix`. */
 export function toValidationIssues(
   issues: readonly v.BaseIssue<unknown>[],
@@ -59,6 +68,6 @@ export function toValidationIssues(
     if (known) return issue(loc, known);
     if (found.type === 'string') return issue(loc, ISSUE.stringType);
     if (found.type === 'object' || found.type === 'loose_object') return issue(loc, ISSUE.objectType);
-    return issue(loc, { msg: found.message, type: found.type });
+    return issue(loc, { msg: found.message, type: TYPE_NAMES[found.type] ?? found.type });
   });
 }
