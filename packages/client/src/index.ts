@@ -1,0 +1,31 @@
+// @mdstore/client: the typed SDK of the mdstore HTTP API. Web-platform only (fetch, streams, Web Crypto):
+// runs in Node 20+ and browsers. Node stream helpers are in `@mdstore/client/node`.
+export { createClient, MdStoreClient } from './client.js';
+export type { ReadPreconditions, WritePreconditions } from './conditions.js';
+export type { ContentInput } from './content.js';
+export { type ContentRange, FileDownload, type FileHead } from './download.js';
+export { MdStoreApiError, MdStoreIntegrityError, type ValidationIssue } from './errors.js';
+export type {
+  ByteRange,
+  DownloadOptions,
+  FileList,
+  FilesApi,
+  FileUpdate,
+  MdStoreFile,
+  Metadata,
+  UpdateContentOptions,
+  UploadOptions,
+} from './files.js';
+export type { components, operations, paths } from './generated/openapi.js';
+export type {
+  PageOptions,
+  Project,
+  ProjectCreate,
+  ProjectDeleted,
+  ProjectList,
+  ProjectSettings,
+  ProjectsApi,
+  ProjectUpdate,
+} from './projects.js';
+export type { RetryEvent, RetryOptions } from './retry.js';
+export type { ClientOptions, RequestOptions, TypedApi } from './transport.js';
