@@ -1,0 +1,89 @@
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_INPUT } from '../scripts/generate.js';
+import { createClient, type MdStoreClient } from '../src/index.js';
+import { type RealServer, startRealServer } from './support/server.js';
+
+/**
+ * One SDK call per operation of the OpenAPI document, run against a real server in this order. A new
+ * operation in the document without an entry here fails the first test: the SDK must cover it.
+ */
+const CALLS: Record<string, (client: MdStoreClient, s: { projectId: string }) => Promise<unknown>> = {
+  getHealth: (c) => c.health(),
+  getReadiness: (c) => c.ready(),
+  createProject: async (c, s) => {
+    s.projectId = (await c.projects.create({ name: 'Every operation' })).id;
+  },
+  listProjects: (c) => c.projects.list(),
+  getProject: (c, s) => c.projects.get(s.projectId),
+  updateProject: (c, s) => c.projects.update(s.projectId, { description: 'all of them' }),
+  uploadFile: (c, s) => c.files.upload(s.projectId, 'op.md', '# op\n', { metadata: { n: 1 } }),
+  listFiles: (c, s) => c.files.list(s.projectId),
+  downloadFile: (c, s) => c.files.readText(s.projectId, 'op.md'),
+  headFile: (c, s) => c.files.head(s.projectId, 'op.md'),
+  updateFileMetadata: (c, s) => c.files.updateMetadata(s.projectId, 'op.md', { n: 2 }),
+  updateFileContent: (c, s) => c.files.updateContent(s.projectId, 'op.md', '# op 2\n'),
+  deleteFile: (c, s) => c.files.delete(s.projectId, 'op.md'),
+  deleteProject: (c, s) => c.projects.delete(s.projectId),
+};
+
+let server: RealServer;
+beforeAll(async () => {
+  server = await startRealServer();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe('the SDK covers every operation of the document', () => {
+  it('one call per operationId, no more, no less', async () => {
+    const document = JSON.parse(await readFile(DEFAULT_INPUT, 'utf8'));
+    const ids: string[] = [];
+    for (const item of Object.values(document.paths) as Array<Record<string, { operationId?: string }>>) {
+      for (const operation of Object.values(item)) if (operation.operationId) ids.push(operation.operationId);
+    }
+    expect(Object.keys(CALLS).sort()).toEqual(ids.sort());
+  });
+
+  it('each call succeeds against a real server', async () => {
+    const account = await server.account();
+    const client = createClient({ baseUrl: server.url, apiKey: account.apiKey });
+    const state = { projectId: '' };
+    for (const [id, call] of Object.entries(CALLS)) {
+      await expect(call(client, state), id).resolves.not.toThrow();
+    }
+  });
+
+  it('the typed layer checks calls against the document', async () => {
+    const project_id = '00000000-0000-4000-8000-000000000000';
+    const sent: string[] = [];
+    const recording: typeof fetch = async (input, init) => {
+      sent.push(`${init?.method} ${String(input)}`);
+      return Response.json({ id: project_id });
+    };
+    const typed = createClient({ baseUrl: 'http://127.0.0.1:1', fetch: recording }).api;
+    // These compile because the document declares these parameters and bodies.
+    await typed.json('get', '/api/projects/{project_id}', {
+      path: { project_id },
+      headers: { 'If-Match': '*' },
+    });
+    await typed.json('put', '/api/projects/{project_id}', { path: { project_id }, json: { name: 'x' } });
+    expect(sent).toEqual([
+      `GET http://127.0.0.1:1/api/projects/${project_id}`,
+      `PUT http://127.0.0.1:1/api/projects/${project_id}`,
+    ]);
+    // Never called: tsc (npm run typecheck) fails if one of these lines compiles.
+    const withIfMatch = { path: { project_id }, headers: { 'If-Match': '*' } };
+    const wrongCalls = () => [
+      // @ts-expect-error: List Files takes no If-Match
+      typed.json('get', '/api/projects/{project_id}/files', withIfMatch),
+      // @ts-expect-error: the document has no PATCH on projects
+      typed.json('patch', '/api/projects/{project_id}', { path: { project_id } }),
+      // @ts-expect-error: Update Project has no field `title`
+      typed.json('put', '/api/projects/{project_id}', { path: { project_id }, json: { title: 'x' } }),
+      // @ts-expect-error: the path parameter is required
+      typed.json('get', '/api/projects/{project_id}', {}),
+    ];
+    expect(typeof wrongCalls).toBe('function');
+  });
+});
