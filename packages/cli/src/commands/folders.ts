@@ -1,0 +1,129 @@
+import path from 'node:path';
+import { type CommandContext, EXIT, UsageError } from '../context.js';
+import { terminalProgress } from '../progress.js';
+import { type SyncReport, syncFolder } from '../sync/engine.js';
+import { readState } from '../sync/state.js';
+import { type TransferReport, transferFolder } from '../sync/transfer.js';
+import type { Command, Options, Values } from './types.js';
+
+const FOLDER_OPTIONS: Options = {
+  'dry-run': { type: 'boolean', short: 'n' },
+  jobs: { type: 'string', short: 'j' },
+};
+
+function jobsOf(values: Values): number {
+  const text = (values.jobs as string | undefined) ?? '4';
+  const jobs = Number(text);
+  if (!Number.isInteger(jobs) || jobs < 1 || jobs > 32) throw new UsageError('--jobs must be 1 to 32');
+  return jobs;
+}
+
+const VERBS: Record<string, string> = {
+  upload: 'upload',
+  download: 'download',
+  'delete-remote': 'delete on the server',
+  'delete-local': 'delete here',
+  record: 'in sync',
+  forget: 'gone on both sides',
+  conflict: 'CONFLICT',
+  unresolved: 'CONFLICT still unresolved',
+};
+
+function printItems(ctx: CommandContext, report: SyncReport | TransferReport): void {
+  const prefix = report.dry_run ? 'would ' : '';
+  for (const item of report.items) {
+    const copy = 'copy' in item && item.copy ? ` (the server's version is in ${item.copy})` : '';
+    ctx.out(`${prefix}${VERBS[item.action] ?? item.action}: ${item.name}${copy}`);
+  }
+  for (const error of report.errors) ctx.warn(`${error.name}: ${error.error}`);
+}
+
+function summary(report: SyncReport | TransferReport): string {
+  const counts = new Map<string, number>();
+  for (const item of report.items) counts.set(item.action, (counts.get(item.action) ?? 0) + 1);
+  const parts = [...counts].map(([action, n]) => `${n} ${VERBS[action] ?? action}`);
+  if (report.errors.length > 0) parts.push(`${report.errors.length} failed`);
+  return parts.length === 0 ? 'nothing to do' : parts.join(', ');
+}
+
+function exitCode(report: SyncReport | TransferReport): number {
+  if (report.errors.length > 0) return EXIT.failure;
+  if ('conflicts' in report && report.conflicts.length > 0) return EXIT.conflicts;
+  return EXIT.ok;
+}
+
+function transferCommand(direction: 'push' | 'pull'): Command {
+  return {
+    name: direction,
+    usage: `mdstore ${direction} DIR [--delete] [--dry-run] [--jobs N] [--project P] [--json]`,
+    summary:
+      direction === 'push'
+        ? 'uploads what differs from DIR to the project (--delete: also deletes what DIR lacks)'
+        : 'downloads what differs from the project into DIR (--delete: also deletes what the project lacks)',
+    options: { ...FOLDER_OPTIONS, delete: { type: 'boolean' } },
+    positionals: [1, 1],
+    async run(ctx, [dir], values) {
+      const client = await ctx.client();
+      const projectId = await ctx.projectId();
+      const progress = ctx.json
+        ? undefined
+        : terminalProgress(ctx.io.stderr as NodeJS.WriteStream, direction);
+      const report = await transferFolder({
+        client,
+        root: path.resolve(dir!),
+        projectId,
+        direction,
+        delete: values.delete === true,
+        dryRun: values['dry-run'] === true,
+        concurrency: jobsOf(values),
+        ...(progress && { progress }),
+      });
+      if (ctx.json) ctx.printJson(report);
+      else {
+        printItems(ctx, report);
+        ctx.out(`${direction}${report.dry_run ? ' (dry run)' : ''}: ${summary(report)}`);
+      }
+      return exitCode(report);
+    },
+  };
+}
+
+export const push = transferCommand('push');
+export const pull = transferCommand('pull');
+
+export const sync: Command = {
+  name: 'sync',
+  usage: 'mdstore sync DIR [--dry-run] [--jobs N] [--project P] [--json]',
+  summary: 'two-way sync of DIR with the project; conflicts keep both versions (exit code 3)',
+  options: FOLDER_OPTIONS,
+  positionals: [1, 1],
+  async run(ctx, [dir], values) {
+    const root = path.resolve(dir!);
+    const client = await ctx.client();
+    const connection = await ctx.connect();
+    // A synced folder knows its project; --project (or the default project) only picks it the first time.
+    const state = await readState(root);
+    const projectId = state && connection.project === undefined ? state.project_id : await ctx.projectId();
+    const progress = ctx.json ? undefined : terminalProgress(ctx.io.stderr as NodeJS.WriteStream, 'sync');
+    const report = await syncFolder({
+      client,
+      server: connection.url,
+      root,
+      projectId,
+      dryRun: values['dry-run'] === true,
+      concurrency: jobsOf(values),
+      ...(progress && { progress }),
+    });
+    if (ctx.json) ctx.printJson(report);
+    else {
+      printItems(ctx, report);
+      ctx.out(`sync${report.dry_run ? ' (dry run)' : ''}: ${summary(report)}`);
+      if (report.conflicts.length > 0) {
+        ctx.out(
+          `${report.conflicts.length} conflict(s): merge each copy into its file, delete the copy, and sync again`,
+        );
+      }
+    }
+    return exitCode(report);
+  },
+};
