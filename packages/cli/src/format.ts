@@ -14,7 +14,11 @@ export function formatBytes(bytes: number): string {
 /** Rows as aligned columns (the last column is not padded). */
 export function table(rows: readonly (readonly string[])[]): string {
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, [...cell].length)));
+  for (const row of rows) {
+    row.forEach((cell, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, [...cell].length);
+    });
+  }
   return rows
     .map((row) =>
       row

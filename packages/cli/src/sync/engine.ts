@@ -5,7 +5,6 @@ import { describeError } from '../errors.js';
 import {
   deleteLocal,
   LocalChangedError,
-  type LocalFile,
   localExists,
   readLocal,
   scanLocal,
@@ -150,7 +149,7 @@ export async function syncFolder(options: SyncOptions): Promise<SyncReport> {
       return report;
     }
 
-    const run = new SyncRun(options, projectId, files, saver, report, local.files);
+    const run = new SyncRun(options, projectId, files, saver, report);
     options.progress?.start(tasks.length);
     try {
       await runPool(tasks, options.concurrency ?? 4, (task) => run.settle(task));
@@ -173,7 +172,6 @@ class SyncRun {
     private readonly files: Record<string, StateEntry>,
     private readonly saver: StateSaver,
     private readonly report: SyncReport,
-    private readonly scanned: Map<string, LocalFile>,
   ) {}
 
   /** Carries out one file's decision; when a side moved meanwhile, looks again and decides anew. */
