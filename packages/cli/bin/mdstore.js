@@ -24,7 +24,8 @@ if (loader === undefined) {
   const child = spawn(
     process.execPath,
     ['--conditions=mdstore-source', '--import', loader, source, ...process.argv.slice(2)],
-    { stdio: 'inherit' },
+    // The IPC channel tells the child when this process is gone, even if it was killed outright.
+    { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] },
   );
   // Ctrl-C reaches the child through the terminal; this process waits for it and exits as it did.
   process.on('SIGINT', () => {});

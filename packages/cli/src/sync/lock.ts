@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { LOCK_FILE } from './names.js';
@@ -6,13 +7,23 @@ export class FolderBusyError extends Error {
   override readonly name = 'FolderBusyError';
 }
 
+/** A killed process whose parent is gone too may stay a zombie (a container's PID 1 may never reap it). */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return false; // no /proc (not Linux): the signal check alone decides
+  }
+}
+
 const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+  return !isZombie(pid);
 };
 
 /**
