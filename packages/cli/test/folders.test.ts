@@ -66,7 +66,10 @@ describe('folders', () => {
       client = createClient({ baseUrl: server.url, apiKey: account.apiKey });
       projectId = account.defaultProjectId;
       acceptsFolders = await client.files.upload(projectId, 'probe/p.md', '# p\n').then(
-        async () => (await client.files.delete(projectId, 'probe/p.md'), true),
+        async () => {
+          await client.files.delete(projectId, 'probe/p.md');
+          return true;
+        },
         () => false,
       );
       if (!acceptsFolders) {
