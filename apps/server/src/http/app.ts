@@ -6,6 +6,7 @@ import { HttpError, httpError, toErrorResponse } from './errors.js';
 import { DEFAULT_MULTIPART_LIMITS, type MultipartLimits } from './multipart.js';
 import { observeRequests, pathOf, type RequestMetrics, routeNamer } from './observe.js';
 import { type ReadinessCheck, serveReadiness } from './readiness.js';
+import { interimOpenApiDocument, referenceRoutes } from './reference/index.js';
 import { assignRequestId, requestIdOf } from './request-id.js';
 import { type HttpLogger, type RouteHandlers, routeTable } from './routes/index.js';
 import { httpsRedirectLocation } from './transport.js';
@@ -83,6 +84,10 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.all('/healthz', methodNotAllowed(['GET', 'HEAD']));
   app.get('/readyz', serveReadiness(options.readiness));
   app.all('/readyz', methodNotAllowed(['GET', 'HEAD']));
+  app.use(referenceRoutes({ document: interimOpenApiDocument }));
+  for (const path of ['/openapi.json', '/docs', '/docs/redoc.standalone.js']) {
+    app.all(path, methodNotAllowed(['GET', 'HEAD']));
+  }
 
   app.use('/api', authenticateRequests(options.store));
   for (const [path, methods] of Object.entries(handlers)) mountRoute(app, path, methods);
