@@ -36,5 +36,5 @@ export default [
   project('server', 'apps/server', { testTimeout: 60_000 }),
   project('client', 'packages/client'),
   project('cli', 'packages/cli', { testTimeout: 60_000 }),
-  project('examples', 'examples'),
+  project('examples', 'examples', { testTimeout: 120_000 }),
 ];
