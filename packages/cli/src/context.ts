@@ -57,7 +57,7 @@ export class CommandContext {
     this.clientInstance = createClient({
       baseUrl: connection.url,
       apiKey: connection.apiKey,
-      ...(typeof process !== 'undefined' && { headers: { 'User-Agent': `mdstore-cli/${VERSION}` } }),
+      headers: { 'User-Agent': `mdstore-cli/${VERSION}` },
     });
     return this.clientInstance;
   }

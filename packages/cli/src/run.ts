@@ -35,17 +35,12 @@ Accounts and keys are the server's admin commands: npm run -s mdstore -- account
 `;
 }
 
-/** The command named by the first words of `argv`, and the rest. */
+/** The command named by the first words of `argv` (`ls`, `projects list`), and the rest. */
 function findCommand(argv: readonly string[]): { command: Command | undefined; rest: string[] } {
-  const words = argv.filter((arg) => !arg.startsWith('-'));
   for (const length of [2, 1]) {
-    const name = words.slice(0, length).join(' ');
+    const name = argv.slice(0, length).join(' ');
     const command = COMMANDS.find((c) => c.name === name);
-    if (command) {
-      const rest = [...argv];
-      for (const word of name.split(' ')) rest.splice(rest.indexOf(word), 1);
-      return { command, rest };
-    }
+    if (command) return { command, rest: argv.slice(length) };
   }
   return { command: undefined, rest: [...argv] };
 }
@@ -65,13 +60,15 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     }
     const { command, rest } = findCommand(argv);
     if (!command) {
-      const first = argv.find((arg) => !arg.startsWith('-')) ?? argv[0];
+      const first = argv[0];
       if (first === 'accounts' || first === 'keys') {
         throw new UsageError(
           `${first} is an admin command of the server: npm run -s mdstore -- ${argv.join(' ')}`,
         );
       }
-      throw new UsageError(`unknown command ${JSON.stringify(argv.join(' '))}; mdstore help lists them`);
+      throw new UsageError(
+        `unknown command ${JSON.stringify(argv.join(' '))}: the command comes first; mdstore help lists them`,
+      );
     }
     const { values, positionals } = parseArgs({
       args: rest,

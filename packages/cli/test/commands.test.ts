@@ -161,6 +161,8 @@ describe('connection and command line', () => {
     expect((await runCli([], { env })).code).toBe(2);
     expect((await runCli(['help'], { env })).stdout).toContain('mdstore sync DIR');
     expect((await runCli(['ls', '--bogus'], { env })).code).toBe(2);
+    // The command comes first: an option's value is never taken for a command.
+    expect((await runCli(['--project', 'ls', 'ls'], { env })).stderr).toContain('the command comes first');
     expect((await runCli(['cat'], { env })).stderr).toBe('mdstore: usage: mdstore cat NAME [--project P]\n');
     expect((await runCli(['sync', dir, '--jobs', '0'], { env })).code).toBe(2);
     const admin = await runCli(['accounts', 'list'], { env });
