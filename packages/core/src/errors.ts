@@ -38,6 +38,8 @@ export type ErrorCode =
   | 'REVISION_NOT_FOUND'
   | 'TRASH_ITEM_NOT_FOUND'
   | 'DIFF_TOO_LARGE'
+  /** A file too large to parse whole for its outline within one request's bound: 413. */
+  | 'OUTLINE_TOO_LARGE'
   | 'STORAGE_LIMIT_REACHED'
   // administration
   | 'ACCOUNT_NOT_FOUND'
@@ -199,6 +201,17 @@ export class DiffTooLargeError extends MdStoreError {
   declare readonly code: 'DIFF_TOO_LARGE';
   constructor() {
     super('DIFF_TOO_LARGE', 'Diff too large');
+  }
+}
+
+export class OutlineTooLargeError extends MdStoreError {
+  declare readonly code: 'OUTLINE_TOO_LARGE';
+  constructor(readonly maxLength: number) {
+    super(
+      'OUTLINE_TOO_LARGE',
+      `File too large for an outline: at most ${maxLength} characters are parsed for one; ` +
+        'read parts of it with ?lines= or ?section= instead',
+    );
   }
 }
 

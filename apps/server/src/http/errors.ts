@@ -33,6 +33,7 @@ export const STATUS_BY_CODE: Readonly<Partial<Record<ErrorCode, number>>> = {
   REVISION_NOT_FOUND: 404,
   TRASH_ITEM_NOT_FOUND: 404,
   DIFF_TOO_LARGE: 413,
+  OUTLINE_TOO_LARGE: 413,
   STORAGE_LIMIT_REACHED: 413,
 };
 

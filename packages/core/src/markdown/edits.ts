@@ -1,8 +1,10 @@
 import { EditConflictError, InvalidInputError } from '../errors.js';
 import { issueAt } from '../validation/issues.js';
+import { frontMatterLength } from './front-matter.js';
 import { lineAt, lineStarts } from './lines.js';
 import { headingTree, type TreeHeading } from './outline.js';
-import { type ParseOptions, parseDocument } from './parse.js';
+import type { ParseOptions } from './parse.js';
+import { type ParseBudget, parseHeadings } from './parse-budget.js';
 import { type HeadingPath, locateSection } from './sections.js';
 import { BOM, bomLength, detectLineEnding } from './text.js';
 
@@ -13,6 +15,9 @@ import { BOM, bomLength, detectLineEnding } from './text.js';
  * Bytes: the text outside each edited span is kept exactly (line endings, trailing spaces, front
  * matter); inserted text is used as given, with no line-ending conversion. A BOM stays first: edits
  * see the text after it (`replace` cannot match it, `prepend` and `insert` at line 1 go after it).
+ * A file-level `prepend` goes after the front matter block when there is one: the block must start the
+ * file to be front matter, so "the start of the file" is read as the start of its Markdown (`insert`
+ * at line 1 still puts text before everything but the BOM).
  *
  * Joining, the one place where a line break is added (in the file's style: that of the first LF of
  * the content before the edits, CRLF or LF; LF when it has none):
@@ -27,6 +32,10 @@ import { BOM, bomLength, detectLineEnding } from './text.js';
  *
  * Sections (sections.ts) are found in the text as it is when the edit applies. For a heading inside a
  * block quote or list item, inserted lines get no `>` or indentation added: they are text, used as given.
+ *
+ * Parsing: edits that name no section parse nothing (unless text goes right before a possible setext
+ * heading), section edits parse headings only, a text is parsed at most once, and every parse is paid
+ * from the request's `ParseBudget` (parse-budget.ts) when one is given.
  */
 export type MarkdownEdit =
   | { readonly op: 'replace'; readonly old: string; readonly new: string; readonly count: number | 'all' }
@@ -37,6 +46,8 @@ export type MarkdownEdit =
 export interface ApplyEditsOptions extends ParseOptions {
   /** Where the edits are in the request, for `loc`s; `["body","edits"]` by default. */
   readonly loc?: readonly (string | number)[];
+  /** What the edits may parse in all; unlimited when absent. */
+  readonly budget?: ParseBudget;
 }
 
 export function applyEdits(
@@ -44,20 +55,73 @@ export function applyEdits(
   edits: readonly MarkdownEdit[],
   options: ApplyEditsOptions,
 ): string {
+  const steps = editSteps(content, edits, options);
+  for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
+}
+
+/**
+ * `applyEdits`, giving the event loop a turn after every edit that parsed, so that a request with many
+ * section edits on a large file never holds the thread for more than one parse at a time.
+ */
+export async function applyEditsInTurns(
+  content: string,
+  edits: readonly MarkdownEdit[],
+  options: ApplyEditsOptions,
+): Promise<string> {
+  const steps = editSteps(content, edits, options);
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+}
+
+/** Applies the edits one by one, yielding after each edit that had to parse. */
+function* editSteps(
+  content: string,
+  edits: readonly MarkdownEdit[],
+  options: ApplyEditsOptions,
+): Generator<void, string> {
   const bom = bomLength(content) === 1 ? BOM : '';
   const eol = detectLineEnding(content);
   const prefix = options.loc ?? ['body', 'edits'];
+  const headings = memoisedHeadings(options);
   let text = content.slice(bom.length);
-  edits.forEach((edit, index) => {
-    text = applyEdit(text, edit, { eol, mdx: options.mdx, loc: [...prefix, index] });
-  });
+  for (const [index, edit] of edits.entries()) {
+    const parsedBefore = headings.parses;
+    text = applyEdit(text, edit, { eol, headings, loc: [...prefix, index] });
+    if (headings.parses > parsedBefore) yield;
+  }
   return bom + text;
 }
 
 interface EditContext {
   readonly eol: string;
-  readonly mdx: boolean;
+  readonly headings: MemoisedHeadings;
   readonly loc: readonly (string | number)[];
+}
+
+interface MemoisedHeadings {
+  /** The heading tree of `text`, parsed (and paid for) only when `text` is not the last one parsed. */
+  tree(text: string, loc: readonly (string | number)[]): readonly TreeHeading[];
+  readonly parses: number;
+}
+
+function memoisedHeadings(options: ApplyEditsOptions): MemoisedHeadings {
+  let last: { text: string; tree: TreeHeading[] } | undefined;
+  let parses = 0;
+  return {
+    tree(text, loc) {
+      if (last?.text !== text) {
+        const found = parseHeadings(text, { mdx: options.mdx, budget: options.budget, loc });
+        last = { text, tree: headingTree(found, text.length) };
+        parses++;
+      }
+      return last.tree;
+    },
+    get parses() {
+      return parses;
+    },
+  };
 }
 
 function applyEdit(text: string, edit: MarkdownEdit, context: EditContext): string {
@@ -82,11 +146,12 @@ function applyEdit(text: string, edit: MarkdownEdit, context: EditContext): stri
     }
     default: {
       if (edit.section === undefined) {
-        const at = edit.op === 'append' ? text.length : 0;
+        const at = edit.op === 'append' ? text.length : frontMatterLength(text);
         return splice(text, at, at, edit.text, context, lazySetextStarts(text, context));
       }
-      const tree = headingTree(parseDocument(text, context).headings, text.length);
-      const section = locateSection(tree, edit.section, [...context.loc, 'section']);
+      const sectionLoc = [...context.loc, 'section'];
+      const tree = context.headings.tree(text, sectionLoc);
+      const section = locateSection(tree, edit.section, sectionLoc);
       const setextAt = setextStarts(tree);
       if (edit.op === 'replace_section')
         return splice(text, section.bodyStart, section.end, edit.text, context, setextAt);
@@ -143,16 +208,32 @@ function setextStarts(tree: readonly TreeHeading[]): SetextTest {
   return (offset) => starts.has(offset);
 }
 
-/** Looks for setext headings only when a line could underline one, so that most edits parse nothing. */
+/** A line that could underline a setext heading (it may sit in a container, after `>` or a list marker). */
 const UNDERLINE_LIKE = /[=-][ \t]*$/m;
 
+/** The first blank line (for the parser: LF, CRLF or a lone CR end lines) at or after `from`. */
+const BLANK_LINE = /(?:\r\n|\n|\r(?!\n))[ \t]*(?=\r|\n|$)/g;
+const LINE_BREAK = /\r\n|\n|\r/g;
+
+/**
+ * Whether a setext heading may start at `offset`: only if a line after the one at `offset` and before
+ * the next blank line (a paragraph never spans one) could be its underline. A cheap, generous test: when
+ * it says yes, the parser decides.
+ */
+function mayStartSetext(text: string, offset: number): boolean {
+  LINE_BREAK.lastIndex = offset;
+  const firstBreak = LINE_BREAK.exec(text);
+  if (!firstBreak) return false;
+  BLANK_LINE.lastIndex = offset;
+  const blank = BLANK_LINE.exec(text);
+  const end = blank ? blank.index : text.length;
+  return end > firstBreak.index && UNDERLINE_LIKE.test(text.slice(firstBreak.index, end));
+}
+
+/** Parses only when text goes right before a line that may start a setext heading. */
 function lazySetextStarts(text: string, context: EditContext): SetextTest {
-  if (!UNDERLINE_LIKE.test(text)) return () => false;
-  let test: SetextTest | undefined;
-  return (offset) => {
-    test ??= setextStarts(headingTree(parseDocument(text, context).headings, text.length));
-    return test(offset);
-  };
+  return (offset) =>
+    mayStartSetext(text, offset) && setextStarts(context.headings.tree(text, context.loc))(offset);
 }
 
 /** Replaces `text[from, to)` with `insert`, adding the line breaks the module comment describes. */

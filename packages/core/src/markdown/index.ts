@@ -7,7 +7,7 @@ export {
   MAX_EDITS,
   parseEditRequest,
 } from './edit-schema.js';
-export { type ApplyEditsOptions, applyEdits, type MarkdownEdit } from './edits.js';
+export { type ApplyEditsOptions, applyEdits, applyEditsInTurns, type MarkdownEdit } from './edits.js';
 export { frontMatterLength } from './front-matter.js';
 export { LINES_LOC, type LineSlice, lineCount, parseLineRange, sliceLines } from './lines.js';
 export { type Outline, type OutlineHeading, type OutlineLink, outline } from './outline.js';
@@ -19,5 +19,12 @@ export {
   type ParseOptions,
   parseDocument,
 } from './parse.js';
+export {
+  newParseBudget,
+  OUTLINE_MAX_LENGTH,
+  type ParseBudget,
+  SECTION_PARSE_BUDGET,
+  spendParse,
+} from './parse-budget.js';
 export type { HeadingLevel } from './parse-types.js';
 export { type FindSectionOptions, findSection, type HeadingPath, type Section } from './sections.js';

@@ -33,7 +33,10 @@ export interface FindSectionOptions extends ParseOptions {
 
 /** Finds a section of `content`; no match is `section_not_found`, several `section_ambiguous` (409). */
 export function findSection(content: string, path: HeadingPath, options: FindSectionOptions): Section {
-  const tree = headingTree(parseDocument(content, options).headings, content.length);
+  const tree = headingTree(
+    parseDocument(content, { mdx: options.mdx, links: false }).headings,
+    content.length,
+  );
   const found = locateSection(tree, path, options.loc);
   return {
     heading: { level: found.level, text: found.text, line: found.line, path: found.path },

@@ -147,8 +147,25 @@ describe('append and prepend on the file', () => {
     expect(apply('', { op: 'prepend', text: 'x' })).toBe('x');
   });
 
-  it('prepend goes after a BOM, before any front matter (the start of the file)', () => {
-    expect(apply('\uFEFF---\na: 1\n---\n', { op: 'prepend', text: 'x' })).toBe('\uFEFFx\n---\na: 1\n---\n');
+  it('prepend goes after a BOM and after the front matter block, which must stay first', () => {
+    expect(apply('\uFEFF---\na: 1\n---\nbody\n', { op: 'prepend', text: 'x' })).toBe(
+      '\uFEFF---\na: 1\n---\nx\nbody\n',
+    );
+    expect(apply('---\r\na: 1\r\n...\r\n# T\r\n', { op: 'prepend', text: 'x' })).toBe(
+      '---\r\na: 1\r\n...\r\nx\r\n# T\r\n',
+    );
+    // A block closed on the last line without a line ending: the text starts a new line after it.
+    expect(apply('---\na: 1\n---', { op: 'prepend', text: 'x' })).toBe('---\na: 1\n---\nx');
+    // An unclosed block is no front matter: prepend goes first.
+    expect(apply('---\na: 1\n', { op: 'prepend', text: 'x' })).toBe('x\n---\na: 1\n');
+    // Before a setext heading right after the block, the blank line rule still applies.
+    expect(apply('---\na: 1\n---\nTitle\n===\n', { op: 'prepend', text: 'x' })).toBe(
+      '---\na: 1\n---\nx\n\nTitle\n===\n',
+    );
+    // insert at line 1 is literal: before everything but the BOM.
+    expect(apply('\uFEFF---\na: 1\n---\n', { op: 'insert', line: 1, text: 'x' })).toBe(
+      '\uFEFFx\n---\na: 1\n---\n',
+    );
   });
 
   it('empty text changes nothing, not even line endings', () => {

@@ -1,0 +1,203 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  applyEdits,
+  applyEditsInTurns,
+  EditConflictError,
+  type MarkdownEdit,
+  newParseBudget,
+  outline,
+  parseDocument,
+} from '@mdstore/core';
+import { tests } from 'commonmark-spec';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * What editing saves on parsing must not change a result: a headings-only parse finds exactly the
+ * headings of a whole parse; the cheap setext test before an insertion never skips a parse that
+ * mattered; the parse budget refuses before parsing; the stepwise application equals the plain one.
+ */
+
+const modules = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../node_modules');
+
+function readmes(limit: number): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(modules).sort()) {
+    const file = path.join(modules, entry, 'README.md');
+    try {
+      if (statSync(file).size <= 65_536) found.push(readFileSync(file, 'utf8'));
+    } catch {
+      // no README at the top of this package
+    }
+    if (found.length === limit) break;
+  }
+  return found;
+}
+
+const headingsOf = (content: string, mdx: boolean, links: boolean) =>
+  parseDocument(content, { mdx, links }).headings;
+
+describe('headings-only parsing', () => {
+  const examples = tests.map((example) => example.markdown.replace(/→/g, '\t'));
+
+  it('finds the same headings as a whole parse on every CommonMark spec example', () => {
+    for (const markdown of examples) {
+      expect(headingsOf(markdown, false, false), markdown).toEqual(headingsOf(markdown, false, true));
+    }
+  });
+
+  it('finds the same headings on real READMEs, and no links', () => {
+    const corpus = readmes(40);
+    expect(corpus.length).toBe(40);
+    for (const content of corpus) {
+      const cheap = parseDocument(content, { mdx: false, links: false });
+      expect(cheap.headings).toEqual(headingsOf(content, false, true));
+      expect(cheap.links).toEqual([]);
+    }
+  });
+
+  it('agrees for MDX too, on headings and the fallback', () => {
+    const mdx = '# Title\n\n<Box>\n# not a heading\n</Box>\n\n## [Linked](x) heading\n';
+    expect(parseDocument(mdx, { mdx: true, links: false })).toEqual({
+      ...parseDocument(mdx, { mdx: true }),
+      links: [],
+    });
+    expect(headingsOf(mdx, true, false).map((h) => h.text)).toEqual(['Title', 'Linked heading']);
+  });
+
+  it('resolves link reference definitions in heading text as a whole parse does', () => {
+    const content = '# [ref] here\n\n[ref]: /target\n';
+    expect(headingsOf(content, false, false)[0]!.text).toBe('ref here');
+    expect(headingsOf('# [nodef]\n', false, false)[0]!.text).toBe('[nodef]');
+  });
+});
+
+describe('the setext test before an insertion', () => {
+  // Documents full of what makes or breaks a setext heading: underlines in and out of paragraphs,
+  // containers, thematic breaks, code, CR/CRLF/LF.
+  const line = fc.constantFrom(
+    'Title',
+    '===',
+    '---',
+    '- item',
+    '> quote',
+    '> ===',
+    '  - nested',
+    '',
+    '   ',
+    '```',
+    '# atx',
+    'text -',
+    '* * *',
+    '=',
+  );
+  const document = fc
+    .tuple(fc.array(line, { minLength: 1, maxLength: 12 }), fc.constantFrom('\n', '\r\n', '\r'))
+    .map(([lines, eol]) => lines.join(eol) + eol);
+  const insertion = fc.record({ line: fc.nat(), text: fc.constantFrom('x', 'Intro\n', 'a\nb') });
+
+  it('inserted text never becomes part of a setext heading that starts right after it', () => {
+    fc.assert(
+      fc.property(document, insertion, (content, { line, text }) => {
+        const lines = content.split('\n').length - (content.endsWith('\n') ? 1 : 0);
+        const at = (line % (lines + 1)) + 1;
+        const result = applyEdits(content, [{ op: 'insert', line: at, text }], { mdx: false });
+        // Every setext heading of the original that starts at or after the insertion is still one, with
+        // the same text (one that starts before it may take the text in: that is an edit of it).
+        const before = parseDocument(content, { mdx: false }).headings.filter(
+          (h) => h.setext && h.line >= at,
+        );
+        const after = parseDocument(result, { mdx: false }).headings.filter((h) => h.setext);
+        expect(after.map((h) => h.text)).toEqual(expect.arrayContaining(before.map((h) => h.text)));
+        // The bytes outside the insertion are kept.
+        const offset =
+          content
+            .split('\n')
+            .slice(0, at - 1)
+            .join('\n').length + (at > 1 ? 1 : 0);
+        expect(result.startsWith(content.slice(0, offset))).toBe(true);
+        expect(result.endsWith(content.slice(offset))).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('the parse budget', () => {
+  const content = `# A\n\n${'text\n'.repeat(200)}## B\n\nend\n`;
+  const sectionEdits: MarkdownEdit[] = [
+    { op: 'append', section: 'A', text: 'one' },
+    { op: 'append', section: 'B', text: 'two' },
+    { op: 'append', section: 'A', text: 'three' },
+  ];
+
+  it('pays one parse per changed text, and refuses the parse it cannot pay before starting it', () => {
+    // Enough for two parses of the (growing) text, not three.
+    const budget = newParseBudget(content.length * 2 + 20);
+    let caught: unknown;
+    try {
+      applyEdits(content, sectionEdits, { mdx: false, budget });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(EditConflictError);
+    const [issue] = (caught as EditConflictError).issues;
+    expect(issue).toMatchObject({ loc: ['body', 'edits', 2, 'section'], type: 'parse_budget' });
+    // The first two parses were paid, the third was not.
+    expect(budget.remaining).toBeLessThan(content.length);
+    expect(budget.remaining).toBeGreaterThanOrEqual(0);
+  });
+
+  it('a text parsed once is not paid for again, and edits without sections pay nothing', () => {
+    const budget = newParseBudget(content.length);
+    const result = applyEdits(
+      content,
+      [
+        { op: 'append', section: 'A', text: '' },
+        { op: 'prepend', section: 'B', text: '' },
+        { op: 'replace', old: 'end', new: 'END', count: 1 },
+        { op: 'append', text: 'tail' },
+        { op: 'insert', line: 3, text: 'x' },
+      ],
+      { mdx: false, budget },
+    );
+    expect(result).toContain('END\ntail');
+    expect(budget.remaining).toBe(0);
+  });
+
+  it('without a budget nothing is refused', () => {
+    expect(() => applyEdits(content, sectionEdits, { mdx: false })).not.toThrow();
+  });
+});
+
+describe('applyEditsInTurns', () => {
+  it('gives the same result as applyEdits, and lets timers run between parsing edits', async () => {
+    const content = '# A\n\nbody\n\n# B\n\nmore\n';
+    const edits: MarkdownEdit[] = [
+      { op: 'append', section: 'A', text: 'a1' },
+      { op: 'replace_section', section: 'B', text: 'new\n' },
+      { op: 'prepend', text: 'top' },
+    ];
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 0);
+    try {
+      const stepwise = await applyEditsInTurns(content, edits, { mdx: false });
+      expect(stepwise).toBe(applyEdits(content, edits, { mdx: false }));
+    } finally {
+      clearInterval(timer);
+    }
+    expect(ticks).toBeGreaterThan(0);
+  });
+
+  it('fails as applyEdits does', async () => {
+    await expect(
+      applyEditsInTurns('# A\n', [{ op: 'append', section: 'Z', text: 'x' }], { mdx: false }),
+    ).rejects.toMatchObject({ code: 'EDIT_CONFLICT' });
+  });
+
+  it('outline still reports links (whole parse)', () => {
+    expect(outline('# A\n[x](y)\n', { mdx: false }).links).toEqual([{ target: 'y', text: 'x', line: 2 }]);
+  });
+});
