@@ -27,14 +27,20 @@ export type {
   DeleteFileInput,
   Download,
   DownloadInput,
+  EditFileInput,
+  EditResult,
   ExpectedDigest,
   FileList,
+  FileOutline,
+  PartRead,
+  ReadPartInput,
   RequestConditions,
   UpdateFileContentInput,
   UpdateFileMetadataInput,
   UploadFileInput,
   UploadPart,
 } from './use-cases/files/index.js';
+export { isMdxFilename, MAX_EDIT_ATTEMPTS } from './use-cases/files/index.js';
 export type { ReconcileReport } from './use-cases/maintenance.js';
 export type { ProjectRead } from './use-cases/projects.js';
 export type { FileView, ProjectView } from './use-cases/views.js';

@@ -89,6 +89,10 @@ export function createMdStore(adapters: MdStoreAdapters) {
       updateMetadata: bind(ctx, files.updateFileMetadata),
       updateContent: bind(ctx, files.updateFileContent),
       delete: bind(ctx, files.deleteFile),
+      // Extensions §4.
+      edit: bind(ctx, files.editFile),
+      readPart: bind(ctx, files.readFilePart),
+      outline: bind(ctx, files.readOutline),
     },
     maintenance: {
       heartbeat: () => maintenance.heartbeat(ctx, startedAt),

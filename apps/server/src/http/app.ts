@@ -105,6 +105,7 @@ function mountRoute(app: Express, path: string, methods: RouteHandlers): void {
     if (method === 'GET') route.get(handler);
     if (method === 'POST') route.post(handler);
     if (method === 'PUT') route.put(handler);
+    if (method === 'PATCH') route.patch(handler);
     if (method === 'DELETE') route.delete(handler);
     allowed.push(method);
     if (method === 'GET') allowed.push('HEAD');

@@ -18,6 +18,9 @@ const HTTP_SUITES = [
   'ranges-digests',
   'expect-continue',
   'if-match-race',
+  // extensions §4
+  'editing',
+  'parts',
 ];
 
 /**

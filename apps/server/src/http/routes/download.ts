@@ -6,12 +6,16 @@ import { attachmentDisposition } from '../content-disposition.js';
 import { conditionsOf, headerValue, setFileValidators } from '../validators.js';
 import { isoDate } from '../views.js';
 import { filenameOf, projectIdOf, type RouteDeps, signalOf } from './context.js';
+import { downloadPart, partQueryOf } from './editing.js';
 
 /**
  * Download (`GET`/`HEAD`): preconditions (304/412), one byte range (206/416) read from the store for that
  * part only, and the content streamed with backpressure; a client that goes away aborts the read.
  */
 export async function download(deps: RouteDeps, req: Request, res: Response): Promise<void> {
+  // `?lines=` or `?section=` (extensions §4): a part of the text instead, ranges ignored.
+  const part = partQueryOf(req);
+  if (part) return downloadPart(deps, req, res, part);
   const read = await deps.store.files.read({
     principal: principalOf(res),
     projectId: projectIdOf(req),

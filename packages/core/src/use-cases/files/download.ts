@@ -69,7 +69,7 @@ function requestedRange(file: FileRecord, input: DownloadInput): ByteRange | nul
 }
 
 /** The content, or null when this version is gone (pruned or replaced since the record was read). */
-async function openContent(
+export async function openContent(
   ctx: MdStoreContext,
   project: ProjectRecord,
   file: FileRecord,

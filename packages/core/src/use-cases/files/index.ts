@@ -2,7 +2,16 @@ export type { RequestConditions } from './conditions.js';
 export type { ExpectedDigest } from './content.js';
 export { type DeleteFileInput, deleteFile } from './delete.js';
 export { type ByteRange, type Download, type DownloadInput, downloadFile, readFile } from './download.js';
+export { type EditFileInput, type EditResult, editFile, MAX_EDIT_ATTEMPTS } from './edit.js';
 export { type FileList, listFiles } from './list.js';
+export {
+  type FileOutline,
+  isMdxFilename,
+  type PartRead,
+  type ReadPartInput,
+  readFilePart,
+  readOutline,
+} from './parts.js';
 export { type UpdateFileContentInput, updateFileContent } from './update-content.js';
 export { type UpdateFileMetadataInput, updateFileMetadata } from './update-metadata.js';
 export { type UploadFileInput, type UploadPart, uploadFile } from './upload.js';

@@ -1,0 +1,208 @@
+import { hasIfMatch, parsePreconditions } from '../../conditional/index.js';
+import {
+  ContentTooLargeError,
+  EditConflictError,
+  MalformedInputError,
+  PreconditionRequiredError,
+} from '../../errors.js';
+import { unifiedDiff } from '../../markdown/diff.js';
+import { type EditRequest, parseEditRequest } from '../../markdown/edit-schema.js';
+import { applyEditsInTurns } from '../../markdown/edits.js';
+import { newParseBudget, type ParseBudget } from '../../markdown/parse-budget.js';
+import type { FileRecord, ProjectRecord } from '../../model/records.js';
+import type { ByteStream } from '../../ports/blobs.js';
+import { issueAt } from '../../validation/issues.js';
+import { isJsonObject } from '../../validation/schemas.js';
+import { loadOwnedProject } from '../access.js';
+import type { Principal } from '../authentication.js';
+import { type MdStoreContext, notBefore } from '../context.js';
+import { deferred } from '../deferred-body.js';
+import { type FileView, toFileView } from '../views.js';
+import { checkWriteConditions, type RequestConditions } from './conditions.js';
+import { storeContent } from './content.js';
+import { currentText, isMdxFilename } from './parts.js';
+import { recordRevision } from './revisions.js';
+import { findFileOr404, lockActiveProject, withCounterChange } from './shared.js';
+
+export interface EditFileInput {
+  readonly principal: Principal;
+  readonly projectId: string;
+  readonly filename: string;
+  /** `{"edits": [...], "dry_run": false}` as parsed JSON, or (HTTP) the request body it comes in. */
+  readonly body: unknown;
+  readonly conditions?: RequestConditions;
+  readonly signal?: AbortSignal;
+}
+
+export interface EditResult {
+  /** The file after the edits; for a dry run, the file as it is with the would-be size and digest. */
+  readonly file: FileView;
+  /** Unified diff of the change (3 lines of context), `''` for none, null when too costly to compute. */
+  readonly diff: string | null;
+  readonly dryRun: boolean;
+}
+
+/** Attempts on ever newer content before giving up on a file that keeps changing. */
+export const MAX_EDIT_ATTEMPTS = 10;
+
+const EDITS_LOC = ['body', 'edits'] as const;
+
+/**
+ * `PATCH …/files/{filename}` (extensions §4): the edits applied in order to the content current when
+ * the change commits, all or nothing, as one new revision (`change: "edit"`).
+ *
+ * Content may live in the blob store and no transaction is held across blob I/O, so the write is
+ * optimistic: read the current revision and its text, apply the edits (every byte outside the edited
+ * spans is the file's own), store the result as a new version, and in the commit transaction check,
+ * under the project lock, that the file is still at the revision read. If another write came first,
+ * the new version is discarded and the edits are applied again to the newer content (where they may
+ * now fail, as they would on it). With `If-Match` the commit's precondition check refuses instead
+ * (412): of writers holding the same ETag exactly one wins.
+ */
+export async function editFile(ctx: MdStoreContext, input: EditFileInput): Promise<EditResult> {
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const existing = await findFileOr404(ctx.records, project.id, input.filename);
+  const request = await receiveEdits(project, existing, input);
+  const budget = newParseBudget();
+  for (let attempt = 1; attempt <= MAX_EDIT_ATTEMPTS; attempt++) {
+    const outcome = await attemptEdit(ctx, project, input, request, budget);
+    if (outcome !== STALE) return outcome;
+  }
+  throw new EditConflictError([
+    {
+      loc: EDITS_LOC,
+      msg: `The file changed ${MAX_EDIT_ATTEMPTS} times while the edits were being applied; send them again`,
+      type: 'concurrent_writes',
+    },
+  ]);
+}
+
+/**
+ * The preconditions, then the body, in the order of extensions §2, with one twist the dry run brings:
+ * it never answers 428, and whether a request is a dry run is in its body. So when the project requires
+ * `If-Match` and none came, the body is read first; a body that is not a JSON object with
+ * `"dry_run": true` is then 428 (before anything in it is judged), a dry run goes on without it.
+ */
+async function receiveEdits(
+  project: ProjectRecord,
+  file: FileRecord,
+  input: EditFileInput,
+): Promise<EditRequest> {
+  const body = deferred<unknown>(input.body);
+  body.check();
+  const missingIfMatch = project.requireIfMatch && !hasIfMatch(parsePreconditions(input.conditions ?? {}));
+  if (!missingIfMatch) checkWriteConditions(project, file, input.conditions);
+  let raw: unknown;
+  try {
+    raw = await body.read();
+  } catch (error) {
+    if (missingIfMatch) throw new PreconditionRequiredError();
+    throw error;
+  }
+  if (missingIfMatch) {
+    if (!(isJsonObject(raw) && raw.dry_run === true)) throw new PreconditionRequiredError();
+    checkWriteConditions(project, file, input.conditions, { requireIfMatch: false });
+  }
+  return parseEditRequest(raw);
+}
+
+/** Marks an attempt whose file changed before it could commit. */
+const STALE: unique symbol = Symbol('stale');
+
+class StaleRevision extends Error {}
+
+async function attemptEdit(
+  ctx: MdStoreContext,
+  project: ProjectRecord,
+  input: EditFileInput,
+  request: EditRequest,
+  budget: ParseBudget,
+): Promise<EditResult | typeof STALE> {
+  const requireIfMatch = request.dryRun ? false : undefined;
+  const read = await currentText(ctx, project, input.filename, {
+    signal: input.signal,
+    proceed: (file) => {
+      checkWriteConditions(project, file, input.conditions, { requireIfMatch });
+      return true;
+    },
+  });
+  const { file } = read;
+  const before = read.text!;
+  const after = await applyEditsInTurns(before, request.edits, {
+    mdx: isMdxFilename(input.filename),
+    loc: EDITS_LOC,
+    budget,
+  });
+  const bytes = checkedResult(ctx, new TextEncoder().encode(after));
+  const diff = unifiedDiff(before, after, { oldName: `a/${file.filename}`, newName: `b/${file.filename}` });
+  if (request.dryRun) {
+    const hash = ctx.hashing.sha256();
+    hash.update(bytes);
+    const view = toFileView(file, project, ctx.blobs.scheme);
+    return { file: { ...view, sizeBytes: bytes.byteLength, sha256: hash.digestHex() }, diff, dryRun: true };
+  }
+  try {
+    const view = await commitEdit(ctx, project, file, input, bytes);
+    return { file: view, diff, dryRun: false };
+  } catch (error) {
+    if (error instanceof StaleRevision) return STALE;
+    throw error;
+  }
+}
+
+/** The content rules of the result: not above the size limit (413), not empty (400). */
+function checkedResult(ctx: MdStoreContext, bytes: Uint8Array): Uint8Array {
+  if (bytes.byteLength > ctx.settings.maxFileBytes) throw new ContentTooLargeError(ctx.settings.maxFileBytes);
+  if (bytes.byteLength === 0) throw new MalformedInputError([issueAt(EDITS_LOC, 'contentEmpty')]);
+  return bytes;
+}
+
+async function* oneChunk(bytes: Uint8Array): ByteStream {
+  yield bytes;
+}
+
+/**
+ * Stores the new version (inline or in the blob store) and commits it, if the file is still at the
+ * revision the edits were applied to; otherwise `StaleRevision` (the stored version is discarded).
+ */
+function commitEdit(
+  ctx: MdStoreContext,
+  project: ProjectRecord,
+  read: FileRecord,
+  input: EditFileInput,
+  bytes: Uint8Array,
+): Promise<FileView> {
+  return storeContent(
+    ctx,
+    { project, fileId: read.id },
+    { content: oneChunk(bytes), loc: EDITS_LOC, signal: input.signal },
+    async () => undefined,
+    async (tx, stored) => {
+      const locked = await lockActiveProject(tx, input.principal, project.id);
+      const current = await findFileOr404(tx, locked.id, input.filename);
+      checkWriteConditions(locked, current, input.conditions);
+      if (current.id !== read.id || current.revision !== read.revision) throw new StaleRevision();
+      const before = await tx.listRevisionContents({ fileId: current.id });
+      const at = notBefore(ctx.clock.now(), notBefore(current.updatedAt, locked.updatedAt));
+      const updated: FileRecord = {
+        ...current,
+        contentKey: stored.contentKey,
+        inline: stored.inline,
+        sizeBytes: stored.sizeBytes,
+        sha256: stored.sha256,
+        revision: current.revision + 1,
+        updatedAt: at,
+      };
+      await tx.updateFile({ file: updated });
+      const recorded = await recordRevision(ctx, tx, {
+        project: locked,
+        file: updated,
+        change: 'edit',
+        before,
+      });
+      const change = { bytes: updated.sizeBytes - current.sizeBytes, historyBytes: recorded.historyDelta };
+      await tx.updateProject({ project: withCounterChange(ctx, locked, change, at) });
+      return { result: toFileView(updated, locked, ctx.blobs.scheme), doomed: recorded.doomed };
+    },
+  );
+}

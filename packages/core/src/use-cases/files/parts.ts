@@ -1,0 +1,173 @@
+import { FileNotFoundError, InvalidInputError, isMdStoreError, OutlineTooLargeError } from '../../errors.js';
+import { LINES_LOC, lineAt, lineStarts, parseLineRange, sliceLines } from '../../markdown/lines.js';
+import { type Outline, type OutlineHeading, outline } from '../../markdown/outline.js';
+import { OUTLINE_MAX_LENGTH } from '../../markdown/parse-budget.js';
+import { findSection } from '../../markdown/sections.js';
+import type { FileRecord, ProjectRecord } from '../../model/records.js';
+import { loadOwnedProject } from '../access.js';
+import type { Principal } from '../authentication.js';
+import type { MdStoreContext } from '../context.js';
+import { type FileView, toFileView } from '../views.js';
+import { checkReadConditions, type RequestConditions } from './conditions.js';
+import { openContent } from './download.js';
+import { findFileOr404 } from './shared.js';
+
+/**
+ * Parts of a file as text (extensions §4): lines, a section, the outline. Each reads one whole version
+ * of the content and works on its decoded text; what is sent is sliced from it, so every byte of a
+ * part is the file's own (line endings, BOM, front matter).
+ */
+
+/** `.mdx` files are parsed as MDX, every other file as CommonMark. */
+export const isMdxFilename = (filename: string): boolean => /\.mdx$/i.test(filename);
+
+/** UTF-8 as stored: a BOM stays in the text (it is part of the bytes a part is cut from). */
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The whole content of this version of the file as text, or null when the version is gone. */
+export async function readText(
+  ctx: MdStoreContext,
+  project: ProjectRecord,
+  file: FileRecord,
+  signal?: AbortSignal,
+): Promise<string | null> {
+  const content = await openContent(ctx, project, file, null, signal);
+  if (content === null) return null;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of content) {
+      chunks.push(chunk);
+      size += chunk.byteLength;
+    }
+  } catch (error) {
+    // Removed while it was being read: the caller reads the record again.
+    if (isMdStoreError(error, 'BLOB_NOT_FOUND')) return null;
+    throw error;
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return decoder.decode(bytes);
+}
+
+/**
+ * The current record and its text, read again when a concurrent write pruned the version in between:
+ * the caller always works on one whole version. `proceed` judges each record read (preconditions);
+ * when it says no, the text is not read (null).
+ */
+export async function currentText(
+  ctx: MdStoreContext,
+  project: ProjectRecord,
+  filename: string,
+  o: { signal?: AbortSignal; proceed?: (file: FileRecord) => boolean },
+): Promise<{ file: FileRecord; text: string | null }> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const file = await findFileOr404(ctx.records, project.id, filename);
+    if (o.proceed && !o.proceed(file)) return { file, text: null };
+    const text = await readText(ctx, project, file, o.signal);
+    if (text !== null) return { file, text };
+  }
+  throw new FileNotFoundError(filename);
+}
+
+export interface ReadPartInput {
+  readonly principal: Principal;
+  readonly projectId: string;
+  readonly filename: string;
+  readonly conditions?: RequestConditions;
+  /** `?lines=a-b`, as sent. */
+  readonly lines?: string;
+  /** `?section=`, once per heading path element, outer first. */
+  readonly section?: readonly string[];
+  readonly signal?: AbortSignal;
+}
+
+export type PartRead =
+  | { readonly kind: 'not-modified'; readonly file: FileView }
+  | {
+      readonly kind: 'part';
+      readonly file: FileView;
+      /** The part, exactly as in the file. */
+      readonly text: string;
+      /** The lines sent (for `?lines=`, the last one clipped) and the file's line count. */
+      readonly lines: { readonly first: number; readonly last: number; readonly total: number };
+      /** `?section=`: the heading of the section sent. */
+      readonly heading: OutlineHeading | null;
+    };
+
+const SECTION_LOC = ['query', 'section'] as const;
+
+/** Refusals that need no file: a malformed `lines`, or `lines` and `section` together (422). */
+function checkPartQuery(input: ReadPartInput): { first: number; last: number } | null {
+  if (input.lines !== undefined && input.section !== undefined) {
+    throw new InvalidInputError([
+      {
+        loc: LINES_LOC,
+        msg: 'Value error, lines and section cannot be used together',
+        type: 'value_error',
+      },
+    ]);
+  }
+  return input.lines === undefined ? null : parseLineRange(input.lines);
+}
+
+/**
+ * `GET …/files/{filename}?lines=a-b` or `?section=…`: the preconditions of a download (304, 412), then
+ * the part. Lines outside the file are 422 `["query","lines"]`; a section that matches no heading or
+ * several is 409 (`section_not_found`, `section_ambiguous`).
+ */
+export async function readFilePart(ctx: MdStoreContext, input: ReadPartInput): Promise<PartRead> {
+  const range = checkPartQuery(input);
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const read = await currentText(ctx, project, input.filename, {
+    signal: input.signal,
+    proceed: (file) => checkReadConditions(file, input.conditions) === 'proceed',
+  });
+  const file = toFileView(read.file, project, ctx.blobs.scheme);
+  if (read.text === null) return { kind: 'not-modified', file };
+  const text = read.text;
+  if (range) {
+    const slice = sliceLines(text, range.first, range.last);
+    return {
+      kind: 'part',
+      file,
+      text: slice.text,
+      lines: { first: slice.first, last: slice.last, total: slice.total },
+      heading: null,
+    };
+  }
+  const path = input.section ?? [];
+  const section = findSection(text, path, { mdx: isMdxFilename(input.filename), loc: SECTION_LOC });
+  const starts = lineStarts(text);
+  return {
+    kind: 'part',
+    file,
+    text: text.slice(section.start, section.end),
+    lines: { first: section.heading.line, last: lineAt(starts, section.end - 1), total: starts.length },
+    heading: section.heading,
+  };
+}
+
+export interface FileOutline extends Outline {
+  readonly file: FileView;
+}
+
+/**
+ * `GET …/files/{filename}/outline`: headings with their paths and links, from one whole parse (links
+ * included) of the current version; above `OUTLINE_MAX_LENGTH` code units refused (413).
+ */
+export async function readOutline(
+  ctx: MdStoreContext,
+  input: { principal: Principal; projectId: string; filename: string; signal?: AbortSignal },
+): Promise<FileOutline> {
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const read = await currentText(ctx, project, input.filename, { signal: input.signal });
+  const text = read.text!;
+  if (text.length > OUTLINE_MAX_LENGTH) throw new OutlineTooLargeError(OUTLINE_MAX_LENGTH);
+  const found = outline(text, { mdx: isMdxFilename(input.filename) });
+  return { ...found, file: toFileView(read.file, project, ctx.blobs.scheme) };
+}
