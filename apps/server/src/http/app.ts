@@ -1,5 +1,6 @@
 import type { MdStore } from '@mdstore/core';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { mcpEndpoint } from '../mcp/endpoint.js';
 import { authenticateRequests } from './auth.js';
 import { DEFAULT_DRAIN_LIMITS, type DrainLimits, sendAfterDrainingRequest } from './body.js';
 import { HttpError, httpError, toErrorResponse } from './errors.js';
@@ -8,6 +9,7 @@ import { observeRequests, pathOf, type RequestMetrics, routeNamer } from './obse
 import { type ReadinessCheck, serveReadiness } from './readiness.js';
 import { interimOpenApiDocument, referenceRoutes } from './reference/index.js';
 import { assignRequestId, requestIdOf } from './request-id.js';
+import { editBodyLimit as editBodyLimitOf } from './routes/editing.js';
 import { type HttpLogger, type RouteHandlers, routeTable } from './routes/index.js';
 import { httpsRedirectLocation } from './transport.js';
 
@@ -59,13 +61,15 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.set('case sensitive routing', true);
   app.set('query parser', false);
 
-  const handlers = routeTable({
+  const deps = {
     store: options.store,
     logger: options.logger,
     maxJsonBytes: options.maxJsonBytes ?? 1024 * 1024,
     multipartLimits: { ...DEFAULT_MULTIPART_LIMITS, ...options.multipartLimits },
-  });
-  const routeOf = routeNamer(['/healthz', '/readyz', ...Object.keys(handlers)]);
+  };
+  const handlers = routeTable(deps);
+  const editBodyLimit = editBodyLimitOf(deps);
+  const routeOf = routeNamer(['/healthz', '/readyz', '/mcp', ...Object.keys(handlers)]);
 
   app.use(assignRequestId);
   app.use(baseHeaders(options));
@@ -91,6 +95,13 @@ export function createHttpApp(options: HttpAppOptions): Express {
 
   app.use('/api', authenticateRequests(options.store));
   for (const [path, methods] of Object.entries(handlers)) mountRoute(app, path, methods);
+
+  // MCP (extensions §4): stateless, so POST only; it authenticates and counts requests itself.
+  app.post(
+    '/mcp',
+    mcpEndpoint({ store: options.store, logger: options.logger, maxBodyBytes: editBodyLimit }),
+  );
+  app.all('/mcp', methodNotAllowed(['POST']));
 
   app.use((_req, _res, next) => next(httpError(404)));
   app.use(errorHandler(options.logger, options.drainLimits ?? DEFAULT_DRAIN_LIMITS));

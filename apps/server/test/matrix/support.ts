@@ -21,6 +21,7 @@ const HTTP_SUITES = [
   // extensions §4
   'editing',
   'parts',
+  'mcp',
 ];
 
 /**

@@ -1,0 +1,105 @@
+import type { IncomingMessage } from 'node:http';
+import { type MdStore, type Principal, RequestRateLimitedError } from '@mdstore/core';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Request, Response } from 'express';
+import { bearerKey, setRateLimitHeaders } from '../http/auth.js';
+import { mediaTypeOf, readJsonBody } from '../http/body.js';
+import { HttpError } from '../http/errors.js';
+import { type HttpLogger, signalOf } from '../http/routes/context.js';
+import { createMcpServer } from './server.js';
+
+/**
+ * `POST /mcp`: the MCP endpoint over Streamable HTTP (extensions §4), stateless: every request gets a
+ * server and a transport of its own and no session id, so any instance can answer any request (and
+ * there is no stream to open with `GET` or session to end with `DELETE`: those are 405, see app.ts).
+ *
+ * Before the transport sees the request, the API's own rules: a request whose `Origin` names another
+ * origin is 403 (a browser page must not drive a local server: DNS rebinding), the API key is the one of
+ * `/api` (a missing or bad one is its 401), and each JSON-RPC request in the body counts once against
+ * the key's budget (a spent budget is its 429, with the rate-limit headers). Answers are JSON, not
+ * event streams: no tool streams progress, and JSON passes every proxy.
+ */
+export interface McpEndpointOptions {
+  readonly store: MdStore;
+  readonly logger: HttpLogger;
+  /** Largest body: tool calls may carry a whole file, JSON-escaped. */
+  readonly maxBodyBytes: number;
+}
+
+export function mcpEndpoint(options: McpEndpointOptions) {
+  const { store, logger } = options;
+  return async (req: Request, res: Response): Promise<void> => {
+    res.setHeader('Cache-Control', 'no-store');
+    refuseOtherOrigins(req);
+    const principal = await store.authenticate({ apiKey: bearerKey(req), clientAddress: req.ip });
+    // One unit before the body is read, so a spent budget is refused without reading it; the other
+    // requests of a batch once it is.
+    await consumeBudget(store, res, principal, 1);
+    let body: unknown;
+    if (mediaTypeOf(req.headers['content-type']) === 'application/json') {
+      try {
+        body = await readJsonBody(req, options.maxBodyBytes);
+      } catch (error) {
+        if (!(error instanceof HttpError && error.status === 400)) throw error;
+        res.status(400).json({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null });
+        return;
+      }
+      await consumeBudget(store, res, principal, jsonRpcRequests(body) - 1);
+    }
+    // Otherwise the transport refuses the media type (415) without reading the body.
+    const server = createMcpServer({ store, principal, signal: signalOf(res) }, logger);
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+}
+
+/** The requests in a JSON-RPC message or batch (notifications and responses are not requests). */
+export function jsonRpcRequests(body: unknown): number {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.filter(
+    (message) =>
+      typeof message === 'object' &&
+      message !== null &&
+      typeof (message as { method?: unknown }).method === 'string' &&
+      (message as { id?: unknown }).id !== undefined,
+  ).length;
+}
+
+async function consumeBudget(store: MdStore, res: Response, principal: Principal, units: number) {
+  for (let unit = 0; unit < units; unit++) {
+    try {
+      setRateLimitHeaders(res, await store.consumeRequestBudget(principal));
+    } catch (error) {
+      if (error instanceof RequestRateLimitedError) setRateLimitHeaders(res, error.status);
+      throw error;
+    }
+  }
+}
+
+/**
+ * An `Origin` header must name the server's own origin, as the request reached it (scheme and host
+ * as the proxy saw them when one is trusted). No header: not a browser's cross-origin request.
+ */
+function refuseOtherOrigins(req: Request & IncomingMessage): void {
+  const origin = req.headers.origin;
+  if (origin === undefined) return;
+  if (!sameOrigin(origin, `${req.protocol}://${req.host}`)) {
+    throw new HttpError(403, 'Forbidden: the Origin header names another origin');
+  }
+}
+
+function sameOrigin(origin: string, own: string): boolean {
+  try {
+    return new URL(origin).origin === new URL(own).origin;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,123 @@
+import type { MdStore, Principal, ValidationIssue } from '@mdstore/core';
+
+/**
+ * What an MCP tool is made of: a name, a JSON Schema for its arguments, annotations, and a function
+ * from arguments to a JSON answer. The table in tools.ts lists them; adding a tool is one entry.
+ * Tools call the same use cases as the HTTP routes and throw the same errors, so a tool error carries
+ * the HTTP API's `status` and `detail` (results.ts).
+ */
+
+export interface ToolContext {
+  readonly store: MdStore;
+  readonly principal: Principal;
+  readonly signal: AbortSignal;
+}
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface ToolAnnotations {
+  readonly readOnlyHint: boolean;
+  readonly destructiveHint: boolean;
+  readonly idempotentHint: boolean;
+  /** mdstore's tools act on the caller's own projects only. */
+  readonly openWorldHint: false;
+}
+
+export interface McpTool {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema & { type: 'object' };
+  readonly annotations: ToolAnnotations;
+  run(context: ToolContext, args: ToolArguments): Promise<Record<string, unknown>>;
+}
+
+export const READ_ONLY: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
+export const writes = (o: { destructive: boolean; idempotent: boolean }): ToolAnnotations => ({
+  readOnlyHint: false,
+  destructiveHint: o.destructive,
+  idempotentHint: o.idempotent,
+  openWorldHint: false,
+});
+
+/** A tool's arguments were not what its schema says: a 422 with `loc` `["arguments", NAME]`. */
+export class ToolArgumentError extends Error {
+  constructor(readonly issues: readonly ValidationIssue[]) {
+    super(issues.map((issue) => `${issue.loc.join('.')}: ${issue.msg}`).join('; '));
+    this.name = 'ToolArgumentError';
+  }
+}
+
+const argumentIssue = (name: string, msg: string, type: string): ValidationIssue => ({
+  loc: ['arguments', name],
+  msg,
+  type,
+});
+
+/**
+ * The arguments of one call, read by name. The schemas are advertised to clients but not trusted: a
+ * missing or mistyped argument is refused here, and everything else (ids, filenames, edits, metadata)
+ * is judged by the core exactly as for HTTP.
+ */
+export class ToolArguments {
+  constructor(private readonly values: Record<string, unknown>) {}
+
+  string(name: string): string {
+    const value = this.values[name];
+    if (value === undefined) throw new ToolArgumentError([argumentIssue(name, 'Field required', 'missing')]);
+    if (typeof value !== 'string') {
+      throw new ToolArgumentError([argumentIssue(name, 'Input should be a valid string', 'string_type')]);
+    }
+    return value;
+  }
+
+  optionalString(name: string): string | undefined {
+    return this.values[name] === undefined ? undefined : this.string(name);
+  }
+
+  /** A value passed on to the core as it came (the core validates it). */
+  raw(name: string): unknown {
+    return this.values[name];
+  }
+
+  has(name: string): boolean {
+    return this.values[name] !== undefined;
+  }
+}
+
+/** Schema pieces shared by the tools. */
+export const SCHEMA = {
+  projectId: { type: 'string', format: 'uuid', description: 'The project id (from list_projects).' },
+  filename: {
+    type: 'string',
+    description: 'The file name, e.g. "notes.md" or "guides/setup.md" (.md or .mdx).',
+  },
+  ifMatch: {
+    type: 'string',
+    description:
+      'The etag the file had when you read it, exactly as read_file, outline or list_files gave it ' +
+      '(quotes included). The change is refused (412) if the file changed since.',
+  },
+  metadata: {
+    type: ['object', 'null'],
+    description: 'A JSON object stored with the file (null for none).',
+  },
+} as const satisfies Record<string, JsonSchema>;
+
+/**
+ * `If-Match` for a tool's `if_match`. Agents often drop the quotes of an ETag they were given; a bare
+ * value is quoted, so that it still compares (strongly) with the file's ETag.
+ */
+export function ifMatchOf(value: string | undefined): { ifMatch: string } | undefined {
+  if (value === undefined) return undefined;
+  const trimmed = value.trim();
+  const quoted =
+    trimmed === '*' || trimmed.startsWith('"') || trimmed.startsWith('W/') ? trimmed : `"${trimmed}"`;
+  return { ifMatch: quoted };
+}

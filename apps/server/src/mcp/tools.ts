@@ -1,0 +1,305 @@
+import { type ByteStream, MAX_EDITS, PreconditionRequiredError } from '@mdstore/core';
+import { editJson, outlineJson } from '../http/routes/editing.js';
+import { fileJson, fileUpdateJson, projectJson } from '../http/views.js';
+import {
+  ifMatchOf,
+  type JsonSchema,
+  type McpTool,
+  READ_ONLY,
+  SCHEMA,
+  ToolArgumentError,
+  type ToolArguments,
+  type ToolContext,
+  writes,
+} from './tool-kit.js';
+
+/**
+ * The MCP tools of extensions §4, one entry each. They call the use cases the HTTP routes call, with
+ * the same JSON shapes in their answers. Reads return `etag`; every tool that changes an existing file
+ * takes `if_match` and obeys the project's `require_if_match`; `write_file` and `delete_file` always
+ * require it, since they replace or remove everything at once.
+ */
+
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+async function textOf(content: ByteStream): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of content) chunks.push(chunk);
+  return decoder.decode(Buffer.concat(chunks));
+}
+
+async function* bytesOf(text: string): ByteStream {
+  yield new TextEncoder().encode(text);
+}
+
+const fileArgs = (context: ToolContext, args: ToolArguments) => ({
+  principal: context.principal,
+  projectId: args.string('project_id'),
+  filename: args.string('filename'),
+});
+
+/** `if_match` where the tool insists on it: without one, the API's own 428. */
+function requiredIfMatch(args: ToolArguments) {
+  const conditions = ifMatchOf(args.optionalString('if_match'));
+  if (!conditions) throw new PreconditionRequiredError();
+  return conditions;
+}
+
+const object = (properties: Record<string, JsonSchema>, required: string[]) =>
+  ({ type: 'object', properties, required, additionalProperties: false }) as const;
+
+const FILE = { project_id: SCHEMA.projectId, filename: SCHEMA.filename };
+
+const HEADING_PATH: JsonSchema = {
+  description:
+    'A heading path from an outer heading down, e.g. ["Setup", "Linux"], or one heading text that is ' +
+    'unique in the file. Heading texts are plain text (no # or markup), compared after collapsing spaces.',
+  oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1 }],
+};
+
+const EDIT: JsonSchema = {
+  oneOf: [
+    object(
+      {
+        op: { const: 'replace' },
+        old: { type: 'string', minLength: 1, description: 'Exact text to find (not empty).' },
+        new: { type: 'string', description: 'Text to put in its place.' },
+        count: {
+          description: 'How many times `old` must occur (default 1), or "all" (at least once).',
+          oneOf: [{ type: 'integer', minimum: 1 }, { const: 'all' }],
+        },
+      },
+      ['op', 'old', 'new'],
+    ),
+    object(
+      {
+        op: { enum: ['append', 'prepend'] },
+        text: { type: 'string' },
+        section: {
+          ...HEADING_PATH,
+          description:
+            "Without it: the end or start of the file (prepend goes after any front matter). With it: the end of the section's body, or right after its heading line.",
+        },
+      },
+      ['op', 'text'],
+    ),
+    object({ op: { const: 'replace_section' }, section: HEADING_PATH, text: { type: 'string' } }, [
+      'op',
+      'section',
+      'text',
+    ]),
+    object(
+      {
+        op: { const: 'insert' },
+        line: {
+          type: 'integer',
+          minimum: 1,
+          description: '1-based line to insert before; lines + 1 appends.',
+        },
+        text: { type: 'string' },
+      },
+      ['op', 'line', 'text'],
+    ),
+  ],
+};
+
+export const TOOLS: readonly McpTool[] = [
+  {
+    name: 'list_projects',
+    title: 'List projects',
+    description: 'The projects of your account, with their ids, file counts and settings.',
+    inputSchema: object({}, []),
+    annotations: READ_ONLY,
+    run: async (context) => {
+      const projects = await context.store.projects.list({ principal: context.principal });
+      return { projects: projects.map(projectJson), total_count: projects.length };
+    },
+  },
+  {
+    name: 'list_files',
+    title: 'List files',
+    description: 'The files of a project with their size, metadata, etag and revision.',
+    inputSchema: object({ project_id: SCHEMA.projectId }, ['project_id']),
+    annotations: READ_ONLY,
+    run: async (context, args) => {
+      const list = await context.store.files.list({
+        principal: context.principal,
+        projectId: args.string('project_id'),
+      });
+      return {
+        files: list.files.map(fileJson),
+        total_count: list.totalCount,
+        total_size_bytes: list.totalSizeBytes,
+      };
+    },
+  },
+  {
+    name: 'read_file',
+    title: 'Read a file',
+    description:
+      'The content of a file, or only some lines ("lines": "10-20") or one section ("section": a heading ' +
+      'path), with its etag and revision. Keep the etag: pass it as if_match when you change the file.',
+    inputSchema: object(
+      {
+        ...FILE,
+        lines: { type: 'string', pattern: '^\\d+-\\d+$', description: '1-based inclusive line range "a-b".' },
+        section: { ...HEADING_PATH, description: `${HEADING_PATH.description} Returns that section.` },
+      },
+      ['project_id', 'filename'],
+    ),
+    annotations: READ_ONLY,
+    run: async (context, args) => {
+      const target = fileArgs(context, args);
+      const lines = args.optionalString('lines');
+      const rawSection = args.raw('section');
+      if (lines === undefined && rawSection === undefined) {
+        const read = await context.store.files.download({ ...target, signal: context.signal });
+        const content = await textOf(read.content);
+        return { filename: read.file.filename, content, etag: read.file.etag, revision: read.file.revision };
+      }
+      const section = rawSection === undefined ? undefined : sectionPath(rawSection);
+      const part = await context.store.files.readPart({ ...target, lines, section, signal: context.signal });
+      if (part.kind !== 'part') throw new Error('unreachable: an unconditional read');
+      const { first, last, total } = part.lines;
+      return {
+        filename: part.file.filename,
+        content: part.text,
+        etag: part.file.etag,
+        revision: part.file.revision,
+        lines: `${first}-${last}/${total}`,
+      };
+    },
+  },
+  {
+    name: 'outline',
+    title: 'Outline of a file',
+    description:
+      'The headings of a file (level, text, line, path) and its links, with its etag. Use a heading path ' +
+      'from here as the section of read_file or edit_file.',
+    inputSchema: object(FILE, ['project_id', 'filename']),
+    annotations: READ_ONLY,
+    run: async (context, args) =>
+      outlineJson(await context.store.files.outline({ ...fileArgs(context, args), signal: context.signal })),
+  },
+  {
+    name: 'create_file',
+    title: 'Create a file',
+    description: 'Creates a new file; refuses (409) a name that exists already. Use edit_file to change one.',
+    inputSchema: object({ ...FILE, content: { type: 'string' }, metadata: SCHEMA.metadata }, [
+      'project_id',
+      'filename',
+      'content',
+    ]),
+    annotations: writes({ destructive: false, idempotent: false }),
+    run: async (context, args) => {
+      const metadata = args.raw('metadata');
+      const file = await context.store.files.upload({
+        ...fileArgs(context, args),
+        content: bytesOf(args.string('content')),
+        ...(metadata !== undefined && metadata !== null && { metadata: JSON.stringify(metadata) }),
+        signal: context.signal,
+      });
+      return fileJson(file);
+    },
+  },
+  {
+    name: 'edit_file',
+    title: 'Edit a file',
+    description:
+      'Applies precise edits in order, all or nothing, as one new revision: replace exact text (it must ' +
+      'occur exactly `count` times), append/prepend to the file or a section, replace a section body, ' +
+      'insert before a line. Everything else in the file stays byte for byte. Returns the new etag and a ' +
+      'unified diff; dry_run shows the diff without changing anything. Pass if_match with the etag you ' +
+      'read so that the edit is refused if the file changed meanwhile.',
+    inputSchema: object(
+      {
+        ...FILE,
+        edits: { type: 'array', items: EDIT, minItems: 1, maxItems: MAX_EDITS },
+        dry_run: { type: 'boolean', default: false },
+        if_match: SCHEMA.ifMatch,
+      },
+      ['project_id', 'filename', 'edits'],
+    ),
+    annotations: writes({ destructive: true, idempotent: false }),
+    run: async (context, args) => {
+      const body = { edits: args.raw('edits'), ...(args.has('dry_run') && { dry_run: args.raw('dry_run') }) };
+      const result = await context.store.files.edit({
+        ...fileArgs(context, args),
+        body,
+        conditions: ifMatchOf(args.optionalString('if_match')),
+        signal: context.signal,
+      });
+      return { ...editJson(result), dry_run: result.dryRun };
+    },
+  },
+  {
+    name: 'write_file',
+    title: 'Replace a file',
+    description:
+      'Replaces the whole content of an existing file (metadata kept). Requires if_match: the etag of the ' +
+      'version you read. Prefer edit_file for changes to part of a file.',
+    inputSchema: object({ ...FILE, content: { type: 'string' }, if_match: SCHEMA.ifMatch }, [
+      'project_id',
+      'filename',
+      'content',
+      'if_match',
+    ]),
+    annotations: writes({ destructive: true, idempotent: true }),
+    run: async (context, args) => {
+      const target = fileArgs(context, args);
+      const content = args.string('content');
+      const file = await context.store.files.updateContent({
+        ...target,
+        content: bytesOf(content),
+        conditions: requiredIfMatch(args),
+        signal: context.signal,
+      });
+      return fileUpdateJson(file);
+    },
+  },
+  {
+    name: 'set_metadata',
+    title: 'Set metadata',
+    description: "Replaces a file's metadata object (null clears it). Takes if_match.",
+    inputSchema: object({ ...FILE, metadata: SCHEMA.metadata, if_match: SCHEMA.ifMatch }, [
+      'project_id',
+      'filename',
+      'metadata',
+    ]),
+    annotations: writes({ destructive: true, idempotent: true }),
+    run: async (context, args) => {
+      const file = await context.store.files.updateMetadata({
+        ...fileArgs(context, args),
+        body: { metadata: args.raw('metadata') },
+        conditions: ifMatchOf(args.optionalString('if_match')),
+      });
+      return fileUpdateJson(file);
+    },
+  },
+  {
+    name: 'delete_file',
+    title: 'Delete a file',
+    description: 'Deletes a file. Requires if_match: the etag of the version you mean to delete.',
+    inputSchema: object({ ...FILE, if_match: SCHEMA.ifMatch }, ['project_id', 'filename', 'if_match']),
+    annotations: writes({ destructive: true, idempotent: true }),
+    run: async (context, args) => {
+      const target = fileArgs(context, args);
+      await context.store.files.delete({ ...target, conditions: requiredIfMatch(args) });
+      return { deleted: true, filename: target.filename };
+    },
+  },
+];
+
+/** A `section` argument: one heading text, or a path of them (the core judges what they match). */
+function sectionPath(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string'))
+    return value;
+  throw new ToolArgumentError([
+    {
+      loc: ['arguments', 'section'],
+      msg: 'Value error, section must be a heading text or a non-empty array of heading texts',
+      type: 'value_error',
+    },
+  ]);
+}

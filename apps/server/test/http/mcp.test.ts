@@ -1,0 +1,359 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect } from 'vitest';
+import { TOOLS } from '../../src/mcp/tools.js';
+import { type HttpHarness, serverTest } from '../support/http-harness.js';
+
+/**
+ * The MCP endpoint (extensions §4) through the official SDK's own client over Streamable HTTP, against
+ * a real server on whichever adapter set runs the suite: the tools, their schemas and annotations,
+ * each tool called, errors as tool errors with the API's detail, and the API's authentication, rate
+ * limit and Origin rules on the endpoint itself.
+ */
+
+const test = serverTest();
+
+async function connect(h: HttpHarness, apiKey: string): Promise<Client> {
+  const client = new Client({ name: 'mdstore-tests', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${apiKey}` } },
+    }),
+  );
+  return client;
+}
+
+async function scene(h: HttpHarness) {
+  const { apiKey, defaultProjectId } = await h.account();
+  const { id: projectId } = await h.createProject(apiKey, 'Agents');
+  await h.uploadFile(apiKey, projectId, 'notes.md', '# Notes\n\n## Todo\n\n- one\n', { kind: 'notes' });
+  const client = await connect(h, apiKey);
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args })) as CallToolResult;
+  /** The structured answer of a call that must succeed. */
+  const ok = async (name: string, args: Record<string, unknown>) => {
+    const result = await call(name, args);
+    expect(result.isError, `${name}: ${JSON.stringify(result.content)}`).toBeFalsy();
+    // The text block carries the same JSON, for clients that only read text.
+    const [block] = result.content as Array<{ type: string; text: string }>;
+    expect(JSON.parse(block!.text)).toEqual(result.structuredContent);
+    return result.structuredContent as Record<string, unknown>;
+  };
+  /** The structured error of a call that must fail as a tool error. */
+  const fails = async (name: string, args: Record<string, unknown>) => {
+    const result = await call(name, args);
+    expect(result.isError, `${name} should fail`).toBe(true);
+    return result.structuredContent as { status: number; detail: unknown; etag?: string };
+  };
+  const file = { project_id: projectId, filename: 'notes.md' };
+  return { apiKey, defaultProjectId, projectId, client, call, ok, fails, file };
+}
+
+describe('MCP tools', () => {
+  test('tools/list: every tool with a JSON schema and annotations; the server explains the discipline', async (h) => {
+    const s = await scene(h);
+    const { tools } = await s.client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(TOOLS.map((tool) => tool.name).sort());
+    expect(tools.map((tool) => tool.name)).toEqual(
+      expect.arrayContaining([
+        'list_projects',
+        'list_files',
+        'read_file',
+        'outline',
+        'create_file',
+        'edit_file',
+        'write_file',
+        'set_metadata',
+        'delete_file',
+      ]),
+    );
+    for (const tool of tools) {
+      expect(tool.inputSchema.type, tool.name).toBe('object');
+      expect(tool.description, tool.name).toBeTruthy();
+      expect(typeof tool.annotations?.readOnlyHint, tool.name).toBe('boolean');
+      expect(typeof tool.annotations?.destructiveHint, tool.name).toBe('boolean');
+      expect(typeof tool.annotations?.idempotentHint, tool.name).toBe('boolean');
+    }
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    expect(byName.get('read_file')!.annotations).toMatchObject({ readOnlyHint: true });
+    expect(byName.get('edit_file')!.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+    });
+    expect(byName.get('create_file')!.annotations).toMatchObject({ destructiveHint: false });
+    expect(byName.get('write_file')!.inputSchema.required).toContain('if_match');
+    expect(byName.get('delete_file')!.inputSchema.required).toContain('if_match');
+    for (const name of ['edit_file', 'set_metadata', 'write_file', 'delete_file']) {
+      expect(Object.keys(byName.get(name)!.inputSchema.properties ?? {}), name).toContain('if_match');
+    }
+    expect(s.client.getInstructions()).toContain('if_match');
+    expect(s.client.getServerVersion()?.name).toBe('mdstore');
+  });
+
+  test('list_projects, list_files, read_file (whole, lines, section) and outline; reads return etag', async (h) => {
+    const s = await scene(h);
+    const projects = await s.ok('list_projects', {});
+    expect((projects.projects as Array<{ name: string }>).map((p) => p.name).sort()).toEqual([
+      'Agents',
+      'Default',
+    ]);
+    const files = await s.ok('list_files', { project_id: s.projectId });
+    expect(files).toMatchObject({
+      total_count: 1,
+      files: [{ filename: 'notes.md', metadata: { kind: 'notes' } }],
+    });
+    const etag = (files.files as Array<{ etag: string }>)[0]!.etag;
+    expect(await s.ok('read_file', s.file)).toEqual({
+      filename: 'notes.md',
+      content: '# Notes\n\n## Todo\n\n- one\n',
+      etag,
+      revision: 1,
+    });
+    expect(await s.ok('read_file', { ...s.file, lines: '3-5' })).toMatchObject({
+      content: '## Todo\n\n- one\n',
+      lines: '3-5/5',
+      etag,
+    });
+    expect(await s.ok('read_file', { ...s.file, section: ['Notes', 'Todo'] })).toMatchObject({
+      content: '## Todo\n\n- one\n',
+      etag,
+    });
+    expect(await s.ok('outline', s.file)).toEqual({
+      headings: [
+        { level: 1, text: 'Notes', line: 1, path: ['Notes'] },
+        { level: 2, text: 'Todo', line: 3, path: ['Notes', 'Todo'] },
+      ],
+      links: [],
+      etag,
+    });
+  });
+
+  test('edit_file with if_match; a stale if_match is a tool error with 412 and the current etag', async (h) => {
+    const s = await scene(h);
+    const { etag } = await s.ok('read_file', s.file);
+    const dry = await s.ok('edit_file', {
+      ...s.file,
+      edits: [{ op: 'append', section: 'Todo', text: '- two\n' }],
+      dry_run: true,
+      if_match: etag,
+    });
+    expect(dry).toMatchObject({ dry_run: true, etag, revision: 1 });
+    expect(dry.diff).toContain('+- two');
+    const edited = await s.ok('edit_file', {
+      ...s.file,
+      edits: [{ op: 'append', section: 'Todo', text: '- two\n' }],
+      if_match: etag,
+    });
+    expect(edited).toMatchObject({ dry_run: false, revision: 2 });
+    expect(edited.etag).not.toBe(etag);
+    expect((await s.ok('read_file', s.file)).content).toBe('# Notes\n\n## Todo\n\n- one\n- two\n');
+    const stale = await s.fails('edit_file', {
+      ...s.file,
+      edits: [{ op: 'append', text: 'x' }],
+      if_match: etag,
+    });
+    expect(stale).toEqual({ status: 412, detail: 'Precondition failed', etag: edited.etag });
+    // An etag without its quotes is taken as the same etag.
+    const bare = String(edited.etag).replace(/"/g, '');
+    expect(
+      await s.ok('edit_file', { ...s.file, edits: [{ op: 'append', text: 'x' }], if_match: bare }),
+    ).toMatchObject({
+      revision: 3,
+    });
+  });
+
+  test('edit errors carry the API detail: 409 match_count and section candidates, 422 locs', async (h) => {
+    const s = await scene(h);
+    const twice = await s.fails('edit_file', { ...s.file, edits: [{ op: 'replace', old: 'e', new: '3' }] });
+    expect(twice).toEqual({
+      status: 409,
+      detail: [
+        {
+          loc: ['body', 'edits', 0, 'old'],
+          msg: 'The old text was found 2 times (expected 1), on lines 1, 5',
+          type: 'match_count',
+        },
+      ],
+    });
+    const missing = await s.fails('edit_file', {
+      ...s.file,
+      edits: [{ op: 'append', section: 'Done', text: 'x' }],
+    });
+    expect(missing).toMatchObject({ status: 409, detail: [{ type: 'section_not_found' }] });
+    expect((missing.detail as Array<{ msg: string }>)[0]!.msg).toContain('["Notes","Todo"] (line 3)');
+    const invalid = await s.fails('edit_file', { ...s.file, edits: [{ op: 'delete' }] });
+    expect(invalid).toMatchObject({ status: 422, detail: [{ loc: ['body', 'edits', 0, 'op'] }] });
+    const noFile = await s.fails('read_file', { ...s.file, filename: 'none.md' });
+    expect(noFile).toEqual({ status: 404, detail: 'File not found' });
+    const badProject = await s.fails('list_files', { project_id: 'not-a-uuid' });
+    expect(badProject).toMatchObject({ status: 422, detail: [{ loc: ['path', 'project_id'] }] });
+    const missingArgument = await s.fails('read_file', { project_id: s.projectId });
+    expect(missingArgument).toEqual({
+      status: 422,
+      detail: [{ loc: ['arguments', 'filename'], msg: 'Field required', type: 'missing' }],
+    });
+    const lines = await s.fails('read_file', { ...s.file, lines: '9-10' });
+    expect(lines).toMatchObject({ status: 422, detail: [{ loc: ['query', 'lines'] }] });
+  });
+
+  test('create_file refuses an existing name; write_file and delete_file require if_match', async (h) => {
+    const s = await scene(h);
+    const created = await s.ok('create_file', {
+      project_id: s.projectId,
+      filename: 'new.md',
+      content: '# New\n',
+      metadata: { by: 'agent' },
+    });
+    expect(created).toMatchObject({ filename: 'new.md', revision: 1, metadata: { by: 'agent' } });
+    const again = await s.fails('create_file', { project_id: s.projectId, filename: 'new.md', content: 'x' });
+    expect(again.status).toBe(409);
+    const target = { project_id: s.projectId, filename: 'new.md' };
+    const required = { status: 428, detail: "Precondition required: send If-Match with the file's ETag" };
+    expect(await s.fails('write_file', { ...target, content: '# Replaced\n' })).toEqual(required);
+    const written = await s.ok('write_file', { ...target, content: '# Replaced\n', if_match: created.etag });
+    expect(written).toMatchObject({ revision: 2 });
+    expect((await s.ok('read_file', target)).content).toBe('# Replaced\n');
+    const meta = await s.ok('set_metadata', { ...target, metadata: { done: true }, if_match: written.etag });
+    expect(meta).toMatchObject({ revision: 3, metadata: { done: true } });
+    expect(await s.fails('delete_file', target)).toEqual(required);
+    expect((await s.fails('delete_file', { ...target, if_match: written.etag })).status).toBe(412);
+    expect(await s.ok('delete_file', { ...target, if_match: meta.etag })).toEqual({
+      deleted: true,
+      filename: 'new.md',
+    });
+    expect((await s.fails('read_file', target)).status).toBe(404);
+    expect((await s.fails('create_file', { ...target, filename: 'bad.txt', content: 'x' })).status).toBe(415);
+  });
+
+  test('require_if_match: every tool that changes a file refuses without if_match (428)', async (h) => {
+    const s = await scene(h);
+    const updated = await h.json(`/api/projects/${s.projectId}`, 'PUT', s.apiKey, {
+      settings: { require_if_match: true },
+    });
+    expect(updated.status).toBe(200);
+    const required = { status: 428, detail: "Precondition required: send If-Match with the file's ETag" };
+    expect(await s.fails('edit_file', { ...s.file, edits: [{ op: 'append', text: 'x' }] })).toEqual(required);
+    expect(await s.fails('set_metadata', { ...s.file, metadata: null })).toEqual(required);
+    // A dry run is never 428; a new file needs no etag.
+    expect(
+      await s.ok('edit_file', { ...s.file, edits: [{ op: 'append', text: 'x' }], dry_run: true }),
+    ).toMatchObject({
+      dry_run: true,
+    });
+    expect(
+      await s.ok('create_file', { project_id: s.projectId, filename: 'b.md', content: 'b' }),
+    ).toMatchObject({
+      revision: 1,
+    });
+  });
+
+  test('another account is 403, a stateless server answers without initialize, unknown tools fail', async (h) => {
+    const s = await scene(h);
+    const other = await h.account('other');
+    const otherClient = await connect(h, other.apiKey);
+    const result = (await otherClient.callTool({ name: 'read_file', arguments: s.file })) as CallToolResult;
+    expect(result).toMatchObject({ isError: true, structuredContent: { status: 403 } });
+    // Stateless: a tools/call with no session and no initialize before it.
+    const raw = await mcpPost(h, s.apiKey, {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'list_projects', arguments: {} },
+    });
+    expect(raw.status).toBe(200);
+    expect(raw.headers.get('mcp-session-id')).toBeNull();
+    const answer = (await raw.json()) as {
+      id: number;
+      result: { structuredContent: { total_count: number } };
+    };
+    expect(answer).toMatchObject({ id: 7, result: { structuredContent: { total_count: 2 } } });
+    await expect(s.client.callTool({ name: 'nope', arguments: {} })).rejects.toThrow(/Unknown tool/);
+  });
+});
+
+const ACCEPT = 'application/json, text/event-stream';
+
+function mcpPost(
+  h: HttpHarness,
+  apiKey: string | undefined,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
+  return h.fetch('/mcp', {
+    method: 'POST',
+    ...(apiKey !== undefined && { key: apiKey }),
+    headers: { 'Content-Type': 'application/json', Accept: ACCEPT, ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
+
+describe('the /mcp endpoint', () => {
+  test('a missing or bad key is the API 401; the SDK client fails to connect', async (h) => {
+    const missing = await mcpPost(h, undefined, INITIALIZE);
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toBe('Bearer');
+    expect(await missing.json()).toEqual({ detail: 'Invalid authentication credentials' });
+    expect((await mcpPost(h, 'not-a-key', INITIALIZE)).status).toBe(401);
+    await expect(connect(h, 'not-a-key')).rejects.toThrow();
+  });
+
+  test('GET and DELETE are 405 (stateless: no stream, no session); a body that is not JSON is 400', async (h) => {
+    const { apiKey } = await h.account();
+    for (const method of ['GET', 'DELETE']) {
+      const response = await h.fetch('/mcp', { method, key: apiKey, headers: { Accept: ACCEPT } });
+      expect(response.status, method).toBe(405);
+      expect(response.headers.get('allow')).toBe('POST');
+    }
+    const broken = await mcpPost(h, apiKey, '{"jsonrpc":');
+    expect(broken.status).toBe(400);
+    expect(await broken.json()).toMatchObject({ error: { code: -32700 } });
+    const text = await mcpPost(h, apiKey, 'x', { 'Content-Type': 'text/plain' });
+    expect(text.status).toBe(415);
+  });
+
+  test('an Origin naming another origin is 403; the own origin passes', async (h) => {
+    const { apiKey } = await h.account();
+    const foreign = await mcpPost(h, apiKey, INITIALIZE, { Origin: 'http://evil.example' });
+    expect(foreign.status).toBe(403);
+    expect(await foreign.json()).toEqual({ detail: 'Forbidden: the Origin header names another origin' });
+    expect((await mcpPost(h, apiKey, INITIALIZE, { Origin: 'null' })).status).toBe(403);
+    const own = await mcpPost(h, apiKey, INITIALIZE, { Origin: h.url });
+    expect(own.status).toBe(200);
+    expect(await own.json()).toMatchObject({ id: 1, result: { serverInfo: { name: 'mdstore' } } });
+  });
+
+  serverTest({ settings: { rateLimits: { standard: 4, premium: 10 } } })(
+    'each JSON-RPC request counts once against the key budget; a spent budget is the API 429',
+    async (h) => {
+      const { apiKey } = await h.account();
+      const first = await mcpPost(h, apiKey, INITIALIZE);
+      expect(first.status).toBe(200);
+      expect(first.headers.get('x-ratelimit-limit')).toBe('4');
+      expect(first.headers.get('x-ratelimit-remaining')).toBe('3');
+      // A batch of two requests and a notification: two units.
+      const batch = await mcpPost(h, apiKey, [
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', id: 3, method: 'ping' },
+      ]);
+      expect(batch.headers.get('x-ratelimit-remaining')).toBe('1');
+      const last = await mcpPost(h, apiKey, { jsonrpc: '2.0', id: 4, method: 'ping' });
+      expect(last.status).toBe(200);
+      const spent = await mcpPost(h, apiKey, { jsonrpc: '2.0', id: 5, method: 'ping' });
+      expect(spent.status).toBe(429);
+      expect(spent.headers.get('retry-after')).not.toBeNull();
+      expect(spent.headers.get('x-ratelimit-remaining')).toBe('0');
+      expect(((await spent.json()) as { detail: string }).detail).toMatch(/^Rate limit exceeded/);
+      // The SDK client sees the refusal as a failed connection.
+      await expect(connect(h, apiKey)).rejects.toThrow();
+    },
+  );
+});
