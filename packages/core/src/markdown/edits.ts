@@ -4,9 +4,9 @@ import { frontMatterLength } from './front-matter.js';
 import { lineAt, lineStarts } from './lines.js';
 import { headingTree, type TreeHeading } from './outline.js';
 import type { ParseOptions } from './parse.js';
-import { type ParseBudget, parseHeadings } from './parse-budget.js';
 import { type HeadingPath, locateSection } from './sections.js';
 import { BOM, bomLength, detectLineEnding } from './text.js';
+import { OCCURRENCE_COST, parseHeadings, SCAN_COST, spendWork, type WorkBudget } from './work-budget.js';
 
 /**
  * The edits of `PATCH …/files/{filename}` (extensions §4), applied in order, each to the result of the
@@ -33,9 +33,9 @@ import { BOM, bomLength, detectLineEnding } from './text.js';
  * Sections (sections.ts) are found in the text as it is when the edit applies. For a heading inside a
  * block quote or list item, inserted lines get no `>` or indentation added: they are text, used as given.
  *
- * Parsing: edits that name no section parse nothing (unless text goes right before a possible setext
- * heading), section edits parse headings only, a text is parsed at most once, and every parse is paid
- * from the request's `ParseBudget` (parse-budget.ts) when one is given.
+ * Work: edits that name no section parse nothing (unless text goes right before a possible setext
+ * heading), section edits parse headings only, and a text is parsed at most once. With a `WorkBudget`
+ * (work-budget.ts), every edit pays for its work before doing it.
  */
 export type MarkdownEdit =
   | { readonly op: 'replace'; readonly old: string; readonly new: string; readonly count: number | 'all' }
@@ -46,8 +46,8 @@ export type MarkdownEdit =
 export interface ApplyEditsOptions extends ParseOptions {
   /** Where the edits are in the request, for `loc`s; `["body","edits"]` by default. */
   readonly loc?: readonly (string | number)[];
-  /** What the edits may parse in all; unlimited when absent. */
-  readonly budget?: ParseBudget;
+  /** What the edits may do in all; unlimited when absent. */
+  readonly budget?: WorkBudget;
 }
 
 export function applyEdits(
@@ -60,8 +60,8 @@ export function applyEdits(
 }
 
 /**
- * `applyEdits`, giving the event loop a turn after every edit that parsed, so that a request with many
- * section edits on a large file never holds the thread for more than one parse at a time.
+ * `applyEdits`, giving the event loop a turn after every edit that parsed or worked on a large text, so
+ * that a request of many edits on a large file never holds the thread for more than one edit's work.
  */
 export async function applyEditsInTurns(
   content: string,
@@ -75,7 +75,13 @@ export async function applyEditsInTurns(
   }
 }
 
-/** Applies the edits one by one, yielding after each edit that had to parse. */
+/**
+ * From this length on (UTF-16 units), one edit's linear work (searching, splicing, counting lines) is
+ * worth a turn of the event loop: about ten milliseconds.
+ */
+const LARGE_TEXT = 1024 * 1024;
+
+/** Applies the edits one by one, yielding after each edit that had to parse or worked on a large text. */
 function* editSteps(
   content: string,
   edits: readonly MarkdownEdit[],
@@ -88,8 +94,10 @@ function* editSteps(
   let text = content.slice(bom.length);
   for (const [index, edit] of edits.entries()) {
     const parsedBefore = headings.parses;
-    text = applyEdit(text, edit, { eol, headings, loc: [...prefix, index] });
-    if (headings.parses > parsedBefore) yield;
+    const loc = [...prefix, index];
+    spendWork(options.budget, SCAN_COST * text.length, loc);
+    text = applyEdit(text, edit, { eol, headings, budget: options.budget, loc });
+    if (headings.parses > parsedBefore || text.length >= LARGE_TEXT) yield;
   }
   return bom + text;
 }
@@ -97,6 +105,7 @@ function* editSteps(
 interface EditContext {
   readonly eol: string;
   readonly headings: MemoisedHeadings;
+  readonly budget: WorkBudget | undefined;
   readonly loc: readonly (string | number)[];
 }
 
@@ -129,19 +138,19 @@ function applyEdit(text: string, edit: MarkdownEdit, context: EditContext): stri
     case 'replace':
       // parseEditRequest refuses an empty `old`; a direct caller must not get an endless search.
       if (edit.old === '') throw new InvalidInputError([issueAt([...context.loc, 'old'], 'tooShort')]);
-      return replaceOccurrences(text, edit.old, edit.new, edit.count, [...context.loc, 'old']);
+      return replaceOccurrences(text, edit, context);
     case 'insert': {
-      const starts = lineStarts(text);
-      if (!Number.isInteger(edit.line) || edit.line < 1 || edit.line > starts.length + 1) {
+      const at = Number.isInteger(edit.line) ? lineOffset(text, edit.line) : undefined;
+      if (at === undefined) {
+        const lines = lineStarts(text).length;
         throw new InvalidInputError([
           {
             loc: [...context.loc, 'line'],
-            msg: `Value error, line must be from 1 to ${starts.length + 1}: the file has ${starts.length} lines`,
+            msg: `Value error, line must be from 1 to ${lines + 1}: the file has ${lines} lines`,
             type: 'value_error',
           },
         ]);
       }
-      const at = starts[edit.line - 1] ?? text.length;
       return splice(text, at, at, edit.text, context, lazySetextStarts(text, context));
     }
     default: {
@@ -161,14 +170,30 @@ function applyEdit(text: string, edit: MarkdownEdit, context: EditContext): stri
   }
 }
 
+/**
+ * Where 1-based line `line` starts, `text.length` for the line after the last one, undefined for any
+ * other line. Scans only as far as that line, so an insertion near the top of a large file is cheap.
+ */
+function lineOffset(text: string, line: number): number | undefined {
+  if (line === 1) return 0;
+  if (line < 1 || text.length === 0) return undefined;
+  let start = 0;
+  for (let current = 1; current < line; current++) {
+    const lf = text.indexOf('\n', start);
+    // No line after this one (a final LF starts no new line): only the line after the last is valid.
+    if (lf === -1 || lf + 1 === text.length) return line === current + 1 ? text.length : undefined;
+    start = lf + 1;
+  }
+  return start;
+}
+
 /** Every non-overlapping occurrence, left to right; there must be exactly `count` (at least one for `all`). */
 function replaceOccurrences(
   text: string,
-  old: string,
-  replacement: string,
-  count: number | 'all',
-  loc: readonly (string | number)[],
+  edit: Extract<MarkdownEdit, { op: 'replace' }>,
+  context: EditContext,
 ): string {
+  const { old, count } = edit;
   const listed: number[] = [];
   let found = 0;
   for (let at = text.indexOf(old); at !== -1; at = text.indexOf(old, at + old.length)) {
@@ -177,11 +202,16 @@ function replaceOccurrences(
   }
   if (count === 'all' ? found === 0 : found !== count) {
     throw new EditConflictError([
-      { loc, msg: matchCountMessage(text, listed, found, count), type: 'match_count' },
+      {
+        loc: [...context.loc, 'old'],
+        msg: matchCountMessage(text, listed, found, count),
+        type: 'match_count',
+      },
     ]);
   }
+  spendWork(context.budget, OCCURRENCE_COST * found, [...context.loc, 'old']);
   // split/join replaces the same non-overlapping, left-to-right occurrences the loop counted.
-  return text.split(old).join(replacement);
+  return text.split(old).join(edit.new);
 }
 
 /** At most this many occurrences are located for the message. */

@@ -19,12 +19,15 @@ export {
   type ParseOptions,
   parseDocument,
 } from './parse.js';
-export {
-  newParseBudget,
-  OUTLINE_MAX_LENGTH,
-  type ParseBudget,
-  SECTION_PARSE_BUDGET,
-  spendParse,
-} from './parse-budget.js';
 export type { HeadingLevel } from './parse-types.js';
 export { type FindSectionOptions, findSection, type HeadingPath, type Section } from './sections.js';
+export {
+  newWorkBudget,
+  OCCURRENCE_COST,
+  OUTLINE_MAX_LENGTH,
+  PARSE_COST,
+  SCAN_COST,
+  spendWork,
+  WORK_BUDGET,
+  type WorkBudget,
+} from './work-budget.js';

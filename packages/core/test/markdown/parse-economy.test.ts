@@ -6,9 +6,12 @@ import {
   applyEditsInTurns,
   EditConflictError,
   type MarkdownEdit,
-  newParseBudget,
+  newWorkBudget,
+  OCCURRENCE_COST,
   outline,
+  PARSE_COST,
   parseDocument,
+  SCAN_COST,
 } from '@mdstore/core';
 import { tests } from 'commonmark-spec';
 import fc from 'fast-check';
@@ -17,7 +20,7 @@ import { describe, expect, it } from 'vitest';
 /**
  * What editing saves on parsing must not change a result: a headings-only parse finds exactly the
  * headings of a whole parse; the cheap setext test before an insertion never skips a parse that
- * mattered; the parse budget refuses before parsing; the stepwise application equals the plain one.
+ * mattered; the work budget refuses before the work; the stepwise application equals the plain one.
  */
 
 const modules = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../node_modules');
@@ -125,17 +128,47 @@ describe('the setext test before an insertion', () => {
   });
 });
 
-describe('the parse budget', () => {
+describe('insert on a large text', () => {
+  /** Insert as defined on the interface's lines: before `lineStarts[n - 1]`, or at the end for n = lines + 1. */
+  function reference(text: string, line: number): string | 'invalid' {
+    const starts: number[] = [];
+    if (text.length > 0) starts.push(0);
+    for (let at = text.indexOf('\n'); at !== -1 && at + 1 < text.length; at = text.indexOf('\n', at + 1)) {
+      starts.push(at + 1);
+    }
+    if (line < 1 || line > starts.length + 1) return 'invalid';
+    const at = starts[line - 1] ?? text.length;
+    const eol = /\r\n/.test(text.slice(0, text.indexOf('\n') + 1)) && text.indexOf('\n') > 0 ? '\r\n' : '\n';
+    const glue = at > 0 && !/[\r\n]$/.test(text.slice(0, at)) ? eol : '';
+    return `${text.slice(0, at)}${glue}X\n${text.slice(at)}`;
+  }
+
+  it('scans only to the line, and agrees with the line rule everywhere (edges included)', () => {
+    const unit = fc.constantFrom('a', 'b', '\n', '\r\n', '\r', ' ');
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 30 }), fc.integer({ min: -1, max: 12 }), (text, line) => {
+        const expected = reference(text, line);
+        const run = () => applyEdits(text, [{ op: 'insert', line, text: 'X\n' }], { mdx: false });
+        if (expected === 'invalid') expect(run).toThrow(/line must be from 1 to/);
+        else expect(run()).toBe(expected);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
+
+describe('the work budget', () => {
   const content = `# A\n\n${'text\n'.repeat(200)}## B\n\nend\n`;
+  const L = content.length;
   const sectionEdits: MarkdownEdit[] = [
     { op: 'append', section: 'A', text: 'one' },
     { op: 'append', section: 'B', text: 'two' },
     { op: 'append', section: 'A', text: 'three' },
   ];
 
-  it('pays one parse per changed text, and refuses the parse it cannot pay before starting it', () => {
-    // Enough for two parses of the (growing) text, not three.
-    const budget = newParseBudget(content.length * 2 + 20);
+  it('every edit pays its pass and each parse before working; the edit it cannot pay is refused', () => {
+    // Enough for two edits with their parses, not a third.
+    const budget = newWorkBudget(2 * (PARSE_COST + SCAN_COST) * (L + 20));
     let caught: unknown;
     try {
       applyEdits(content, sectionEdits, { mdx: false, budget });
@@ -144,14 +177,14 @@ describe('the parse budget', () => {
     }
     expect(caught).toBeInstanceOf(EditConflictError);
     const [issue] = (caught as EditConflictError).issues;
-    expect(issue).toMatchObject({ loc: ['body', 'edits', 2, 'section'], type: 'parse_budget' });
-    // The first two parses were paid, the third was not.
-    expect(budget.remaining).toBeLessThan(content.length);
+    expect(issue!.type).toBe('work_budget');
+    expect(issue!.loc.slice(0, 3)).toEqual(['body', 'edits', 2]);
     expect(budget.remaining).toBeGreaterThanOrEqual(0);
+    expect(budget.remaining).toBeLessThan((PARSE_COST + SCAN_COST) * L);
   });
 
-  it('a text parsed once is not paid for again, and edits without sections pay nothing', () => {
-    const budget = newParseBudget(content.length);
+  it('a text is parsed once, edits without sections parse nothing, occurrences are paid', () => {
+    const budget = newWorkBudget();
     const result = applyEdits(
       content,
       [
@@ -164,7 +197,23 @@ describe('the parse budget', () => {
       { mdx: false, budget },
     );
     expect(result).toContain('END\ntail');
-    expect(budget.remaining).toBe(0);
+    // One parse of the first text; five passes (the last over the text grown by `tail`); one occurrence.
+    expect(budget.total - budget.remaining).toBe(
+      PARSE_COST * L + SCAN_COST * (4 * L + (L + 4)) + OCCURRENCE_COST,
+    );
+  });
+
+  it('a replace of very many occurrences costs more than its pass', () => {
+    const many = 'e'.repeat(10_000);
+    const passes = newWorkBudget(10 * SCAN_COST * many.length);
+    expect(() =>
+      applyEdits(many, [{ op: 'replace', old: 'e', new: 'E', count: 'all' }], { mdx: false, budget: passes }),
+    ).toThrow(EditConflictError);
+    const enough = newWorkBudget(SCAN_COST * many.length + OCCURRENCE_COST * many.length);
+    expect(
+      applyEdits(many, [{ op: 'replace', old: 'e', new: 'E', count: 'all' }], { mdx: false, budget: enough }),
+    ).toBe('E'.repeat(10_000));
+    expect(enough.remaining).toBe(0);
   });
 
   it('without a budget nothing is refused', () => {
@@ -189,6 +238,33 @@ describe('applyEditsInTurns', () => {
       clearInterval(timer);
     }
     expect(ticks).toBeGreaterThan(0);
+  });
+
+  it('gives timers a turn between edits of a large text even when nothing is parsed', async () => {
+    const content = `${'line of text\n'.repeat(100_000)}end\n`;
+    const edits: MarkdownEdit[] = [
+      { op: 'replace', old: 'end', new: 'END', count: 1 },
+      { op: 'insert', line: 2, text: 'x' },
+    ];
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 0);
+    let result: string;
+    try {
+      result = await applyEditsInTurns(content, edits, { mdx: false });
+    } finally {
+      clearInterval(timer);
+    }
+    expect(result).toBe(applyEdits(content, edits, { mdx: false }));
+    expect(ticks).toBeGreaterThan(0);
+    // A small text is edited in one go.
+    ticks = 0;
+    const small = setInterval(() => ticks++, 0);
+    try {
+      await applyEditsInTurns('a\n', [{ op: 'append', text: 'b' }], { mdx: false });
+    } finally {
+      clearInterval(small);
+    }
+    expect(ticks).toBe(0);
   });
 
   it('fails as applyEdits does', async () => {

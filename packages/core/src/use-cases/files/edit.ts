@@ -8,7 +8,7 @@ import {
 import { unifiedDiff } from '../../markdown/diff.js';
 import { type EditRequest, parseEditRequest } from '../../markdown/edit-schema.js';
 import { applyEditsInTurns } from '../../markdown/edits.js';
-import { newParseBudget, type ParseBudget } from '../../markdown/parse-budget.js';
+import { newWorkBudget, type WorkBudget } from '../../markdown/work-budget.js';
 import type { FileRecord, ProjectRecord } from '../../model/records.js';
 import type { ByteStream } from '../../ports/blobs.js';
 import { issueAt } from '../../validation/issues.js';
@@ -63,7 +63,7 @@ export async function editFile(ctx: MdStoreContext, input: EditFileInput): Promi
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
   const existing = await findFileOr404(ctx.records, project.id, input.filename);
   const request = await receiveEdits(project, existing, input);
-  const budget = newParseBudget();
+  const budget = newWorkBudget();
   for (let attempt = 1; attempt <= MAX_EDIT_ATTEMPTS; attempt++) {
     const outcome = await attemptEdit(ctx, project, input, request, budget);
     if (outcome !== STALE) return outcome;
@@ -116,7 +116,7 @@ async function attemptEdit(
   project: ProjectRecord,
   input: EditFileInput,
   request: EditRequest,
-  budget: ParseBudget,
+  budget: WorkBudget,
 ): Promise<EditResult | typeof STALE> {
   const requireIfMatch = request.dryRun ? false : undefined;
   const read = await currentText(ctx, project, input.filename, {

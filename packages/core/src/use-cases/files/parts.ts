@@ -1,8 +1,8 @@
 import { FileNotFoundError, InvalidInputError, isMdStoreError, OutlineTooLargeError } from '../../errors.js';
 import { LINES_LOC, lineAt, lineStarts, parseLineRange, sliceLines } from '../../markdown/lines.js';
 import { type Outline, type OutlineHeading, outline } from '../../markdown/outline.js';
-import { OUTLINE_MAX_LENGTH } from '../../markdown/parse-budget.js';
 import { findSection } from '../../markdown/sections.js';
+import { OUTLINE_MAX_LENGTH } from '../../markdown/work-budget.js';
 import type { FileRecord, ProjectRecord } from '../../model/records.js';
 import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
