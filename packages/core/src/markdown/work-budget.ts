@@ -32,8 +32,8 @@ export const WORK_BUDGET = 1536 * 1024 * 1024;
 
 /**
  * The largest text whose outline (a whole parse, links included, about four times a headings parse) is
- * given: about 0.8 s of CPU, no more than one heading parse of a 10 MiB file. Above it, `GET …/outline` is refused (413) rather than holding the
- * thread for seconds.
+ * given: about 0.8 s of CPU, as much as one heading parse of a 10 MiB file. Above it, `GET …/outline`
+ * is refused (413) rather than holding the thread for seconds.
  */
 export const OUTLINE_MAX_LENGTH = 3 * 1024 * 1024;
 
