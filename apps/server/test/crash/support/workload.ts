@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { applyEdits, type MarkdownEdit } from '@mdstore/core';
 import { json, multipart, type Reply, request } from './http-client.js';
 import {
   bump,
@@ -107,7 +108,8 @@ function chooseOperation(ctx: WorkloadContext): Operation | undefined {
   if (roll < 0.45) return uploadFile(ctx, project);
   const existing = pickFile(ctx, project);
   if (!existing) return uploadFile(ctx, project);
-  if (roll < 0.7) return updateContent(ctx, project, existing);
+  if (roll < 0.58) return updateContent(ctx, project, existing);
+  if (roll < 0.7) return editFile(ctx, project, existing) ?? updateContent(ctx, project, existing);
   if (roll < 0.87) return updateMetadata(ctx, project, existing);
   return deleteFile(ctx, project, existing);
 }
@@ -343,6 +345,54 @@ function updateContent(
         },
         body: content,
         ...slow,
+      }),
+  });
+}
+
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/** Edits that keep the file unique to this version: the version marker replaced, lines added. */
+function editsFor(random: Random, text: string): MarkdownEdit[] {
+  const marker = randomUUID();
+  const version = /# version [0-9a-f-]{36}/.exec(text);
+  if (version && random.chance(0.5)) {
+    return [
+      { op: 'replace', old: version[0], new: `# version ${marker}`, count: 1 },
+      { op: 'append', text: `edited ${marker}\n` },
+    ];
+  }
+  return [
+    { op: 'prepend', text: `<!-- ${marker} -->\n` },
+    { op: 'insert', line: 2, text: `- edit ${marker}` },
+    { op: 'append', text: `\nend ${marker}\n` },
+  ];
+}
+
+/**
+ * A PATCH whose acknowledged result is the new state: the edits applied to the model's content by the
+ * core's own `applyEdits`, which must be what the server stored, byte for byte.
+ */
+function editFile(
+  ctx: WorkloadContext,
+  project: ProjectModel,
+  file: { name: string; state: FileState },
+): Operation | undefined {
+  const edits = editsFor(ctx.random, decoder.decode(file.state.content));
+  const after = Buffer.from(
+    applyEdits(decoder.decode(file.state.content), edits, { mdx: /\.mdx$/i.test(file.name) }),
+    'utf8',
+  );
+  if (after.length > ctx.maxFileBytes) return undefined;
+  return fileWrite(ctx, project, file.name, {
+    kind: 'edit',
+    expected: 200,
+    after: fileState(after, file.state.metadata),
+    send: () =>
+      request(ctx.baseUrl, {
+        method: 'PATCH',
+        path: filePath(project.id, file.name),
+        headers: { ...auth(ctx.model), 'content-type': 'application/json' },
+        body: Buffer.from(JSON.stringify({ edits })),
       }),
   });
 }
