@@ -1,7 +1,9 @@
 import {
+  applyEdits,
   type BlobStore,
   createMdStore,
   isMdStoreError,
+  type MarkdownEdit,
   type MdStore,
   type Principal,
   type RecordsRepository,
@@ -91,6 +93,7 @@ type Command =
   | { op: 'upload'; actor: 0 | 1; pick: number; filename: string; content: string; metadata?: object }
   | { op: 'updateContent'; actor: 0 | 1; pick: number; filename: string; content: string }
   | { op: 'updateMetadata'; actor: 0 | 1; pick: number; filename: string; metadata: object | null }
+  | { op: 'edit'; actor: 0 | 1; pick: number; filename: string; edits: MarkdownEdit[] }
   | { op: 'deleteFile'; actor: 0 | 1; pick: number; filename: string }
   | { op: 'download'; actor: 0 | 1; pick: number; filename: string }
   | { op: 'createProject'; actor: 0 | 1; name: string }
@@ -104,6 +107,23 @@ const content = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'graphe
 const metadata = fc.dictionary(fc.constantFrom('k', 'title', 'n'), fc.oneof(fc.integer(), fc.string()), {
   maxKeys: 2,
 });
+
+/** PATCH edits that mostly apply to the seeds and generated contents, and sometimes fail (409, 400). */
+const edit: fc.Arbitrary<MarkdownEdit> = fc.oneof(
+  fc.record({ op: fc.constant('append' as const), text: fc.string({ maxLength: 12 }) }),
+  fc.record({ op: fc.constant('prepend' as const), text: fc.string({ maxLength: 12 }) }),
+  fc.record({
+    op: fc.constant('replace' as const),
+    old: fc.constantFrom('#', 'seed', 'a', ' '),
+    new: fc.string({ maxLength: 6 }),
+    count: fc.constantFrom(1 as const, 'all' as const),
+  }),
+  fc.record({
+    op: fc.constant('insert' as const),
+    line: fc.integer({ min: 1, max: 3 }),
+    text: fc.string({ maxLength: 8 }),
+  }),
+);
 
 const command: fc.Arbitrary<Command> = fc.oneof(
   {
@@ -132,6 +152,16 @@ const command: fc.Arbitrary<Command> = fc.oneof(
       pick,
       filename,
       metadata: fc.option(metadata, { nil: null }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant('edit' as const),
+      actor,
+      pick,
+      filename,
+      edits: fc.array(edit, { minLength: 1, maxLength: 3 }),
     }),
   },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('deleteFile' as const), actor, pick, filename }) },
@@ -442,6 +472,20 @@ async function run(
       const previous = project.files.get(cmd.filename);
       const metadataText = cmd.metadata === null ? null : JSON.stringify(cmd.metadata);
       const file = previous && { content: previous.content, metadata: metadataText };
+      return { outcome, expect: { after: withFile(model, cmd.actor, projectId, cmd.filename, file) } };
+    }
+    case 'edit': {
+      const outcome = await settle(() =>
+        store.files.edit({ principal, projectId, filename: cmd.filename, body: { edits: cmd.edits } }),
+      );
+      const previous = project.files.get(cmd.filename);
+      let file: ModelFile | undefined = previous;
+      if (previous && outcome === 'ok') {
+        file = {
+          content: applyEdits(previous.content, cmd.edits, { mdx: cmd.filename.endsWith('.mdx') }),
+          metadata: previous.metadata,
+        };
+      }
       return { outcome, expect: { after: withFile(model, cmd.actor, projectId, cmd.filename, file) } };
     }
     case 'deleteFile': {
