@@ -1,6 +1,6 @@
 import type { MdStore } from '@mdstore/core';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { mcpEndpoint } from '../mcp/endpoint.js';
+import { mcpEndpoint, mcpGate } from '../mcp/endpoint.js';
 import { authenticateRequests } from './auth.js';
 import { DEFAULT_DRAIN_LIMITS, type DrainLimits, sendAfterDrainingRequest } from './body.js';
 import { HttpError, httpError, toErrorResponse } from './errors.js';
@@ -101,7 +101,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     '/mcp',
     mcpEndpoint({ store: options.store, logger: options.logger, maxBodyBytes: editBodyLimit }),
   );
-  app.all('/mcp', methodNotAllowed(['POST']));
+  app.all('/mcp', mcpGate(options.store), methodNotAllowed(['POST']));
 
   app.use((_req, _res, next) => next(httpError(404)));
   app.use(errorHandler(options.logger, options.drainLimits ?? DEFAULT_DRAIN_LIMITS));

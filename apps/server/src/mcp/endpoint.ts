@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { type MdStore, type Principal, RequestRateLimitedError } from '@mdstore/core';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Request, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { bearerKey, setRateLimitHeaders } from '../http/auth.js';
 import { mediaTypeOf, readJsonBody } from '../http/body.js';
 import { HttpError } from '../http/errors.js';
@@ -58,6 +58,20 @@ export function mcpEndpoint(options: McpEndpointOptions) {
     });
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
+  };
+}
+
+/**
+ * Any other method on `/mcp` goes through the same gate (Origin, key, one unit of the budget) before
+ * its `405`, as a wrong method under `/api` does.
+ */
+export function mcpGate(store: MdStore) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    res.setHeader('Cache-Control', 'no-store');
+    refuseOtherOrigins(req);
+    const principal = await store.authenticate({ apiKey: bearerKey(req), clientAddress: req.ip });
+    await consumeBudget(store, res, principal, 1);
+    next();
   };
 }
 

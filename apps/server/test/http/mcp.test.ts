@@ -311,6 +311,15 @@ describe('the /mcp endpoint', () => {
       const response = await h.fetch('/mcp', { method, key: apiKey, headers: { Accept: ACCEPT } });
       expect(response.status, method).toBe(405);
       expect(response.headers.get('allow')).toBe('POST');
+      // Behind the key and the budget, as under /api.
+      expect(response.headers.get('x-ratelimit-limit')).not.toBeNull();
+      expect((await h.fetch('/mcp', { method, headers: { Accept: ACCEPT } })).status).toBe(401);
+      const foreign = await h.fetch('/mcp', {
+        method,
+        key: apiKey,
+        headers: { Origin: 'http://evil.example' },
+      });
+      expect(foreign.status).toBe(403);
     }
     const broken = await mcpPost(h, apiKey, '{"jsonrpc":');
     expect(broken.status).toBe(400);
