@@ -1,7 +1,9 @@
-import { applyEdits, type MarkdownEdit } from '@mdstore/core';
+import { applyEdits, type BlobStore, type MarkdownEdit, type RecordsRepository } from '@mdstore/core';
 import fc from 'fast-check';
 import { describe, expect } from 'vitest';
+import { type AdapterFactory, selectedAdapters } from '../support/adapters.js';
 import { type HttpHarness, serverTest } from '../support/http-harness.js';
+import { race, soleWinner } from '../support/race.js';
 
 /**
  * `PATCH …/files/{filename}` (extensions §4), on whichever adapter set runs the suite (see
@@ -528,29 +530,89 @@ describe('PATCH replace edits against a local model', () => {
   });
 });
 
+/** A turn of the event loop: lets another request run between reading a version and committing. */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Binds a method of an adapter object (adapters may be classes). */
+function bound<T extends object>(target: T, name: PropertyKey): unknown {
+  const value = Reflect.get(target, name, target) as unknown;
+  return typeof value === 'function' ? value.bind(target) : value;
+}
+
+/**
+ * The suite's adapters, with a turn of the event loop before each content read. On the memory adapters
+ * every step of a request otherwise runs in one go, so concurrent edits would never overlap there; with
+ * it they do on every adapter set, and a lost update could not hide.
+ */
+const interleaving: AdapterFactory = async () => {
+  const adapters = await selectedAdapters()();
+  const records = new Proxy(adapters.records, {
+    get: (target, name) =>
+      name === 'readInlineContent'
+        ? async (q: Parameters<RecordsRepository['readInlineContent']>[0]) => {
+            await turn();
+            return target.readInlineContent(q);
+          }
+        : bound(target, name),
+  });
+  const blobs = new Proxy(adapters.blobs, {
+    get: (target, name) =>
+      name === 'get'
+        ? async (o: Parameters<BlobStore['get']>[0]) => {
+            await turn();
+            return target.get(o);
+          }
+        : bound(target, name),
+  });
+  return { ...adapters, records, blobs, close: () => adapters.close() };
+};
+
 describe('concurrent PATCH', () => {
+  const test = serverTest({ adapters: interleaving });
+
+  /** A PATCH for `race`: sent with `Expect: 100-continue`, its body held until every writer is past its first checks. */
+  const racer = (
+    s: { apiKey: string; path: string },
+    edits: unknown,
+    headers: Record<string, string> = {},
+  ) => ({
+    method: 'PATCH',
+    path: s.path,
+    headers: { authorization: `Bearer ${s.apiKey}`, 'content-type': 'application/json', ...headers },
+    body: Buffer.from(JSON.stringify({ edits })),
+  });
+
   test('with the same If-Match: exactly one wins, the others are 412 and change nothing', async (h) => {
     const s = await scene(h, 'race.md', 'start\n');
-    const responses = await Promise.all(
-      Array.from({ length: 8 }, (_, i) =>
-        s.patch({ edits: [{ op: 'append', text: `line ${i}\n` }] }, { 'If-Match': s.etag }),
+    const { answers, continued } = await race(
+      h.url,
+      Array.from({ length: 12 }, (_, i) =>
+        racer(s, [{ op: 'append', text: `line ${i}\n` }], { 'if-match': s.etag }),
       ),
     );
-    const statuses = responses.map((response) => response.status).sort();
-    expect(statuses).toEqual([200, 412, 412, 412, 412, 412, 412, 412]);
-    const text = await s.text();
-    expect(text.split('\n').filter((line) => line.startsWith('line ')).length).toBe(1);
-    expect(await s.file()).toMatchObject({ revision: 2 });
+    // Every writer got past the first If-Match check: only the one in the commit could refuse.
+    expect(continued).toBe(12);
+    const winner = soleWinner(answers);
+    const won = JSON.parse(answers[winner]!.body) as Json;
+    for (const [index, answer] of answers.entries()) {
+      if (index === winner) continue;
+      expect(answer.status, `writer ${index}`).toBe(412);
+      expect(answer.headers.etag).toBe(won.etag);
+    }
+    expect(await s.text()).toBe(`start\nline ${winner}\n`);
+    expect(await s.file()).toMatchObject({ revision: 2, etag: won.etag });
   });
 
   test('without If-Match: every edit is applied, none is lost (each retried on the newer content)', async (h) => {
     const s = await scene(h, 'merge.md', 'start\n');
     const count = 8;
-    const responses = await Promise.all(
-      Array.from({ length: count }, (_, i) => s.patch({ edits: [{ op: 'append', text: `line ${i}\n` }] })),
+    const { answers, continued } = await race(
+      h.url,
+      Array.from({ length: count }, (_, i) => racer(s, [{ op: 'append', text: `line ${i}\n` }])),
     );
-    expect(responses.map((response) => response.status)).toEqual(Array(count).fill(200));
-    const revisions = await Promise.all(responses.map(async (r) => ((await r.json()) as Json).revision));
+    expect(continued).toBe(count);
+    expect(answers.map((answer) => answer.status)).toEqual(Array(count).fill(200));
+    const revisions = answers.map((answer) => (JSON.parse(answer.body) as Json).revision);
     expect([...revisions].sort((a, b) => Number(a) - Number(b))).toEqual(
       Array.from({ length: count }, (_, i) => i + 2),
     );
