@@ -339,8 +339,28 @@ describe('PATCH edits', () => {
       { 'If-Match': s.etag },
     );
     expect(dry.status).toBe(412);
-    // 412 is decided before the body is judged.
+    // 412 is decided before the body is judged, and before it is read: no 100 Continue.
     expect((await s.patch({ edits: [] }, { 'If-Match': s.etag })).status).toBe(412);
+    const held = await race(h.url, [
+      {
+        method: 'PATCH',
+        path: s.path,
+        headers: {
+          authorization: `Bearer ${s.apiKey}`,
+          'content-type': 'application/json',
+          'if-match': s.etag,
+        },
+        body: Buffer.from(JSON.stringify({ edits: [{ op: 'append', text: 'x' }] })),
+      },
+    ]);
+    expect(held.continued).toBe(0);
+    expect(held.answers[0]!.status).toBe(412);
+    // If-Unmodified-Since too.
+    const since = await s.patch(
+      { edits: [{ op: 'append', text: 'c\n' }] },
+      { 'If-Unmodified-Since': 'Mon, 01 Jan 2001 00:00:00 GMT' },
+    );
+    expect(since.status).toBe(412);
     expect(await s.text()).toBe('a\nb\n');
   });
 
