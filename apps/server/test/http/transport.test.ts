@@ -27,7 +27,7 @@ describe('routing and error shape', () => {
       ['DELETE', '/api/projects', 'GET, HEAD, POST'],
       ['PATCH', `/api/projects/${defaultProjectId}`, 'GET, HEAD, PUT, DELETE'],
       ['PUT', `/api/projects/${defaultProjectId}/files`, 'GET, HEAD, POST'],
-      ['POST', `/api/projects/${defaultProjectId}/files/a.md`, 'GET, HEAD, PUT, DELETE'],
+      ['POST', `/api/projects/${defaultProjectId}/files/a.md`, 'GET, HEAD, PUT, DELETE, PATCH'],
       ['POST', `/api/projects/${defaultProjectId}/files/a.md/content`, 'PUT'],
     ];
     for (const [method, path, allow] of cases) {
