@@ -109,6 +109,13 @@ describe('PATCH edits', () => {
     );
     expect(await s.text()).toBe(expected);
     expect(await s.file()).toMatchObject({ revision: 2, etag: body.etag, size_bytes: body.size_bytes });
+    // One new revision, recorded as an edit.
+    const record = (await h.adapters.records.findFile({ projectId: s.projectId, filename: 'doc.md' }))!;
+    const revisions = await h.adapters.records.listRevisions({ fileId: record.id, limit: 10 });
+    expect(revisions.map((revision) => [revision.revision, revision.change])).toEqual([
+      [2, 'edit'],
+      [1, 'created'],
+    ]);
   });
 
   test('replace counts exactly, without overlaps; "all" replaces every occurrence', async (h) => {
@@ -256,10 +263,20 @@ describe('PATCH edits', () => {
     expect(await s.text()).toBe('# A\n## Notes\nx\n# B\n## Notes\ny\nz');
   });
 
-  test('headings are what a CommonMark parser finds: not in code, and their plain text', async (h) => {
+  test('headings are what a CommonMark parser finds: not in code, HTML or front matter; plain text', async (h) => {
     const s = await scene(h, 'parse.md', '```\n# Fake\n```\n## Install **now**\nbody\n');
     const fake = await s.patch({ edits: [{ op: 'append', section: 'Fake', text: 'x' }] });
     expect(fake.status).toBe(409);
+    const other = await scene(
+      h,
+      'other.md',
+      '---\n# In front: matter\n---\n<div>\n# In html\n</div>\n\n# Real\n',
+    );
+    for (const section of ['In front: matter', 'In html']) {
+      const response = await other.patch({ edits: [{ op: 'append', section, text: 'x' }] });
+      expect(response.status, section).toBe(409);
+      expect((await detail(response))[0]!.msg).toContain('["Real"] (line 8)');
+    }
     expect((await s.patch({ edits: [{ op: 'append', section: ' Install   now ', text: 'x' }] })).status).toBe(
       200,
     );
@@ -286,6 +303,7 @@ describe('PATCH edits', () => {
       [{ edits: Array.from({ length: 101 }, () => ({ op: 'append', text: 'x' })) }, ['body', 'edits']],
       [{ edits: [{ op: 'append', text: 'x' }], dry_run: 'yes' }, ['body', 'dry_run']],
       [{}, ['body', 'edits']],
+      [{ edits: [{ op: 'append', text: '\ud800' }] }, ['body', 'edits', 0, 'text']],
       [[1], ['body']],
     ];
     for (const [body, loc] of cases) {
@@ -425,6 +443,27 @@ describe('PATCH edits', () => {
     const counted = await s.patch({ edits: [{ op: 'append', text: 'x' }] });
     expect(counted.headers.get('x-ratelimit-limit')).not.toBeNull();
   });
+});
+
+describe('the diff', () => {
+  serverTest({ settings: { maxFileBytes: 64 * 1024 } })(
+    'is null when computing it would take more than 10⁷ line comparisons; the edit is stored all the same',
+    async (h) => {
+      const s = await scene(h, 'wide.md', 'x\n'.repeat(2000));
+      // 2000 changed lines on each side: (2000 + 2000)² comparisons.
+      const wide = await s.patch({ edits: [{ op: 'replace', old: 'x', new: 'y', count: 'all' }] });
+      expect(wide.status).toBe(200);
+      expect(await wide.json()).toMatchObject({ diff: null, revision: 2 });
+      expect(await s.text()).toBe('y\n'.repeat(2000));
+      // 1500 on each side: 9·10⁶, still given.
+      const narrow = await s.patch({
+        edits: [{ op: 'replace', old: 'y\n'.repeat(1500), new: 'z\n'.repeat(1500), count: 1 }],
+      });
+      expect(((await narrow.json()) as Json).diff).toMatch(
+        /^--- a\/wide\.md\n\+\+\+ b\/wide\.md\n@@ -1,1503 \+1,1503 @@/,
+      );
+    },
+  );
 });
 
 describe('PATCH keeps every byte outside the edited spans', () => {
