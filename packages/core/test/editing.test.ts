@@ -79,6 +79,55 @@ async function sceneOn(settings: { inlineMaxBytes: number }) {
   return { ...fixture, hooks, store, file, writeContent, content, history, orphans };
 }
 
+/**
+ * Records whose reads outside a transaction see commits up to `lagMs` late, as SQLite's reader
+ * connection does with group commit (a transaction is released into a batch that commits a few
+ * milliseconds later, and the writer's own transactions see it before the reader does).
+ */
+function laggingReads(inner: RecordsRepository, lagMs: number): RecordsRepository {
+  const seen = new Map<string, { at: number; file: Awaited<ReturnType<RecordsRepository['findFile']>> }>();
+  return new Proxy(inner, {
+    get(target, property) {
+      if (property === 'findFile') {
+        return async (q: Parameters<RecordsRepository['findFile']>[0]) => {
+          const key = `${q.projectId}\0${q.filename}`;
+          const cached = seen.get(key);
+          if (cached && performance.now() - cached.at < lagMs) return cached.file;
+          const file = await target.findFile(q);
+          seen.set(key, { at: performance.now(), file });
+          return file;
+        };
+      }
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+describe('editing when reads lag behind commits', () => {
+  it('a retry waits for reads to show the newer revision instead of failing on the old one again', async () => {
+    const hooks = readHooks();
+    const fixture = createFixture({
+      wrapRecords: (inner) => hooks.wrapRecords(laggingReads(inner, 20)),
+    });
+    const { store } = fixture;
+    const alice = await anAccount(store, 'alice');
+    const file = { principal: alice.principal, projectId: alice.defaultProjectId, filename: 'a.md' };
+    await store.files.upload({ ...file, content: textStream('one\n') });
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    hooks.set(async () => {
+      hooks.set(undefined);
+      await store.files.updateContent({ ...file, content: textStream('newer\n') });
+    });
+    const result = await store.files.edit({ ...file, body: { edits: [{ op: 'append', text: 'edited\n' }] } });
+    expect(result.file.revision).toBe(3);
+    const inner = (await fixture.records.findFile({ projectId: file.projectId, filename: 'a.md' }))!;
+    expect(inner.revision).toBe(3);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(await readText((await store.files.download(file)).content)).toBe('newer\nedited\n');
+  });
+});
+
 describe.each(FORMS)('editing against concurrent writes ($form content)', ({ settings }) => {
   it('a write between the read and the commit: the edits are applied again to the newer content', async () => {
     const s = await sceneOn(settings);

@@ -66,7 +66,8 @@ export async function editFile(ctx: MdStoreContext, input: EditFileInput): Promi
   const budget = newWorkBudget();
   for (let attempt = 1; attempt <= MAX_EDIT_ATTEMPTS; attempt++) {
     const outcome = await attemptEdit(ctx, project, input, request, budget);
-    if (outcome !== STALE) return outcome;
+    if (!(outcome instanceof StaleRevision)) return outcome;
+    await caughtUp(ctx, project, input.filename, outcome);
   }
   throw new EditConflictError([
     {
@@ -106,10 +107,34 @@ async function receiveEdits(
   return parseEditRequest(raw);
 }
 
-/** Marks an attempt whose file changed before it could commit. */
-const STALE: unique symbol = Symbol('stale');
+/** An attempt whose file changed before it could commit: the commit transaction saw `seen`. */
+class StaleRevision extends Error {
+  constructor(readonly seen: Pick<FileRecord, 'id' | 'revision'>) {
+    super('The file changed before the edit could commit');
+  }
+}
 
-class StaleRevision extends Error {}
+/** How long a retry waits at most for reads to show the revision its commit saw. */
+const CATCH_UP_DELAYS_MS = [0, 1, 2, 4, 8, 16, 32, 64];
+
+/**
+ * Waits until reads outside a transaction show at least the revision the failed commit saw. A store may
+ * make a commit visible to its own later transactions before its readers see it (SQLite's group commit
+ * releases a transaction into a batch whose COMMIT comes a few milliseconds later): a retry that read
+ * the older revision again would fail again for nothing, and spend an attempt.
+ */
+async function caughtUp(
+  ctx: MdStoreContext,
+  project: ProjectRecord,
+  filename: string,
+  stale: StaleRevision,
+): Promise<void> {
+  for (const delay of CATCH_UP_DELAYS_MS) {
+    const file = await ctx.records.findFile({ projectId: project.id, filename });
+    if (!file || file.id !== stale.seen.id || file.revision >= stale.seen.revision) return;
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
 
 async function attemptEdit(
   ctx: MdStoreContext,
@@ -117,7 +142,7 @@ async function attemptEdit(
   input: EditFileInput,
   request: EditRequest,
   budget: WorkBudget,
-): Promise<EditResult | typeof STALE> {
+): Promise<EditResult | StaleRevision> {
   const requireIfMatch = request.dryRun ? false : undefined;
   const read = await currentText(ctx, project, input.filename, {
     signal: input.signal,
@@ -145,7 +170,7 @@ async function attemptEdit(
     const view = await commitEdit(ctx, project, file, input, bytes);
     return { file: view, diff, dryRun: false };
   } catch (error) {
-    if (error instanceof StaleRevision) return STALE;
+    if (error instanceof StaleRevision) return error;
     throw error;
   }
 }
@@ -181,7 +206,7 @@ function commitEdit(
       const locked = await lockActiveProject(tx, input.principal, project.id);
       const current = await findFileOr404(tx, locked.id, input.filename);
       checkWriteConditions(locked, current, input.conditions);
-      if (current.id !== read.id || current.revision !== read.revision) throw new StaleRevision();
+      if (current.id !== read.id || current.revision !== read.revision) throw new StaleRevision(current);
       const before = await tx.listRevisionContents({ fileId: current.id });
       const at = notBefore(ctx.clock.now(), notBefore(current.updatedAt, locked.updatedAt));
       const updated: FileRecord = {
