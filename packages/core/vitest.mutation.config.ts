@@ -1,0 +1,34 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * The test set of the mutation run (`npm run test:mutation`, see docs/testing.md): the core's own fast
+ * tests only, on the in-memory adapters. No Postgres, SQLite, S3 or HTTP suite runs for a mutant, so
+ * each mutant costs milliseconds. The dependency-rule test reads package manifests, not behaviour, so
+ * it is left out too.
+ */
+export default defineConfig({
+  resolve: { conditions: ['mdstore-source'] },
+  ssr: { resolve: { conditions: ['mdstore-source'] } },
+  test: {
+    name: 'core-mutation',
+    root: import.meta.dirname,
+    include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+    exclude: [
+      'test/dependency-rule.test.ts',
+      'test/markdown/corpus.test.ts',
+      'test/markdown/commonmark-spec.test.ts',
+      // Races of real concurrent writes: under Stryker's instrumentation their interleavings differ
+      // and the run's baseline fails (see docs/testing.md); the HTTP and adapter suites cover them.
+      'test/concurrency.test.ts',
+      // Counts the warnings of a search backfill: under the instrumentation it saw two, not one (not yet
+      // analysed; it passes on its own). Search is outside the mutated scope.
+      'test/search/backfill.test.ts',
+    ],
+    setupFiles: ['mutation/setup.ts'],
+    // Fewer runs per property than `npm test` (1000/200): each mutant reruns the properties that cover it.
+    env: { MDSTORE_PBT_RUNS: '60' },
+    environment: 'node',
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
