@@ -50,20 +50,18 @@ export class ContentTextCollector {
   }
 }
 
+const encoder = new TextEncoder();
+let scratch = new Uint8Array(0);
+
 /**
  * The longest prefix of `text` whose UTF-8 fits in `maxBytes`, never splitting a code point (a lone
- * surrogate counts as 3 bytes, as TextEncoder writes U+FFFD for it).
+ * surrogate counts as 3 bytes, as TextEncoder writes U+FFFD for it). `encodeInto` does the walk natively
+ * and stops before a character that would not fit; a 1 MiB text costs a fraction of a JS loop's time.
  */
 export function truncateUtf8(text: string, maxBytes: number): string {
   // Every code unit takes at most 3 bytes: short texts need no walk.
   if (text.length * 3 <= maxBytes) return text;
-  let bytes = 0;
-  for (let index = 0; index < text.length; ) {
-    const code = text.codePointAt(index)!;
-    const width = code > 0xffff ? 4 : code > 0x7ff ? 3 : code > 0x7f ? 2 : 1;
-    if (bytes + width > maxBytes) return text.slice(0, index);
-    bytes += width;
-    index += code > 0xffff ? 2 : 1;
-  }
-  return text;
+  if (scratch.length < maxBytes) scratch = new Uint8Array(maxBytes);
+  const { read } = encoder.encodeInto(text, scratch.subarray(0, maxBytes));
+  return read >= text.length ? text : text.slice(0, read);
 }

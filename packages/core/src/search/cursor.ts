@@ -63,12 +63,20 @@ export async function decodeCursor(
   }
 }
 
-async function hmacKey(key: CursorKey): Promise<WebCryptoKey> {
-  if (!(key instanceof Uint8Array)) return key;
-  return globalThis.crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, [
-    'sign',
-    'verify',
-  ]);
+/** Imported keys by their bytes' object: importing costs about as much as signing a cursor. */
+const imported = new WeakMap<Uint8Array, Promise<WebCryptoKey>>();
+
+function hmacKey(key: CursorKey): Promise<WebCryptoKey> {
+  if (!(key instanceof Uint8Array)) return Promise.resolve(key);
+  let made = imported.get(key);
+  if (!made) {
+    made = globalThis.crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, [
+      'sign',
+      'verify',
+    ]);
+    imported.set(key, made);
+  }
+  return made;
 }
 
 /** What the MAC covers: a domain label and version, the binding, a separator, the payload. */

@@ -45,6 +45,22 @@ const indexed = (tokens: readonly { term: string; position: number }[]): Indexed
 export const indexedContentText = (contentText: string): string =>
   truncateUtf8(contentText, SEARCH_LIMITS.contentMaxBytes);
 
+/**
+ * The text a store keeps for search (its index, snippets and ranking): the indexed text cut right
+ * after its last indexed word (the 16 000th), since nothing after it can ever match. A 1 MiB file of
+ * short words keeps about a tenth of its bytes, which the commit transaction then writes.
+ */
+export function searchableContentText(contentText: string): string {
+  const text = indexedContentText(contentText);
+  const words = tokenize(text, { maxTokens: SEARCH_LIMITS.contentMaxWords + 1 });
+  const last = words[SEARCH_LIMITS.contentMaxWords - 1];
+  if (words.length <= SEARCH_LIMITS.contentMaxWords || last === undefined) return text;
+  // `end` counts code points; walk to the code unit where the last word ends.
+  let index = 0;
+  for (let offset = 0; offset < last.end; offset += 1) index += text.codePointAt(index)! > 0xffff ? 2 : 1;
+  return text.slice(0, index);
+}
+
 export function indexDocument(input: IndexDocumentInput): IndexedDocument {
   return {
     filename: indexed(tokenize(input.filename)),

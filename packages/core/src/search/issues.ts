@@ -39,6 +39,17 @@ export const SEARCH_ISSUE = {
   inTooLong: { type: 'too_long', msg: 'List should have at most 100 items' },
   datetime: { type: 'datetime_from_date_parsing', msg: 'Input should be a valid ISO 8601 date or datetime' },
   cursor: { type: 'value_error', msg: 'Value error, invalid cursor' },
+  sortUnknown: {
+    type: 'literal_error',
+    msg: "Input should be 'relevance', 'filename', 'created_date', 'updated_date' or 'size_bytes'",
+  },
+  orderUnknown: { type: 'literal_error', msg: "Input should be 'asc' or 'desc'" },
+  relevanceNeedsQuery: { type: 'value_error', msg: 'Value error, sort relevance needs a query' },
+  intType: { type: 'int_type', msg: 'Input should be a valid integer' },
+  limitTooSmall: { type: 'greater_than_equal', msg: 'Input should be greater than or equal to 1' },
+  limitTooLarge: { type: 'less_than_equal', msg: 'Input should be less than or equal to 100' },
+  projectIdsTooLong: { type: 'too_long', msg: 'List should have at most 100 items' },
+  uuid: { type: 'uuid_parsing', msg: 'Input should be a valid UUID' },
 } as const satisfies Record<string, Omit<ValidationIssue, 'loc'>>;
 
 export type SearchIssueKind = keyof typeof SEARCH_ISSUE;

@@ -43,6 +43,20 @@ export const SEARCH_LIMITS = {
    */
   frontmatterMaxNodes: 65_536,
   cursorMaxLength: 2048,
+  /** `limit` of a search: 1–100, 20 when not given. */
+  searchDefaultLimit: 20,
+  searchMaxLimit: 100,
+  /** `total_count` counts matches up to this; relevance ranks the first this many matches. */
+  searchMaxCount: 10_000,
+  searchMaxProjectIds: 100,
+  /** Candidates a search reads from its store at a time (fewer when they carry their text). */
+  searchBatch: 500,
+  searchTextBatch: 50,
+  /**
+   * Words (of all fields) the documents kept between searches may hold in all, about 150 bytes each
+   * with their lookups: some 75 MB at most per process.
+   */
+  documentCacheMaxTokens: 500_000,
   snippetMax: 3,
   snippetMaxCodePoints: 240,
 } as const;

@@ -120,6 +120,17 @@ const encoder = new TextEncoder();
  * equal, for the gaps between `meta` values, is any word with a letter after `p` (e.g. `x`).
  */
 export function ftsTerm(term: string): string {
+  // Most words are ASCII: their code units are their UTF-8 bytes, with no encoder call.
+  let out = '';
+  for (let index = 0; index < term.length; index += 1) {
+    const unit = term.charCodeAt(index);
+    if (unit >= 128) return ftsTermOfUtf8(term);
+    out += LETTERS[unit];
+  }
+  return out;
+}
+
+function ftsTermOfUtf8(term: string): string {
   let out = '';
   for (const byte of encoder.encode(term)) out += LETTERS[byte];
   return out;

@@ -1,5 +1,13 @@
-import { indexDocument, META_VALUE_GAP, matchesQuery, parseQuery, SEARCH_LIMITS } from '@mdstore/core';
-import { describe, expect, it } from 'vitest';
+import {
+  indexDocument,
+  META_VALUE_GAP,
+  matchesQuery,
+  parseQuery,
+  SEARCH_LIMITS,
+  searchableContentText,
+} from '@mdstore/core';
+import fc from 'fast-check';
+import { describe, expect, it, test } from 'vitest';
 
 const base = { filename: 'a.md', contentText: '', metadata: null, frontmatter: null };
 const terms = (tokens: readonly { term: string }[]) => tokens.map((token) => token.term);
@@ -105,5 +113,38 @@ describe('indexDocument', () => {
     // The array, 99 998 numbers and 'found' are 100 000 values.
     const metadata = [...Array.from({ length: 99_998 }, () => 1), 'found', 'lost'];
     expect(terms(indexDocument({ ...base, metadata }).meta)).toEqual(['found']);
+  });
+});
+
+describe('searchableContentText', () => {
+  const MAX = SEARCH_LIMITS.contentMaxWords;
+
+  test('keeps a text of at most 16 000 words whole', () => {
+    const text = `${'word '.repeat(MAX - 1)}last.\n`;
+    expect(searchableContentText(text)).toBe(text);
+  });
+
+  test('cuts right after the 16 000th word: the same index, a fraction of the bytes', () => {
+    const text = `${'wörd 😀 '.repeat(MAX - 1)}last trailing words that are never indexed`;
+    const kept = searchableContentText(text);
+    expect(kept.endsWith('last')).toBe(true);
+    expect(kept.length).toBeLessThan(text.length);
+    const document = (contentText: string) =>
+      indexDocument({ filename: 'a.md', contentText, metadata: null, frontmatter: null });
+    expect(document(kept)).toEqual(document(text));
+  });
+
+  test('property: indexing the kept text equals indexing the whole text', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), fc.integer({ min: 0, max: 40 }), (tail, extra) => {
+        const text = `${'ab '.repeat(MAX - 20)}${'cd ü '.repeat(extra)}${tail}`;
+        const kept = searchableContentText(text);
+        expect(text.startsWith(kept)).toBe(true);
+        const document = (contentText: string) =>
+          indexDocument({ filename: 'a.md', contentText, metadata: null, frontmatter: null }).content;
+        expect(document(kept)).toEqual(document(text));
+      }),
+      { numRuns: 30 },
+    );
   });
 });

@@ -1,3 +1,4 @@
+import { compareCodePoints } from '../../validation/text.js';
 import type { Filter, FilterCondition, FixedField } from './ast.js';
 
 type Comparison = 'eq' | 'ne' | 'lt' | 'lte' | 'gt' | 'gte';
@@ -76,4 +77,36 @@ function translate(condition: FilterCondition): PushdownCondition | typeof ALWAY
   const [number] = numbers;
   if (number === undefined) return op === 'ne' ? ALWAYS : NEVER;
   return { field, op, value: number };
+}
+
+/** The columns a pushed-down condition reads. */
+export interface PushdownColumns {
+  readonly filename: string;
+  readonly sizeBytes: number;
+  readonly revision: number;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+/**
+ * What a SQL store does with a pushed-down condition, for stores without SQL (the memory adapter):
+ * strings compare by code point, numbers as numbers.
+ */
+export function holdsPushdown(condition: PushdownCondition, file: PushdownColumns): boolean {
+  const column = {
+    filename: file.filename,
+    size_bytes: file.sizeBytes,
+    revision: file.revision,
+    created_date: file.createdAt,
+    updated_date: file.updatedAt,
+  }[condition.field];
+  const { op, value } = condition;
+  if (op === 'in') return (value as readonly unknown[]).includes(column);
+  if (op === 'prefix') return (column as string).startsWith(value as string);
+  if (op === 'contains') return (column as string).includes(value as string);
+  const order =
+    typeof column === 'string' ? compareCodePoints(column, value as string) : column - (value as number);
+  return { eq: order === 0, ne: order !== 0, lt: order < 0, lte: order <= 0, gt: order > 0, gte: order >= 0 }[
+    op
+  ];
 }
