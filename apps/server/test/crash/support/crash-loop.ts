@@ -3,6 +3,7 @@ import { type Model, newCycle, newStats, type Stats } from './model.js';
 import { createRandom, sleep } from './random.js';
 import { type LogRecord, runCli, type ServerChild, startServerChild } from './server-process.js';
 import type { StoreInspector } from './store-inspection.js';
+import { expireSomeTrash } from './trash.js';
 import { verifyAfterRestart } from './verify.js';
 import { runWorker } from './workload.js';
 
@@ -66,6 +67,13 @@ export async function runCrashLoop(o: CrashLoopOptions): Promise<Stats> {
           `\nits stderr:\n${server.child.stderr.slice(-20).join('\n')}`,
       );
     }
+    // Expiry (extensions §5) happens in the start-up reconciliation, which may itself be killed below.
+    stats.trashExpired += await expireSomeTrash(
+      o.inspector,
+      model.active.values(),
+      random,
+      cycle.inFlightTrashIds,
+    );
     if (random.chance(0.2)) await killDuringStartUp(o, random.int(150, 1100), stats);
     server = await start(o, stats);
   }
@@ -155,10 +163,12 @@ export function summary(name: string, seed: number, stats: Stats, elapsedMs: num
     `[crash]   acknowledged writes: ${list(stats.acknowledged)}; refused (project being deleted): ${stats.rejected}`,
     `[crash]   in flight at a kill: ${list(stats.inFlight)}; after restart landed whole ${stats.inFlightLanded}, ` +
       `absent ${stats.inFlightNotLanded}`,
-    `[crash]   read-after-write checks during the load: ${stats.readBacks}`,
+    `[crash]   read-after-write checks during the load: ${stats.readBacks}; kept revisions checked: ${stats.revisionsVerified}`,
     `[crash]   verified: ${stats.filesVerified} file reads (${stats.bytesVerified} bytes) byte for byte, ` +
       `${stats.blobsVerified} blobs against records, ${stats.projectsVerified} project states; ${stats.checks} checks`,
     `[crash]   start-up reconciliation: ${stats.intentsResolved} intents resolved, ` +
       `${stats.resourcesRemoved} resources removed, ${stats.deletionsCompleted} deletions completed`,
+    `[crash]   trash: ${stats.trashVerified} items verified after restarts, ${stats.trashExpired} made expired ` +
+      'and purged by start-up reconciliation',
   ].join('\n');
 }

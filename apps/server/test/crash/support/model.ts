@@ -11,6 +11,18 @@ export interface FileState {
   readonly etag?: string;
   /** An ETag the file had before this version: a stale If-Match must fail against it. */
   readonly previousEtag?: string;
+  /** The file's revision number in this version, when known (acknowledged or observed). */
+  readonly revision?: number;
+  /** Acknowledged (or observed) earlier versions of this file and this one, oldest first (history.ts). */
+  readonly history?: readonly KeptRevision[];
+}
+
+/** One version of a file whose revision number is known: it must stay readable until pruned. */
+export interface KeptRevision {
+  readonly revision: number;
+  readonly content: Buffer;
+  readonly sha256: string;
+  readonly metadata: JsonObject | null;
 }
 
 export const fileState = (content: Buffer, metadata: JsonObject | null, etag?: string): FileState => ({
@@ -27,8 +39,22 @@ export interface ProjectModel {
   readonly name: string;
   readonly bucket: string;
   readonly isDefault: boolean;
+  /** `settings.keep_revisions` of the project (20, the default, when absent). */
+  keepRevisions?: number;
   /** The files as acknowledged: after every restart, the state observed and checked. */
   readonly files: Map<string, FileState>;
+  /**
+   * Projects with a trash (`trash_retention_days` > 0, extensions §5): the files deleted into it, oldest
+   * deletion first; `trashId` is learnt at the next restart's verification (see trash.ts).
+   */
+  readonly trash?: TrashedFile[];
+}
+
+/** A file in a project's trash, as the client knows it. */
+export interface TrashedFile {
+  readonly filename: string;
+  readonly state: FileState;
+  trashId?: string;
 }
 
 /** What the client knows for certain: every acknowledged write, and nothing else. */
@@ -58,8 +84,19 @@ export interface Cycle {
   /** Projects a request was told were not found: their deletion must have committed. */
   readonly reportedGone: Set<string>;
   readonly busyFiles: Set<string>;
+  /** Moves cut off by the kill: after the restart the file is under exactly one of the two names. */
+  readonly inFlightMoves: { projectId: string; from: string; to: string }[];
   /** Things that must never happen, found while the server was alive. */
   readonly violations: string[];
+  /** Deletes into a trash cut off by the kill: `projectId\0filename` → what went to the trash if it landed. */
+  readonly inFlightTrash: Map<string, TrashedFile>;
+  /**
+   * Trash items whose restore (→ the name restored to) or removal (→ null) was cut off by the kill: after
+   * the restart, gone or not.
+   */
+  readonly inFlightTrashIds: Map<string, string | null>;
+  /** Trash items in use by a request of this cycle. */
+  readonly busyTrash: Set<string>;
 }
 
 export const newCycle = (): Cycle => ({
@@ -70,7 +107,11 @@ export const newCycle = (): Cycle => ({
   deleting: new Set(),
   reportedGone: new Set(),
   busyFiles: new Set(),
+  inFlightMoves: [],
   violations: [],
+  inFlightTrash: new Map(),
+  inFlightTrashIds: new Map(),
+  busyTrash: new Set(),
 });
 
 export const fileKey = (projectId: string, filename: string) => `${projectId}\0${filename}`;
@@ -87,6 +128,8 @@ export interface Stats {
   inFlightNotLanded: number;
   /** Reads right after an acknowledged write that saw exactly that write. */
   readBacks: number;
+  /** Kept revisions checked against the acknowledged versions (listed, and read back). */
+  revisionsVerified: number;
   filesVerified: number;
   bytesVerified: number;
   blobsVerified: number;
@@ -94,6 +137,9 @@ export interface Stats {
   intentsResolved: number;
   resourcesRemoved: number;
   deletionsCompleted: number;
+  /** Trash items verified (listed, counted, their content and revisions kept) and expired by start-up. */
+  trashVerified: number;
+  trashExpired: number;
   checks: number;
 }
 
@@ -107,6 +153,7 @@ export const newStats = (): Stats => ({
   inFlightLanded: 0,
   inFlightNotLanded: 0,
   readBacks: 0,
+  revisionsVerified: 0,
   filesVerified: 0,
   bytesVerified: 0,
   blobsVerified: 0,
@@ -114,6 +161,8 @@ export const newStats = (): Stats => ({
   intentsResolved: 0,
   resourcesRemoved: 0,
   deletionsCompleted: 0,
+  trashVerified: 0,
+  trashExpired: 0,
   checks: 0,
 });
 

@@ -16,6 +16,20 @@ export interface StoreSnapshot {
     fileCount: number;
     totalSizeBytes: number;
     historySizeBytes: number;
+    trashSizeBytes: number;
+  }[];
+  /** Trash items (extensions §5): the file as deleted, its revisions still in `revisions`. */
+  readonly trash: readonly {
+    id: string;
+    projectId: string;
+    fileId: string;
+    filename: string;
+    sizeBytes: number;
+    sha256: string;
+    contentKey: string;
+    inline: boolean;
+    revision: number;
+    expiresAt: number;
   }[];
   readonly files: readonly {
     id: string;
@@ -48,6 +62,8 @@ export interface StoreSnapshot {
     owner: string;
   }[];
   readonly instances: readonly { id: string; pid: number }[];
+  /** The files the search index holds (written in the transaction of their record). */
+  readonly indexedFileIds: readonly string[];
   /** bucket → key → the object's size and digest. */
   readonly buckets: ReadonlyMap<string, ReadonlyMap<string, { sizeBytes: number; sha256: string }>>;
   /** Anything else a crash must not leave behind (e.g. temp files of dead processes). */
@@ -57,6 +73,8 @@ export interface StoreSnapshot {
 export interface StoreInspector {
   readonly name: string;
   snapshot(): Promise<StoreSnapshot>;
+  /** With the server down: makes these trash items expired (their `expires_at` in the past). */
+  expireTrash(ids: readonly string[]): Promise<void>;
   close(): void;
 }
 
@@ -67,6 +85,19 @@ interface ProjectRow {
   file_count: number | string;
   total_size_bytes: number | string;
   history_size_bytes: number | string;
+  trash_size_bytes: number | string;
+}
+interface TrashRow {
+  id: string;
+  project_id: string;
+  file_id: string;
+  filename: string;
+  size_bytes: number | string;
+  sha256: string;
+  content_key: string;
+  inline: number | boolean;
+  revision: number;
+  expires_at: number | string;
 }
 interface FileRow {
   id: string;
@@ -102,7 +133,10 @@ interface IntentRow {
 }
 
 const QUERIES = {
-  projects: 'SELECT id, bucket_name, status, file_count, total_size_bytes, history_size_bytes FROM projects',
+  projects:
+    'SELECT id, bucket_name, status, file_count, total_size_bytes, history_size_bytes, trash_size_bytes FROM projects',
+  trash:
+    'SELECT id, project_id, file_id, filename, size_bytes, sha256, content_key, inline, revision, expires_at FROM trash_items',
   files:
     'SELECT id, project_id, filename, size_bytes, sha256, content_key, inline, revision, metadata_json FROM files',
   revisions:
@@ -111,15 +145,24 @@ const QUERIES = {
   intents: 'SELECT id, kind, bucket, key, owner_instance_id FROM blob_intents',
   instances: 'SELECT id, pid FROM instances',
 };
+/** The search index's rows: SQLite's indexed texts (each with its FTS5 row), Postgres's documents. */
+const SEARCH_QUERIES = {
+  sqlite:
+    'SELECT file_id FROM search_texts WHERE rowid IN (SELECT rowid FROM search_fts) ' +
+    'AND (SELECT count(*) FROM search_fts) = (SELECT count(*) FROM search_texts)',
+  postgres: 'SELECT file_id FROM search_documents',
+};
 
 /** Rows to the snapshot's shape; Postgres returns BIGINT columns as strings. */
 function fromRows(rows: {
   projects: ProjectRow[];
+  trash: TrashRow[];
   files: FileRow[];
   revisions: RevisionRow[];
   inlineContents: InlineRow[];
   intents: IntentRow[];
   instances: { id: string; pid: number }[];
+  indexed: { file_id: string }[];
 }) {
   const inlineContents = new Map<string, Map<string, { sizeBytes: number; sha256: string }>>();
   for (const row of rows.inlineContents) {
@@ -135,6 +178,19 @@ function fromRows(rows: {
       fileCount: Number(r.file_count),
       totalSizeBytes: Number(r.total_size_bytes),
       historySizeBytes: Number(r.history_size_bytes),
+      trashSizeBytes: Number(r.trash_size_bytes),
+    })),
+    trash: rows.trash.map((r) => ({
+      id: r.id,
+      projectId: r.project_id,
+      fileId: r.file_id,
+      filename: r.filename,
+      sizeBytes: Number(r.size_bytes),
+      sha256: r.sha256,
+      contentKey: r.content_key,
+      inline: r.inline === 1 || r.inline === true,
+      revision: Number(r.revision),
+      expiresAt: Number(r.expires_at),
     })),
     files: rows.files.map((r) => ({
       projectId: r.project_id,
@@ -165,6 +221,7 @@ function fromRows(rows: {
       owner: r.owner_instance_id,
     })),
     instances: rows.instances.map((r) => ({ id: r.id, pid: Number(r.pid) })),
+    indexedFileIds: rows.indexed.map((r) => r.file_id),
   };
 }
 
@@ -178,17 +235,30 @@ export function sqliteFsInspector(dataDir: string): StoreInspector {
       try {
         rows = {
           projects: db.prepare(QUERIES.projects).all() as ProjectRow[],
+          trash: db.prepare(QUERIES.trash).all() as TrashRow[],
           files: db.prepare(QUERIES.files).all() as FileRow[],
           revisions: db.prepare(QUERIES.revisions).all() as RevisionRow[],
           inlineContents: db.prepare(QUERIES.inlineContents).all() as InlineRow[],
           intents: db.prepare(QUERIES.intents).all() as IntentRow[],
           instances: db.prepare(QUERIES.instances).all() as { id: string; pid: number }[],
+          indexed: db.prepare(SEARCH_QUERIES.sqlite).all() as { file_id: string }[],
         };
       } finally {
         db.close();
       }
       const root = path.join(dataDir, 'blobs');
       return { ...fromRows(rows), ...(await walkFsBlobs(root)) };
+    },
+    async expireTrash(ids) {
+      const db = new Database(path.join(dataDir, 'mdstore.db'), { fileMustExist: true });
+      try {
+        const expire = db.prepare('UPDATE trash_items SET expires_at = 1 WHERE id = ?');
+        db.transaction(() => {
+          for (const id of ids) expire.run(id);
+        })();
+      } finally {
+        db.close();
+      }
     },
     close() {},
   };
@@ -298,16 +368,28 @@ export function postgresS3Inspector(o: {
         const all = async <R extends pg.QueryResultRow>(sql: string) => (await client.query<R>(sql)).rows;
         rows = {
           projects: await all<ProjectRow>(QUERIES.projects),
+          trash: await all<TrashRow>(QUERIES.trash),
           files: await all<FileRow>(QUERIES.files),
           revisions: await all<RevisionRow>(QUERIES.revisions),
           inlineContents: await all<InlineRow>(QUERIES.inlineContents),
           intents: await all<IntentRow>(QUERIES.intents),
           instances: await all<{ id: string; pid: number }>(QUERIES.instances),
+          indexed: await all<{ file_id: string }>(SEARCH_QUERIES.postgres),
         };
       } finally {
         await client.end();
       }
       return { ...fromRows(rows), ...(await walkS3(s3)), leftovers: [] };
+    },
+    async expireTrash(ids) {
+      const client = new pg.Client({ connectionString: o.databaseUrl });
+      await client.connect();
+      try {
+        await client.query(`SET search_path TO "${o.schema}"`);
+        await client.query('UPDATE trash_items SET expires_at = 1 WHERE id = ANY($1::text[])', [[...ids]]);
+      } finally {
+        await client.end();
+      }
     },
     close: () => s3.destroy(),
   };

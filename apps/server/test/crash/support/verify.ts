@@ -11,6 +11,9 @@ import {
   type Stats,
 } from './model.js';
 import type { StoreSnapshot } from './store-inspection.js';
+import { verifyTrash } from './trash.js';
+import { checkTrashRecords, liveTrashFiles } from './trash-store.js';
+import { checkInFlightMoves, observedVersion, verifyHistories } from './verify-history.js';
 
 interface ProjectJson {
   id: string;
@@ -20,16 +23,18 @@ interface ProjectJson {
   is_active: boolean;
   file_count: number;
   total_size_bytes: number;
+  settings: { keep_revisions: number };
 }
 interface FileJson {
   filename: string;
   size_bytes: number;
   metadata: JsonObject | null;
   etag: string;
+  revision: number;
 }
 
 /** Collects violations and counts every check made. */
-class Checker {
+export class Checker {
   readonly violations: string[] = [];
   constructor(readonly stats: Stats) {}
   check(ok: boolean, message: () => string): boolean {
@@ -74,12 +79,13 @@ export async function verifyAfterRestart(input: VerifyInput): Promise<string[]> 
   for (const project of input.model.active.values()) {
     const view = byId.get(project.id);
     if (view) await verifyFiles(input, checker, api, project, view);
+    if (view?.is_active) await verifyTrash(input, (ok, message) => checker.check(ok, message), project);
   }
   checkStore(input, checker, await input.snapshot());
   return checker.violations;
 }
 
-function apiClient(input: VerifyInput) {
+export function apiClient(input: VerifyInput) {
   const headers = { authorization: `Bearer ${input.model.apiKey}` };
   return {
     async get<T>(path: string): Promise<T> {
@@ -147,6 +153,7 @@ function resolveProjects(
       bucket: view.bucket_name,
       isDefault: false,
       files: new Map(),
+      trash: [],
     });
   }
   const activeNames = new Set([...model.active.values()].map((project) => project.name));
@@ -183,7 +190,7 @@ async function verifyFiles(
       content.length === file.size_bytes,
       () => `${file.filename}: size_bytes ${file.size_bytes} but ${content.length} bytes downloaded`,
     );
-    observed.set(file.filename, fileState(content, file.metadata, file.etag));
+    observed.set(file.filename, { ...fileState(content, file.metadata, file.etag), revision: file.revision });
     input.stats.filesVerified++;
     input.stats.bytesVerified += content.length;
   }
@@ -205,6 +212,8 @@ async function verifyFiles(
         `${project.id}/${name}: found ${describeState(seen)}; expected ` +
         candidates.map(describeState).join(' or '),
     );
+    // The version seen continues the history of the one it matched (extensions §5).
+    if (seen !== null && match >= 0) observed.set(name, observedVersion(seen, candidates[match] ?? null));
     if (inFlight) {
       if (match === 1 && !sameState(acknowledged, seen)) input.stats.inFlightLanded++;
       else input.stats.inFlightNotLanded++;
@@ -218,6 +227,8 @@ async function verifyFiles(
   }
   project.files.clear();
   for (const [name, state] of observed) project.files.set(name, state);
+  checkInFlightMoves(input, checker, project);
+  await verifyHistories(input, checker, api, project, view.settings.keep_revisions);
 }
 
 /**
@@ -248,7 +259,11 @@ function checkStore(input: VerifyInput, checker: Checker, store: StoreSnapshot):
     const expected = model.active.get(project.id);
     if (!checker.check(expected !== undefined, () => `record of an unknown project ${project.id}`)) continue;
     const revisions = store.revisions.filter((revision) => revision.projectId === project.id);
-    const history = historyBytes(files, revisions);
+    const liveIds = new Set(files.map((file) => file.id));
+    const history = historyBytes(
+      files,
+      revisions.filter((revision) => liveIds.has(revision.fileId)),
+    );
     checker.check(
       project.fileCount === files.length &&
         project.totalSizeBytes === files.reduce((sum, file) => sum + file.sizeBytes, 0) &&
@@ -259,6 +274,8 @@ function checkStore(input: VerifyInput, checker: Checker, store: StoreSnapshot):
     );
     checkRecordsAgainstModel(checker, expected as ProjectModel, files);
     checkRevisions(checker, files, revisions);
+    checkTrashRecords((ok, message) => checker.check(ok, message), store, project, expected as ProjectModel);
+    checkRevisions(checker, liveTrashFiles(store, project.id), revisions);
     checkContents(input, checker, store, project, revisions);
   }
   const active = new Set(store.projects.filter((p) => p.status === 'active').map((p) => p.id));
@@ -266,9 +283,16 @@ function checkStore(input: VerifyInput, checker: Checker, store: StoreSnapshot):
     checker.check(active.has(projectId), () => `inline contents left of an inactive project ${projectId}`);
   }
   const liveFiles = new Set(store.files.map((file) => file.id));
+  const indexed = [...store.indexedFileIds].sort();
+  checker.check(
+    indexed.length === liveFiles.size && indexed.every((id) => liveFiles.has(id)),
+    () => `the search index holds ${indexed.length} files, the records ${liveFiles.size}`,
+  );
+  // Files in a trash keep their revisions (extensions §5); they are not in the search index.
+  const trashedFiles = new Set(store.trash.map((item) => item.fileId));
   for (const revision of store.revisions) {
     checker.check(
-      liveFiles.has(revision.fileId),
+      liveFiles.has(revision.fileId) || trashedFiles.has(revision.fileId),
       () => `revision ${revision.revision} of a file that no longer exists (${revision.fileId})`,
     );
   }
@@ -319,7 +343,7 @@ function historyBytes(
 }
 
 /** Each file's current state is its newest kept revision. */
-function checkRevisions(
+export function checkRevisions(
   checker: Checker,
   files: StoreSnapshot['files'][number][],
   revisions: StoreSnapshot['revisions'][number][],

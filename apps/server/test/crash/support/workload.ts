@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { applyEdits, type MarkdownEdit } from '@mdstore/core';
+import { acknowledgedState, continued, historyOperation } from './history.js';
 import { json, multipart, type Reply, request } from './http-client.js';
 import {
   bump,
@@ -13,6 +14,7 @@ import {
   type Stats,
 } from './model.js';
 import { type Random, sleep } from './random.js';
+import { trashOperation } from './trash.js';
 
 export interface WorkloadContext {
   readonly baseUrl: string;
@@ -26,7 +28,7 @@ export interface WorkloadContext {
 }
 
 /** Names a project's files are drawn from: two that differ only by case, NFC/NFD twins, an `.mdx`. */
-const FILENAMES = [
+export const FILENAMES = [
   'a.md',
   'A.md',
   'notes.mdx',
@@ -84,8 +86,8 @@ export function makeMetadata(random: Random): JsonObject {
 const slowness = (random: Random) =>
   random.chance(0.35) ? { pieces: random.int(4, 12), pauseMs: random.int(15, 80) } : {};
 
-const auth = (model: Model) => ({ authorization: `Bearer ${model.apiKey}` });
-const filePath = (projectId: string, filename: string) =>
+export const auth = (model: Model) => ({ authorization: `Bearer ${model.apiKey}` });
+export const filePath = (projectId: string, filename: string) =>
   `/api/projects/${projectId}/files/${encodeURIComponent(filename)}`;
 
 /** Sends random writes until the kill. Writes to one file never overlap, so the model stays exact. */
@@ -97,7 +99,7 @@ export async function runWorker(ctx: WorkloadContext): Promise<void> {
   }
 }
 
-type Operation = () => Promise<void>;
+export type Operation = () => Promise<void>;
 
 function chooseOperation(ctx: WorkloadContext): Operation | undefined {
   const roll = ctx.random.next();
@@ -105,12 +107,15 @@ function chooseOperation(ctx: WorkloadContext): Operation | undefined {
   if (roll < 0.13) return deleteProject(ctx);
   const project = pickProject(ctx);
   if (!project) return undefined;
+  if (roll < 0.25) return trashOperation(ctx, project) ?? uploadFile(ctx, project);
   if (roll < 0.45) return uploadFile(ctx, project);
   const existing = pickFile(ctx, project);
   if (!existing) return uploadFile(ctx, project);
-  if (roll < 0.58) return updateContent(ctx, project, existing);
-  if (roll < 0.7) return editFile(ctx, project, existing) ?? updateContent(ctx, project, existing);
-  if (roll < 0.87) return updateMetadata(ctx, project, existing);
+  if (roll < 0.55) return updateContent(ctx, project, existing);
+  if (roll < 0.65) return editFile(ctx, project, existing) ?? updateContent(ctx, project, existing);
+  if (roll < 0.79) return updateMetadata(ctx, project, existing);
+  // Extensions §5: restore, move, copy (history.ts).
+  if (roll < 0.91) return historyOperation(ctx, project, existing) ?? updateMetadata(ctx, project, existing);
   return deleteFile(ctx, project, existing);
 }
 
@@ -137,7 +142,7 @@ function pickFile(
  * project being deleted says its deletion committed; a request cut off by the kill is in flight; any
  * other answer, or a failure while the server was up, is a violation.
  */
-async function perform(
+export async function perform(
   ctx: WorkloadContext,
   o: {
     kind: string;
@@ -180,16 +185,16 @@ async function perform(
  * acknowledged (it must succeed: writes to one file never overlap), or with a stale one (it must be 412
  * and change nothing, even if the kill cuts it off).
  */
-type Condition = 'none' | 'current' | 'stale';
+export type Condition = 'none' | 'current' | 'stale';
 
-function chooseCondition(ctx: WorkloadContext, state: FileState): Condition {
+export function chooseCondition(ctx: WorkloadContext, state: FileState): Condition {
   if (state.etag === undefined) return 'none';
   const roll = ctx.random.next();
   return roll < 0.35 ? 'current' : roll < 0.47 ? 'stale' : 'none';
 }
 
 /** The `If-Match` header of a condition, or nothing. */
-function ifMatch(condition: Condition, state: FileState): Record<string, string> {
+export function ifMatch(condition: Condition, state: FileState): Record<string, string> {
   if (condition === 'current') return { 'if-match': state.etag as string };
   if (condition === 'stale')
     return { 'if-match': state.previousEtag ?? `"${randomUUID().replaceAll('-', '')}-1"` };
@@ -197,7 +202,7 @@ function ifMatch(condition: Condition, state: FileState): Record<string, string>
 }
 
 /** Holds a file for the duration of one write; the in-flight version is noted if the kill interrupts it. */
-function fileWrite(
+export function fileWrite(
   ctx: WorkloadContext,
   project: ProjectModel,
   filename: string,
@@ -209,6 +214,9 @@ function fileWrite(
     /** The state before, and how the write is conditioned on it (uploads: none). */
     before?: FileState;
     condition?: Condition;
+    /** Besides the file's new state: what an acknowledged (not 412) or cut-off write also did. */
+    alsoAcknowledged?: () => void;
+    alsoInFlight?: () => void;
   },
 ): Operation {
   const key = fileKey(project.id, filename);
@@ -237,12 +245,18 @@ function fileWrite(
           if (o.after === null) project.files.delete(filename);
           else {
             const etag = typeof reply.headers.etag === 'string' ? reply.headers.etag : undefined;
-            project.files.set(filename, { ...o.after, etag, previousEtag: o.before?.etag });
+            project.files.set(filename, {
+              ...acknowledgedState(o.after, etag),
+              previousEtag: o.before?.etag,
+            });
           }
+          o.alsoAcknowledged?.();
         },
         // A stale write can never land: the file must be found exactly as acknowledged.
         onInFlight: () => {
-          if (!stale) ctx.cycle.inFlightFiles.set(key, o.after);
+          if (stale) return;
+          ctx.cycle.inFlightFiles.set(key, o.after);
+          o.alsoInFlight?.();
         },
       });
       const expectedAfter = stale ? (o.before ?? null) : o.after;
@@ -255,7 +269,7 @@ function fileWrite(
 }
 
 /** Read-after-write: right after the 2xx, a read sees the new content (or, after a delete, no file). */
-async function readBack(
+export async function readBack(
   ctx: WorkloadContext,
   project: ProjectModel,
   filename: string,
@@ -331,7 +345,7 @@ function updateContent(
   return fileWrite(ctx, project, file.name, {
     kind: 'content update',
     expected: 200,
-    after: fileState(content, file.state.metadata),
+    after: continued(fileState(content, file.state.metadata), file.state),
     before: file.state,
     condition,
     send: () =>
@@ -386,7 +400,7 @@ function editFile(
   return fileWrite(ctx, project, file.name, {
     kind: 'edit',
     expected: 200,
-    after: fileState(after, file.state.metadata),
+    after: continued(fileState(after, file.state.metadata), file.state),
     send: () =>
       request(ctx.baseUrl, {
         method: 'PATCH',
@@ -407,7 +421,7 @@ function updateMetadata(
   return fileWrite(ctx, project, file.name, {
     kind: 'metadata update',
     expected: 200,
-    after: fileState(file.state.content, metadata),
+    after: continued(fileState(file.state.content, metadata), file.state),
     before: file.state,
     condition,
     send: () =>
@@ -430,12 +444,18 @@ function deleteFile(
   file: { name: string; state: FileState },
 ): Operation {
   const condition = chooseCondition(ctx, file.state);
+  // In a project with a trash (extensions §5) the file goes there, content, metadata and history kept.
+  const trashed = { filename: file.name, state: file.state };
   return fileWrite(ctx, project, file.name, {
-    kind: 'file delete',
+    kind: project.trash ? 'delete to trash' : 'file delete',
     expected: 204,
     after: null,
     before: file.state,
     condition,
+    ...(project.trash && {
+      alsoAcknowledged: () => project.trash?.push(trashed),
+      alsoInFlight: () => ctx.cycle.inFlightTrash.set(fileKey(project.id, file.name), trashed),
+    }),
     send: () =>
       request(ctx.baseUrl, {
         method: 'DELETE',
@@ -446,11 +466,14 @@ function deleteFile(
 }
 
 const MAX_EXTRA_PROJECTS = 4;
+export const TRASH_RETENTION_DAYS = 30;
 
 function createProject(ctx: WorkloadContext): Operation | undefined {
   const extra = [...ctx.model.active.values()].filter((project) => !project.isDefault).length;
   if (extra + ctx.cycle.inFlightCreates.size >= MAX_EXTRA_PROJECTS) return undefined;
   const name = `crash ${randomUUID().slice(0, 8)}`;
+  // Short histories too, so that pruning happens under the kills (extensions §5).
+  const keepRevisions = ctx.random.pick([1, 2, 3, 20]);
   // Noted as in flight until answered, so that the limit counts it.
   ctx.cycle.inFlightCreates.add(name);
   return async () => {
@@ -462,7 +485,14 @@ function createProject(ctx: WorkloadContext): Operation | undefined {
           method: 'POST',
           path: '/api/projects',
           headers: { ...auth(ctx.model), 'content-type': 'application/json' },
-          body: Buffer.from(JSON.stringify({ name, description: 'made by the crash suite' })),
+          // Projects made here keep deleted files in a trash (extensions §5); the default project does not.
+          body: Buffer.from(
+            JSON.stringify({
+              name,
+              description: 'made by the crash suite',
+              settings: { keep_revisions: keepRevisions, trash_retention_days: TRASH_RETENTION_DAYS },
+            }),
+          ),
         }),
       onAcknowledged: (reply) => {
         if (reply.truncated) {
@@ -477,7 +507,9 @@ function createProject(ctx: WorkloadContext): Operation | undefined {
           name,
           bucket: view.bucket_name,
           isDefault: false,
+          keepRevisions,
           files: new Map(),
+          trash: [],
         });
       },
       onInFlight: () => {},

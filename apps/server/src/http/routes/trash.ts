@@ -1,0 +1,116 @@
+import type { TrashPage } from '@mdstore/core';
+import type { Request, Response } from 'express';
+import * as v from 'valibot';
+import { errors, FILE_VALIDATORS, json } from '../api/answers.js';
+import { defineRoute } from '../api/route.js';
+import { File, TrashList, TrashRestore } from '../api/schemas.js';
+import { principalOf } from '../auth.js';
+import { singleQueryParams } from '../query.js';
+import { jsonRequestBody } from '../request-body.js';
+import { setFileValidators } from '../validators.js';
+import { fileJson, isoDate } from '../views.js';
+import { projectIdOf } from './context.js';
+
+/** The trash of a project (extensions §5): list, restore, remove for good. */
+
+const TRASH = '/api/projects/:project_id/trash';
+
+/** A request that carries no body at all: restore then uses the item's own name. */
+const hasNoBody = (req: Request): boolean =>
+  req.headers['transfer-encoding'] === undefined && Number(req.headers['content-length'] ?? 0) === 0;
+
+const item = (req: Request, res: Response) => ({
+  principal: principalOf(res),
+  projectId: projectIdOf(req),
+  trashId: String(req.params.trash_id ?? ''),
+});
+
+export const listTrash = defineRoute(
+  {
+    method: 'GET',
+    path: TRASH,
+    operationId: 'listTrash',
+    summary: 'List the trash',
+    description:
+      'Deleted files kept for `settings.trash_retention_days`, newest deletion first; items past ' +
+      '`expires_date` are never listed. `limit` and `cursor` as for List Files.',
+    tags: ['Trash'],
+    auth: 'apiKey',
+    query: {
+      limit: {
+        schema: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000)),
+        description: 'Page size (default 100).',
+      },
+      cursor: { schema: v.string(), description: '`next_cursor` of the previous page.' },
+    },
+    answers: { 200: json('One page of the trash', TrashList), ...errors(403, 404, 422) },
+  },
+  ({ store }) =>
+    async (req, res) => {
+      const page = await store.trash.list({
+        principal: principalOf(res),
+        projectId: projectIdOf(req),
+        ...singleQueryParams(req, ['limit', 'cursor']),
+      });
+      res.status(200).json(trashPageJson(page));
+    },
+);
+
+export const restoreTrashItem = defineRoute(
+  {
+    method: 'POST',
+    path: `${TRASH}/:trash_id/restore`,
+    operationId: 'restoreTrashItem',
+    summary: 'Restore a file from the trash',
+    description:
+      "The same file back under its own name or `to`, with a new revision (`change: restore`); `{}` or no body: the item's own name.",
+    tags: ['Trash'],
+    auth: 'apiKey',
+    body: { contentType: 'application/json', schema: TrashRestore },
+    answers: {
+      201: json('The restored file', File, FILE_VALIDATORS),
+      ...errors(400, 403, 404, 409, 413, 415, 422),
+    },
+  },
+  (deps) => async (req, res) => {
+    const file = await deps.store.trash.restore({
+      ...item(req, res),
+      body: hasNoBody(req) ? undefined : jsonRequestBody(req, res, deps.maxJsonBytes),
+    });
+    setFileValidators(res, file);
+    res.status(201).json(fileJson(file));
+  },
+);
+
+export const deleteTrashItem = defineRoute(
+  {
+    method: 'DELETE',
+    path: `${TRASH}/:trash_id`,
+    operationId: 'deleteTrashItem',
+    summary: 'Remove a file from the trash for good',
+    description: 'Its content and revisions go too.',
+    tags: ['Trash'],
+    auth: 'apiKey',
+    answers: { 204: { description: 'Removed' }, ...errors(403, 404, 422) },
+  },
+  ({ store }) =>
+    async (req, res) => {
+      await store.trash.delete(item(req, res));
+      res.status(204).end();
+    },
+);
+
+export const trashRoutes = [listTrash, restoreTrashItem, deleteTrashItem];
+
+export const trashPageJson = (page: TrashPage): v.InferOutput<typeof TrashList> => ({
+  trash: page.trash.map((entry) => ({
+    trash_id: entry.trashId,
+    filename: entry.filename,
+    size_bytes: entry.sizeBytes,
+    revision: entry.revision,
+    deleted_date: isoDate(entry.deletedAt),
+    expires_date: isoDate(entry.expiresAt),
+  })),
+  total_count: page.totalCount,
+  next_cursor: page.nextCursor,
+});

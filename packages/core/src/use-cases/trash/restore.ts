@@ -1,0 +1,80 @@
+import { FilenameTakenError, RecordConflictError, TrashItemNotFoundError } from '../../errors.js';
+import type { FileRecord } from '../../model/records.js';
+import { parseTrashRestoreBody } from '../../validation/trash.js';
+import { loadOwnedProject } from '../access.js';
+import type { Principal } from '../authentication.js';
+import { removeDoomed } from '../blob-intents.js';
+import { type MdStoreContext, notBefore } from '../context.js';
+import { deferred } from '../deferred-body.js';
+import { historyBytes, recordRevision } from '../files/revisions.js';
+import { lockActiveProject, withCounterChange } from '../files/shared.js';
+import { contentSearchFields } from '../search/content-fields.js';
+import { type FileView, toFileView } from '../views.js';
+import { heldBytes, isLive } from './held.js';
+
+/**
+ * Puts a trash item back (extensions §5): the same file (id, content, metadata, history) under its old
+ * name or `to`, with a new revision `change: "restore"`, in one transaction that claims the item. Its
+ * bytes move from `trashSizeBytes` back to current and history (the storage cap is checked like any
+ * write; a restore never adds bytes, it may free some when the new revision prunes the oldest). A taken
+ * name is `409`; an unknown or expired item `404`.
+ */
+export async function restoreTrashItem(
+  ctx: MdStoreContext,
+  input: {
+    principal: Principal;
+    projectId: string;
+    trashId: string;
+    /** `{"to"?: "…"}`, absent, or (HTTP) a deferred body: read once the item is known to exist. */
+    body?: unknown;
+  },
+): Promise<FileView> {
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const seen = await ctx.records.findTrashItem({ projectId: project.id, trashId: input.trashId });
+  if (!isLive(seen, ctx)) throw new TrashItemNotFoundError();
+  const body = deferred<unknown>(input.body);
+  body.check();
+  const { to } = parseTrashRestoreBody(await body.read());
+  // The text to index the file with again, read before the transaction (no blob I/O inside it): the
+  // item's content key never changes what it holds, and the transaction claims the very same item.
+  const search = await contentSearchFields(ctx, project, seen.file);
+  const { file, doomed } = await ctx.records.withTransaction(async (tx) => {
+    const locked = await lockActiveProject(tx, input.principal, project.id);
+    const at = ctx.clock.now();
+    const found = await tx.findTrashItem({ projectId: locked.id, trashId: input.trashId });
+    if (!found || !isLive(found, ctx, at)) throw new TrashItemNotFoundError();
+    const filename = to ?? found.file.filename;
+    if (await tx.findFile({ projectId: locked.id, filename })) throw new FilenameTakenError(filename);
+    const item = await tx.deleteTrashItem({ projectId: locked.id, trashId: found.id });
+    if (!item) throw new TrashItemNotFoundError();
+    const before = await tx.listRevisionContents({ fileId: item.file.id });
+    const file: FileRecord = {
+      ...item.file,
+      filename,
+      revision: item.file.revision + 1,
+      updatedAt: notBefore(at, item.file.updatedAt),
+    };
+    // The name was free under the project lock; a unique-rule conflict still reads as the 409 it is.
+    await tx.insertFile({ file }).catch((error: unknown) => {
+      if (error instanceof RecordConflictError && error.rule === 'filename')
+        throw new FilenameTakenError(filename);
+      throw error;
+    });
+    // Deleting the file removed its search index; it is searchable again under its (new) name.
+    await tx.indexFile({
+      file,
+      contentText: search?.contentKey === file.contentKey ? search.searchText : '',
+    });
+    const recorded = await recordRevision(ctx, tx, { project: locked, file, change: 'restore', before });
+    const change = {
+      files: 1,
+      bytes: file.sizeBytes,
+      historyBytes: historyBytes(before, file.contentKey) + recorded.historyDelta,
+      trashBytes: -heldBytes(item.file, before),
+    };
+    await tx.updateProject({ project: withCounterChange(ctx, locked, change, at) });
+    return { file, doomed: recorded.doomed };
+  });
+  for (const intent of doomed) await removeDoomed(ctx, intent);
+  return toFileView(file, project, ctx.blobs.scheme);
+}
