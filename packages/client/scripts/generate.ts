@@ -1,10 +1,16 @@
 /**
  * `npm run generate:client`: writes `src/generated/openapi.ts`, the SDK's operation types, from an OpenAPI
  * 3.1 document with openapi-typescript. The document comes from `--input` (a file path, or the URL of a
- * running server's `GET /openapi.json`), by default `packages/client/openapi.json`. `--check` writes
- * nothing and exits 1 when the committed types differ from what the document gives.
+ * running server's `GET /openapi.json`), by default `packages/client/openapi.json`.
+ *
+ * `--from-server` takes the document from a server started in-process (SQLite in a temporary folder)
+ * over `GET /openapi.json`, writes it to `packages/client/openapi.json`, then the types: the way to
+ * regenerate after a route changes. `--check` writes nothing and exits 1 when the committed files
+ * differ from what the document (or, with `--from-server`, the server) gives.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
@@ -29,9 +35,35 @@ export async function loadDocument(input: string): Promise<OpenAPI3> {
   return JSON.parse(await readFile(input, 'utf8')) as OpenAPI3;
 }
 
+/** The document a server of this checkout serves at `GET /openapi.json`, from one started in-process. */
+export async function documentFromServer(): Promise<OpenAPI3> {
+  await import('reflect-metadata');
+  const { createLogger, loadConfig, startServer } = await import('@mdstore/server');
+  const dir = await mkdtemp(path.join(tmpdir(), 'mdstore-openapi-'));
+  try {
+    const config = loadConfig({ MDSTORE_DATA_DIR: dir, PORT: '0', MDSTORE_LOG_LEVEL: 'silent' });
+    const server = await startServer({
+      config,
+      logger: createLogger({ level: 'silent' }),
+      shutdownGraceMs: 1000,
+    });
+    try {
+      return await loadDocument(`${server.url}/openapi.json`);
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The committed form of a document: two-space JSON and a final newline. */
+export const documentText = (document: OpenAPI3): string => `${JSON.stringify(document, null, 2)}\n`;
+
 /** The TypeScript source of the types of `document`. */
 export async function generateTypes(document: OpenAPI3): Promise<string> {
-  const ast = await openapiTS(document, { alphabetize: false });
+  // A default (`dry_run`, `count`) is what the server assumes when the field is left out: it stays optional.
+  const ast = await openapiTS(document, { alphabetize: false, defaultNonNullable: false });
   return BANNER + astToString(ast);
 }
 
@@ -39,20 +71,26 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       input: { type: 'string', default: DEFAULT_INPUT },
+      'from-server': { type: 'boolean', default: false },
       check: { type: 'boolean', default: false },
     },
   });
-  const source = await generateTypes(await loadDocument(values.input));
-  if (values.check) {
-    const current = await readFile(OUTPUT, 'utf8').catch(() => '');
-    if (current !== source) {
-      process.stderr.write(`${OUTPUT} is out of date: run npm run generate:client\n`);
-      process.exitCode = 1;
+  const fromServer = values['from-server'];
+  const document = fromServer ? await documentFromServer() : await loadDocument(values.input);
+  const outputs: Array<[string, string]> = [[OUTPUT, await generateTypes(document)]];
+  if (fromServer) outputs.unshift([DEFAULT_INPUT, documentText(document)]);
+  for (const [file, text] of outputs) {
+    if (values.check) {
+      const current = await readFile(file, 'utf8').catch(() => '');
+      if (current !== text) {
+        process.stderr.write(`${file} is out of date: run npm run generate:client -- --from-server\n`);
+        process.exitCode = 1;
+      }
+    } else {
+      await writeFile(file, text);
+      process.stdout.write(`wrote ${file}\n`);
     }
-    return;
   }
-  await writeFile(OUTPUT, source);
-  process.stdout.write(`wrote ${OUTPUT}\n`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();

@@ -1,21 +1,49 @@
 import { FilesApi } from './files.js';
 import type { components } from './generated/openapi.js';
+import { HistoryApi } from './history.js';
 import { ProjectsApi } from './projects.js';
+import { type SearchAllRequest, type SearchAnswer, SearchApi, type SearchRequest } from './search.js';
 import { type ClientOptions, type RequestOptions, Transport, TypedApi } from './transport.js';
+import { TrashApi } from './trash.js';
 
 /**
- * The mdstore SDK: `client.projects` and `client.files`, plus the server's health and readiness.
+ * The mdstore SDK: `client.projects`, `client.files`, `client.history` and `client.trash`, plus the
+ * server's health and readiness.
  * `client.api` is the typed layer underneath, for operations the methods do not cover yet.
  */
 export class MdStoreClient {
   readonly api: TypedApi;
   readonly projects: ProjectsApi;
   readonly files: FilesApi;
+  /** Revisions, diffs, restore, move and copy (extensions §5). */
+  readonly history: HistoryApi;
+  /** Search (extensions §3); `client.search` is its first page. */
+  readonly searching: SearchApi;
+  readonly trash: TrashApi;
 
   constructor(options: ClientOptions) {
     this.api = new TypedApi(new Transport(options));
     this.projects = new ProjectsApi(this.api);
     this.files = new FilesApi(this.api);
+    this.history = new HistoryApi(this.api);
+    this.searching = new SearchApi(this.api);
+    this.trash = new TrashApi(this.api);
+  }
+
+  /**
+   * Search (extensions §3) in one project, or with `projectId` null over the account's projects: one
+   * page; `client.searching.iterate` walks them all.
+   */
+  search(projectId: string, request?: SearchRequest, options?: RequestOptions): Promise<SearchAnswer>;
+  search(projectId: null, request?: SearchAllRequest, options?: RequestOptions): Promise<SearchAnswer>;
+  search(
+    projectId: string | null,
+    request?: SearchAllRequest,
+    options?: RequestOptions,
+  ): Promise<SearchAnswer> {
+    return projectId === null
+      ? this.searching.search(null, request, options)
+      : this.searching.search(projectId, request, options);
   }
 
   /** `GET /healthz`: the process answers. */

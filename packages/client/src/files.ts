@@ -21,6 +21,10 @@ export type MdStoreFile = components['schemas']['File'];
 export type FileUpdate = components['schemas']['FileUpdate'];
 export type FileList = components['schemas']['FileList'];
 export type Metadata = NonNullable<MdStoreFile['metadata']>;
+/** The body of an edit (`PATCH`): `{ edits: [...], dry_run? }`. */
+export type FileEdit = components['schemas']['FileEdit'];
+export type FileEdited = components['schemas']['FileEdited'];
+export type Outline = components['schemas']['Outline'];
 
 export interface UploadOptions extends RequestOptions {
   readonly metadata?: Metadata | null;
@@ -45,7 +49,7 @@ export interface DownloadOptions extends RequestOptions, ReadPreconditions {
   readonly ifRange?: string | Date;
 }
 
-function rangeHeader(range: ByteRange | undefined): string | undefined {
+export function rangeHeader(range: ByteRange | undefined): string | undefined {
   if (range === undefined) return undefined;
   if ('suffix' in range) return `bytes=-${range.suffix}`;
   return `bytes=${range.start}-${range.end ?? ''}`;
@@ -61,22 +65,48 @@ async function declaredSha256(content: ContentInput, sha256: string | true | und
   return sha256Hex(await bufferOf(content));
 }
 
+/** The ordering and narrowing parameters of List Files (extensions §3). */
+export interface FileListQuery {
+  readonly sort?: 'filename' | 'created_date' | 'updated_date' | 'size_bytes';
+  readonly order?: 'asc' | 'desc';
+  /** Only files whose filename starts with it. */
+  readonly prefix?: string;
+  /** `/`: files below the next `/` after `prefix` come back as `folders`. */
+  readonly delimiter?: '/';
+}
+
 /** Files of one project. A filename is sent as one path segment (`/` → `%2F`). */
 export class FilesApi {
   constructor(private readonly api: TypedApi) {}
 
-  /** Every file of the project, ordered by filename. */
+  /**
+   * The files of the project, ordered by filename; with `limit` or `cursor` one page of them (and
+   * `next_cursor`), ordered and narrowed by the `FileListQuery` parameters.
+   */
   async list(
     projectId: string,
-    options?: RequestOptions & { limit?: number; cursor?: string },
+    options?: RequestOptions & FileListQuery & { limit?: number; cursor?: string },
   ): Promise<FileList> {
-    const query = { limit: options?.limit, cursor: options?.cursor };
+    const query = {
+      limit: options?.limit,
+      cursor: options?.cursor,
+      sort: options?.sort,
+      order: options?.order,
+      prefix: options?.prefix,
+      delimiter: options?.delimiter,
+    };
     const path = { project_id: projectId };
     return (await this.api.json('get', '/api/projects/{project_id}/files', { path, query }, options)).data;
   }
 
-  /** Every file, page by page where the server pages (a server without paging answers in one go). */
-  async *iterate(projectId: string, options: PageOptions = {}): AsyncGenerator<MdStoreFile, void, undefined> {
+  /**
+   * Every file (of `prefix`, in `sort`/`order`), page by page where the server pages (a server without
+   * paging answers in one go). With `delimiter`, folders are skipped: use `list` to see them.
+   */
+  async *iterate(
+    projectId: string,
+    options: PageOptions & FileListQuery = {},
+  ): AsyncGenerator<MdStoreFile, void, undefined> {
     let cursor: string | undefined;
     do {
       const page = await this.list(projectId, {
@@ -220,5 +250,29 @@ export class FilesApi {
       { path, headers },
       options,
     );
+  }
+
+  /** Applies edits in order, all or none (extensions §4); `dry_run: true` shows the diff only. */
+  async edit(
+    projectId: string,
+    filename: string,
+    edit: FileEdit,
+    options: RequestOptions & WritePreconditions = {},
+  ): Promise<FileEdited> {
+    const headers = {
+      'If-Match': ifMatch(options),
+      'If-None-Match': ifNoneMatch(options),
+      'If-Unmodified-Since': ifUnmodifiedSince(options),
+    };
+    const path = { project_id: projectId, filename };
+    const call = { path, headers, json: edit };
+    return (await this.api.json('patch', '/api/projects/{project_id}/files/{filename}', call, options)).data;
+  }
+
+  /** The headings (with their section paths) and links of a file. */
+  async outline(projectId: string, filename: string, options?: RequestOptions): Promise<Outline> {
+    const path = { project_id: projectId, filename };
+    const url = '/api/projects/{project_id}/files/{filename}/outline' as const;
+    return (await this.api.json('get', url, { path }, options)).data;
   }
 }

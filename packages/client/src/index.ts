@@ -8,15 +8,20 @@ export { MdStoreApiError, MdStoreIntegrityError, type ValidationIssue } from './
 export type {
   ByteRange,
   DownloadOptions,
+  FileEdit,
+  FileEdited,
   FileList,
+  FileListQuery,
   FilesApi,
   FileUpdate,
   MdStoreFile,
   Metadata,
+  Outline,
   UpdateContentOptions,
   UploadOptions,
 } from './files.js';
 export type { components, operations, paths } from './generated/openapi.js';
+export type { HistoryApi, Revision, RevisionList } from './history.js';
 export type {
   PageOptions,
   Project,
@@ -28,4 +33,13 @@ export type {
   ProjectUpdate,
 } from './projects.js';
 export type { RetryEvent, RetryOptions } from './retry.js';
+export type {
+  SearchAllRequest,
+  SearchAnswer,
+  SearchApi,
+  SearchFilter,
+  SearchRequest,
+  SearchResult,
+} from './search.js';
 export type { ClientOptions, RequestOptions, TypedApi } from './transport.js';
+export type { TrashApi, TrashItem, TrashList } from './trash.js';

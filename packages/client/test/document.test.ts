@@ -1,9 +1,21 @@
 import { readFile } from 'node:fs/promises';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_INPUT, generateTypes, loadDocument, OUTPUT } from '../scripts/generate.js';
+import {
+  DEFAULT_INPUT,
+  documentFromServer,
+  documentText,
+  generateTypes,
+  loadDocument,
+  OUTPUT,
+} from '../scripts/generate.js';
 
 describe('the OpenAPI document and the generated types', () => {
+  it("openapi.json is exactly the server's document (npm run generate:client -- --from-server)", async () => {
+    const committed = await readFile(DEFAULT_INPUT, 'utf8');
+    expect(committed).toBe(documentText(await documentFromServer()));
+  });
+
   it('src/generated/openapi.ts is exactly what the generator makes of the document', async () => {
     const expected = await generateTypes(await loadDocument(DEFAULT_INPUT));
     expect(await readFile(OUTPUT, 'utf8')).toBe(expected);

@@ -221,6 +221,47 @@ describe('files', () => {
     expect(names).toEqual(['a.md', 'b.md', 'c.md']);
   });
 
+  it('pages with sort, order, prefix and delimiter; iterate follows next_cursor in the same order', async () => {
+    for (const [name, body] of [
+      ['docs/b.md', 'bb'],
+      ['docs/a.md', 'aaaa'],
+      ['docs/deep/c.md', 'c'],
+      ['top.md', 'ttt'],
+    ] as const) {
+      await client.files.upload(projectId, name, body);
+    }
+    const first = await client.files.list(projectId, {
+      limit: 1,
+      sort: 'size_bytes',
+      order: 'desc',
+      prefix: 'docs/',
+    });
+    expect(first.files.map((f) => f.filename)).toEqual(['docs/a.md']);
+    expect(first).toMatchObject({ total_count: 3, total_size_bytes: 7 });
+    expect(typeof first.next_cursor).toBe('string');
+    const second = await client.files.list(projectId, {
+      limit: 5,
+      cursor: first.next_cursor!,
+      sort: 'size_bytes',
+      order: 'desc',
+      prefix: 'docs/',
+    });
+    expect(second.files.map((f) => f.filename)).toEqual(['docs/b.md', 'docs/deep/c.md']);
+    expect(second.next_cursor).toBeNull();
+    const level = await client.files.list(projectId, { prefix: 'docs/', delimiter: '/' });
+    expect(level.folders).toEqual(['docs/deep/']);
+    expect(level.files.map((f) => f.filename)).toEqual(['docs/a.md', 'docs/b.md']);
+    const names: string[] = [];
+    for await (const file of client.files.iterate(projectId, { pageSize: 1, sort: 'size_bytes' }))
+      names.push(file.filename);
+    expect(names).toEqual(['docs/deep/c.md', 'docs/b.md', 'top.md', 'docs/a.md']);
+    const bad = await client.files
+      .list(projectId, { limit: 1, cursor: 'forged' })
+      .catch((error: unknown) => error);
+    expect(bad).toBeInstanceOf(MdStoreApiError);
+    expect((bad as MdStoreApiError).status).toBe(422);
+  });
+
   it('an aborted signal stops a call', async () => {
     const controller = new AbortController();
     controller.abort(new Error('stop'));

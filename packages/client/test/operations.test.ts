@@ -8,7 +8,10 @@ import { type RealServer, startRealServer } from './support/server.js';
  * One SDK call per operation of the OpenAPI document, run against a real server in this order. A new
  * operation in the document without an entry here fails the first test: the SDK must cover it.
  */
-const CALLS: Record<string, (client: MdStoreClient, s: { projectId: string }) => Promise<unknown>> = {
+const CALLS: Record<
+  string,
+  (client: MdStoreClient, s: { projectId: string; trashId: string }) => Promise<unknown>
+> = {
   getHealth: (c) => c.health(),
   getReadiness: (c) => c.ready(),
   createProject: async (c, s) => {
@@ -23,7 +26,48 @@ const CALLS: Record<string, (client: MdStoreClient, s: { projectId: string }) =>
   headFile: (c, s) => c.files.head(s.projectId, 'op.md'),
   updateFileMetadata: (c, s) => c.files.updateMetadata(s.projectId, 'op.md', { n: 2 }),
   updateFileContent: (c, s) => c.files.updateContent(s.projectId, 'op.md', '# op 2\n'),
-  deleteFile: (c, s) => c.files.delete(s.projectId, 'op.md'),
+  listRevisions: (c, s) => c.history.listRevisions(s.projectId, 'op.md', { limit: 2 }),
+  downloadRevision: async (c, s) => (await c.history.downloadRevision(s.projectId, 'op.md', 1)).text(),
+  diffRevisions: (c, s) => c.history.diff(s.projectId, 'op.md', 1),
+  restoreRevision: (c, s) => c.history.restore(s.projectId, 'op.md', 1),
+  copyFile: (c, s) => c.history.copy(s.projectId, 'op.md', 'op-copy.md'),
+  moveFile: (c, s) => c.history.move(s.projectId, 'op-copy.md', 'op-moved.md'),
+  editFile: (c, s) => c.files.edit(s.projectId, 'op.md', { edits: [{ op: 'append', text: 'more\n' }] }),
+  getOutline: (c, s) => c.files.outline(s.projectId, 'op.md'),
+  searchProject: async (c, s) => {
+    const answer = await c.search(s.projectId, {
+      query: 'op',
+      // Revision 1 (restored above) has the metadata {n: 1}.
+      filter: { field: 'metadata.n', op: 'eq', value: 1 },
+    });
+    if (!answer.results.some((r) => r.file.filename === 'op.md'))
+      throw new Error('search did not find op.md');
+  },
+  searchAll: async (c, s) => {
+    const found = [];
+    for await (const result of c.searching.iterate(null, {
+      query: 'op',
+      project_ids: [s.projectId],
+      limit: 1,
+    }))
+      found.push(result.file.filename);
+    if (!found.includes('op.md')) throw new Error('search did not find op.md');
+  },
+  // Extensions §5: the file just deleted is in the trash (the project keeps it for a day).
+  deleteFile: async (c, s) => {
+    await c.projects.update(s.projectId, { settings: { trash_retention_days: 1 } });
+    await c.files.delete(s.projectId, 'op.md');
+  },
+  listTrash: async (c, s) => {
+    const [item] = (await c.trash.list(s.projectId)).trash;
+    s.trashId = item!.trash_id;
+  },
+  restoreTrashItem: async (c, s) => {
+    await c.trash.restore(s.projectId, s.trashId, { to: 'restored.md' });
+    await c.files.delete(s.projectId, 'restored.md');
+    s.trashId = (await c.trash.list(s.projectId)).trash[0]!.trash_id;
+  },
+  deleteTrashItem: (c, s) => c.trash.delete(s.projectId, s.trashId),
   deleteProject: (c, s) => c.projects.delete(s.projectId),
 };
 
@@ -48,7 +92,7 @@ describe('the SDK covers every operation of the document', () => {
   it('each call succeeds against a real server', async () => {
     const account = await server.account();
     const client = createClient({ baseUrl: server.url, apiKey: account.apiKey });
-    const state = { projectId: '' };
+    const state = { projectId: '', trashId: '' };
     for (const [id, call] of Object.entries(CALLS)) {
       await expect(call(client, state), id).resolves.not.toThrow();
     }

@@ -1,0 +1,95 @@
+import { LIST_LIMITS } from '@mdstore/core';
+import * as v from 'valibot';
+import type { QueryParameter, RequestHeader, ResponseHeader, Schema } from './route.js';
+import { FilenameParam, ProjectIdParam } from './schemas.js';
+
+/**
+ * The path parameters a route template may use (`:name`), each with its component name in the document.
+ * A template with a name missing here fails at start-up (and in the table's test).
+ */
+export const PATH_PARAMETERS: Readonly<Record<string, { component: string; schema: Schema }>> = {
+  project_id: { component: 'ProjectId', schema: ProjectIdParam },
+  filename: { component: 'Filename', schema: FilenameParam },
+  revision: {
+    component: 'RevisionNumber',
+    schema: v.pipe(v.number(), v.integer(), v.minValue(1), v.description('A revision number (decimal).')),
+  },
+  trash_id: {
+    component: 'TrashId',
+    schema: v.pipe(v.string(), v.description('The `trash_id` of a trash item (opaque).')),
+  },
+};
+
+const text = (description: string) => v.pipe(v.string(), v.description(description));
+const integer = (description: string) => v.pipe(v.number(), v.integer(), v.description(description));
+
+/** Request headers a route may declare (`headers: [...]`). */
+export const REQUEST_HEADERS: Readonly<Record<RequestHeader, Schema>> = {
+  'If-Match': text('ETags (or `*`) the current version must match, else 412.'),
+  'If-None-Match': text('ETags (or `*`) the current version must not match: 304 on reads, 412 on writes.'),
+  'If-Modified-Since': text('HTTP date; 304 when not modified since (ignored with If-None-Match).'),
+  'If-Unmodified-Since': text('HTTP date; 412 when modified since (ignored with If-Match).'),
+  Range: v.pipe(text('One byte range, e.g. `bytes=0-99`.'), v.examples(['bytes=0-99'])),
+  'If-Range': text('An ETag or date: the range applies only while it matches, else the whole content.'),
+  'Content-Digest': v.pipe(
+    text('`sha-256=:<base64>:` of the body (RFC 9530); a mismatch is 400.'),
+    v.examples(['sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:']),
+  ),
+  'Repr-Digest': text('`sha-256=:<base64>:` of the representation (RFC 9530); a mismatch is 400.'),
+};
+
+/** Response headers (`components/headers`), as answers declare them. */
+export const RESPONSE_HEADERS: Readonly<Record<ResponseHeader | RateLimitHeader | 'X-Request-Id', Schema>> = {
+  'X-RateLimit-Limit': integer('Requests per window of the key.'),
+  'X-RateLimit-Remaining': integer('Requests left in the window.'),
+  'X-RateLimit-Reset': integer('End of the window, Unix seconds.'),
+  'X-Request-Id': text('The request id, also in the server log.'),
+  'Retry-After': integer('Seconds to wait.'),
+  ETag: text('Strong entity tag.'),
+  'Last-Modified': text('updated_date as an HTTP date.'),
+  'Cache-Control': text('`private, no-cache` on answers with an ETag.'),
+  'Content-Disposition': text('`attachment` with the filename (`filename*` for non-ASCII).'),
+  'Content-Range': text('`bytes first-last/size`, or `bytes */size` on 416.'),
+  'Accept-Ranges': v.pipe(v.literal('bytes'), v.description('Byte ranges are supported.')),
+  'Repr-Digest': text('sha-256 of the whole content (RFC 9530).'),
+  'X-File-Size': integer('The whole size in bytes.'),
+  'X-Created-Date': v.pipe(v.string(), v.isoTimestamp(), v.description('created_date')),
+  'X-Updated-Date': v.pipe(v.string(), v.isoTimestamp(), v.description('updated_date')),
+  'X-Line-Range': text('`first-last/total` lines of the part returned.'),
+  'WWW-Authenticate': text('`Bearer`'),
+};
+
+export type RateLimitHeader = 'X-RateLimit-Limit' | 'X-RateLimit-Remaining' | 'X-RateLimit-Reset';
+export const RATE_LIMIT_HEADERS: readonly RateLimitHeader[] = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+];
+
+const LIMIT = {
+  schema: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(LIST_LIMITS.maxLimit)),
+  description: `Page size, 1-${LIST_LIMITS.maxLimit} (default ${LIST_LIMITS.defaultLimit}); with it the answer is one page.`,
+};
+const CURSOR = { schema: v.string(), description: '`next_cursor` of the previous page.' };
+
+/** `limit` and `cursor` of List Projects (extensions §3), read by the core's `parseListParams`. */
+export const PAGING_QUERY: Readonly<Record<string, QueryParameter>> = { limit: LIMIT, cursor: CURSOR };
+
+/** The query of List Files (extensions §3), read by the core's `parseFileListParams`. */
+export const FILE_LIST_QUERY: Readonly<Record<string, QueryParameter>> = {
+  limit: LIMIT,
+  cursor: CURSOR,
+  sort: {
+    schema: v.picklist(['filename', 'created_date', 'updated_date', 'size_bytes']),
+    description: 'Sort key (default filename; with `delimiter` only filename).',
+  },
+  order: { schema: v.picklist(['asc', 'desc']), description: 'Sort order (default asc).' },
+  prefix: {
+    schema: v.string(),
+    description: `Only filenames starting with this text (at most ${LIST_LIMITS.maxPrefixBytes} bytes of UTF-8).`,
+  },
+  delimiter: {
+    schema: v.literal('/'),
+    description: 'Group the names below the next `/` into `folders` (one level, like S3).',
+  },
+};

@@ -1,0 +1,99 @@
+import type * as v from 'valibot';
+import type { Handler, RouteDeps } from '../routes/context.js';
+
+/**
+ * What a route is, for the router and for the OpenAPI document alike. A route exists only as
+ * `defineRoute(description, handler)`: the router mounts nothing else (`mount.ts`), and the document is
+ * generated from the same list (`openapi.ts`), so the two cannot disagree.
+ */
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type Schema = v.GenericSchema;
+export type Tag = 'Projects' | 'Files' | 'Editing' | 'History' | 'Search' | 'Trash' | 'Operations';
+
+/** Response headers the document knows (`components/headers`, see `headers.ts`). */
+export type ResponseHeader =
+  | 'ETag'
+  | 'Last-Modified'
+  | 'Cache-Control'
+  | 'Content-Disposition'
+  | 'Content-Range'
+  | 'Accept-Ranges'
+  | 'Repr-Digest'
+  | 'X-File-Size'
+  | 'X-Created-Date'
+  | 'X-Updated-Date'
+  | 'X-Line-Range'
+  | 'Retry-After'
+  | 'WWW-Authenticate';
+
+/** Request headers the document knows (see `headers.ts`). */
+export type RequestHeader =
+  | 'If-Match'
+  | 'If-None-Match'
+  | 'If-Modified-Since'
+  | 'If-Unmodified-Since'
+  | 'Range'
+  | 'If-Range'
+  | 'Content-Digest'
+  | 'Repr-Digest';
+
+export interface AnswerBody {
+  readonly contentType: 'application/json' | 'text/markdown' | 'text/x-diff';
+  /** A valibot schema; for text, omitted (the body is the text). */
+  readonly schema?: Schema;
+}
+
+export interface Answer {
+  readonly description: string;
+  readonly body?: AnswerBody;
+  /** Headers the answer always carries (besides `X-Request-Id`, and the rate-limit headers under `/api`). */
+  readonly headers?: readonly ResponseHeader[];
+  /** Headers some of these answers carry (e.g. `Repr-Digest` on a whole download, not on `?lines=`). */
+  readonly optionalHeaders?: readonly ResponseHeader[];
+}
+
+export interface QueryParameter {
+  readonly schema: Schema;
+  readonly description: string;
+  readonly required?: boolean;
+  /** The parameter may be given several times (`?section=a&section=b`). */
+  readonly repeated?: boolean;
+}
+
+export interface RequestBody {
+  readonly contentType: 'application/json' | 'multipart/form-data' | 'text/markdown';
+  readonly schema?: Schema;
+  readonly description?: string;
+}
+
+export interface RouteDescription {
+  readonly method: Method;
+  /** Express template; each `:name` must be one of `PATH_PARAMETERS` (`parameters.ts`). */
+  readonly path: string;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly tags: readonly Tag[];
+  /** `apiKey`: under `/api`, behind authentication and the rate limit (`401`, `429` added for you). */
+  readonly auth: 'apiKey' | 'none';
+  readonly query?: Readonly<Record<string, QueryParameter>>;
+  readonly headers?: readonly RequestHeader[];
+  readonly body?: RequestBody;
+  readonly answers: Readonly<Record<number, Answer>>;
+  /** A `GET` that also answers `HEAD` (Express does for every `GET`): documented as its own operation. */
+  readonly head?: { readonly operationId: string; readonly summary: string };
+}
+
+export interface DefinedRoute {
+  readonly description: RouteDescription;
+  readonly handler: (deps: RouteDeps) => Handler;
+}
+
+/** The only way to make a route: its description and its handler, together. */
+export function defineRoute(
+  description: RouteDescription,
+  handler: (deps: RouteDeps) => Handler,
+): DefinedRoute {
+  return Object.freeze({ description, handler });
+}

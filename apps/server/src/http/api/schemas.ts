@@ -1,0 +1,348 @@
+import {
+  DescriptionSchema,
+  EditRequestSchema,
+  MetadataSchema,
+  NameSchema,
+  REVISION_CHANGES,
+  SETTING_SCHEMAS,
+  UuidSchema,
+} from '@mdstore/core';
+import * as v from 'valibot';
+
+/**
+ * The bodies of the HTTP interface as valibot schemas. Request bodies are built from the core's schemas
+ * (the ones the use cases validate with); answers are written here, and `views.ts` returns their types,
+ * so a view that drifts from its schema does not compile. Each named schema becomes a component of the
+ * OpenAPI document (`components/schemas/<name>`) through `COMPONENTS` below.
+ */
+
+const Timestamp = v.pipe(v.string(), v.isoTimestamp(), v.description('UTC ISO 8601 with milliseconds'));
+const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
+const Sha256 = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/));
+const ETag = v.pipe(v.string(), v.description('Strong entity tag, quotes included; echo it in If-Match.'));
+const Metadata = v.pipe(
+  v.nullable(MetadataSchema),
+  v.description('A custom JSON object (at most 64 KiB as compact JSON, 32 levels), or null.'),
+);
+const Filename = v.pipe(v.string(), v.description('Unique in the project; `.md` or `.mdx`.'));
+
+export const ProjectSettings = v.object({
+  require_if_match: v.pipe(
+    SETTING_SCHEMAS.require_if_match,
+    v.description('Writes to an existing file need If-Match (428).'),
+  ),
+  keep_revisions: SETTING_SCHEMAS.keep_revisions,
+  trash_retention_days: SETTING_SCHEMAS.trash_retention_days,
+});
+
+export const ProjectSettingsInput = v.pipe(
+  v.strictObject({
+    require_if_match: v.optional(ProjectSettings.entries.require_if_match),
+    keep_revisions: v.optional(SETTING_SCHEMAS.keep_revisions),
+    trash_retention_days: v.optional(SETTING_SCHEMAS.trash_retention_days),
+  }),
+  v.description('Any subset of the settings; omitted keys keep their value.'),
+);
+
+export const Project = v.object({
+  id: UuidSchema,
+  name: NameSchema,
+  description: DescriptionSchema,
+  bucket_name: v.string(),
+  is_default: v.boolean(),
+  is_active: v.boolean(),
+  file_count: Count,
+  total_size_bytes: Count,
+  created_date: Timestamp,
+  updated_date: Timestamp,
+  etag: ETag,
+  settings: ProjectSettings,
+  history_size_bytes: Count,
+  trash_size_bytes: Count,
+});
+
+export const ProjectList = v.object({
+  projects: v.array(Project),
+  total_count: Count,
+  next_cursor: v.optional(
+    v.pipe(v.nullable(v.string()), v.description('With `limit` or `cursor`; null on the last page.')),
+  ),
+});
+
+export const ProjectCreate = v.looseObject({
+  name: NameSchema,
+  description: v.optional(DescriptionSchema),
+  settings: v.optional(ProjectSettingsInput),
+});
+
+export const ProjectUpdate = v.pipe(
+  v.looseObject({
+    name: v.optional(NameSchema),
+    description: v.optional(DescriptionSchema),
+    settings: v.optional(ProjectSettingsInput),
+  }),
+  v.description('At least one of name, description, settings (else 400).'),
+);
+
+export const ProjectDeleted = v.object({ message: v.string(), project_id: UuidSchema });
+
+const fileUpdateEntries = {
+  filename: Filename,
+  project_id: UuidSchema,
+  size_bytes: Count,
+  metadata: Metadata,
+  updated_date: Timestamp,
+  etag: ETag,
+  revision: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  sha256: Sha256,
+};
+
+export const FileUpdate = v.object(fileUpdateEntries);
+
+const Frontmatter = v.pipe(
+  v.nullable(v.record(v.string(), v.unknown())),
+  v.description(
+    "The content's YAML front matter as JSON (extensions §3), or null: no block, invalid YAML, not a mapping, or over the limits.",
+  ),
+);
+
+export const File = v.object({
+  ...fileUpdateEntries,
+  frontmatter: Frontmatter,
+  content_type: v.literal('text/markdown'),
+  storage_path: v.pipe(v.string(), v.description('<scheme>://<bucket_name>/<filename>')),
+  created_date: Timestamp,
+});
+
+export const FileList = v.object({
+  files: v.array(File),
+  total_count: v.pipe(Count, v.description('Files (and, with `delimiter`, folders) the listing covers.')),
+  total_size_bytes: Count,
+  folders: v.optional(
+    v.pipe(v.array(v.string()), v.description('With `delimiter`: the folders of the page (`docs/`).')),
+  ),
+  next_cursor: v.optional(
+    v.pipe(
+      v.nullable(v.string()),
+      v.description(
+        'With `limit` or `cursor`: the next page’s cursor, or null on the last page; null when only `prefix`/`delimiter` were given.',
+      ),
+    ),
+  ),
+});
+
+export const UploadForm = v.object({
+  file: v.pipe(v.string(), v.description('The content (a part with a filename).')),
+  metadata: v.optional(v.pipe(v.string(), v.description('A JSON object, as text.'))),
+  sha256: v.optional(Sha256),
+});
+
+export const MetadataUpdate = v.object({ metadata: Metadata });
+
+export const FileEdit = EditRequestSchema;
+
+export const FileEdited = v.object({
+  ...File.entries,
+  diff: v.pipe(
+    v.nullable(v.string()),
+    v.description('Unified diff of the change; null when it would cost more than 10⁷ comparisons.'),
+  ),
+});
+
+export const Outline = v.object({
+  headings: v.array(
+    v.object({
+      level: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(6)),
+      text: v.string(),
+      line: v.pipe(v.number(), v.integer(), v.minValue(1)),
+      path: v.array(v.string()),
+    }),
+  ),
+  links: v.array(
+    v.object({ target: v.string(), text: v.string(), line: v.pipe(v.number(), v.integer(), v.minValue(1)) }),
+  ),
+  etag: ETag,
+});
+
+export const Revision = v.object({
+  revision: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  etag: v.pipe(v.string(), v.description('The ETag the file had while this revision was current.')),
+  size_bytes: Count,
+  sha256: Sha256,
+  metadata: Metadata,
+  change: v.picklist(REVISION_CHANGES),
+  created_date: Timestamp,
+});
+
+export const RevisionList = v.object({
+  revisions: v.array(Revision),
+  next_cursor: v.pipe(v.nullable(v.string()), v.description('null on the last page.')),
+});
+
+const Target = v.pipe(v.string(), v.description('The new filename (the upload rules: 400, or 415).'));
+export const RestoreRequest = v.object({ revision: v.pipe(v.number(), v.integer(), v.minValue(1)) });
+export const MoveRequest = v.object({ to: Target });
+export const CopyRequest = v.object({
+  to: Target,
+  project_id: v.optional(
+    v.pipe(
+      v.nullable(UuidSchema),
+      v.description('Another project of the account; absent or null: this one.'),
+    ),
+  ),
+});
+
+const SEARCH_FIELDS = {
+  query: v.optional(
+    v.pipe(
+      v.nullable(v.string()),
+      v.description(
+        'Words (all must occur), "phrases", -exclusions, prefix*, a OR b; at most 1 000 code points, 32 words.',
+      ),
+    ),
+  ),
+  filter: v.optional(
+    v.pipe(
+      v.nullable(v.record(v.string(), v.unknown())),
+      v.description(
+        'A condition {field, op, value} or {"and": [...]}, {"or": [...]}, {"not": FILTER}; at most 50 conditions and 8 levels.',
+      ),
+    ),
+  ),
+  sort: v.optional(
+    v.pipe(
+      v.nullable(v.picklist(['relevance', 'filename', 'created_date', 'updated_date', 'size_bytes'])),
+      v.description('Default: relevance with a query, else filename.'),
+    ),
+  ),
+  order: v.optional(v.nullable(v.picklist(['asc', 'desc']))),
+  limit: v.optional(
+    v.pipe(
+      v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100))),
+      v.description('Default 20.'),
+    ),
+  ),
+  cursor: v.optional(v.pipe(v.nullable(v.string()), v.description('The next_cursor of the previous page.'))),
+};
+
+export const SearchRequest = v.looseObject(SEARCH_FIELDS);
+
+export const SearchAllRequest = v.looseObject({
+  ...SEARCH_FIELDS,
+  project_ids: v.optional(
+    v.pipe(
+      v.nullable(v.pipe(v.array(UuidSchema), v.maxLength(100))),
+      v.description(
+        "The projects to search (default: every active project of the account; another account's: 403).",
+      ),
+    ),
+  ),
+});
+
+export const SearchSnippet = v.object({
+  text: v.string(),
+  highlights: v.pipe(
+    v.array(v.tuple([Count, Count])),
+    v.description('Code-point offsets into text, end exclusive, one per matched word occurrence.'),
+  ),
+});
+
+export const SearchResult = v.object({
+  file: File,
+  score: v.pipe(
+    v.nullable(v.number()),
+    v.description('With sort relevance: higher is better, comparable within one answer only; else null.'),
+  ),
+  snippets: v.pipe(v.array(SearchSnippet), v.maxLength(3)),
+});
+
+export const SearchAnswer = v.object({
+  results: v.array(SearchResult),
+  total_count: v.pipe(Count, v.maxValue(10_000), v.description('Matches, counted up to 10 000.')),
+  next_cursor: v.nullable(v.string()),
+});
+
+/** The trash (extensions §5). */
+export const TrashItem = v.object({
+  trash_id: v.string(),
+  filename: v.string(),
+  size_bytes: Count,
+  revision: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  deleted_date: Timestamp,
+  expires_date: v.pipe(
+    Timestamp,
+    v.description('Fixed at deletion; changing the setting later does not move it.'),
+  ),
+});
+export const TrashList = v.object({
+  trash: v.array(TrashItem),
+  total_count: v.pipe(Count, v.description('Unexpired items of the whole trash, not just the page.')),
+  next_cursor: v.pipe(v.nullable(v.string()), v.description('null on the last page.')),
+});
+export const TrashRestore = v.object({
+  to: v.optional(
+    v.pipe(
+      v.nullable(v.string()),
+      v.description(
+        "Restore under this name (the upload rules: 400, or 415); absent or null: the item's own.",
+      ),
+    ),
+  ),
+});
+
+export const ErrorMessage = v.object({ detail: v.string() });
+export const ValidationIssue = v.object({
+  loc: v.array(v.union([v.string(), v.pipe(v.number(), v.integer())])),
+  msg: v.string(),
+  type: v.string(),
+});
+export const ValidationError = v.object({ detail: v.array(ValidationIssue) });
+export const AnyError = v.object({ detail: v.union([v.string(), v.array(ValidationIssue)]) });
+
+export const Health = v.object({ status: v.literal('ok') });
+export const Readiness = v.object({ status: v.literal('ready') });
+
+/** The named schemas of the document, by component name (the SDK's types use these names). */
+export const COMPONENTS = {
+  Project,
+  ProjectSettings,
+  ProjectSettingsInput,
+  ProjectList,
+  ProjectCreate,
+  ProjectUpdate,
+  ProjectDeleted,
+  File,
+  FileUpdate,
+  FileList,
+  UploadForm,
+  MetadataUpdate,
+  FileEdit,
+  FileEdited,
+  Outline,
+  Revision,
+  RevisionList,
+  RestoreRequest,
+  MoveRequest,
+  CopyRequest,
+  SearchRequest,
+  SearchAllRequest,
+  SearchSnippet,
+  SearchResult,
+  SearchAnswer,
+  TrashItem,
+  TrashList,
+  TrashRestore,
+  ErrorMessage,
+  ValidationIssue,
+  ValidationError,
+  AnyError,
+  Health,
+  Readiness,
+} as const;
+
+/** Path parameters. */
+export const ProjectIdParam = UuidSchema;
+export const FilenameParam = v.pipe(
+  v.string(),
+  v.description('One path segment, percent-encoded as UTF-8 (`/` in a folder name is `%2F`).'),
+);
