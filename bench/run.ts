@@ -7,9 +7,13 @@ import { Bench, settingsFor } from './lib/context.js';
 import { closeHttpAgent } from './lib/load.js';
 import { REPO_ROOT } from './lib/processes.js';
 import { markdownTable, Results } from './lib/results.js';
+import { findingScenarios } from './scenarios/finding.js';
 import { growthScenarios } from './scenarios/growth.js';
+import { historyScenarios } from './scenarios/history.js';
+import { inlineScenario } from './scenarios/inline.js';
 import { memoryScenarios } from './scenarios/memory.js';
 import { metadataScenarios } from './scenarios/metadata.js';
+import { searchScenarios } from './scenarios/search.js';
 import { transferScenarios } from './scenarios/transfer.js';
 import type { Scenario } from './scenarios/types.js';
 
@@ -17,7 +21,11 @@ const SCENARIOS: readonly Scenario[] = [
   ...metadataScenarios,
   ...transferScenarios,
   ...growthScenarios,
+  ...historyScenarios,
   ...memoryScenarios,
+  inlineScenario,
+  ...searchScenarios,
+  ...findingScenarios,
 ];
 const RESULTS_FILE = path.join(REPO_ROOT, 'bench/results/latest.json');
 

@@ -40,6 +40,10 @@ api -F file=@hello.md -F 'metadata={"tags":["intro"]}' "$API/projects/$NOTES/fil
 printf '# Meeting notes\n' > 'meeting notes.md'
 api -F 'file=@meeting notes.md' "$API/projects/$NOTES/files"
 api "$API/projects/$NOTES/files"
+# Folders: "/" in a filename; a page of one folder, and the top level with its folders
+api -F 'file=@hello.md;filename=guides/setup.md' "$API/projects/$NOTES/files"
+api "$API/projects/$NOTES/files?prefix=guides%2F&limit=10"
+api "$API/projects/$NOTES/files?delimiter=%2F"
 mkdir downloads
 api -OJ --output-dir downloads "$API/projects/$NOTES/files/hello.md"   # saves downloads/hello.md
 # A filename is one path segment, percent-encoded: a space is %20 (and with folders, guides%2Fsetup.md)

@@ -30,6 +30,10 @@ app.put('/api/projects/:projectId/files/:filename', express.json({ limit: '1mb' 
   res.json({ ...(fixture('metadataUpdate') as object), metadata: body.metadata ?? null });
 });
 
+app.post('/api/projects/:projectId/search', express.json({ limit: '1mb' }), (_req, res) => {
+  res.json(fixture('search'));
+});
+
 const server = app.listen(0, '127.0.0.1', () => {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;

@@ -91,8 +91,11 @@ export async function startMdstore(options: StartOptions): Promise<MdstoreServer
   });
   const url = `http://127.0.0.1:${port}`;
   try {
-    // Any HTTP answer (401 without a key) means the server is listening.
-    await waitUntilReady(child, async () => (await httpRequest({ url: `${url}/api/projects` })).status > 0);
+    // 401 without a key means the server is listening and has finished starting (a 503 says "starting").
+    await waitUntilReady(
+      child,
+      async () => (await httpRequest({ url: `${url}/api/projects` })).status === 401,
+    );
   } catch (error) {
     await child.stop(2_000);
     throw error;

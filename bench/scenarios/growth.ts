@@ -5,7 +5,7 @@ import { httpJson, httpRequest } from '../lib/load.js';
 import type { Scenario } from './types.js';
 
 /** One GET at a time (precise latency), failing on anything but 200. */
-function getTarget(warmUpKey: string, url: string, headers?: Record<string, string>): Target {
+export function getTarget(warmUpKey: string, url: string, headers?: Record<string, string>): Target {
   return loopTarget(warmUpKey, 1, async () => {
     const response = await httpRequest({ url, ...(headers && { headers }) });
     if (response.status !== 200) throw new Error(`GET ${url}: ${response.status}`);
@@ -85,6 +85,72 @@ const growthList: Scenario = {
   },
 };
 
+/** A cursor `pages` pages of `limit` deep into a project's files (by filename). */
+export async function deepCursor(
+  session: Session,
+  projectId: string,
+  limit: number,
+  pages: number,
+): Promise<string> {
+  let cursor = '';
+  for (let page = 0; page < pages; page++) {
+    const query = `limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const body = (await httpJson({
+      url: `${session.url}/api/projects/${projectId}/files?${query}`,
+      headers: session.auth(),
+      expect: 200,
+    })) as { next_cursor: string | null };
+    if (!body.next_cursor) break;
+    cursor = body.next_cursor;
+  }
+  return cursor;
+}
+
+const listPage: Scenario = {
+  name: 'list-page',
+  needs: ['sqlite+fs'],
+  description:
+    'List Files, one page of 100 (first and deep), in a project of 100 vs 10 000 files: must be flat',
+  async run(bench) {
+    const session = (await bench.session('sqlite+fs'))!;
+    const counts = bench.settings.fileCounts;
+    const [small, large] = [counts[0]!, counts.at(-1)!];
+    const smallProject = await session.projectWithFiles(small);
+    const largeProject = await session.projectWithFiles(large);
+    // Pages of the same size in both projects, each with a next page (so both sign a cursor): 99 of 100
+    // files (the quick run's small project has 50 files).
+    const limit = Math.min(100, small - 1);
+    const page = (projectId: string, cursor = '') =>
+      `${session.url}/api/projects/${projectId}/files?limit=${limit}${cursor && `&cursor=${encodeURIComponent(cursor)}`}`;
+    // Deep: past half of the large project (walked in pages of 1 000, the largest).
+    const deep = await deepCursor(session, largeProject, 1000, Math.floor(large / 2000));
+    const [first, firstSmall, deepLarge] = await compare(
+      bench,
+      [
+        getTarget('mdstore sqlite+fs page', page(largeProject), session.auth()),
+        getTarget('mdstore sqlite+fs page', page(smallProject), session.auth()),
+        getTarget('mdstore sqlite+fs page', page(largeProject, deep), session.auth()),
+      ],
+      bench.settings.latencySec,
+    );
+    const scenario = `list files, page of ${limit}, ${large} vs ${small} files [sqlite+fs]`;
+    bench.results.lower(
+      scenario,
+      'first page p50 latency ms',
+      first!.p50Ms,
+      firstSmall!.p50Ms,
+      `${small} files`,
+    );
+    bench.results.lower(
+      scenario,
+      'deep page p50 latency ms',
+      deepLarge!.p50Ms,
+      firstSmall!.p50Ms,
+      `${small} files`,
+    );
+  },
+};
+
 const growthUpload: Scenario = {
   name: 'growth-upload',
   needs: ['sqlite+fs'],
@@ -142,4 +208,4 @@ const growthAccounts: Scenario = {
   },
 };
 
-export const growthScenarios: readonly Scenario[] = [growthList, growthUpload, growthAccounts];
+export const growthScenarios: readonly Scenario[] = [growthList, listPage, growthUpload, growthAccounts];

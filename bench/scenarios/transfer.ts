@@ -6,7 +6,7 @@ import type { Bench, Session } from '../lib/context.js';
 import { httpJson, httpRequest } from '../lib/load.js';
 import { FLAVOURS, type Scenario } from './types.js';
 
-interface Size {
+export interface Size {
   readonly label: string;
   readonly bytes: number;
   readonly connections: number;
@@ -117,7 +117,7 @@ async function downloadCeilingTarget(bench: Bench, session: Session, size: Size,
   });
 }
 
-async function uploadTarget(session: Session, size: Size): Promise<Target> {
+export async function uploadTarget(session: Session, size: Size): Promise<Target> {
   const projectId = await session.createProject(`upload-${size.bytes}-${Date.now()}`);
   const template = multipartTemplate(markdownBytes(size.bytes), `u${size.bytes}`);
   let counter = 0;

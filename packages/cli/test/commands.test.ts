@@ -69,6 +69,10 @@ describe('files', () => {
       /^14 B {2}r2 {2}\d{4}-.+Z {2}hello world\.md\n$/,
     );
     expect((await runCli(['cat', 'hello world.md'], { env })).stdout).toBe('# Hello again\n');
+    await runCli(['put', '-', 'guides/setup.md'], { env, stdin: '# Setup\n' });
+    expect((await runCli(['ls', 'guides/'], { env })).stdout).toBe('guides/setup.md\n');
+    expect((await runCli(['ls', 'hello'], { env })).stdout).toBe('hello world.md\n');
+    await runCli(['rm', 'guides/setup.md'], { env });
     const other = await client.projects.create({ name: 'Other' });
     await runCli(['put', '-', 'r\u00e9sum\u00e9.md', '--project', 'Other'], { env, stdin: '# R\n' });
     expect((await runCli(['ls', '--project', other.id], { env })).stdout).toBe('r\u00e9sum\u00e9.md\n');

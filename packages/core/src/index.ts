@@ -1,6 +1,9 @@
 export * from './conditional/index.js';
+export { HISTORY_LIMITS } from './defaults/history.js';
+export { DAY_MS, TRASH_LIMITS } from './defaults/trash.js';
 export { portableHashing, randomIds, systemClock, webCryptoSecrets } from './defaults/web-runtime.js';
 export * from './errors.js';
+export * from './listing/index.js';
 export * from './markdown/index.js';
 export { createMdStore, type MdStore, type MdStoreAdapters } from './mdstore.js';
 export { contentTag, fileEtag } from './model/etags.js';
@@ -24,7 +27,9 @@ export { DEFAULT_SETTINGS, type MdStoreEvents, type MdStoreSettings } from './us
 export { type DeferredBody, deferredBody, isDeferredBody } from './use-cases/deferred-body.js';
 export type {
   ByteRange,
+  CopyFileInput,
   DeleteFileInput,
+  DiffRevisionsInput,
   Download,
   DownloadInput,
   EditFileInput,
@@ -32,9 +37,15 @@ export type {
   ExpectedDigest,
   FileList,
   FileOutline,
+  ListRevisionsInput,
+  MoveFileInput,
   PartRead,
   ReadPartInput,
+  ReadRevisionInput,
   RequestConditions,
+  RestoreRevisionInput,
+  RevisionList,
+  RevisionView,
   UpdateFileContentInput,
   UpdateFileMetadataInput,
   UploadFileInput,
@@ -42,7 +53,17 @@ export type {
 } from './use-cases/files/index.js';
 export { isMdxFilename, MAX_EDIT_ATTEMPTS } from './use-cases/files/index.js';
 export type { ReconcileReport } from './use-cases/maintenance.js';
-export type { ProjectRead } from './use-cases/projects.js';
+export type { ProjectPage, ProjectRead } from './use-cases/projects.js';
+export {
+  SEARCH_SORTS,
+  type SearchAnswer,
+  type SearchBackfillReport,
+  type SearchInput,
+  type SearchOrder,
+  type SearchResult,
+  type SearchSort,
+} from './use-cases/search/index.js';
+export type { ExpiryReport, TrashItemView, TrashPage } from './use-cases/trash/index.js';
 export type { FileView, ProjectView } from './use-cases/views.js';
 export { checkedContent } from './validation/content.js';
 export * from './validation/issues.js';

@@ -4,6 +4,7 @@ import type { BlobStore } from './ports/blobs.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import type { RecordsRepository } from './ports/records.js';
 import type { ApiKeySecrets, Clock, ContentHashing, IdSource, InstanceProbe } from './ports/runtime.js';
+import { SEARCH_LIMITS } from './search/limits.js';
 import * as accounts from './use-cases/accounts.js';
 import * as auth from './use-cases/authentication.js';
 import {
@@ -15,6 +16,9 @@ import {
 import * as files from './use-cases/files/index.js';
 import * as maintenance from './use-cases/maintenance.js';
 import * as projects from './use-cases/projects.js';
+import { SearchDocumentCache } from './use-cases/search/document-cache.js';
+import * as search from './use-cases/search/index.js';
+import * as trash from './use-cases/trash/index.js';
 import { validateSettings } from './validation/settings.js';
 
 export interface MdStoreAdapters {
@@ -30,6 +34,11 @@ export interface MdStoreAdapters {
   readonly probe?: InstanceProbe;
   readonly events?: MdStoreEvents;
   readonly settings?: Partial<MdStoreSettings>;
+  /**
+   * The key cursors are signed with (at least 32 bytes). Instances that serve one store behind a load
+   * balancer must share it; without one, a random key per process (cursors then die with the process).
+   */
+  readonly cursorKey?: Uint8Array;
 }
 
 type Bound<F> = F extends (ctx: MdStoreContext, ...rest: infer A) => infer R ? (...rest: A) => R : never;
@@ -53,6 +62,8 @@ export function createMdStore(adapters: MdStoreAdapters) {
     events: adapters.events ?? { warn: () => {} },
     settings: validateSettings({ ...DEFAULT_SETTINGS, ...adapters.settings }),
     instanceId: (adapters.ids ?? randomIds).uuid(),
+    cursorKey: adapters.cursorKey ?? globalThis.crypto.getRandomValues(new Uint8Array(32)),
+    searchDocuments: new SearchDocumentCache(SEARCH_LIMITS.documentCacheMaxTokens),
   };
   const blockedAddresses = new Map<string, number>();
   const startedAt = ctx.clock.now();
@@ -76,6 +87,8 @@ export function createMdStore(adapters: MdStoreAdapters) {
     projects: {
       create: bind(ctx, projects.createProject),
       list: bind(ctx, projects.listProjects),
+      // Extensions §3.
+      page: bind(ctx, projects.listProjectPage),
       get: bind(ctx, projects.getProject),
       read: bind(ctx, projects.readProject),
       update: bind(ctx, projects.updateProject),
@@ -93,11 +106,29 @@ export function createMdStore(adapters: MdStoreAdapters) {
       edit: bind(ctx, files.editFile),
       readPart: bind(ctx, files.readFilePart),
       outline: bind(ctx, files.readOutline),
+      // Extensions §5.
+      listRevisions: bind(ctx, files.listRevisions),
+      readRevision: bind(ctx, files.readRevision),
+      diff: bind(ctx, files.diffRevisions),
+      restore: bind(ctx, files.restoreRevision),
+      move: bind(ctx, files.moveFile),
+      copy: bind(ctx, files.copyFile),
+      // Extensions §3.
+      search: bind(ctx, search.searchFiles),
+    },
+    // Extensions §5: the trash of a project.
+    trash: {
+      list: bind(ctx, trash.listTrash),
+      restore: bind(ctx, trash.restoreTrashItem),
+      delete: bind(ctx, trash.deleteTrashItem),
     },
     maintenance: {
       heartbeat: () => maintenance.heartbeat(ctx, startedAt),
       unregister: () => maintenance.unregisterInstance(ctx),
       reconcile: () => maintenance.reconcile(ctx),
+      /** Indexes files stored before search existed; run before the server reports ready. */
+      backfillSearch: () => search.backfillSearchIndex(ctx),
+      expireTrash: () => trash.expireTrash(ctx),
     },
   };
 }

@@ -39,12 +39,20 @@ interface ModelFile {
   bytes: Uint8Array;
   /** 1 at upload, +1 on every write. */
   revision: number;
-  /** The kept revisions' content versions, newest first (at most `KEEP_REVISIONS`). */
-  kept: { version: number; size: number }[];
+  /** The kept revisions, newest first (at most `KEEP_REVISIONS`): content version, bytes, metadata. */
+  kept: KeptRevision[];
   /** Metadata as JSON text, so `__proto__` keys survive copies and comparisons. */
   metadata: string | null;
   readonly createdAt: number;
   updatedAt: number;
+}
+
+interface KeptRevision {
+  readonly revision: number;
+  readonly version: number;
+  readonly size: number;
+  readonly bytes: Uint8Array;
+  readonly metadata: string | null;
 }
 
 interface ModelProject {
@@ -72,11 +80,21 @@ interface Model {
 /** The default `keep_revisions` of every project of the model. */
 const KEEP_REVISIONS = 20;
 
-/** A write to a file: a new revision, with a new content version or (metadata) the current one. */
-function addRevision(model: Model, file: ModelFile, content: 'new' | 'same'): void {
-  const version = content === 'new' ? ++model.versions : file.kept[0]!.version;
+/**
+ * A write to a file: a new revision, with a new content version, the current one (metadata, move) or
+ * that of an earlier revision (restore: the version is shared, not copied).
+ */
+function addRevision(model: Model, file: ModelFile, content: 'new' | 'same' | number): void {
+  const version = content === 'new' ? ++model.versions : content === 'same' ? file.kept[0]!.version : content;
   file.revision++;
-  file.kept = [{ version, size: file.bytes.length }, ...file.kept].slice(0, KEEP_REVISIONS);
+  const kept = {
+    revision: file.revision,
+    version,
+    size: file.bytes.length,
+    bytes: file.bytes,
+    metadata: file.metadata,
+  };
+  file.kept = [kept, ...file.kept].slice(0, KEEP_REVISIONS);
 }
 
 /** Bytes kept only by earlier revisions: distinct versions other than the current one. */
@@ -186,13 +204,17 @@ const GOOD_FILENAMES = [
   '\u{1F600}.md',
   'a b.md',
   `${'y'.repeat(252)}.md`,
+  'a/b.md',
+  'guides/deep/setup.mdx',
 ];
 const BAD_FILENAMES = [
   `${'y'.repeat(253)}.md`,
   'x.txt',
   'README',
   '.md',
-  'a/b.md',
+  'a//b.md',
+  'a.md/b.md',
+  '../b.md',
   'a\\b.md',
   '',
   'tab\t.md',
@@ -704,12 +726,15 @@ class UploadFile extends Step {
     if (outcome.code !== 'OK' || !expected.project) return;
     const project = expected.project;
     const at = later(model, project.updatedAt);
+    const metadata = expected.metadata ?? null;
+    const bytes = this.content.bytes;
+    const version = ++model.versions;
     const file: ModelFile = {
       filename,
-      bytes: this.content.bytes,
+      bytes,
       revision: 1,
-      kept: [{ version: ++model.versions, size: this.content.bytes.length }],
-      metadata: expected.metadata ?? null,
+      kept: [{ revision: 1, version, size: bytes.length, bytes, metadata }],
+      metadata,
       createdAt: at,
       updatedAt: at,
     };
@@ -871,6 +896,137 @@ class DeleteFile extends FileStep {
   }
 }
 
+// Extensions §5: restore, move and copy.
+
+class RestoreRevision extends FileStep {
+  constructor(
+    who: Actor,
+    ref: ProjectRef,
+    file: FileRef,
+    /** How many revisions back from the current one (a pruned or unknown one is a 404). */
+    readonly back: number,
+  ) {
+    super(who, ref, file);
+  }
+  protected async apply(model: Model, real: Real) {
+    const target = this.target(model);
+    const number = target.code === 'OK' ? target.value.file.revision - this.back : 1;
+    const kept = target.code === 'OK' ? target.value.file.kept.find((k) => k.revision === number) : undefined;
+    const expected =
+      target.code !== 'OK' ? target.code : number < 1 ? 'INVALID_INPUT' : kept ? 'OK' : 'REVISION_NOT_FOUND';
+    const outcome = await attempt(() =>
+      real.store.files.restore({ ...this.input(model, real), body: { revision: number } }),
+    );
+    expect(outcome.code).toBe(expected);
+    if (outcome.code !== 'OK' || target.code !== 'OK' || !kept) return;
+    const { project, file } = target.value;
+    const at = later(model, file.updatedAt, project.updatedAt);
+    file.bytes = kept.bytes;
+    file.metadata = kept.metadata;
+    addRevision(model, file, kept.version);
+    file.updatedAt = at;
+    project.updatedAt = at;
+    expect(describeFile(outcome.value)).toEqual(expectedFile(file));
+  }
+  toString() {
+    return this.label('RestoreRevision', this.back);
+  }
+}
+
+class MoveFile extends FileStep {
+  constructor(
+    who: Actor,
+    ref: ProjectRef,
+    file: FileRef,
+    readonly to: string,
+  ) {
+    super(who, ref, file);
+  }
+  protected async apply(model: Model, real: Real) {
+    const target = this.target(model);
+    const name = filenameOutcome(this.to);
+    const expected =
+      target.code !== 'OK'
+        ? target.code
+        : name !== 'OK'
+          ? name
+          : target.value.project.files.has(this.to)
+            ? 'FILENAME_TAKEN'
+            : 'OK';
+    const outcome = await attempt(() =>
+      real.store.files.move({ ...this.input(model, real), body: { to: this.to } }),
+    );
+    expect(outcome.code).toBe(expected);
+    if (outcome.code !== 'OK' || target.code !== 'OK') return;
+    const { project, file } = target.value;
+    const at = later(model, file.updatedAt, project.updatedAt);
+    project.files.delete(file.filename);
+    const moved: ModelFile = { ...file, filename: this.to, updatedAt: at };
+    addRevision(model, moved, 'same');
+    project.files.set(this.to, moved);
+    project.updatedAt = at;
+    expect(describeFile(outcome.value)).toEqual(expectedFile(moved));
+  }
+  toString() {
+    return this.label('MoveFile', this.to);
+  }
+}
+
+class CopyFile extends FileStep {
+  constructor(
+    who: Actor,
+    ref: ProjectRef,
+    file: FileRef,
+    readonly to: string,
+    /** The project copied into (this one when it resolves to the same). */
+    readonly into: ProjectRef,
+  ) {
+    super(who, ref, file);
+  }
+  protected async apply(model: Model, real: Real) {
+    const target = this.target(model);
+    const destination = expectAccess(model, this.who, this.into);
+    const { rawId } = resolveRef(model, this.who, this.into);
+    const name = filenameOutcome(this.to);
+    const expected =
+      target.code !== 'OK'
+        ? target.code
+        : name !== 'OK'
+          ? name
+          : destination.code !== 'OK'
+            ? destination.code
+            : destination.value.files.has(this.to)
+              ? 'FILENAME_TAKEN'
+              : 'OK';
+    const outcome = await attempt(() =>
+      real.store.files.copy({ ...this.input(model, real), body: { to: this.to, project_id: rawId } }),
+    );
+    expect(outcome.code).toBe(expected);
+    if (outcome.code !== 'OK' || target.code !== 'OK' || destination.code !== 'OK') return;
+    const source = target.value.file;
+    const project = destination.value;
+    const at = later(model, project.updatedAt);
+    const version = ++model.versions;
+    const copy: ModelFile = {
+      filename: this.to,
+      bytes: source.bytes,
+      revision: 1,
+      kept: [
+        { revision: 1, version, size: source.bytes.length, bytes: source.bytes, metadata: source.metadata },
+      ],
+      metadata: source.metadata,
+      createdAt: at,
+      updatedAt: at,
+    };
+    project.files.set(this.to, copy);
+    project.updatedAt = at;
+    expect(describeFile(outcome.value)).toEqual(expectedFile(copy));
+  }
+  toString() {
+    return this.label('CopyFile', this.to, this.into);
+  }
+}
+
 const optional = <T>(arbitrary: fc.Arbitrary<T>) =>
   fc.oneof({ weight: 1, arbitrary: fc.constant<typeof ABSENT>(ABSENT) }, { weight: 4, arbitrary });
 
@@ -882,6 +1038,21 @@ const uploadName: fc.Arbitrary<FileRef> = fc.oneof(
 const upload = fc
   .tuple(actor, projectRef, uploadName, content, uploadMetadata, fc.boolean())
   .map(([who, ref, name, body, metadata, late]) => new UploadFile(who, ref, name, body, metadata, late));
+
+/** Mostly a revision or two back (kept), sometimes beyond what is kept, or not a revision at all. */
+const back = fc.oneof(
+  { weight: 4, arbitrary: fc.integer({ min: 0, max: 2 }) },
+  { weight: 1, arbitrary: fc.integer({ min: -1, max: KEEP_REVISIONS + 1 }) },
+);
+const restore = fc
+  .tuple(actor, projectRef, fileRef, back)
+  .map(([who, ref, file, n]) => new RestoreRevision(who, ref, file, n));
+const move = fc
+  .tuple(actor, projectRef, fileRef, filename)
+  .map(([who, ref, file, to]) => new MoveFile(who, ref, file, to));
+const copy = fc
+  .tuple(actor, projectRef, fileRef, filename, projectRef)
+  .map(([who, ref, file, to, into]) => new CopyFile(who, ref, file, to, into));
 
 const COMMANDS: fc.Arbitrary<fc.AsyncCommand<Model, Real>>[] = [
   fc.integer({ min: -3000, max: 5000 }).map((delta) => new Tick(delta)),
@@ -906,6 +1077,10 @@ const COMMANDS: fc.Arbitrary<fc.AsyncCommand<Model, Real>>[] = [
     .tuple(actor, projectRef, fileRef, content)
     .map(([who, ref, file, body]) => new UpdateContent(who, ref, file, body)),
   fc.tuple(actor, projectRef, fileRef).map(([who, ref, file]) => new DeleteFile(who, ref, file)),
+  restore,
+  restore,
+  move,
+  copy,
 ];
 
 async function setUp(inlineMaxBytes: number): Promise<{ model: Model; real: Real }> {

@@ -209,26 +209,61 @@ describe('filenames', () => {
   });
 
   it('answers MALFORMED_INPUT for an empty name, an extension alone, separators and controls', () => {
-    for (const filename of [
-      '',
-      '.md',
-      '.MDX',
-      'a/b.md',
-      'a\\b.md',
-      '/.md',
-      'a\u0000.md',
-      'a\n.md',
-      'a\u007f.md',
-    ]) {
+    for (const filename of ['', '.md', '.MDX', 'a\\b.md', '/.md', 'a\u0000.md', 'a\n.md', 'a\u007f.md']) {
       expect(filenameOutcome(filename)).toBe('MALFORMED_INPUT');
     }
     expect(filenameOutcome('a\ud800.md')).toBe('MALFORMED_INPUT');
     // The character rules come before the extension rule.
-    expect(filenameOutcome('a/b.txt')).toBe('MALFORMED_INPUT');
+    expect(filenameOutcome('a\\b.txt')).toBe('MALFORMED_INPUT');
+  });
+
+  it('accepts folders (extensions §1) and refuses each breach of their rules with 400', () => {
+    for (const filename of [
+      'a/b.md',
+      'guides/setup.md',
+      'a/b/c/d.MDX',
+      'a.txt/b.md',
+      '.hidden/a.md',
+      'x/..md',
+    ])
+      expect(filenameOutcome(filename), filename).toBe('OK');
+    for (const filename of [
+      '/a.md',
+      'a.md/',
+      'a//b.md',
+      './a.md',
+      'a/../b.md',
+      'a/./b.md',
+      '../a.md',
+      'a.md/b.md',
+      'A.MDX/b.md',
+      'x/a.Md/b.md',
+      'a/.md',
+      `${'f'.repeat(256)}/a.md`,
+      `f/${'a'.repeat(253)}.md`,
+    ]) {
+      expect(filenameOutcome(filename), filename).toBe('MALFORMED_INPUT');
+    }
+    // The extension is the last segment's: a dot in a folder does not make one.
+    expect(filenameOutcome('a.md.d/b')).toBe('UNSUPPORTED_EXTENSION');
+    expect(filenameOutcome('docs.v2/readme')).toBe('UNSUPPORTED_EXTENSION');
+  });
+
+  it('counts 255 bytes per segment and 1024 for the whole name', () => {
+    const segment = 'a'.repeat(255);
+    const name = `${'b'.repeat(252)}.md`;
+    const deep = (n: number) => `${segment}/${segment}/${segment}/${'d'.repeat(n)}/e.md`;
+    expect(new TextEncoder().encode(deep(251)).byteLength).toBe(1024);
+    expect(filenameOutcome(deep(251))).toBe('OK');
+    expect(filenameOutcome(deep(252))).toBe('MALFORMED_INPUT');
+    expect(filenameOutcome(`${segment}/${name}`)).toBe('OK');
   });
 
   it('classifies any name by the rules of the product decisions', () => {
-    const stem = anyText({ maxLength: 80 });
+    const stem = fc.oneof(
+      anyText({ maxLength: 80 }),
+      fc.array(fc.constantFrom('a', '/', '.', '.md', 'é'), { maxLength: 12 }).map((parts) => parts.join('')),
+    );
     const extension = fc.constantFrom('.md', '.MD', '.mdx', '.mDx', '.txt', '', '.', '.m');
     fc.assert(
       fc.property(stem, extension, (base, ext) => {

@@ -3,10 +3,18 @@ import {
   type ApiKeyRecord,
   type BlobIntentRecord,
   compareCodePoints,
+  type FileCounts,
+  type FilePageQuery,
   type FileRecord,
+  fileSearchDocument,
+  holdsPushdown,
+  type IndexedDocument,
   type InstanceRecord,
+  matchesQuery,
+  type ProjectKeyset,
   type ProjectRecord,
   type ProjectStatus,
+  projectAfter,
   RecordConflictError,
   type RecordsCapabilities,
   type RecordsReader,
@@ -14,7 +22,14 @@ import {
   type RecordsTransaction,
   type RevisionContent,
   type RevisionRecord,
+  SEARCH_LIMITS,
+  type SearchCandidate,
+  type SearchCandidatesQuery,
+  selectFilePage,
   type Tier,
+  type TrashPosition,
+  type TrashRecord,
+  truncateUtf8,
 } from '@mdstore/core';
 import { Mutex } from './mutex.js';
 
@@ -36,6 +51,16 @@ interface Tables {
   readonly revisions: ReadonlyMap<string, RevisionRecord>;
   /** Keyed by `contentId(projectId, contentKey)`; the bytes are never handed out without a copy. */
   readonly inlineContents: ReadonlyMap<string, InlineContent>;
+  /** The search index, keyed by file id: the indexed text and what search makes of the file. */
+  readonly searchIndex: ReadonlyMap<string, SearchEntry>;
+  /** Keyed by trash id. */
+  readonly trash: ReadonlyMap<string, TrashRecord>;
+}
+
+interface SearchEntry {
+  readonly projectId: string;
+  readonly text: string;
+  readonly document: IndexedDocument;
 }
 
 interface InlineContent {
@@ -57,14 +82,18 @@ const emptyTables = (): Tables => ({
   instances: new Map(),
   revisions: new Map(),
   inlineContents: new Map(),
+  searchIndex: new Map(),
+  trash: new Map(),
 });
 
 const CAPABILITIES: RecordsCapabilities = Object.freeze({ durable: false, sharedBetweenProcesses: false });
 
 /** Callers get their own copy of every record; records are flat, so a spread copies them fully. */
-const copy = <R extends object>(record: R): R => ({ ...record });
+/** Trash items nest the file record: it is copied too. */
+const copy = <R extends object>(record: R): R =>
+  'file' in record ? { ...record, file: { ...(record.file as object) } } : { ...record };
 const copyOrNull = <R extends object>(record: R | undefined): R | null => (record ? copy(record) : null);
-const frozen = <R extends object>(record: R): R => Object.freeze({ ...record });
+const frozen = <R extends object>(record: R): R => Object.freeze(copy(record));
 
 const byCreatedAtThenId = (a: { createdAt: number; id: string }, b: { createdAt: number; id: string }) =>
   a.createdAt - b.createdAt || compareCodePoints(a.id, b.id);
@@ -124,6 +153,20 @@ abstract class TablesReader implements RecordsReader {
       .map(copy);
   }
 
+  async listProjectPage(q: { accountId: string; after?: ProjectKeyset; limit: number }) {
+    return select(
+      this.tables().projects,
+      (project) => project.accountId === q.accountId && projectAfter(project, q.after),
+    )
+      .sort(byCreatedAtThenId)
+      .slice(0, q.limit)
+      .map(copy);
+  }
+
+  async countProjects(q: { accountId: string }) {
+    return select(this.tables().projects, (project) => project.accountId === q.accountId).length;
+  }
+
   async listProjectsByStatus(q: { status: ProjectStatus }) {
     return select(this.tables().projects, (project) => project.status === q.status)
       .sort(byCreatedAtThenId)
@@ -132,6 +175,28 @@ abstract class TablesReader implements RecordsReader {
 
   async findFile(q: { projectId: string; filename: string }) {
     return copyOrNull(findFile(this.tables(), q.projectId, q.filename));
+  }
+
+  /** The core's reference page over the project's files (memory has no indexes: a scan and a sort). */
+  async listFilePage(q: FilePageQuery) {
+    return selectFilePage(this.tables().files.values(), q).map(copy);
+  }
+
+  async countFiles(q: { projectId: string; prefix: string; delimiter: boolean }): Promise<FileCounts> {
+    const folders = new Set<string>();
+    let files = 0;
+    let sizeBytes = 0;
+    for (const file of this.tables().files.values()) {
+      if (file.projectId !== q.projectId || !file.filename.startsWith(q.prefix)) continue;
+      const slash = q.delimiter ? file.filename.indexOf('/', q.prefix.length) : -1;
+      if (slash >= 0) {
+        folders.add(file.filename.slice(0, slash + 1));
+        continue;
+      }
+      files += 1;
+      sizeBytes += file.sizeBytes;
+    }
+    return { files, sizeBytes, folders: folders.size };
   }
 
   async listFiles(q: { projectId: string }) {
@@ -187,6 +252,71 @@ abstract class TablesReader implements RecordsReader {
     return stored ? stored.bytes.slice() : null;
   }
 
+  async findSearchCandidates(q: SearchCandidatesQuery): Promise<SearchCandidate[]> {
+    const { files, searchIndex } = this.tables();
+    const projects = new Set(q.projectIds);
+    const ids = q.fileIds === undefined ? undefined : new Set(q.fileIds);
+    const { after } = q;
+    const candidates = select(files, (file) => {
+      if (!projects.has(file.projectId) || (ids && !ids.has(file.id))) return false;
+      if (
+        after &&
+        (compareCodePoints(file.projectId, after.projectId) ||
+          compareCodePoints(file.filename, after.filename)) <= 0
+      )
+        return false;
+      if (!q.conditions.every((condition) => holdsPushdown(condition, file))) return false;
+      if (q.query === null) return true;
+      const entry = searchIndex.get(file.id);
+      return entry !== undefined && matchesQuery(q.query, entry.document);
+    })
+      .sort(
+        (a, b) => compareCodePoints(a.projectId, b.projectId) || compareCodePoints(a.filename, b.filename),
+      )
+      .slice(0, q.limit);
+    return candidates.map((file) => ({
+      file: copy(file),
+      contentText: q.withText ? (searchIndex.get(file.id)?.text ?? '') : null,
+    }));
+  }
+
+  async listUnindexedFiles(q: { limit: number }) {
+    const { searchIndex } = this.tables();
+    return select(this.tables().files, (file) => !searchIndex.has(file.id))
+      .sort((a, b) => compareCodePoints(a.id, b.id))
+      .slice(0, q.limit)
+      .map(copy);
+  }
+
+  async findTrashItem(q: { projectId: string; trashId: string }) {
+    const item = this.tables().trash.get(q.trashId);
+    return copyOrNull(item?.projectId === q.projectId ? item : undefined);
+  }
+
+  async listTrash(q: { projectId: string; now: number; limit: number; after?: TrashPosition }) {
+    const { after } = q;
+    const isAfter = (item: TrashRecord) => after === undefined || newestDeletionFirst(item, after) > 0;
+    return select(this.tables().trash, (item) => this.isLiveTrash(item, q) && isAfter(item))
+      .sort(newestDeletionFirst)
+      .slice(0, q.limit)
+      .map(copy);
+  }
+
+  async countTrash(q: { projectId: string; now: number }) {
+    return select(this.tables().trash, (item) => this.isLiveTrash(item, q)).length;
+  }
+
+  async listExpiredTrash(q: { now: number; limit: number }) {
+    return select(this.tables().trash, (item) => item.expiresAt <= q.now)
+      .sort((a, b) => a.expiresAt - b.expiresAt || compareCodePoints(a.id, b.id))
+      .slice(0, q.limit)
+      .map(copy);
+  }
+
+  private isLiveTrash(item: TrashRecord, q: { projectId: string; now: number }): boolean {
+    return item.projectId === q.projectId && item.expiresAt > q.now;
+  }
+
   async listBlobIntents(q: { limit: number; afterId?: string }) {
     const { afterId } = q;
     const after =
@@ -203,6 +333,10 @@ abstract class TablesReader implements RecordsReader {
     return [...this.tables().instances.values()].sort((a, b) => compareCodePoints(a.id, b.id)).map(copy);
   }
 }
+
+/** Newest deletion first: `deletedAt` descending, then `id` descending. */
+const newestDeletionFirst = (a: TrashPosition, b: TrashPosition) =>
+  b.deletedAt - a.deletedAt || compareCodePoints(b.id, a.id);
 
 const findActiveProject = (tables: Tables, accountId: string, name: string, exceptId?: string) =>
   find(
@@ -338,13 +472,25 @@ class MemoryTransaction extends TablesReader implements RecordsTransaction {
     this.writable('files').set(next.id, frozen(next));
   }
 
+  async indexFile(c: { file: FileRecord; contentText: string | null }) {
+    const stored = this.tables().files.get(c.file.id);
+    if (!stored) return;
+    const text =
+      c.contentText === null
+        ? (this.tables().searchIndex.get(stored.id)?.text ?? '')
+        : truncateUtf8(c.contentText, SEARCH_LIMITS.contentMaxBytes);
+    const entry = { projectId: stored.projectId, text, document: fileSearchDocument(stored, text) };
+    this.writable('searchIndex').set(stored.id, Object.freeze(entry));
+  }
+
   async deleteFile(c: { fileId: string }) {
     if (this.tables().files.has(c.fileId)) this.writable('files').delete(c.fileId);
+    if (this.tables().searchIndex.has(c.fileId)) this.writable('searchIndex').delete(c.fileId);
   }
 
   async deleteFilesOfProject(c: { projectId: string }) {
     const ofProject = (row: { projectId: string }) => row.projectId === c.projectId;
-    for (const name of ['revisions', 'inlineContents'] as const) {
+    for (const name of ['revisions', 'inlineContents', 'searchIndex', 'trash'] as const) {
       const table = this.tables()[name] as ReadonlyMap<string, { projectId: string }>;
       const keys = [...table.entries()].filter(([, row]) => ofProject(row)).map(([key]) => key);
       if (keys.length > 0) {
@@ -378,6 +524,17 @@ class MemoryTransaction extends TablesReader implements RecordsTransaction {
   async deleteInlineContent(c: { projectId: string; contentKey: string }) {
     const id = contentId(c.projectId, c.contentKey);
     if (this.tables().inlineContents.has(id)) this.writable('inlineContents').delete(id);
+  }
+
+  async insertTrashItem(c: { item: TrashRecord }) {
+    this.insertNew('trash', c.item);
+  }
+
+  async deleteTrashItem(c: { projectId: string; trashId: string }) {
+    const item = this.tables().trash.get(c.trashId);
+    if (item?.projectId !== c.projectId) return null;
+    this.writable('trash').delete(c.trashId);
+    return copy(item);
   }
 
   async insertBlobIntent(c: { intent: BlobIntentRecord }) {

@@ -148,6 +148,61 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'indexes of the paged file lists',
+    // One index per sort of List Files, each ending in the tie-break `filename`, so that a keyset page is
+    // a range scan of `limit` rows (forwards or backwards); `filename` order uses the unique key.
+    sql: `
+      CREATE INDEX files_created_order_idx ON files (project_id, created_at, filename);
+      CREATE INDEX files_updated_order_idx ON files (project_id, updated_at, filename);
+      CREATE INDEX files_size_order_idx ON files (project_id, size_bytes, filename);
+    `,
+  },
+  {
+    version: 4,
+    name: 'search index (tsvector + GIN) and indexed texts',
+    // One row per indexed file: the text it was indexed with (its content's first 1 MiB; snippets and
+    // re-indexing read it) and its words as a tsvector of the core's `ftsTerm` lexemes, built by the
+    // adapter (never by a text search configuration). Files stored before are indexed at start-up.
+    sql: `
+      CREATE TABLE search_documents (
+        file_id TEXT COLLATE "C" PRIMARY KEY,
+        project_id TEXT COLLATE "C" NOT NULL,
+        text TEXT NOT NULL,
+        lexemes TSVECTOR NOT NULL
+      );
+      CREATE INDEX search_documents_project_idx ON search_documents (project_id);
+      CREATE INDEX search_documents_lexemes_idx ON search_documents USING GIN (lexemes);
+    `,
+  },
+  {
+    version: 5,
+    name: 'trash',
+    // One row per deleted file kept for trash_retention_days, the file's record copied in; its revisions
+    // and inline contents stay in their tables under the same file id.
+    sql: `
+      CREATE TABLE trash_items (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        project_id TEXT COLLATE "C" NOT NULL,
+        deleted_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        file_id TEXT COLLATE "C" NOT NULL,
+        filename TEXT COLLATE "C" NOT NULL,
+        size_bytes BIGINT NOT NULL,
+        sha256 TEXT NOT NULL,
+        metadata_json TEXT,
+        frontmatter_json TEXT,
+        content_key TEXT COLLATE "C" NOT NULL,
+        inline BOOLEAN NOT NULL,
+        revision INTEGER NOT NULL,
+        file_created_at BIGINT NOT NULL,
+        file_updated_at BIGINT NOT NULL
+      );
+      CREATE INDEX trash_items_listing_idx ON trash_items (project_id, deleted_at, id);
+      CREATE INDEX trash_items_expiry_idx ON trash_items (expires_at, id);
+    `,
+  },
 ];
 
 /**

@@ -1,6 +1,35 @@
-import type { RecordsReader, RecordsTransaction } from '@mdstore/core';
+import {
+  type FileCounts,
+  fileSearchDocument,
+  type RecordsReader,
+  type RecordsTransaction,
+  SEARCH_LIMITS,
+  type SearchCandidatesQuery,
+  truncateUtf8,
+  tsqueryLiteral,
+  tsvectorLiteral,
+} from '@mdstore/core';
+import {
+  fileCountsStatement,
+  filePageStatement,
+  fromTrashRow,
+  projectPageStatement,
+  pushdownSql,
+  toTrashRow,
+} from '@mdstore/sql';
 import type pg from 'pg';
-import { accounts, apiKeys, blobIntents, files, instances, projects, type Row, revisions } from './rows.js';
+import {
+  accounts,
+  apiKeys,
+  blobIntents,
+  files,
+  instances,
+  POSTGRES_DIALECT,
+  projects,
+  type Row,
+  revisions,
+  trash,
+} from './rows.js';
 
 /** Runs one statement; errors come out already translated (see `errors.ts`). */
 export type Query = <R extends pg.QueryResultRow>(
@@ -18,6 +47,8 @@ const API_KEY = `SELECT ${apiKeys.columns()} FROM api_keys`;
 const PROJECT = `SELECT ${projects.columns()} FROM projects`;
 const FILE = `SELECT ${files.columns()} FROM files`;
 const REVISION = `SELECT ${revisions.columns()} FROM file_revisions`;
+const TRASH = `SELECT ${trash.columns()} FROM trash_items`;
+const toTrash = (row: Row) => fromTrashRow(trash.fromRow(row));
 
 export const createReader = (query: Query): RecordsReader => {
   const one = async <T>(sql: string, values: unknown[], map: (row: Row) => T) =>
@@ -43,6 +74,17 @@ export const createReader = (query: Query): RecordsReader => {
       ),
     listProjects: (q) =>
       all(`${PROJECT} WHERE account_id = $1 ORDER BY created_at, id`, [q.accountId], projects.fromRow),
+    listProjectPage: (q) => {
+      const { sql, params } = projectPageStatement(projects.columns(), POSTGRES_DIALECT, q);
+      return all(sql, params, projects.fromRow);
+    },
+    async countProjects(q) {
+      const { rows } = await query<{ n: string | number }>(
+        'SELECT COUNT(*) AS n FROM projects WHERE account_id = $1',
+        [q.accountId],
+      );
+      return Number(rows[0]?.n ?? 0);
+    },
     listProjectsByStatus: (q) =>
       all(`${PROJECT} WHERE status = $1 ORDER BY created_at, id`, [q.status], projects.fromRow),
 
@@ -50,6 +92,19 @@ export const createReader = (query: Query): RecordsReader => {
       one(`${FILE} WHERE project_id = $1 AND filename = $2`, [q.projectId, q.filename], files.fromRow),
     // filename is COLLATE "C": byte order of UTF-8, i.e. code point order.
     listFiles: (q) => all(`${FILE} WHERE project_id = $1 ORDER BY filename`, [q.projectId], files.fromRow),
+    listFilePage: (q) => {
+      const { sql, params } = filePageStatement(files.columns(), POSTGRES_DIALECT, q);
+      return all(sql, params, files.fromRow);
+    },
+    async countFiles(q): Promise<FileCounts> {
+      const { sql, params } = fileCountsStatement(POSTGRES_DIALECT, q);
+      const row = (await query<Row>(sql, params)).rows[0] ?? {};
+      return {
+        files: Number(row.files ?? 0),
+        sizeBytes: Number(row.size_bytes ?? 0),
+        folders: Number(row.folders ?? 0),
+      };
+    },
     async isBlobReferenced({ bucket, key }) {
       const sql =
         key === null
@@ -92,6 +147,47 @@ export const createReader = (query: Query): RecordsReader => {
         [q.projectId, q.contentKey],
         (row) => row.bytes as Uint8Array,
       ),
+
+    async findSearchCandidates(q) {
+      const { sql, values } = searchStatement(q);
+      const { rows } = await query<Row>(sql, values);
+      return rows.map((row) => ({
+        file: files.fromRow(row),
+        contentText: q.withText ? ((row.search_text as string | null) ?? '') : null,
+      }));
+    },
+    listUnindexedFiles: ({ limit }) =>
+      all(
+        `${FILE} WHERE NOT EXISTS (SELECT 1 FROM search_documents s WHERE s.file_id = files.id)
+         ORDER BY id LIMIT $1`,
+        [limit],
+        files.fromRow,
+      ),
+
+    findTrashItem: (q) =>
+      one(`${TRASH} WHERE project_id = $1 AND id = $2`, [q.projectId, q.trashId], toTrash),
+    listTrash: ({ projectId, now, limit, after }) =>
+      after === undefined
+        ? all(
+            `${TRASH} WHERE project_id = $1 AND expires_at > $2 ORDER BY deleted_at DESC, id DESC LIMIT $3`,
+            [projectId, now, limit],
+            toTrash,
+          )
+        : all(
+            `${TRASH} WHERE project_id = $1 AND expires_at > $2 AND (deleted_at, id) < ($3, $4)
+             ORDER BY deleted_at DESC, id DESC LIMIT $5`,
+            [projectId, now, after.deletedAt, after.id, limit],
+            toTrash,
+          ),
+    async countTrash({ projectId, now }) {
+      const { rows } = await query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM trash_items WHERE project_id = $1 AND expires_at > $2',
+        [projectId, now],
+      );
+      return rows[0]?.n ?? 0;
+    },
+    listExpiredTrash: ({ now, limit }) =>
+      all(`${TRASH} WHERE expires_at <= $1 ORDER BY expires_at, id LIMIT $2`, [now, limit], toTrash),
 
     listBlobIntents: ({ limit, afterId }) =>
       afterId === undefined
@@ -147,12 +243,32 @@ export const createTransaction = (query: Query): RecordsTransaction => ({
   async updateFile({ file }) {
     await query(files.update, files.updateValues(file));
   },
+  async indexFile({ file, contentText }) {
+    let text: string;
+    if (contentText === null) {
+      const { rows } = await query<{ text: string }>('SELECT text FROM search_documents WHERE file_id = $1', [
+        file.id,
+      ]);
+      text = rows[0]?.text ?? '';
+    } else {
+      // Postgres text cannot hold U+0000; it is no word character, so search reads it as a space.
+      text = truncateUtf8(contentText, SEARCH_LIMITS.contentMaxBytes).replaceAll('\0', ' ');
+    }
+    await query(
+      `INSERT INTO search_documents (file_id, project_id, text, lexemes) VALUES ($1, $2, $3, $4::tsvector)
+       ON CONFLICT (file_id) DO UPDATE SET text = EXCLUDED.text, lexemes = EXCLUDED.lexemes`,
+      [file.id, file.projectId, text, tsvectorLiteral(fileSearchDocument(file, text))],
+    );
+  },
   async deleteFile({ fileId }) {
+    await query('DELETE FROM search_documents WHERE file_id = $1', [fileId]);
     await query('DELETE FROM files WHERE id = $1', [fileId]);
   },
   async deleteFilesOfProject({ projectId }) {
+    await query('DELETE FROM search_documents WHERE project_id = $1', [projectId]);
     await query('DELETE FROM file_revisions WHERE project_id = $1', [projectId]);
     await query('DELETE FROM inline_contents WHERE project_id = $1', [projectId]);
+    await query('DELETE FROM trash_items WHERE project_id = $1', [projectId]);
     const { rowCount } = await query('DELETE FROM files WHERE project_id = $1', [projectId]);
     return rowCount ?? 0;
   },
@@ -181,6 +297,18 @@ export const createTransaction = (query: Query): RecordsTransaction => ({
     ]);
   },
 
+  async insertTrashItem({ item }) {
+    await query(trash.insert, trash.insertValues(toTrashRow(item)));
+  },
+  // The claim: under READ COMMITTED a second DELETE waits for the first and then finds no row.
+  async deleteTrashItem({ projectId, trashId }) {
+    const { rows } = await query<Row>(
+      `DELETE FROM trash_items WHERE project_id = $1 AND id = $2 RETURNING ${trash.columns()}`,
+      [projectId, trashId],
+    );
+    return first(rows, toTrash);
+  },
+
   async insertBlobIntent({ intent }) {
     await query(blobIntents.insert, blobIntents.insertValues(intent));
   },
@@ -198,3 +326,31 @@ export const createTransaction = (query: Query): RecordsTransaction => ({
     await query('DELETE FROM instances WHERE id = $1', [instanceId]);
   },
 });
+
+/** The SQL of a search's candidates, every value a parameter (user text reaches Postgres as lexemes only). */
+function searchStatement(q: SearchCandidatesQuery): { sql: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const param = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const where = [`f.project_id = ANY(${param([...q.projectIds])}::text[])`];
+  if (q.fileIds) where.push(`f.id = ANY(${param([...q.fileIds])}::text[])`);
+  if (q.after)
+    where.push(`(f.project_id, f.filename) > (${param(q.after.projectId)}, ${param(q.after.filename)})`);
+  if (q.query) where.push(`s.lexemes @@ ${param(tsqueryLiteral(q.query))}::tsquery`);
+  where.push(
+    ...pushdownSql(q.conditions, 'f', {
+      param: (value) => `${param(value)}::${typeof value === 'number' ? 'numeric' : 'text'}`,
+      startsWith: (column, value) => `starts_with(${column}, ${value})`,
+      contains: (column, value) => `strpos(${column}, ${value}) > 0`,
+      inList: (column, list) =>
+        `${column} = ANY(${param([...list])}::${typeof list[0] === 'number' ? 'numeric' : 'text'}[])`,
+    }),
+  );
+  const join = q.query ? 'JOIN' : q.withText ? 'LEFT JOIN' : '';
+  const sql = `SELECT ${files.columns('f')}${q.withText ? ', s.text AS search_text' : ''} FROM files f
+    ${join ? `${join} search_documents s ON s.file_id = f.id` : ''}
+    WHERE ${where.join(' AND ')} ORDER BY f.project_id, f.filename LIMIT ${param(q.limit)}`;
+  return { sql, values };
+}

@@ -7,6 +7,7 @@ import {
   INSTANCES,
   PROJECTS,
   REVISIONS,
+  TRASH,
   tableSql,
 } from '@mdstore/sql';
 
@@ -18,6 +19,7 @@ export const POSTGRES_DIALECT: Dialect = {
   placeholder: (index) => `$${index}`,
   encode: (_type, value) => value,
   decode: (_type, value) => value,
+  indexOf: (haystack, needle) => `strpos(${haystack}, ${needle})`,
 };
 
 export const accounts = tableSql(ACCOUNTS, POSTGRES_DIALECT);
@@ -27,5 +29,6 @@ export const files = tableSql(FILES, POSTGRES_DIALECT);
 export const revisions = tableSql(REVISIONS, POSTGRES_DIALECT);
 export const blobIntents = tableSql(BLOB_INTENTS, POSTGRES_DIALECT);
 export const instances = tableSql(INSTANCES, POSTGRES_DIALECT);
+export const trash = tableSql(TRASH, POSTGRES_DIALECT);
 
 export type Row = Record<string, unknown>;

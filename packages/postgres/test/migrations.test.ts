@@ -31,6 +31,9 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
       'mdstore_migrations',
       'projects',
       'rate_limits',
+      'search_documents',
+
+      'trash_items',
     ]);
   });
 
@@ -103,6 +106,7 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
       { table_name: 'accounts', column_name: 'name', collation_name: 'C' },
       { table_name: 'files', column_name: 'filename', collation_name: 'C' },
       { table_name: 'projects', column_name: 'name', collation_name: 'C' },
+      { table_name: 'trash_items', column_name: 'filename', collation_name: 'C' },
     ]);
     const index = await adminQuery<{ indexdef: string }>(
       `SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'projects_active_name_key'`,

@@ -6,6 +6,7 @@ import type {
   InstanceRecord,
   ProjectRecord,
   RevisionRecord,
+  TrashRecord,
 } from '@mdstore/core';
 import { defineTable } from './table.js';
 
@@ -98,6 +99,91 @@ export const REVISIONS = defineTable<RevisionRecord>(
   { key: ['fileId', 'revision'] },
 );
 
+/** A trash item as one row: the file's fields under `file_*` names beside the item's own. */
+export interface TrashRow {
+  readonly id: string;
+  readonly projectId: string;
+  readonly deletedAt: number;
+  readonly expiresAt: number;
+  readonly fileId: string;
+  readonly filename: string;
+  readonly sizeBytes: number;
+  readonly sha256: string;
+  readonly metadataJson: string | null;
+  readonly frontmatterJson: string | null;
+  readonly contentKey: string;
+  readonly inline: boolean;
+  readonly revision: number;
+  readonly fileCreatedAt: number;
+  readonly fileUpdatedAt: number;
+}
+
+export const TRASH = defineTable<TrashRow>(
+  'trash_items',
+  {
+    id: ['id', 'text'],
+    projectId: ['project_id', 'text'],
+    deletedAt: ['deleted_at', 'integer'],
+    expiresAt: ['expires_at', 'integer'],
+    fileId: ['file_id', 'text'],
+    filename: ['filename', 'text'],
+    sizeBytes: ['size_bytes', 'integer'],
+    sha256: ['sha256', 'text'],
+    metadataJson: ['metadata_json', 'text'],
+    frontmatterJson: ['frontmatter_json', 'text'],
+    contentKey: ['content_key', 'text'],
+    inline: ['inline', 'boolean'],
+    revision: ['revision', 'integer'],
+    fileCreatedAt: ['file_created_at', 'integer'],
+    fileUpdatedAt: ['file_updated_at', 'integer'],
+  },
+  { key: ['id'] },
+);
+
+export function toTrashRow(item: TrashRecord): TrashRow {
+  const { file } = item;
+  return {
+    id: item.id,
+    projectId: item.projectId,
+    deletedAt: item.deletedAt,
+    expiresAt: item.expiresAt,
+    fileId: file.id,
+    filename: file.filename,
+    sizeBytes: file.sizeBytes,
+    sha256: file.sha256,
+    metadataJson: file.metadataJson,
+    frontmatterJson: file.frontmatterJson,
+    contentKey: file.contentKey,
+    inline: file.inline,
+    revision: file.revision,
+    fileCreatedAt: file.createdAt,
+    fileUpdatedAt: file.updatedAt,
+  };
+}
+
+export function fromTrashRow(row: TrashRow): TrashRecord {
+  return {
+    id: row.id,
+    projectId: row.projectId,
+    deletedAt: row.deletedAt,
+    expiresAt: row.expiresAt,
+    file: {
+      id: row.fileId,
+      projectId: row.projectId,
+      filename: row.filename,
+      sizeBytes: row.sizeBytes,
+      sha256: row.sha256,
+      metadataJson: row.metadataJson,
+      frontmatterJson: row.frontmatterJson,
+      contentKey: row.contentKey,
+      inline: row.inline,
+      revision: row.revision,
+      createdAt: row.fileCreatedAt,
+      updatedAt: row.fileUpdatedAt,
+    },
+  };
+}
+
 export const BLOB_INTENTS = defineTable<BlobIntentRecord>(
   'blob_intents',
   {
@@ -131,6 +217,7 @@ export const RECORD_TABLES = [
   PROJECTS,
   FILES,
   REVISIONS,
+  TRASH,
   BLOB_INTENTS,
   INSTANCES,
 ] as const;

@@ -51,6 +51,8 @@ export interface Dialect {
   encode(type: ColumnType, value: unknown): unknown;
   /** A driver's value as the record holds it. */
   decode(type: ColumnType, value: unknown): unknown;
+  /** The 1-based character position of `needle` in `haystack`, 0 when absent (SQL expressions). */
+  indexOf(haystack: string, needle: string): string;
 }
 
 /** The statements and mappers of one table on one dialect, built once. */

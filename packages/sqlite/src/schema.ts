@@ -137,6 +137,66 @@ CREATE TABLE inline_contents (
 CREATE UNIQUE INDEX inline_contents_key ON inline_contents (project_id, content_key);
 `;
 
+/**
+ * Paged, sorted lists (extensions §3): one index per sort of List Files, each ending in `filename` (the
+ * tie-break), so that a keyset page is a range scan of `limit` rows, forwards or backwards, whatever the
+ * project's size. `filename` order is served by the unique index `(project_id, filename)`.
+ */
+const LIST_INDEXES = `
+CREATE INDEX files_created_order ON files (project_id, created_at, filename);
+CREATE INDEX files_updated_order ON files (project_id, updated_at, filename);
+CREATE INDEX files_size_order ON files (project_id, size_bytes, filename);
+`;
+
+/**
+ * Search (extensions §3). `search_texts` keeps the text each file was indexed with (its content's first
+ * 1 MiB up to the last indexed word: snippets and re-indexing read it, never the blob store); `search_fts`, an FTS5 index without a
+ * copy of its input, holds per file three columns of the core's `ftsTerm` encodings (letters a-p, a
+ * filler `x`), keyed by `search_texts.rowid`, so the ascii tokenizer only splits at spaces. It keeps
+ * no positions (`detail = none`: a phrase is asked as all of its words, and the core checks the order),
+ * which makes the index, and the commit that writes it, several times smaller. Both are
+ * written in the transaction of the record. Files stored before are indexed at start-up
+ * (`backfillSearch`), as they have no `search_texts` row.
+ */
+const SEARCH_INDEX = `
+CREATE TABLE search_texts (
+  file_id TEXT NOT NULL PRIMARY KEY,
+  project_id TEXT NOT NULL,
+  text TEXT NOT NULL
+) STRICT;
+CREATE INDEX search_texts_project ON search_texts (project_id);
+CREATE VIRTUAL TABLE search_fts USING fts5(
+  filename, content, meta, content = '', contentless_delete = 1, tokenize = 'ascii', detail = none
+);
+`;
+
+/**
+ * The trash (extensions §5): one row per deleted file kept for `trash_retention_days`, the file's record
+ * copied in; its revisions and inline contents stay in their tables under the same file id. Listing
+ * walks `(project_id, deleted_at, id)` backwards; expiry scans `expires_at`.
+ */
+const TRASH = `
+CREATE TABLE trash_items (
+  id TEXT NOT NULL PRIMARY KEY,
+  project_id TEXT NOT NULL,
+  deleted_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  file_id TEXT NOT NULL,
+  filename TEXT NOT NULL COLLATE BINARY,
+  size_bytes INTEGER NOT NULL,
+  sha256 TEXT NOT NULL,
+  metadata_json TEXT,
+  frontmatter_json TEXT,
+  content_key TEXT NOT NULL COLLATE BINARY,
+  inline INTEGER NOT NULL CHECK (inline IN (0, 1)),
+  revision INTEGER NOT NULL,
+  file_created_at INTEGER NOT NULL,
+  file_updated_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX trash_items_listing ON trash_items (project_id, deleted_at, id);
+CREATE INDEX trash_items_expiry ON trash_items (expires_at, id);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -148,6 +208,9 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'revisions, inline content, project settings and storage counters',
     sql: REVISIONS_AND_INLINE_CONTENT,
   },
+  { version: 3, description: 'indexes of the paged file lists', sql: LIST_INDEXES },
+  { version: 4, description: 'search index (FTS5) and indexed texts', sql: SEARCH_INDEX },
+  { version: 5, description: 'trash', sql: TRASH },
 ];
 
 /** The schema version this code writes and expects (SQLite's `user_version`). */

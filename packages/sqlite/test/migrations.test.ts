@@ -19,6 +19,14 @@ const TABLES = [
   'instances',
   'projects',
   'rate_limits',
+  'search_fts',
+  'search_fts_config',
+  'search_fts_data',
+  'search_fts_docsize',
+  'search_fts_idx',
+  'search_texts',
+
+  'trash_items',
 ];
 
 let database: Awaited<ReturnType<typeof tempDatabase>>;
@@ -99,6 +107,11 @@ describe('migrations', () => {
         requireIfMatch: false,
         trashRetentionDays: 0,
       });
+      // Version 3 (search) indexes nothing by itself: the start-up backfill reads these files.
+      expect((await store.records.listUnindexedFiles({ limit: 10 })).map((file) => file.id)).toEqual([
+        'f1',
+        'f2',
+      ]);
     } finally {
       await store.close();
     }

@@ -14,7 +14,7 @@ import type { Logger } from '../logger.js';
 import type { ServerMetrics } from '../metrics/metrics.js';
 import { instrumentRecords } from '../metrics/records.js';
 import { type AdapterModules, defaultAdapterModules, openBlobStore, openDatabase } from './adapters.js';
-import { nodeCryptoHashing, nodeCryptoSecrets } from './secrets.js';
+import { cursorKeyOf, nodeCryptoHashing, nodeCryptoSecrets } from './secrets.js';
 import { TOKENS } from './tokens.js';
 
 export interface Runtime {
@@ -83,6 +83,7 @@ function buildStore(c: DependencyContainer): MdStore {
     events: c.resolve<MdStoreEvents>(TOKENS.events),
     secrets: nodeCryptoSecrets,
     hashing: nodeCryptoHashing,
+    ...withCursorKey(cursorKeyOf(config.cursorSecret)),
     settings: {
       maxFileBytes: config.maxFileBytes,
       inlineMaxBytes: config.inlineMaxBytes,
@@ -92,6 +93,8 @@ function buildStore(c: DependencyContainer): MdStore {
     },
   });
 }
+
+const withCursorKey = (cursorKey: Uint8Array | undefined) => (cursorKey ? { cursorKey } : {});
 
 /** The core's warnings (a clean-up that will be retried, …) become log lines. */
 export const loggingEvents = (logger: Logger): MdStoreEvents => ({

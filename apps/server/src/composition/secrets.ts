@@ -24,3 +24,12 @@ export const nodeCryptoHashing: ContentHashing = {
     };
   },
 };
+
+/**
+ * The HMAC key of list cursors from `MDSTORE_CURSOR_SECRET` (SHA-256 of a label and the secret, so the
+ * key is 32 bytes whatever the secret's length), or undefined for the core's random key per process.
+ */
+export const cursorKeyOf = (secret: string | null): Uint8Array | undefined =>
+  secret === null
+    ? undefined
+    : new Uint8Array(createHash('sha256').update('mdstore list cursors\n').update(secret, 'utf8').digest());

@@ -74,6 +74,9 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
     await store.maintenance.heartbeat();
     registered = true;
     await reconcile(runtime, logger, metrics, true);
+    // Files stored before search existed get their front matter and index before the server is ready.
+    const backfill = await store.maintenance.backfillSearch();
+    if (backfill.indexed > 0) logger.info('search index backfilled', { ...backfill });
     listeners.gate.open(
       createHttpApp({
         store,
@@ -166,7 +169,13 @@ async function reconcile(
     throw error;
   }
   metrics?.observeReconciliation(report);
-  if (always || report.intentsResolved > 0 || report.deletionsCompleted > 0 || report.failures > 0) {
+  if (
+    always ||
+    report.intentsResolved > 0 ||
+    report.deletionsCompleted > 0 ||
+    report.trashItemsExpired > 0 ||
+    report.failures > 0
+  ) {
     logger.info('reconciliation finished', { ...report });
   }
 }

@@ -74,6 +74,14 @@ const MetricsTokenSchema = v.pipe(
   ),
 );
 
+const CursorSecretSchema = v.pipe(
+  v.string(),
+  v.regex(
+    /^[\x21-\x7e]{32,512}$/,
+    'must be 32 to 512 printable ASCII characters without spaces, e.g. from `openssl rand -hex 32`',
+  ),
+);
+
 /** Every variable, all optional. Values arrive trimmed; an empty value counts as unset. */
 const EnvironmentSchema = v.object({
   HOST: v.optional(HostSchema, '127.0.0.1'),
@@ -114,6 +122,7 @@ const EnvironmentSchema = v.object({
   MDSTORE_METRICS_PORT: v.optional(PortSchema),
   MDSTORE_METRICS_HOST: v.optional(HostSchema),
   MDSTORE_METRICS_TOKEN: v.optional(MetricsTokenSchema),
+  MDSTORE_CURSOR_SECRET: v.optional(CursorSecretSchema),
   MDSTORE_LOG_LEVEL: v.optional(
     v.pipe(v.string(), v.toLowerCase(), v.picklist(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`)),
     'info',
@@ -125,7 +134,11 @@ type VariableName = keyof Variables;
 const VARIABLE_NAMES = Object.keys(EnvironmentSchema.entries) as VariableName[];
 
 /** Variables whose value may hold a password: never echoed in an error. */
-const SECRET_VALUES = new Set<string>(['MDSTORE_DATABASE_URL', 'MDSTORE_METRICS_TOKEN']);
+const SECRET_VALUES = new Set<string>([
+  'MDSTORE_DATABASE_URL',
+  'MDSTORE_METRICS_TOKEN',
+  'MDSTORE_CURSOR_SECRET',
+]);
 
 /**
  * Reads and validates the configuration from environment variables. Pure: reads no file and touches
@@ -156,6 +169,7 @@ export function loadConfig(env: Environment, options: { cwd?: string } = {}): Se
     httpRedirectPort: vars.MDSTORE_HTTP_REDIRECT_PORT ?? null,
     trustProxy,
     metrics: metricsConfig(vars, warnings),
+    cursorSecret: vars.MDSTORE_CURSOR_SECRET ?? null,
     logLevel: vars.MDSTORE_LOG_LEVEL,
     warnings,
   };

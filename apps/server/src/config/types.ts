@@ -45,6 +45,11 @@ export interface ServerConfig {
   readonly trustProxy: boolean;
   /** The Prometheus listener (`MDSTORE_METRICS_*`), or null when `MDSTORE_METRICS_PORT` is unset. */
   readonly metrics: MetricsConfig | null;
+  /**
+   * `MDSTORE_CURSOR_SECRET`: the secret list and search cursors are signed with, shared by every instance of one
+   * store; null for a random key per process (cursors then work only on the instance that made them).
+   */
+  readonly cursorSecret: string | null;
   readonly logLevel: LogLevel;
   /** Settings that were given but have no effect (e.g. S3 options with the fs blob store). */
   readonly warnings: readonly string[];

@@ -1,16 +1,19 @@
 import type { MdStore } from '@mdstore/core';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { mcpEndpoint, mcpGate } from '../mcp/endpoint.js';
+import { methodNotAllowed, mountRoutes } from './api/mount.js';
+import { servedOpenApiDocument } from './api/openapi.js';
+import { ROUTES } from './api/routes-table.js';
 import { authenticateRequests } from './auth.js';
 import { DEFAULT_DRAIN_LIMITS, type DrainLimits, sendAfterDrainingRequest } from './body.js';
 import { HttpError, httpError, toErrorResponse } from './errors.js';
 import { DEFAULT_MULTIPART_LIMITS, type MultipartLimits } from './multipart.js';
 import { observeRequests, pathOf, type RequestMetrics, routeNamer } from './observe.js';
-import { type ReadinessCheck, serveReadiness } from './readiness.js';
-import { interimOpenApiDocument, referenceRoutes } from './reference/index.js';
+import type { ReadinessCheck } from './readiness.js';
+import { referenceRoutes } from './reference/index.js';
 import { assignRequestId, requestIdOf } from './request-id.js';
 import { editBodyLimit as editBodyLimitOf } from './routes/editing.js';
-import { type HttpLogger, type RouteHandlers, routeTable } from './routes/index.js';
+import type { HttpLogger } from './routes/index.js';
 import { httpsRedirectLocation } from './transport.js';
 
 export type { HttpLogger } from './routes/index.js';
@@ -66,10 +69,10 @@ export function createHttpApp(options: HttpAppOptions): Express {
     logger: options.logger,
     maxJsonBytes: options.maxJsonBytes ?? 1024 * 1024,
     multipartLimits: { ...DEFAULT_MULTIPART_LIMITS, ...options.multipartLimits },
+    ...(options.readiness && { readiness: options.readiness }),
   };
-  const handlers = routeTable(deps);
   const editBodyLimit = editBodyLimitOf(deps);
-  const routeOf = routeNamer(['/healthz', '/readyz', '/mcp', ...Object.keys(handlers)]);
+  const routeOf = routeNamer(['/mcp', ...new Set(ROUTES.map((route) => route.description.path))]);
 
   app.use(assignRequestId);
   app.use(baseHeaders(options));
@@ -82,19 +85,17 @@ export function createHttpApp(options: HttpAppOptions): Express {
   );
   if (options.trustProxy) app.use(redirectForwardedHttp);
 
-  app.get('/healthz', (_req, res) => {
-    res.status(200).json({ status: 'ok' });
-  });
-  app.all('/healthz', methodNotAllowed(['GET', 'HEAD']));
-  app.get('/readyz', serveReadiness(options.readiness));
-  app.all('/readyz', methodNotAllowed(['GET', 'HEAD']));
-  app.use(referenceRoutes({ document: interimOpenApiDocument }));
+  // The reference itself (`/openapi.json`, `/docs`) is not an operation of the document it serves.
+  // Generated here, at start-up: a route whose description cannot be converted fails the start.
+  const document = servedOpenApiDocument();
+  app.use(referenceRoutes({ document: () => document }));
   for (const path of ['/openapi.json', '/docs', '/docs/redoc.standalone.js']) {
     app.all(path, methodNotAllowed(['GET', 'HEAD']));
   }
 
   app.use('/api', authenticateRequests(options.store));
-  for (const [path, methods] of Object.entries(handlers)) mountRoute(app, path, methods);
+  // Every route of the interface, `/healthz` and `/readyz` included: mounted from the table only.
+  mountRoutes(app, ROUTES, deps);
 
   // MCP (extensions §4): stateless, so POST only; it authenticates and counts requests itself.
   app.post(
@@ -106,35 +107,6 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.use((_req, _res, next) => next(httpError(404)));
   app.use(errorHandler(options.logger, options.drainLimits ?? DEFAULT_DRAIN_LIMITS));
   return app;
-}
-
-function mountRoute(app: Express, path: string, methods: RouteHandlers): void {
-  const route = app.route(path);
-  const allowed: string[] = [];
-  for (const [method, handler] of Object.entries(methods)) {
-    if (!handler) continue;
-    if (method === 'GET') route.get(handler);
-    if (method === 'POST') route.post(handler);
-    if (method === 'PUT') route.put(handler);
-    if (method === 'PATCH') route.patch(handler);
-    if (method === 'DELETE') route.delete(handler);
-    allowed.push(method);
-    if (method === 'GET') allowed.push('HEAD');
-  }
-  route.all(methodNotAllowed(allowed));
-}
-
-/** 405 with `Allow` for a method the path does not have; OPTIONS is answered with the same list. */
-function methodNotAllowed(allowed: readonly string[]) {
-  const allow = allowed.join(', ');
-  return (req: Request, res: Response, next: NextFunction) => {
-    if (req.method === 'OPTIONS') {
-      res.setHeader('Allow', allow);
-      res.status(204).end();
-      return;
-    }
-    next(httpError(405, { Allow: allow }));
-  };
 }
 
 function baseHeaders(options: HttpAppOptions) {

@@ -1,10 +1,14 @@
+import { baseName } from '@mdstore/core';
+
 /**
- * `Content-Disposition: attachment` that is safe for any filename (RFC 6266 / RFC 8187): an ASCII
+ * `Content-Disposition: attachment` naming the file's last segment (extensions §1: `guides/setup.md`
+ * downloads as `setup.md`), that is safe for any filename (RFC 6266 / RFC 8187): an ASCII
  * fallback in `filename="…"` and the exact name, percent-encoded as UTF-8, in `filename*`. The result
  * is pure printable ASCII, so it can never carry CR, LF or any other control character.
  */
 export function attachmentDisposition(filename: string): string {
-  return `attachment; filename="${asciiFallback(filename)}"; filename*=UTF-8''${encodeRfc8187(filename)}`;
+  const name = baseName(filename);
+  return `attachment; filename="${asciiFallback(name)}"; filename*=UTF-8''${encodeRfc8187(name)}`;
 }
 
 /** Quotes, backslashes, control characters and everything outside printable ASCII become `_`. */

@@ -1,9 +1,12 @@
-import type { FileView, ProjectView } from '@mdstore/core';
+import type { FileList as CoreFileList, FileView, ProjectView } from '@mdstore/core';
+import type * as v from 'valibot';
+import type { File, FileList, FileUpdate, Project } from './api/schemas.js';
 
 /** Timestamps: UTC ISO 8601 with milliseconds and `Z`, e.g. `2024-01-15T09:30:00.123Z`. */
 export const isoDate = (epochMillis: number): string => new Date(epochMillis).toISOString();
 
-export function projectJson(project: ProjectView) {
+/** The answers' bodies have the types of their schemas in `api/schemas.ts`: a drift does not compile. */
+export function projectJson(project: ProjectView): v.InferOutput<typeof Project> {
   return {
     id: project.id,
     name: project.name,
@@ -27,13 +30,15 @@ export function projectJson(project: ProjectView) {
   };
 }
 
-export function fileJson(file: FileView) {
+export function fileJson(file: FileView): v.InferOutput<typeof File> {
   return {
     filename: file.filename,
     project_id: file.projectId,
     size_bytes: file.sizeBytes,
     content_type: file.contentType,
     metadata: file.metadata,
+    // Extensions §3: the content's YAML front matter as JSON, or null.
+    frontmatter: file.frontmatter,
     storage_path: file.storagePath,
     created_date: isoDate(file.createdAt),
     updated_date: isoDate(file.updatedAt),
@@ -45,7 +50,7 @@ export function fileJson(file: FileView) {
 }
 
 /** The answer of the metadata and content updates. */
-export function fileUpdateJson(file: FileView) {
+export function fileUpdateJson(file: FileView): v.InferOutput<typeof FileUpdate> {
   return {
     filename: file.filename,
     project_id: file.projectId,
@@ -55,5 +60,16 @@ export function fileUpdateJson(file: FileView) {
     etag: file.etag,
     revision: file.revision,
     sha256: file.sha256,
+  };
+}
+
+/** List Files: the interface's three fields, then `folders` and `next_cursor` when extensions §3 adds them. */
+export function fileListJson(list: CoreFileList): v.InferOutput<typeof FileList> {
+  return {
+    files: list.files.map(fileJson),
+    total_count: list.totalCount,
+    total_size_bytes: list.totalSizeBytes,
+    ...(list.folders !== undefined && { folders: list.folders }),
+    ...(list.nextCursor !== undefined && { next_cursor: list.nextCursor }),
   };
 }

@@ -26,7 +26,9 @@ export const MCP_INSTRUCTIONS = [
   '3. A 412 error means the file changed since you read it: read it again and redo the edit.',
   '   A 409 error names what did not match (text found N times, a section that is missing or',
   '   ambiguous, with the candidates): fix the edit, do not guess.',
-  'write_file and delete_file always need `if_match`.',
+  '4. Nothing written is lost at once: list_revisions and read_revision show earlier versions,',
+  '   restore_revision brings one back; move_file renames a file with its history.',
+  'write_file, delete_file, restore_revision and move_file always need `if_match`.',
 ].join('\n');
 
 /** One MCP server per HTTP request (the endpoint is stateless), bound to the caller. */

@@ -1,6 +1,14 @@
-import { type ByteStream, MAX_EDITS, PreconditionRequiredError } from '@mdstore/core';
+import {
+  type ByteStream,
+  HISTORY_LIMITS,
+  LIST_LIMITS,
+  MAX_EDITS,
+  PreconditionRequiredError,
+} from '@mdstore/core';
 import { editJson, outlineJson } from '../http/routes/editing.js';
-import { fileJson, fileUpdateJson, projectJson } from '../http/views.js';
+import { revisionListJson } from '../http/routes/history.js';
+import { searchAnswerJson } from '../http/routes/search.js';
+import { fileJson, fileListJson, fileUpdateJson, projectJson } from '../http/views.js';
 import {
   ifMatchOf,
   type JsonSchema,
@@ -14,10 +22,11 @@ import {
 } from './tool-kit.js';
 
 /**
- * The MCP tools of extensions §4, one entry each. They call the use cases the HTTP routes call, with
+ * The MCP tools of extensions §4 and §5, one entry each. They call the use cases the HTTP routes call, with
  * the same JSON shapes in their answers. Reads return `etag`; every tool that changes an existing file
- * takes `if_match` and obeys the project's `require_if_match`; `write_file` and `delete_file` always
- * require it, since they replace or remove everything at once.
+ * takes `if_match` and obeys the project's `require_if_match`; `write_file`, `delete_file`,
+ * `restore_revision` and `move_file` always require it, since they replace, remove or rename the whole
+ * file at once.
  */
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -118,19 +127,31 @@ export const TOOLS: readonly McpTool[] = [
   {
     name: 'list_files',
     title: 'List files',
-    description: 'The files of a project with their size, metadata, etag and revision.',
-    inputSchema: object({ project_id: SCHEMA.projectId }, ['project_id']),
+    description:
+      'The files of a project (by filename) with their size, metadata, etag and revision. Give "prefix" ' +
+      '(e.g. "guides/") for one folder, and "limit" to get one page: pass the answer\'s "next_cursor" as ' +
+      '"cursor" (with the same prefix) for the next page, until it is null.',
+    inputSchema: object(
+      {
+        project_id: SCHEMA.projectId,
+        prefix: { type: 'string', description: 'Only files whose filename starts with it.' },
+        limit: { type: 'integer', minimum: 1, maximum: LIST_LIMITS.maxLimit, description: 'Files per page.' },
+        cursor: { type: 'string', description: 'The next_cursor of the previous page.' },
+      },
+      ['project_id'],
+    ),
     annotations: READ_ONLY,
     run: async (context, args) => {
       const list = await context.store.files.list({
         principal: context.principal,
         projectId: args.string('project_id'),
+        params: {
+          ...(args.has('prefix') && { prefix: args.string('prefix') }),
+          ...(args.has('cursor') && { cursor: args.string('cursor') }),
+          ...(args.has('limit') && { limit: args.raw('limit') as number }),
+        },
       });
-      return {
-        files: list.files.map(fileJson),
-        total_count: list.totalCount,
-        total_size_bytes: list.totalSizeBytes,
-      };
+      return fileListJson(list);
     },
   },
   {
@@ -277,15 +298,146 @@ export const TOOLS: readonly McpTool[] = [
     },
   },
   {
+    name: 'search',
+    title: 'Search files',
+    description:
+      'Finds files by words (all must occur; "a phrase", -exclude, prefix*, a OR b) in filename, content, ' +
+      'metadata and front matter, and/or a filter ({"field": "metadata.tags", "op": "contains", "value": ' +
+      '"api"}, with and/or/not). Without project_id it searches every project of your account (or those ' +
+      'of project_ids). Results come best first with snippets; pass next_cursor as cursor for more.',
+    inputSchema: object(
+      {
+        project_id: SCHEMA.projectId,
+        query: { type: 'string', maxLength: 1000 },
+        filter: {
+          type: 'object',
+          description: 'A condition {field, op, value} or {"and"|"or": [...]}, {"not": …}.',
+        },
+        sort: { enum: ['relevance', 'filename', 'created_date', 'updated_date', 'size_bytes'] },
+        order: { enum: ['asc', 'desc'] },
+        limit: { type: 'integer', minimum: 1, maximum: 100 },
+        cursor: { type: 'string' },
+        project_ids: { type: 'array', items: { type: 'string' }, maxItems: 100 },
+      },
+      [],
+    ),
+    annotations: READ_ONLY,
+    run: async (context, args) => {
+      const body: Record<string, unknown> = {};
+      for (const name of ['query', 'filter', 'sort', 'order', 'limit', 'cursor', 'project_ids'])
+        if (args.has(name)) body[name] = args.raw(name);
+      const projectId = args.optionalString('project_id');
+      const answer = await context.store.files.search({
+        principal: context.principal,
+        ...(projectId !== undefined && { projectId }),
+        body,
+      });
+      return searchAnswerJson(answer);
+    },
+  },
+  {
     name: 'delete_file',
     title: 'Delete a file',
-    description: 'Deletes a file. Requires if_match: the etag of the version you mean to delete.',
+    description:
+      'Deletes a file (into the project trash when its trash_retention_days is above 0). Requires if_match: the etag of the version you mean to delete.',
     inputSchema: object({ ...FILE, if_match: SCHEMA.ifMatch }, ['project_id', 'filename', 'if_match']),
     annotations: writes({ destructive: true, idempotent: true }),
     run: async (context, args) => {
       const target = fileArgs(context, args);
       await context.store.files.delete({ ...target, conditions: requiredIfMatch(args) });
       return { deleted: true, filename: target.filename };
+    },
+  },
+  // Extensions §5.
+  {
+    name: 'list_revisions',
+    title: 'List revisions',
+    description:
+      'The kept revisions of a file, newest first: revision, etag, size, sha256, metadata, change ' +
+      '(created, content, metadata, edit, restore, move, copy) and date. Pages with limit and next_cursor.',
+    inputSchema: object(
+      {
+        ...FILE,
+        limit: { type: 'integer', minimum: 1, maximum: HISTORY_LIMITS.revisionsPageMax },
+        cursor: { type: 'string', description: 'next_cursor of the previous page.' },
+      },
+      ['project_id', 'filename'],
+    ),
+    annotations: READ_ONLY,
+    run: async (context, args) => {
+      const limit = args.raw('limit');
+      const list = await context.store.files.listRevisions({
+        ...fileArgs(context, args),
+        limit: limit === undefined ? undefined : String(limit),
+        cursor: args.optionalString('cursor'),
+      });
+      return revisionListJson(list);
+    },
+  },
+  {
+    name: 'read_revision',
+    title: 'Read a revision',
+    description: 'The content of one kept revision of a file (see list_revisions), with its etag.',
+    inputSchema: object({ ...FILE, revision: { type: 'integer', minimum: 1 } }, [
+      'project_id',
+      'filename',
+      'revision',
+    ]),
+    annotations: READ_ONLY,
+    run: async (context, args) => {
+      const read = await context.store.files.readRevision({
+        ...fileArgs(context, args),
+        revision: String(args.raw('revision') ?? ''),
+        signal: context.signal,
+      });
+      if (read.kind !== 'content' || read.content === null)
+        throw new Error('unreachable: an unconditional read');
+      const content = await textOf(read.content);
+      return { filename: read.file.filename, revision: read.file.revision, content, etag: read.file.etag };
+    },
+  },
+  {
+    name: 'restore_revision',
+    title: 'Restore a revision',
+    description:
+      'Makes the content and metadata of a kept revision the current ones, as a new revision (nothing ' +
+      'is lost: the replaced version stays in the history). Requires if_match: the current etag.',
+    inputSchema: object({ ...FILE, revision: { type: 'integer', minimum: 1 }, if_match: SCHEMA.ifMatch }, [
+      'project_id',
+      'filename',
+      'revision',
+      'if_match',
+    ]),
+    annotations: writes({ destructive: true, idempotent: false }),
+    run: async (context, args) => {
+      const file = await context.store.files.restore({
+        ...fileArgs(context, args),
+        body: { revision: args.raw('revision') },
+        conditions: requiredIfMatch(args),
+      });
+      return fileJson(file);
+    },
+  },
+  {
+    name: 'move_file',
+    title: 'Move or rename a file',
+    description:
+      'Gives a file a new name (folders included); content, metadata and history go with it. Refuses ' +
+      '(409) a name that exists. Requires if_match: the current etag.',
+    inputSchema: object({ ...FILE, to: SCHEMA.filename, if_match: SCHEMA.ifMatch }, [
+      'project_id',
+      'filename',
+      'to',
+      'if_match',
+    ]),
+    annotations: writes({ destructive: true, idempotent: false }),
+    run: async (context, args) => {
+      const file = await context.store.files.move({
+        ...fileArgs(context, args),
+        body: { to: args.raw('to') },
+        conditions: requiredIfMatch(args),
+      });
+      return fileJson(file);
     },
   },
 ];

@@ -23,6 +23,7 @@ const RECONCILIATION_KINDS = {
   intentsResolved: 'intents_resolved',
   resourcesRemoved: 'resources_removed',
   deletionsCompleted: 'deletions_completed',
+  trashItemsExpired: 'trash_items_expired',
   failures: 'failures',
 } as const satisfies Partial<Record<keyof ReconcileReport, string>>;
 

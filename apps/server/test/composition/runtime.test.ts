@@ -175,3 +175,43 @@ describe('createRuntime with the default embedded stores', () => {
     }
   });
 });
+
+describe('list cursors across instances (MDSTORE_CURSOR_SECRET)', () => {
+  /** A cursor made by one runtime, read by another on the same store. */
+  async function crossInstance(env: Record<string, string>, otherEnv: Record<string, string>) {
+    const first = await createRuntime(configFor(env), { logger: silentLogger });
+    const second = await createRuntime(configFor(otherEnv), { logger: silentLogger });
+    try {
+      const created = await first.store.accounts.create({ name: `cursor-${Math.random()}` });
+      const principal = {
+        accountId: created.account.id,
+        tier: created.account.tier,
+        keyId: created.apiKey.keyId,
+      };
+      await first.store.projects.create({ principal, body: { name: 'second' } });
+      const page = await first.store.projects.page({ principal, params: { limit: 1 } });
+      const next = second.store.projects.page({ principal, params: { limit: 1, cursor: page.nextCursor! } });
+      return await next.then(
+        (result) => result.projects.length,
+        (error: { code?: string }) => error.code,
+      );
+    } finally {
+      await second.close();
+      await first.close();
+    }
+  }
+
+  it("instances sharing the secret read each other's cursors; without it each has its own key", async () => {
+    const secret = { MDSTORE_CURSOR_SECRET: 'k'.repeat(40) };
+    expect(await crossInstance(secret, secret)).toBe(1);
+    expect(await crossInstance({}, {})).toBe('INVALID_INPUT');
+    expect(await crossInstance(secret, { MDSTORE_CURSOR_SECRET: 'j'.repeat(40) })).toBe('INVALID_INPUT');
+  });
+
+  it('a short secret stops start-up naming the variable, without echoing the value', () => {
+    expect(() => configFor({ MDSTORE_CURSOR_SECRET: 'short-secret' })).toThrow(
+      /^MDSTORE_CURSOR_SECRET: must be 32/,
+    );
+    expect(() => configFor({ MDSTORE_CURSOR_SECRET: 'short-secret' })).not.toThrow(/short-secret/);
+  });
+});

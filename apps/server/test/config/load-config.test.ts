@@ -36,6 +36,7 @@ describe('loadConfig defaults', () => {
       trustProxy: false,
       metrics: null,
       logLevel: 'info',
+      cursorSecret: null,
       warnings: [],
     });
   });
@@ -324,5 +325,14 @@ describe('MDSTORE_LOG_LEVEL', () => {
     expect(refusal({ MDSTORE_LOG_LEVEL: 'verbose' }).message).toBe(
       'MDSTORE_LOG_LEVEL: must be one of debug, info, warn, error, silent (got "verbose")',
     );
+  });
+});
+
+describe('MDSTORE_CURSOR_SECRET', () => {
+  it('is taken when long enough, refused (without echoing it) when short', () => {
+    const secret = 'a'.repeat(32);
+    expect(loadConfig({ MDSTORE_CURSOR_SECRET: secret }).cursorSecret).toBe(secret);
+    expect(() => loadConfig({ MDSTORE_CURSOR_SECRET: 'short-secret' })).toThrow(/MDSTORE_CURSOR_SECRET/);
+    expect(() => loadConfig({ MDSTORE_CURSOR_SECRET: 'short-secret' })).not.toThrow(/short-secret/);
   });
 });

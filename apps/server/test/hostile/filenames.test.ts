@@ -56,10 +56,22 @@ describe('hostile filenames', () => {
       'filename="C:\\\\escape.md"',
       star('../escape.md'),
       star('..\\escape.md'),
-      star('sub/escape.md'),
+      star('sub/../escape.md'),
+      star('sub/./escape.md'),
+      star('sub//escape.md'),
     ];
     for (const params of names) expect((await uploadWithParams(ctx, params))?.status, params).toBe(400);
     await expectNoFiles(ctx);
+    for (const path of await filesUnder(ctx.dir)) expect(path).not.toContain('escape');
+    await expectHealthy(ctx);
+  });
+
+  test('a folder in a filename is a name, never a path of the store: sub/escape.md is stored by key', async (ctx) => {
+    const created = await uploadWithParams(ctx, star('sub/escape.md'), '# in a folder');
+    expect(created?.status).toBe(201);
+    expect(JSON.parse(created!.body)).toMatchObject({ filename: 'sub/escape.md' });
+    expect(await download(ctx, 'sub/escape.md')).toMatchObject({ status: 200, text: '# in a folder' });
+    // Blob keys are ids: no path under the data folder carries the filename or its folder.
     for (const path of await filesUnder(ctx.dir)) expect(path).not.toContain('escape');
     await expectHealthy(ctx);
   });

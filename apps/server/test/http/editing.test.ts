@@ -79,6 +79,7 @@ describe('PATCH edits', () => {
         'size_bytes',
         'content_type',
         'metadata',
+        'frontmatter',
         'storage_path',
         'created_date',
         'updated_date',

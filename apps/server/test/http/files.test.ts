@@ -36,6 +36,7 @@ describe('upload', () => {
         'size_bytes',
         'content_type',
         'metadata',
+        'frontmatter',
         'storage_path',
         'created_date',
         'updated_date',
@@ -51,6 +52,7 @@ describe('upload', () => {
       size_bytes: 8,
       content_type: 'text/markdown',
       metadata: { tags: ['a'], n: 1 },
+      frontmatter: null,
       storage_path: `${h.adapters.blobs.scheme}://mdstore-${projectId}/notes.md`,
     });
     expect(file.created_date).toMatch(ISO_MS);
@@ -145,13 +147,109 @@ describe('upload', () => {
     expect(response.status).toBe(415);
   });
 
-  test('bad filenames are 400: slash, backslash, control characters, empty stem, too long', async (h) => {
+  test('bad filenames are 400: backslash, control characters, empty stem, too long', async (h) => {
     const { apiKey, projectId } = await projectFor(h);
-    for (const name of ['dir/a.md', '..\\a.md', 'tab\there.md', '.md', `${'a'.repeat(253)}.md`]) {
+    for (const name of ['..\\a.md', 'tab\there.md', '.md', `${'a'.repeat(253)}.md`]) {
       const response = await h.upload(apiKey, projectId, [filePart(name)]);
       expect(response.status, name).toBe(400);
     }
     expect((await h.upload(apiKey, projectId, [filePart(`${'a'.repeat(252)}.md`)])).status).toBe(201);
+  });
+
+  test('folders (extensions §1): each breach of the folder rules is 400, a bad last extension 415', async (h) => {
+    const { apiKey, projectId } = await projectFor(h);
+    const segment = 's'.repeat(255);
+    for (const name of [
+      '/a.md',
+      'a/',
+      'a.md/',
+      'a//b.md',
+      './a.md',
+      'a/./b.md',
+      'a/../b.md',
+      '../a.md',
+      'a.md/b.md',
+      'a.MDX/b.md',
+      'a/.md',
+      `${'f'.repeat(256)}/a.md`,
+      `${segment}/${segment}/${segment}/${'d'.repeat(252)}/e.md`,
+    ]) {
+      const response = await h.upload(apiKey, projectId, [filePart(name)]);
+      expect(response.status, name).toBe(400);
+      expect(((await response.json()) as Detail).detail[0]!.loc).toEqual(['body', 'file']);
+    }
+    for (const name of ['docs/b.txt', 'notes.d/readme']) {
+      expect((await h.upload(apiKey, projectId, [filePart(name)])).status, name).toBe(415);
+    }
+    const longest = `${segment}/${segment}/${segment}/${'d'.repeat(251)}/e.md`;
+    expect((await h.upload(apiKey, projectId, [filePart(longest)])).status).toBe(201);
+    const project = (await (await h.fetch(`/api/projects/${projectId}`, { key: apiKey })).json()) as {
+      file_count: number;
+    };
+    expect(project.file_count).toBe(1);
+  });
+
+  test('folders: a file in folders through every operation, addressed with %2F', async (h) => {
+    const { apiKey, projectId } = await projectFor(h);
+    const created = await h.uploadFile(apiKey, projectId, 'guides/intro/setup.md', '# Setup\n', { v: 1 });
+    expect(created).toMatchObject({
+      filename: 'guides/intro/setup.md',
+      storage_path: `${h.adapters.blobs.scheme}://mdstore-${projectId}/guides/intro/setup.md`,
+    });
+    // A file named like the folder's first segment is another file.
+    await h.uploadFile(apiKey, projectId, 'guides.md', '# Guides\n');
+    const path = `/api/projects/${projectId}/files/guides%2Fintro%2Fsetup.md`;
+    const download = await h.fetch(path, { key: apiKey });
+    expect(download.status).toBe(200);
+    expect(await download.text()).toBe('# Setup\n');
+    expect(download.headers.get('content-disposition')).toBe(
+      `attachment; filename="setup.md"; filename*=UTF-8''setup.md`,
+    );
+    // Lower-case hex and a mix of %2F and %2f decode alike.
+    expect(
+      (await h.fetch(`/api/projects/${projectId}/files/guides%2fintro%2Fsetup.md`, { key: apiKey })).status,
+    ).toBe(200);
+    // A raw slash never separates folders: it is another route, or none.
+    const raw = await h.fetch(`/api/projects/${projectId}/files/guides/intro/setup.md`, { key: apiKey });
+    expect(raw.status).toBe(404);
+    const rawContent = await h.fetch(`/api/projects/${projectId}/files/guides/content`, {
+      method: 'PUT',
+      key: apiKey,
+      headers: { 'Content-Type': 'text/markdown' },
+      body: '# x',
+    });
+    expect(rawContent.status).toBe(404);
+    expect(await rawContent.json()).toEqual({ detail: 'File not found' });
+
+    const metadata = await h.json(path, 'PUT', apiKey, { metadata: { v: 2 } });
+    expect(metadata.status).toBe(200);
+    expect(await metadata.json()).toMatchObject({ filename: 'guides/intro/setup.md', metadata: { v: 2 } });
+    const content = await h.fetch(`${path}/content`, {
+      method: 'PUT',
+      key: apiKey,
+      headers: { 'Content-Type': 'text/markdown' },
+      body: '# Setup, again\n',
+    });
+    expect(content.status).toBe(200);
+    expect(await (await h.fetch(path, { key: apiKey })).text()).toBe('# Setup, again\n');
+    // The routes of extensions §4 take the same segment.
+    const outline = await h.fetch(`${path}/outline`, { key: apiKey });
+    expect(outline.status).toBe(200);
+    expect(((await outline.json()) as { headings: Array<{ text: string }> }).headings[0]!.text).toBe(
+      'Setup, again',
+    );
+    const edited = await h.json(path, 'PATCH', apiKey, { edits: [{ op: 'append', text: 'More.\n' }] });
+    expect(edited.status).toBe(200);
+    const lines = await h.fetch(`${path}?lines=2-2`, { key: apiKey });
+    expect(lines.status).toBe(200);
+    expect(lines.headers.get('content-disposition')).toContain('filename="setup.md"');
+    const list = (await (await h.fetch(`/api/projects/${projectId}/files`, { key: apiKey })).json()) as {
+      files: Array<{ filename: string }>;
+    };
+    expect(list.files.map((file) => file.filename)).toEqual(['guides.md', 'guides/intro/setup.md']);
+    expect((await h.fetch(path, { method: 'DELETE', key: apiKey })).status).toBe(204);
+    expect((await h.fetch(path, { key: apiKey })).status).toBe(404);
+    expect((await h.fetch(`/api/projects/${projectId}/files/guides.md`, { key: apiKey })).status).toBe(200);
   });
 
   test('filename* (RFC 8187) wins over filename; UTF-8 names are kept exactly', async (h) => {

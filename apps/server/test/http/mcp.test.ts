@@ -66,6 +66,7 @@ describe('MCP tools', () => {
         'write_file',
         'set_metadata',
         'delete_file',
+        'search',
       ]),
     );
     for (const tool of tools) {
@@ -104,6 +105,26 @@ describe('MCP tools', () => {
       files: [{ filename: 'notes.md', metadata: { kind: 'notes' } }],
     });
     const etag = (files.files as Array<{ etag: string }>)[0]!.etag;
+    // Paging and a prefix (extensions §3).
+    await h.uploadFile(s.apiKey, s.projectId, 'guides/a.md', '# a');
+    await h.uploadFile(s.apiKey, s.projectId, 'guides/b.md', '# b');
+    const first = await s.ok('list_files', { project_id: s.projectId, prefix: 'guides/', limit: 1 });
+    expect(first).toMatchObject({ total_count: 2, files: [{ filename: 'guides/a.md' }] });
+    const second = await s.ok('list_files', {
+      project_id: s.projectId,
+      prefix: 'guides/',
+      limit: 1,
+      cursor: first.next_cursor,
+    });
+    expect(second).toMatchObject({ files: [{ filename: 'guides/b.md' }], next_cursor: null });
+    expect((await s.fails('list_files', { project_id: s.projectId, limit: 0 })).status).toBe(422);
+    const forged = await s.fails('list_files', { project_id: s.projectId, limit: 1, cursor: 'forged' });
+    expect(forged.status).toBe(422);
+    for (const name of ['guides/a.md', 'guides/b.md'])
+      await h.fetch(`/api/projects/${s.projectId}/files/${encodeURIComponent(name)}`, {
+        method: 'DELETE',
+        key: s.apiKey,
+      });
     expect(await s.ok('read_file', s.file)).toEqual({
       filename: 'notes.md',
       content: '# Notes\n\n## Todo\n\n- one\n',
@@ -224,6 +245,31 @@ describe('MCP tools', () => {
     });
     expect((await s.fails('read_file', target)).status).toBe(404);
     expect((await s.fails('create_file', { ...target, filename: 'bad.txt', content: 'x' })).status).toBe(415);
+  });
+
+  test('search: words and filters in one project or across the account, paged like the API', async (h) => {
+    const s = await scene(h);
+    await h.uploadFile(s.apiKey, s.projectId, 'alpha.md', '---\ntitle: Kiwi plan\n---\nripe kiwi\n', {
+      team: 'a',
+    });
+    await h.uploadFile(s.apiKey, s.defaultProjectId, 'beta.md', 'kiwi too\n');
+    const here = await s.ok('search', { project_id: s.projectId, query: 'kiwi' });
+    expect(here).toMatchObject({ total_count: 1, next_cursor: null });
+    const [result] = here.results as { file: Record<string, unknown>; snippets: unknown[] }[];
+    expect(result!.file).toMatchObject({ filename: 'alpha.md', frontmatter: { title: 'Kiwi plan' } });
+    expect(result!.snippets).toHaveLength(1);
+    const everywhere = await s.ok('search', { query: 'kiwi', sort: 'filename', limit: 1 });
+    expect(everywhere).toMatchObject({ total_count: 2 });
+    const next = await s.ok('search', {
+      query: 'kiwi',
+      sort: 'filename',
+      limit: 1,
+      cursor: everywhere.next_cursor,
+    });
+    expect((next.results as { file: { filename: string } }[])[0]!.file.filename).toBe('beta.md');
+    const filtered = await s.ok('search', { filter: { field: 'metadata.team', op: 'eq', value: 'a' } });
+    expect((filtered.results as unknown[]).length).toBe(1);
+    expect((await s.fails('search', { project_id: s.projectId, query: '-only' })).status).toBe(422);
   });
 
   test('require_if_match: every tool that changes a file refuses without if_match (428)', async (h) => {
@@ -365,4 +411,52 @@ describe('the /mcp endpoint', () => {
       await expect(connect(h, apiKey)).rejects.toThrow();
     },
   );
+});
+
+describe('MCP history tools (extensions §5)', () => {
+  test('list_revisions, read_revision, restore_revision and move_file; the writes require if_match', async (h) => {
+    const s = await scene(h);
+    const first = await s.ok('read_file', s.file);
+    const written = await s.ok('write_file', { ...s.file, content: '# Changed\n', if_match: first.etag });
+    const list = await s.ok('list_revisions', s.file);
+    expect(list).toMatchObject({
+      revisions: [
+        { revision: 2, change: 'content', etag: written.etag },
+        { revision: 1, change: 'created', etag: first.etag },
+      ],
+      next_cursor: null,
+    });
+    const page = await s.ok('list_revisions', { ...s.file, limit: 1 });
+    expect((page.revisions as unknown[]).length).toBe(1);
+    expect(typeof page.next_cursor).toBe('string');
+    expect(await s.ok('read_revision', { ...s.file, revision: 1 })).toEqual({
+      filename: 'notes.md',
+      revision: 1,
+      content: first.content,
+      etag: first.etag,
+    });
+    expect(await s.fails('read_revision', { ...s.file, revision: 7 })).toEqual({
+      status: 404,
+      detail: 'Revision not found',
+    });
+    const required = { status: 428, detail: "Precondition required: send If-Match with the file's ETag" };
+    expect(await s.fails('restore_revision', { ...s.file, revision: 1 })).toEqual(required);
+    expect((await s.fails('restore_revision', { ...s.file, revision: 1, if_match: first.etag })).status).toBe(
+      412,
+    );
+    const restored = await s.ok('restore_revision', { ...s.file, revision: 1, if_match: written.etag });
+    expect(restored).toMatchObject({ revision: 3, metadata: { kind: 'notes' } });
+    expect((await s.ok('read_file', s.file)).content).toBe(first.content);
+    expect(await s.fails('move_file', { ...s.file, to: 'moved.md' })).toEqual(required);
+    const moved = await s.ok('move_file', { ...s.file, to: 'archive-moved.md', if_match: restored.etag });
+    expect(moved).toMatchObject({ filename: 'archive-moved.md', revision: 4 });
+    expect((await s.fails('read_file', s.file)).status).toBe(404);
+    const history = await s.ok('list_revisions', { project_id: s.projectId, filename: 'archive-moved.md' });
+    expect((history.revisions as Array<{ change: string }>).map((r) => r.change)).toEqual([
+      'move',
+      'restore',
+      'content',
+      'created',
+    ]);
+  });
 });

@@ -22,6 +22,12 @@ const HTTP_SUITES = [
   'editing',
   'parts',
   'mcp',
+  // extensions §1 and §3
+  'lists',
+  'search',
+  // extensions §5
+  'history',
+  'trash',
 ];
 
 /**

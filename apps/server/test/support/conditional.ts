@@ -115,10 +115,12 @@ export async function expectNothingLeftBehind(
     fileCount: project.fileCount,
     totalSizeBytes: project.totalSizeBytes,
     historySizeBytes: project.historySizeBytes,
+    trashSizeBytes: project.trashSizeBytes,
   }).toEqual({
     fileCount: accounting.fileCount,
     totalSizeBytes: accounting.totalSizeBytes,
     historySizeBytes: accounting.historySizeBytes,
+    trashSizeBytes: accounting.trashSizeBytes,
   });
   const keptInline = new Set<string>();
   for (const file of accounting.files) {

@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { createMdStore, type MdStore, type MdStoreSettings } from '@mdstore/core';
+import { type Clock, createMdStore, type MdStore, type MdStoreSettings } from '@mdstore/core';
 import { it } from 'vitest';
 import { createHttpApp, type HttpAppOptions } from '../../src/http/index.js';
 import { type RunningHttpServer, type ServerTimeouts, startHttpServer } from '../../src/http/server.js';
@@ -37,6 +37,17 @@ export interface HarnessOptions {
 /** Small limits so that size rules can be tested with small bodies. */
 export const TEST_SETTINGS: Partial<MdStoreSettings> = { maxFileBytes: 1024 };
 
+/** The wall clock moved forward by whatever tests ask for: time-dependent rules without waiting. */
+export class ShiftedClock implements Clock {
+  private offsetMs = 0;
+  now(): number {
+    return Date.now() + this.offsetMs;
+  }
+  advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+}
+
 /** A real mdstore HTTP server on an ephemeral loopback port, over a fresh store. */
 export class HttpHarness {
   private constructor(
@@ -44,15 +55,22 @@ export class HttpHarness {
     readonly server: RunningHttpServer,
     readonly logs: LogLine[],
     readonly adapters: TestAdapters,
+    /** The core's clock (the wall clock until a test advances it). */
+    readonly clock: ShiftedClock,
+    /** The settings the store runs with. */
+    readonly settings: Partial<MdStoreSettings>,
   ) {}
 
   static async start(options: HarnessOptions = {}): Promise<HttpHarness> {
     const adapters = await (options.adapters ?? memoryAdapters)();
+    const clock = new ShiftedClock();
+    const settings = { ...TEST_SETTINGS, ...adapters.settings, ...options.settings };
     const store = createMdStore({
       records: adapters.records,
       blobs: adapters.blobs,
       rateLimiter: adapters.rateLimiter,
-      settings: { ...TEST_SETTINGS, ...adapters.settings, ...options.settings },
+      clock,
+      settings,
     });
     const { lines, logger } = collectingLogger();
     const app = createHttpApp({ store, logger, trustProxy: false, tls: false, ...options.app });
@@ -64,7 +82,7 @@ export class HttpHarness {
       shutdownGraceMs: 1000,
       timeouts: options.timeouts,
     });
-    return new HttpHarness(store, server, lines, adapters);
+    return new HttpHarness(store, server, lines, adapters, clock, settings);
   }
 
   get url(): string {

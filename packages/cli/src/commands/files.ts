@@ -8,6 +8,9 @@ import { EXIT, UsageError } from '../context.js';
 import { formatBytes, table } from '../format.js';
 import type { Command } from './types.js';
 
+/** Files per request of `ls` (the server's largest page). */
+const LS_PAGE_SIZE = 1000;
+
 export const ls: Command = {
   name: 'ls',
   usage: 'mdstore ls [PREFIX] [-l] [--project P] [--json]',
@@ -18,8 +21,9 @@ export const ls: Command = {
     const client = await ctx.client();
     const projectId = await ctx.projectId();
     const files = [];
-    for await (const file of client.files.iterate(projectId))
-      if (file.filename.startsWith(prefix)) files.push(file);
+    // The server narrows and pages (extensions §3); the check stays for servers that ignore `prefix`.
+    const pages = client.files.iterate(projectId, { pageSize: LS_PAGE_SIZE, ...(prefix && { prefix }) });
+    for await (const file of pages) if (file.filename.startsWith(prefix)) files.push(file);
     if (ctx.json) {
       ctx.printJson({ project_id: projectId, files });
     } else if (values.long) {

@@ -122,6 +122,21 @@ export interface RevisionRecord extends ContentLocation {
 }
 
 /**
+ * A file in its project's trash (extensions §5): the file record as it was when deleted, under a trash
+ * id of its own, with its kept revisions left in place (same `fileId`) and its inline contents too. Its
+ * name is free again; restoring it puts the same file (same id, same history) back under a name.
+ */
+export interface TrashRecord {
+  /** The trash id: new for every deletion, so a file deleted, restored and deleted again has another. */
+  readonly id: string;
+  readonly projectId: string;
+  readonly file: FileRecord;
+  readonly deletedAt: EpochMillis;
+  /** Fixed at deletion (deletion time + the project's retention then); at or after it the item is gone. */
+  readonly expiresAt: EpochMillis;
+}
+
+/**
  * A write-ahead note about a blob-store resource whose fate depends on a transaction.
  * - `staged`: being created; if abandoned, delete it unless a record references it.
  * - `doomed`: no longer referenced by any record; delete it.

@@ -8,7 +8,10 @@ import type {
   ProjectStatus,
   RevisionRecord,
   Tier,
+  TrashRecord,
 } from '../model/records.js';
+import type { PushdownCondition } from '../search/filter/pushdown.js';
+import type { SearchQuery } from '../search/query.js';
 
 /** What the write path needs to know of a kept revision: where its content is, and its size. */
 export interface RevisionContent {
@@ -16,6 +19,87 @@ export interface RevisionContent {
   readonly contentKey: string;
   readonly inline: boolean;
   readonly sizeBytes: number;
+}
+
+/** The orders of a file page (extensions §3); every one is broken by `filename`. */
+export type FileSortField = 'filename' | 'createdAt' | 'updatedAt' | 'sizeBytes';
+
+/** A position in a file order: the sort field's value (none for `filename`) and the filename. */
+export interface FileKeyset {
+  readonly value?: number;
+  readonly filename: string;
+}
+
+/**
+ * One page of a project's files: those whose filename starts with `prefix` ('' for all), ordered by
+ * `sort` then `filename`, both descending when `descending`, strictly after `after` in that order (at
+ * or after it when `inclusive`), at most `limit`. Adapters answer it with an index range scan
+ * (keyset pagination): its cost depends on `limit`, not on the project's size.
+ */
+export interface FilePageQuery {
+  readonly projectId: string;
+  readonly sort: FileSortField;
+  readonly descending: boolean;
+  readonly prefix: string;
+  readonly after?: FileKeyset;
+  readonly inclusive?: boolean;
+  readonly limit: number;
+}
+
+/**
+ * What `countFiles` counts among the files whose filename starts with `prefix`: all of them, or with
+ * `delimiter` only those with no `/` after the prefix (`files`, `sizeBytes`) and the distinct folder
+ * names (prefix + segment + `/`) of the others (`folders`, else 0).
+ */
+export interface FileCounts {
+  readonly files: number;
+  readonly sizeBytes: number;
+  readonly folders: number;
+}
+
+/** A position in List Projects order. */
+export interface ProjectKeyset {
+  readonly createdAt: number;
+  readonly id: string;
+}
+
+/** Where a search walk stands: files come in `(projectId, filename)` order, both by code point. */
+export interface SearchPosition {
+  readonly projectId: string;
+  readonly filename: string;
+}
+
+/** What `findSearchCandidates` looks for (extensions §3, search). */
+export interface SearchCandidatesQuery {
+  /** Files of these projects only (any status: the caller picks the projects). */
+  readonly projectIds: readonly string[];
+  /**
+   * With a query, only files whose search index may match it: every file `matchesQuery` accepts must be
+   * returned; a store may return more (the caller checks each candidate with `matchesQuery`).
+   */
+  readonly query: SearchQuery | null;
+  /** Exact conditions on the file's own columns (`planFilter`'s pushdown): every one must hold. */
+  readonly conditions: readonly PushdownCondition[];
+  /** Only these files, when given. */
+  readonly fileIds?: readonly string[];
+  /** Whether each candidate comes with the indexed text of its content. */
+  readonly withText: boolean;
+  /** Files strictly after this position only. */
+  readonly after?: SearchPosition;
+  /** At most this many candidates, the first ones in `(projectId, filename)` order. */
+  readonly limit: number;
+}
+
+/** A file that may match a search, with the text of its content as indexed (first 1 MiB) when asked. */
+export interface SearchCandidate {
+  readonly file: FileRecord;
+  readonly contentText: string | null;
+}
+
+/** Where a page of the trash starts: after this item in the order newest deletion first. */
+export interface TrashPosition {
+  readonly deletedAt: number;
+  readonly id: string;
 }
 
 /**
@@ -38,9 +122,14 @@ export interface RecordsReader {
   findActiveProjectByName(q: { accountId: string; name: string }): Promise<ProjectRecord | null>;
   listProjects(q: { accountId: string }): Promise<ProjectRecord[]>;
   listProjectsByStatus(q: { status: ProjectStatus }): Promise<ProjectRecord[]>;
+  /** The account's projects after `after` in List Projects order, at most `limit` (keyset pagination). */
+  listProjectPage(q: { accountId: string; after?: ProjectKeyset; limit: number }): Promise<ProjectRecord[]>;
+  countProjects(q: { accountId: string }): Promise<number>;
 
   findFile(q: { projectId: string; filename: string }): Promise<FileRecord | null>;
   listFiles(q: { projectId: string }): Promise<FileRecord[]>;
+  listFilePage(q: FilePageQuery): Promise<FileRecord[]>;
+  countFiles(q: { projectId: string; prefix: string; delimiter: boolean }): Promise<FileCounts>;
   /**
    * Whether a non-deleted record points at this blob-store resource: with `key` null, a project whose
    * status is not `deleted` owns the bucket; otherwise a kept revision (of any file, current or not) of
@@ -56,6 +145,31 @@ export interface RecordsReader {
   listRevisionContents(q: { fileId: string }): Promise<RevisionContent[]>;
   /** The bytes of an inline content version, or null when there is none under that key. */
   readInlineContent(q: { projectId: string; contentKey: string }): Promise<Uint8Array | null>;
+
+  /**
+   * Candidates of a search, in `(projectId, filename)` order (code points). Files never given to
+   * `indexFile` have no index: they are never candidates of a query (but are of a query-less search).
+   */
+  findSearchCandidates(q: SearchCandidatesQuery): Promise<SearchCandidate[]>;
+  /** Files that were never given to `indexFile` (stored before search existed), in `id` order. */
+  listUnindexedFiles(q: { limit: number }): Promise<FileRecord[]>;
+
+  /** A trash item of the project, expired or not (the domain decides), or null. */
+  findTrashItem(q: { projectId: string; trashId: string }): Promise<TrashRecord | null>;
+  /**
+   * The project's trash items that have not expired at `now` (`expiresAt > now`), newest deletion first
+   * (`deletedAt` descending, then `id` descending), those after `after` only when it is given.
+   */
+  listTrash(q: {
+    projectId: string;
+    now: number;
+    limit: number;
+    after?: TrashPosition;
+  }): Promise<TrashRecord[]>;
+  /** How many of the project's trash items have not expired at `now`. */
+  countTrash(q: { projectId: string; now: number }): Promise<number>;
+  /** Trash items of any project that have expired at `now` (`expiresAt <= now`), `expiresAt` then `id` ascending. */
+  listExpiredTrash(q: { now: number; limit: number }): Promise<TrashRecord[]>;
 
   /** Intents in `id` order, starting after `afterId` when given (keyset pagination). */
   listBlobIntents(q: { limit: number; afterId?: string }): Promise<BlobIntentRecord[]>;
@@ -84,13 +198,23 @@ export interface RecordsTransaction extends RecordsReader {
 
   /** Unique rule `filename` (per project). */
   insertFile(c: { file: FileRecord }): Promise<void>;
-  /** Writes every mutable field of the file (all but id, projectId, filename, createdAt). */
+  /**
+   * Writes every mutable field of the file (all but id, projectId, createdAt); a new `filename` is a
+   * move. Unique rule `filename` (per project).
+   */
   updateFile(c: { file: FileRecord }): Promise<void>;
+  /**
+   * Indexes the file for search as it now is (filename, metadata, front matter) with the text of its
+   * content (the first 1 MiB; longer text is cut), or with the text it was last indexed with when
+   * `contentText` is null (a write that kept the content). Call it after `insertFile`/`updateFile`.
+   * `deleteFile` and `deleteFilesOfProject` remove the index of the files they delete.
+   */
+  indexFile(c: { file: FileRecord; contentText: string | null }): Promise<void>;
   /** Removes the file record only (its revisions and inline contents have their own deletes). */
   deleteFile(c: { fileId: string }): Promise<void>;
   /**
-   * Removes every file record of the project, with their revisions and the project's inline contents.
-   * Returns how many file records were deleted.
+   * Removes every file record of the project, with their revisions, the project's inline contents and
+   * its trash. Returns how many file records (not trash items) were deleted.
    */
   deleteFilesOfProject(c: { projectId: string }): Promise<number>;
 
@@ -98,6 +222,14 @@ export interface RecordsTransaction extends RecordsReader {
   deleteRevisions(c: { fileId: string; revisions: readonly number[] }): Promise<void>;
   insertInlineContent(c: { projectId: string; contentKey: string; bytes: Uint8Array }): Promise<void>;
   deleteInlineContent(c: { projectId: string; contentKey: string }): Promise<void>;
+
+  /** Puts a (deleted) file into the trash; its revisions stay where they are. */
+  insertTrashItem(c: { item: TrashRecord }): Promise<void>;
+  /**
+   * Removes a trash item and returns it as it was, or null when it is not there (never was, or another
+   * transaction took it first): the claim that keeps two purges, restores or expiries from both acting.
+   */
+  deleteTrashItem(c: { projectId: string; trashId: string }): Promise<TrashRecord | null>;
 
   insertBlobIntent(c: { intent: BlobIntentRecord }): Promise<void>;
   /** Returns false when the intent was already gone (e.g. claimed by reconciliation). */

@@ -8,6 +8,7 @@ import {
   type InstanceRecord,
   type ProjectRecord,
   type RevisionRecord,
+  type TrashRecord,
 } from '../model/records.js';
 
 /**
@@ -115,6 +116,18 @@ export function aRevision(file: FileRecord, overrides: Partial<RevisionRecord> =
     contentKey: file.contentKey,
     inline: file.inline,
     createdAt: file.updatedAt,
+    ...overrides,
+  };
+}
+
+/** A trash item holding `file` (its revisions are the caller's business), deleted at `BASE_TIME`. */
+export function aTrashItem(file: FileRecord, overrides: Partial<TrashRecord> = {}): TrashRecord {
+  return {
+    id: randomUUID(),
+    projectId: file.projectId,
+    file,
+    deletedAt: BASE_TIME,
+    expiresAt: BASE_TIME + 86_400_000,
     ...overrides,
   };
 }

@@ -11,6 +11,7 @@ export {
   anInstance,
   aProject,
   aRevision,
+  aTrashItem,
   BASE_TIME,
   sha256Hex,
 } from './builders.js';

@@ -2,6 +2,7 @@ import type { FileRecord, ProjectRecord } from '../model/records.js';
 import type { BlobStore, ByteStream } from '../ports/blobs.js';
 import type { RecordsReader } from '../ports/records.js';
 import { historyBytes } from '../use-cases/files/revisions.js';
+import { heldBytes } from '../use-cases/trash/held.js';
 
 async function readAll(content: ByteStream): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
@@ -33,12 +34,22 @@ export async function expectedAccounting(records: RecordsReader, project: Pick<P
     history += historyBytes(revisions, file.contentKey);
     for (const revision of revisions) if (!revision.inline) blobKeys.add(revision.contentKey);
   }
+  // Every trash item, expired ones not yet purged included: they hold their bytes until then.
+  const trash = await records.listTrash({ projectId: project.id, now: Number.MIN_SAFE_INTEGER, limit: 1e9 });
+  let trashBytes = 0;
+  for (const item of trash) {
+    const revisions = await records.listRevisionContents({ fileId: item.file.id });
+    trashBytes += heldBytes(item.file, revisions);
+    for (const revision of revisions) if (!revision.inline) blobKeys.add(revision.contentKey);
+  }
   return {
     files,
     fileCount: files.length,
     totalSizeBytes: files.reduce((sum, file) => sum + file.sizeBytes, 0),
     historySizeBytes: history,
-    /** Keys of the project's bucket that kept revisions (current ones included) point to. */
+    trash,
+    trashSizeBytes: trashBytes,
+    /** Keys of the project's bucket that kept revisions (current ones and trashed files' included) point to. */
     blobKeys,
   };
 }

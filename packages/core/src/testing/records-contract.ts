@@ -5,10 +5,13 @@ import { apiKeysSuite } from './records/api-keys.js';
 import { durabilitySuite } from './records/durability.js';
 import { filesSuite } from './records/files.js';
 import { intentsSuite } from './records/intents.js';
+import { listsSuite } from './records/lists.js';
 import { projectsSuite } from './records/projects.js';
 import { revisionsSuite } from './records/revisions.js';
+import { searchSuite } from './records/search.js';
 import type { RecordsHarness } from './records/support.js';
 import { transactionsSuite } from './records/transactions.js';
+import { trashSuite } from './records/trash.js';
 
 export type { RecordsHarness } from './records/support.js';
 
@@ -27,7 +30,11 @@ export function describeRecordsRepositoryContract(
     apiKeysSuite(context);
     projectsSuite(context);
     filesSuite(context);
+    listsSuite(context);
     revisionsSuite(context);
+    searchSuite(context);
+
+    trashSuite(context);
     intentsSuite(context);
     transactionsSuite(context);
     durabilitySuite(context);

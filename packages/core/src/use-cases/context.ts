@@ -3,6 +3,7 @@ import type { BlobStore } from '../ports/blobs.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { RecordsRepository } from '../ports/records.js';
 import type { ApiKeySecrets, Clock, ContentHashing, IdSource, InstanceProbe } from '../ports/runtime.js';
+import type { SearchDocumentCache } from './search/document-cache.js';
 
 export interface MdStoreSettings {
   /** Content size limit for uploads and content updates, in bytes. */
@@ -59,6 +60,10 @@ export interface MdStoreContext {
   readonly events: MdStoreEvents;
   readonly settings: MdStoreSettings;
   readonly instanceId: string;
+  /** The HMAC key of cursors (extensions §3): instances answering one store must share it. */
+  readonly cursorKey: Uint8Array;
+  /** What search made of recently matched files (see `SearchDocumentCache`). */
+  readonly searchDocuments: SearchDocumentCache;
 }
 
 /** Never earlier than `previous`: timestamps do not go backwards even if the clock does. */

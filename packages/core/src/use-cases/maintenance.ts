@@ -2,6 +2,7 @@ import type { BlobIntentRecord, InstanceRecord } from '../model/records.js';
 import { claimStaged, removeResource } from './blob-intents.js';
 import type { MdStoreContext } from './context.js';
 import { finishProjectDeletion } from './projects.js';
+import { expireTrash } from './trash/expire.js';
 
 export interface ReconcileReport {
   /** Abandoned notes resolved, and how many of their resources were removed. */
@@ -9,6 +10,8 @@ export interface ReconcileReport {
   readonly resourcesRemoved: number;
   /** Interrupted project deletions brought to their end. */
   readonly deletionsCompleted: number;
+  /** Trash items past their `expiresAt` purged by this run (extensions §5). */
+  readonly trashItemsExpired: number;
   /** Notes left alone because their write may still be in progress. */
   readonly intentsInProgress: number;
   /** Resources whose removal failed this time (their notes stay for the next run). */
@@ -48,19 +51,22 @@ function goneInstances(ctx: MdStoreContext, instances: InstanceRecord[], now: nu
 /**
  * Brings the stores back to agreement after crashes: resources noted as staged by writes that can no
  * longer finish are removed unless a record points to them, doomed ones are removed, and interrupted
- * project deletions are completed. Records are never deleted, and writes that may still be running
- * (their instance lives and their deadline has not passed) are left alone.
+ * project deletions are completed. Records are never deleted (but for expired trash items, purged first
+ * so that their blob notes are resolved by the same run), and writes that may still be running (their
+ * instance lives and their deadline has not passed) are left alone.
  */
 export async function reconcile(ctx: MdStoreContext): Promise<ReconcileReport> {
   const now = ctx.clock.now();
   const instances = await ctx.records.listInstances();
   const gone = goneInstances(ctx, instances, now);
+  const expiry = await expireTrash(ctx);
   const report = {
     intentsResolved: 0,
     resourcesRemoved: 0,
     deletionsCompleted: 0,
+    trashItemsExpired: expiry.purged,
     intentsInProgress: 0,
-    failures: 0,
+    failures: expiry.failures,
   };
   const isAbandoned = (intent: BlobIntentRecord) =>
     intent.kind === 'doomed' || intent.expiresAt <= now || gone.has(intent.ownerInstanceId);

@@ -5,6 +5,9 @@ import {
   ProjectNameTakenError,
   RecordConflictError,
 } from '../errors.js';
+import { decodeProjectPosition, encodeProjectPosition, projectListBinding } from '../listing/cursors.js';
+import { LIST_LIMITS } from '../listing/limits.js';
+import { type ListParams, parseListParams } from '../listing/query.js';
 import type { BlobIntentRecord, ProjectRecord } from '../model/records.js';
 import type { RecordsTransaction } from '../ports/records.js';
 import { parseCreateProjectBody, parseProjectId, parseUpdateProjectBody } from '../validation/schemas.js';
@@ -85,6 +88,44 @@ export async function listProjects(
 ): Promise<ProjectView[]> {
   const projects = await ctx.records.listProjects({ accountId: input.principal.accountId });
   return projects.map(toProjectView);
+}
+
+export interface ProjectPage {
+  readonly projects: ProjectView[];
+  readonly totalCount: number;
+  /** Paged (`limit`/`cursor`): the next page's cursor, or null on the last page; absent otherwise. */
+  readonly nextCursor?: string | null;
+}
+
+/** List Projects with the `limit` and `cursor` of extensions §3 (in List Projects order). */
+export async function listProjectPage(
+  ctx: MdStoreContext,
+  input: { principal: Principal; params?: ListParams },
+): Promise<ProjectPage> {
+  const request = parseListParams(input.params);
+  const accountId = input.principal.accountId;
+  if (!request.paged) {
+    const projects = await listProjects(ctx, input);
+    return { projects, totalCount: projects.length };
+  }
+  const binding = projectListBinding(accountId);
+  const after =
+    request.cursor === undefined
+      ? undefined
+      : await decodeProjectPosition(request.cursor, binding, ctx.cursorKey);
+  const limit = request.limit ?? LIST_LIMITS.defaultLimit;
+  const rows = await ctx.records.listProjectPage({ accountId, limit: limit + 1, ...(after && { after }) });
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  const nextCursor =
+    rows.length > limit && last
+      ? await encodeProjectPosition({ createdAt: last.createdAt, id: last.id }, binding, ctx.cursorKey)
+      : null;
+  return {
+    projects: page.map(toProjectView),
+    totalCount: await ctx.records.countProjects({ accountId }),
+    nextCursor,
+  };
 }
 
 export type ProjectRead =

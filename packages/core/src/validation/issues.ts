@@ -23,10 +23,21 @@ export const ISSUE = {
     type: 'value_error',
     msg: 'Value error, metadata must be nested at most 32 levels deep',
   },
-  filenameLength: { type: 'value_error', msg: 'Value error, filename must be 1 to 255 bytes of UTF-8' },
+  filenameLength: {
+    type: 'value_error',
+    msg: 'Value error, filename must be 1 to 1024 bytes of UTF-8, each folder or name 1 to 255',
+  },
   filenameChars: {
     type: 'value_error',
-    msg: 'Value error, filename must not contain /, \\ or control characters',
+    msg: 'Value error, filename must not contain \\ or control characters',
+  },
+  filenameSegment: {
+    type: 'value_error',
+    msg: 'Value error, filename must not start or end with /, or have an empty, . or .. folder',
+  },
+  filenameFolder: {
+    type: 'value_error',
+    msg: 'Value error, a folder name must not end in .md or .mdx',
   },
   filenameStem: { type: 'value_error', msg: 'Value error, filename must have a name before its extension' },
   fileMissing: { type: 'missing', msg: 'Field required: a file part named "file"' },

@@ -14,12 +14,13 @@ import {
   isWhiteSpaceOnly,
   utf8ByteLength,
 } from './text.js';
-import { isValidUtf8 } from './utf8.js';
 
 /** The rules of both spec documents, each written once. */
 export const LIMITS = {
   nameMaxCodePoints: 255,
-  filenameMaxBytes: 255,
+  /** Extensions §1: each `/`-separated segment 1-255 bytes of UTF-8, the whole name at most 1024. */
+  filenameSegmentMaxBytes: 255,
+  filenameMaxBytes: 1024,
   metadataMaxBytes: 64 * 1024,
   metadataMaxDepth: 32,
   allowedExtensions: ['.md', '.mdx'],
@@ -35,6 +36,8 @@ export const NameSchema = v.pipe(
   v.check((name) => countCodePoints(name) <= LIMITS.nameMaxCodePoints, ISSUE.tooLong.msg),
   v.check((name) => !hasControlCharacter(name), ISSUE.controlChars.msg),
   v.check((name) => !isWhiteSpaceOnly(name), ISSUE.blank.msg),
+  // The checks above in JSON Schema terms, for the OpenAPI document (a no-op when parsing).
+  v.metadata({ minLength: 1, maxLength: LIMITS.nameMaxCodePoints }),
 );
 
 /** Any length, may be empty or null. */
@@ -49,6 +52,7 @@ export const UuidSchema = v.pipe(
   v.string(ISSUE.uuid.msg),
   v.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, ISSUE.uuid.msg),
   v.toLowerCase(),
+  v.metadata({ format: 'uuid' }),
 );
 
 export type JsonObject = { [key: string]: unknown };
@@ -76,6 +80,11 @@ export const MetadataSchema = v.pipe(
     (value) => utf8ByteLength(JSON.stringify(value)) <= LIMITS.metadataMaxBytes,
     ISSUE.metadataTooLarge.msg,
   ),
+  v.metadata({
+    type: 'object',
+    additionalProperties: true,
+    description: 'A JSON object, at most 64 KiB as compact JSON and 32 levels deep.',
+  }),
 );
 
 const integerIn = (min: number, max: number) =>
@@ -87,7 +96,7 @@ const integerIn = (min: number, max: number) =>
   );
 
 /** The settings of extensions §2/§5, as the API names them, with their ranges. */
-const SETTING_SCHEMAS = {
+export const SETTING_SCHEMAS = {
   require_if_match: v.boolean('Input should be a valid boolean'),
   keep_revisions: integerIn(1, 1000),
   trash_retention_days: integerIn(0, 365),
@@ -215,46 +224,55 @@ export function parseUploadMetadataField(field: string | undefined): JsonObject 
   return result.output;
 }
 
-const FILENAME_FORBIDDEN = /[/\\\u0000-\u001f\u007f]/;
+const FILENAME_FORBIDDEN = /[\\\u0000-\u001f\u007f]/;
+const MARKDOWN_EXTENSION = /\.mdx?$/i;
 
-function filenameIssue(filename: string): ValidationIssue | undefined {
+type Loc = readonly (string | number)[];
+const UPLOAD_FILENAME_LOC: Loc = ['body', 'file'];
+
+/**
+ * The 400 rules of a filename (product decisions, extensions §1): well-formed Unicode, 1-1024 bytes,
+ * no `\` or control characters, `/`-separated segments that are neither empty nor `.`/`..`, each
+ * 1-255 bytes, and no folder (a segment before the last) named like a Markdown file.
+ */
+function filenameIssue(filename: string, loc: Loc = UPLOAD_FILENAME_LOC): ValidationIssue | undefined {
+  const at = (kind: Parameters<typeof issueAt>[1]) => issueAt(loc, kind);
+  if (!isWellFormedUnicode(filename)) return at('notUnicode');
   const bytes = utf8ByteLength(filename);
-  if (!isWellFormedUnicode(filename)) return issueAt(['body', 'file'], 'notUnicode');
-  if (bytes < 1 || bytes > LIMITS.filenameMaxBytes) return issueAt(['body', 'file'], 'filenameLength');
-  if (FILENAME_FORBIDDEN.test(filename)) return issueAt(['body', 'file'], 'filenameChars');
+  if (bytes < 1 || bytes > LIMITS.filenameMaxBytes) return at('filenameLength');
+  if (FILENAME_FORBIDDEN.test(filename)) return at('filenameChars');
+  const segments = filename.split('/');
+  for (const segment of segments) {
+    if (segment === '' || segment === '.' || segment === '..') return at('filenameSegment');
+    if (utf8ByteLength(segment) > LIMITS.filenameSegmentMaxBytes) return at('filenameLength');
+  }
+  if (segments.slice(0, -1).some((folder) => MARKDOWN_EXTENSION.test(folder))) return at('filenameFolder');
   return undefined;
 }
 
-export const FilenameSchema = v.pipe(
-  v.string(),
-  v.check((filename) => filenameIssue(filename) === undefined, ISSUE.filenameChars.msg),
-  v.check((filename) => hasAllowedExtension(filename), 'unsupported extension'),
-  v.check((filename) => filename.lastIndexOf('.') > 0, ISSUE.filenameStem.msg),
-);
+/** The last `/`-separated segment of a filename: the file's own name, without its folders. */
+export const baseName = (filename: string): string => filename.slice(filename.lastIndexOf('/') + 1);
 
+/** The extension of the last segment is `.md` or `.mdx`, in any case. */
 export function hasAllowedExtension(filename: string): boolean {
-  const dot = filename.lastIndexOf('.');
-  const extension = dot < 0 ? '' : filename.slice(dot).toLowerCase();
+  const name = baseName(filename);
+  const dot = name.lastIndexOf('.');
+  const extension = dot < 0 ? '' : name.slice(dot).toLowerCase();
   return (LIMITS.allowedExtensions as readonly string[]).includes(extension);
 }
 
 /**
- * An uploaded filename: 1-255 bytes of UTF-8 without `/`, `\` or control characters (else 400), an
- * extension `.md` or `.mdx` in any case (else 415), and a non-empty name before it (else 400).
+ * A filename (of an upload; or, at `loc`, the `to` of a move or copy): the rules of `filenameIssue`
+ * (else 400), an extension `.md` or `.mdx` in any case on the last segment (else 415), and a non-empty
+ * name before it (else 400).
  */
-export function checkUploadFilename(filename: string): void {
-  const issue = filenameIssue(filename);
+export function checkUploadFilename(filename: string, loc: Loc = UPLOAD_FILENAME_LOC): void {
+  const issue = filenameIssue(filename, loc);
   if (issue) throw new MalformedInputError([issue]);
   if (!hasAllowedExtension(filename)) throw new UnsupportedExtensionError(filename);
-  if (filename.lastIndexOf('.') === 0)
-    throw new MalformedInputError([issueAt(['body', 'file'], 'filenameStem')]);
+  if (baseName(filename).lastIndexOf('.') === 0)
+    throw new MalformedInputError([issueAt(loc, 'filenameStem')]);
 }
-
-/** Bytes that are valid UTF-8 (a byte-order mark is allowed and kept). */
-export const Utf8BytesSchema = v.pipe(
-  v.instance(Uint8Array),
-  v.check((bytes) => isValidUtf8(bytes), ISSUE.contentNotUtf8.msg),
-);
 
 /** The content received does not have the SHA-256 the client declared (extensions §2, digests). */
 export const digestMismatch = (loc: readonly (string | number)[]) =>

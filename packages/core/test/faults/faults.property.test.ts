@@ -36,6 +36,9 @@ import { bucketRecorder, readAll, sha256Hex, storeProblems } from './support.js'
  * without a record is noted for reconciliation. At the end, with faults off, `reconcile()` leaves no
  * leftover at all, and the store still serves.
  *
+ * Contents above 16 bytes go to the blob store (`inlineMaxBytes: 16`), so both storage forms meet the
+ * faults, copies (which copy the bytes through the staged path) included.
+ *
  * Faults at `afterCommit` (the transaction committed but the caller hears a failure) are left out here:
  * see known-bugs.test.ts.
  */
@@ -61,10 +64,16 @@ interface ModelFile {
   /** JSON text or null. */
   readonly metadata: string | null;
 }
+/** A file in a project's trash (extensions §5), as deleted. */
+interface ModelTrashed extends ModelFile {
+  readonly filename: string;
+}
 interface ModelProject {
   readonly name: string;
   readonly isDefault: boolean;
   readonly files: ReadonlyMap<string, ModelFile>;
+  /** Projects with `trash_retention_days` > 0: the files deleted into the trash and not yet purged. */
+  readonly trash?: readonly ModelTrashed[];
 }
 /** Active projects by id, per account. */
 type Model = readonly [ReadonlyMap<string, ModelProject>, ReadonlyMap<string, ModelProject>];
@@ -87,6 +96,26 @@ const withFile = (model: Model, actor: number, id: string, filename: string, fil
   return withProject(model, actor, id, { ...project, files });
 };
 
+/** A delete: the file leaves the project, into its trash when it has one. */
+const withDeleted = (model: Model, actor: number, id: string, filename: string) => {
+  const project = model[actor]!.get(id)!;
+  const file = project.files.get(filename);
+  const next = withFile(model, actor, id, filename, undefined);
+  if (!project.trash || !file) return next;
+  const trash = [...project.trash, { ...file, filename }];
+  return withProject(next, actor, id, { ...next[actor]!.get(id)!, trash });
+};
+
+/** The trash item `item` leaves the trash; restored under `to` when given. */
+const withoutTrashed = (model: Model, actor: number, id: string, item: ModelTrashed, to?: string) => {
+  const project = model[actor]!.get(id)!;
+  const index = project.trash!.indexOf(item);
+  const trash = project.trash!.filter((_, i) => i !== index);
+  const files = new Map(project.files);
+  if (to !== undefined) files.set(to, { content: item.content, metadata: item.metadata });
+  return withProject(model, actor, id, { ...project, files, trash });
+};
+
 // ---- commands --------------------------------------------------------------------------------------
 
 type Command =
@@ -96,8 +125,14 @@ type Command =
   | { op: 'edit'; actor: 0 | 1; pick: number; filename: string; edits: MarkdownEdit[] }
   | { op: 'deleteFile'; actor: 0 | 1; pick: number; filename: string }
   | { op: 'download'; actor: 0 | 1; pick: number; filename: string }
+  | { op: 'restore'; actor: 0 | 1; pick: number; filename: string; back: number }
+  | { op: 'move'; actor: 0 | 1; pick: number; filename: string; to: string }
+  | { op: 'copy'; actor: 0 | 1; pick: number; filename: string; to: string; into: number }
   | { op: 'createProject'; actor: 0 | 1; name: string }
   | { op: 'deleteProject'; actor: 0 | 1; pick: number }
+  | { op: 'trashRestore'; actor: 0 | 1; pick: number; rename: boolean }
+  | { op: 'trashPurge'; actor: 0 | 1; pick: number }
+  | { op: 'expireTrash' }
   | { op: 'reconcile' };
 
 const actor = fc.constantFrom<0 | 1>(0, 1);
@@ -164,7 +199,33 @@ const command: fc.Arbitrary<Command> = fc.oneof(
       edits: fc.array(edit, { minLength: 1, maxLength: 3 }),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('deleteFile' as const), actor, pick, filename }) },
+  { weight: 3, arbitrary: fc.record({ op: fc.constant('deleteFile' as const), actor, pick, filename }) },
+  // Extensions §5: restore one of the last revisions, move, copy (here or into another project).
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant('restore' as const),
+      actor,
+      pick,
+      filename,
+      back: fc.integer({ min: 0, max: 3 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ op: fc.constant('move' as const), actor, pick, filename, to: filename }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant('copy' as const),
+      actor,
+      pick,
+      filename,
+      to: filename,
+      into: pick,
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('download' as const), actor, pick, filename }) },
   {
     weight: 2,
@@ -176,7 +237,18 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('deleteProject' as const), actor, pick }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('reconcile' as const) }) },
+  // Extensions §5: the trash of the accounts' second projects.
+  {
+    weight: 3,
+    arbitrary: fc.record({ op: fc.constant('trashRestore' as const), actor, pick, rename: fc.boolean() }),
+  },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('trashPurge' as const), actor, pick }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('expireTrash' as const) }) },
 );
+
+/** Retention of the seeded second projects; `expireTrash` moves the clock past it. */
+const TRASH_DAYS = 7;
+const DAY_MS = 86_400_000;
 
 // ---- faults ----------------------------------------------------------------------------------------
 
@@ -200,6 +272,14 @@ const TARGETS = [
   'records.tx.insertBlobIntent.call',
   'records.tx.deleteBlobIntent.call',
   'records.tx.isBlobReferenced.call',
+  'records.tx.insertRevision.call',
+  'records.tx.findRevision.call',
+  'records.tx.insertInlineContent.call',
+  'records.tx.insertTrashItem.call',
+  'records.tx.deleteTrashItem.call',
+  'records.tx.deleteRevisions.call',
+  'records.findTrashItem.call',
+  'records.listExpiredTrash.call',
   'records.findFile.call',
   'records.findProjectById.call',
   'records.isBlobReferenced.call',
@@ -320,7 +400,7 @@ async function newWorld(): Promise<{ world: World; model: Model }> {
     blobs: withBlobFaults(recorded.store, faults.plan),
     rateLimiter: createMemoryRateLimiter(),
     clock,
-    settings: { writeDeadlineMs: WRITE_DEADLINE_MS, maxFileBytes: 1024 },
+    settings: { writeDeadlineMs: WRITE_DEADLINE_MS, maxFileBytes: 1024, inlineMaxBytes: 16 },
   });
   const created = await Promise.all(['alice', 'bob'].map((name) => store.accounts.create({ name })));
   const principals = (await Promise.all(
@@ -332,7 +412,10 @@ async function newWorld(): Promise<{ world: World; model: Model }> {
   const model = (await Promise.all(
     created.map(async (c, index) => {
       const principal = principals[index]!;
-      const extra = await store.projects.create({ principal, body: { name: 'p0' } });
+      const extra = await store.projects.create({
+        principal,
+        body: { name: 'p0', settings: { trash_retention_days: TRASH_DAYS } },
+      });
       for (const projectId of [c.defaultProject.id, extra.id]) {
         await store.files.upload({
           principal,
@@ -343,9 +426,15 @@ async function newWorld(): Promise<{ world: World; model: Model }> {
         });
       }
       const files = new Map([['seed.md', seed]]);
+      // The first account's default project keeps a trash too; the second's deletes as the interface says.
+      const defaultTrash = index === 0 ? { trash: [] } : {};
+      if (index === 0) {
+        const settings = { trash_retention_days: TRASH_DAYS };
+        await store.projects.update({ principal, projectId: c.defaultProject.id, body: { settings } });
+      }
       return new Map([
-        [c.defaultProject.id, { name: c.defaultProject.name, isDefault: true, files }],
-        [extra.id, { name: 'p0', isDefault: false, files }],
+        [c.defaultProject.id, { name: c.defaultProject.name, isDefault: true, files, ...defaultTrash }],
+        [extra.id, { name: 'p0', isDefault: false, files, trash: [] }],
       ]);
     }),
   )) as unknown as Model;
@@ -371,7 +460,13 @@ const pickProject = (model: Model, actorIndex: number, index: number) => {
  * Where a file command acts: mostly on a file that exists (a command on a missing file only tests a 404),
  * and a project deletion mostly on a project that may be deleted.
  */
-function resolveTarget(model: Model, cmd: Exclude<Command, { op: 'reconcile' | 'createProject' }>) {
+function resolveTarget(
+  model: Model,
+  cmd: Exclude<
+    Command,
+    { op: 'reconcile' | 'createProject' | 'expireTrash' | 'trashRestore' | 'trashPurge' }
+  >,
+) {
   const projects = model[cmd.actor]!;
   if (cmd.op === 'deleteProject') {
     const deletable = [...projects.entries()].filter(([, project]) => !project.isDefault).map(([id]) => id);
@@ -413,8 +508,12 @@ async function run(
   };
   if (cmd.op === 'reconcile') {
     world.clock.advance(WRITE_DEADLINE_MS + 1);
-    return { outcome: await settle(() => store.maintenance.reconcile()), expect: { after: model } };
+    const outcome = await settle(() => store.maintenance.reconcile());
+    // Items left expired by an earlier failed expiry may be purged now.
+    return { outcome, expect: { after: await afterExpiry(world, model), afterOnFailure: true } };
   }
+  if (cmd.op === 'expireTrash') return expireTrash(world, model, settle);
+  if (cmd.op === 'trashRestore' || cmd.op === 'trashPurge') return trashCommand(world, model, cmd, settle);
   const principal = world.principals[cmd.actor];
   if (cmd.op === 'createProject') {
     const name = cmd.name;
@@ -492,7 +591,7 @@ async function run(
       const outcome = await settle(() =>
         store.files.delete({ principal, projectId, filename: cmd.filename }),
       );
-      return { outcome, expect: { after: withFile(model, cmd.actor, projectId, cmd.filename, undefined) } };
+      return { outcome, expect: { after: withDeleted(model, cmd.actor, projectId, cmd.filename) } };
     }
     case 'download': {
       let bytes: Uint8Array | undefined;
@@ -506,6 +605,50 @@ async function run(
       };
       return { outcome, expect: { after: model }, check };
     }
+    case 'restore': {
+      // What revision `current - back` holds now (read around the faults), or nothing: then a 404.
+      const file = await world.records.findFile({ projectId, filename: cmd.filename });
+      const number = Math.max(1, (file?.revision ?? 1) - cmd.back);
+      const revision = file && (await world.records.findRevision({ fileId: file.id, revision: number }));
+      const owner = (await world.records.findProjectById({ projectId }))!;
+      const bytes = revision && (await readStoredContent(world, owner, revision));
+      const outcome = await settle(() =>
+        store.files.restore({ principal, projectId, filename: cmd.filename, body: { revision: number } }),
+      );
+      const restored =
+        revision && bytes
+          ? { content: new TextDecoder().decode(bytes), metadata: revision.metadataJson }
+          : undefined;
+      const after = restored ? withFile(model, cmd.actor, projectId, cmd.filename, restored) : model;
+      return { outcome, expect: { after } };
+    }
+    case 'move': {
+      const outcome = await settle(() =>
+        store.files.move({ principal, projectId, filename: cmd.filename, body: { to: cmd.to } }),
+      );
+      const moved = project.files.get(cmd.filename);
+      const after = withFile(
+        withFile(model, cmd.actor, projectId, cmd.filename, undefined),
+        cmd.actor,
+        projectId,
+        cmd.to,
+        moved,
+      );
+      return { outcome, expect: { after } };
+    }
+    case 'copy': {
+      const into = pickProject(model, cmd.actor, cmd.into);
+      const outcome = await settle(() =>
+        store.files.copy({
+          principal,
+          projectId,
+          filename: cmd.filename,
+          body: { to: cmd.to, project_id: into },
+        }),
+      );
+      const source = project.files.get(cmd.filename);
+      return { outcome, expect: { after: withFile(model, cmd.actor, into, cmd.to, source) } };
+    }
     case 'deleteProject': {
       const outcome = await settle(() => store.projects.delete({ principal, projectId }));
       return {
@@ -514,6 +657,85 @@ async function run(
       };
     }
   }
+}
+
+type Settle = (work: () => Promise<unknown>) => Promise<'ok' | string>;
+
+/**
+ * A restore or a removal of an item of an account's trash: the item is chosen among the stored ones
+ * (read through the unfaulted records) and matched to the model's by name and content.
+ */
+async function trashCommand(
+  world: World,
+  model: Model,
+  cmd: Extract<Command, { op: 'trashRestore' | 'trashPurge' }>,
+  settle: Settle,
+) {
+  // Mostly a project whose trash holds something (an empty one only tests the 404).
+  const candidates = [...model[cmd.actor]!.entries()].filter(([, project]) => project.trash);
+  const holding = candidates.filter(([, project]) => (project.trash?.length ?? 0) > 0);
+  const withTrash = (holding.length > 0 && cmd.pick % 4 !== 0 ? holding : candidates).map(([id]) => id);
+  const projectId = withTrash.sort()[cmd.pick % Math.max(withTrash.length, 1)];
+  const project = projectId === undefined ? undefined : model[cmd.actor]!.get(projectId);
+  if (!projectId || !project?.trash) return { outcome: 'no trash', expect: { after: model } };
+  const stored = await world.records.listTrash({ projectId, now: world.clock.now(), limit: 100 });
+  const target = stored[cmd.pick % Math.max(stored.length, 1)];
+  // A missing item is a 404 that must change nothing.
+  const trashId = target?.id ?? 'no-such-item';
+  const item =
+    target &&
+    project.trash.find(
+      (candidate) =>
+        candidate.filename === target.file.filename &&
+        sha256Hex(encoder.encode(candidate.content)) === target.file.sha256,
+    );
+  const principal = world.principals[cmd.actor];
+  if (cmd.op === 'trashPurge') {
+    const outcome = await settle(() => world.store.trash.delete({ principal, projectId, trashId }));
+    const after = item ? withoutTrashed(model, cmd.actor, projectId, item) : model;
+    return { outcome, expect: { after } };
+  }
+  const to = cmd.rename ? 'restored.md' : (item?.filename ?? 'a.md');
+  const outcome = await settle(() =>
+    world.store.trash.restore({ principal, projectId, trashId, body: cmd.rename ? { to } : {} }),
+  );
+  const after =
+    item && !project.files.has(to) ? withoutTrashed(model, cmd.actor, projectId, item, to) : model;
+  return { outcome, expect: { after } };
+}
+
+/**
+ * Time passes beyond the retention and the reconciler runs: every item goes, each project's trash whole
+ * or not at all (one transaction per project; a failed one stays for the next run).
+ */
+async function expireTrash(world: World, model: Model, settle: Settle) {
+  world.clock.advance(TRASH_DAYS * DAY_MS + 1);
+  const outcome = await settle(() => world.store.maintenance.reconcile());
+  // Reconciliation is many small transactions: a failure may follow a committed purge.
+  return { outcome, expect: { after: await afterExpiry(world, model), afterOnFailure: true } };
+}
+
+/**
+ * The model after a reconciliation: a project whose trash the store no longer holds had it purged
+ * (whole: every item of a trash expires together here, and one transaction purges a project's items).
+ */
+async function afterExpiry(world: World, model: Model): Promise<Model> {
+  const after = model.map((projects) => new Map(projects)) as [
+    Map<string, ModelProject>,
+    Map<string, ModelProject>,
+  ];
+  for (const projects of after) {
+    for (const [id, project] of projects) {
+      if (!project.trash || project.trash.length === 0) continue;
+      const left = await world.records.listTrash({
+        projectId: id,
+        now: Number.MIN_SAFE_INTEGER,
+        limit: 1000,
+      });
+      if (left.length === 0) projects.set(id, { ...project, trash: [] });
+    }
+  }
+  return after as Model;
 }
 
 async function* chunks(text: string): AsyncIterable<Uint8Array> {
@@ -553,7 +775,32 @@ async function differences(world: World, model: Model): Promise<string | null> {
         if (!stored || !Buffer.from(stored).equals(Buffer.from(bytes)))
           return `${project.name}/${file.filename}: stored bytes differ`;
       }
+      const trashProblem = await trashDifference(world, project, want);
+      if (trashProblem) return trashProblem;
     }
+  }
+  return null;
+}
+
+/** The project's trash (expired items not yet purged included) holds exactly the model's, bytes kept. */
+async function trashDifference(
+  world: World,
+  project: { id: string; name: string; bucketName: string },
+  want: ModelProject,
+): Promise<string | null> {
+  const items = await world.records.listTrash({
+    projectId: project.id,
+    now: Number.MIN_SAFE_INTEGER,
+    limit: 1000,
+  });
+  const describe = (filename: string, content: string) => `${filename}:${sha256Hex(encoder.encode(content))}`;
+  const stored = items.map((item) => `${item.file.filename}:${item.file.sha256}`).sort();
+  const wanted = (want.trash ?? []).map((item) => describe(item.filename, item.content)).sort();
+  if (JSON.stringify(stored) !== JSON.stringify(wanted))
+    return `${project.name}: trash ${stored.join(',')} vs ${wanted.join(',')}`;
+  for (const item of items) {
+    if (!(await readStoredContent(world, project, item.file)))
+      return `${project.name}: trashed ${item.file.filename} lost its content`;
   }
   return null;
 }
@@ -616,6 +863,7 @@ async function runSequence(steps: [Command, StepFaults][]) {
   world.clock.advance(WRITE_DEADLINE_MS + 1);
   await world.store.maintenance.reconcile();
   expect(await problems(world, true)).toEqual([]);
+  model = await afterExpiry(world, model);
   expect(await differences(world, model)).toBeNull();
   // The store keeps serving: a write and a read succeed for both accounts.
   for (const [index, principal] of world.principals.entries()) {

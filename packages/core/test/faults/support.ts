@@ -74,12 +74,17 @@ export async function storeProblems(o: {
       problems.push(`active project ${project.name} has no bucket`);
     }
     const expected = await expectedAccounting(o.records, project);
-    const counters = (p: { fileCount: number; totalSizeBytes: number; historySizeBytes: number }) =>
-      `${p.fileCount}/${p.totalSizeBytes}/${p.historySizeBytes}`;
+    const counters = (p: {
+      fileCount: number;
+      totalSizeBytes: number;
+      historySizeBytes: number;
+      trashSizeBytes: number;
+    }) => `${p.fileCount}/${p.totalSizeBytes}/${p.historySizeBytes}/${p.trashSizeBytes}`;
     if (counters(project) !== counters(expected)) {
       problems.push(`counter drift in ${project.name}: ${counters(project)} vs ${counters(expected)}`);
     }
-    for (const file of expected.files) {
+    const trashed = new Set(expected.trash.map((item) => item.file.id));
+    for (const file of [...expected.files, ...expected.trash.map((item) => item.file)]) {
       const bytes = await readStoredContent(o, project, file);
       if (!bytes) {
         problems.push(`file ${project.name}/${file.filename} points to missing content`);
@@ -88,8 +93,24 @@ export async function storeProblems(o: {
       if (bytes.length !== file.sizeBytes || sha256Hex(bytes) !== file.sha256) {
         problems.push(`file ${project.name}/${file.filename}: content does not match its record`);
       }
+      // The search index is written by the same transaction: it holds this very content (and nothing
+      // of a file in the trash, whose delete removed it).
+      const [indexed] = await o.records.findSearchCandidates({
+        projectIds: [project.id],
+        fileIds: [file.id],
+        query: null,
+        conditions: [],
+        withText: true,
+        limit: 1,
+      });
+      if (trashed.has(file.id)) {
+        if (indexed) problems.push(`trashed ${project.name}/${file.filename} is still in the search index`);
+      } else if (indexed?.contentText !== new TextDecoder().decode(bytes)) {
+        problems.push(`file ${project.name}/${file.filename}: the search index holds other content`);
+      }
     }
   }
+  if ((await o.records.listUnindexedFiles({ limit: 1 })).length > 0) problems.push('a file is not indexed');
   for (const bucket of o.buckets) {
     if (!(await o.blobs.bucketExists({ bucket }))) continue;
     const project = byBucket.get(bucket);

@@ -33,13 +33,24 @@ export function isValidProjectName(name: unknown): boolean {
 
 export const utf8Length = (text: string): number => new TextEncoder().encode(text).byteLength;
 
-/** The upload filename rules: 400 for bad bytes or characters or an empty stem, 415 for the extension. */
+/**
+ * The upload filename rules with folders (extensions §1): 400 for bad bytes or characters, a bad
+ * segment or a folder named like a file, or an empty stem; 415 for the extension of the last segment.
+ */
 export function filenameOutcome(filename: string): ErrorCode | 'OK' {
   const bytes = utf8Length(filename);
   if (hasLoneSurrogate(filename)) return 'MALFORMED_INPUT';
-  if (bytes < 1 || bytes > 255 || /[/\\]/.test(filename) || hasControl(filename)) return 'MALFORMED_INPUT';
-  const dot = filename.lastIndexOf('.');
-  if (dot < 0 || !['.md', '.mdx'].includes(filename.slice(dot).toLowerCase())) return 'UNSUPPORTED_EXTENSION';
+  if (bytes < 1 || bytes > 1024 || /\\/.test(filename) || hasControl(filename)) return 'MALFORMED_INPUT';
+  const segments = filename.split('/');
+  for (const segment of segments) {
+    if (['', '.', '..'].includes(segment) || utf8Length(segment) > 255) return 'MALFORMED_INPUT';
+  }
+  const folders = segments.slice(0, -1);
+  if (folders.some((folder) => ['.md', '.mdx'].some((ext) => folder.toLowerCase().endsWith(ext))))
+    return 'MALFORMED_INPUT';
+  const name = segments.at(-1)!;
+  const dot = name.lastIndexOf('.');
+  if (dot < 0 || !['.md', '.mdx'].includes(name.slice(dot).toLowerCase())) return 'UNSUPPORTED_EXTENSION';
   return dot === 0 ? 'MALFORMED_INPUT' : 'OK';
 }
 

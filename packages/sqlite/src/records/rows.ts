@@ -7,6 +7,7 @@ import {
   INSTANCES,
   PROJECTS,
   REVISIONS,
+  TRASH,
   tableSql,
 } from '@mdstore/sql';
 
@@ -18,6 +19,7 @@ export const SQLITE_DIALECT: Dialect = {
   placeholder: () => '?',
   encode: (type, value) => (type === 'boolean' ? (value ? 1 : 0) : value),
   decode: (type, value) => (type === 'boolean' ? value === 1 : value),
+  indexOf: (haystack, needle) => `instr(${haystack}, ${needle})`,
 };
 
 export const accounts = tableSql(ACCOUNTS, SQLITE_DIALECT);
@@ -27,5 +29,6 @@ export const files = tableSql(FILES, SQLITE_DIALECT);
 export const revisions = tableSql(REVISIONS, SQLITE_DIALECT);
 export const blobIntents = tableSql(BLOB_INTENTS, SQLITE_DIALECT);
 export const instances = tableSql(INSTANCES, SQLITE_DIALECT);
+export const trash = tableSql(TRASH, SQLITE_DIALECT);
 
 export type Row = Record<string, unknown>;

@@ -1,7 +1,27 @@
-import type { RecordsReader, RecordsTransaction } from '@mdstore/core';
+import {
+  type FileRecord,
+  fileSearchDocument,
+  fts5ColumnText,
+  type RecordsReader,
+  type RecordsTransaction,
+  SEARCH_LIMITS,
+  truncateUtf8,
+} from '@mdstore/core';
+
+import { fromTrashRow, toTrashRow } from '@mdstore/sql';
 import type { Db } from '../connections.js';
 import type { Synchronous } from './read-queries.js';
-import { accounts, apiKeys, blobIntents, files, instances, projects, revisions } from './rows.js';
+import {
+  accounts,
+  apiKeys,
+  blobIntents,
+  files,
+  instances,
+  projects,
+  type Row,
+  revisions,
+  trash,
+} from './rows.js';
 
 /** The writes of a transaction; `lockProject` is a read on the writer (see the repository). */
 export type SyncWriter = Synchronous<Omit<RecordsTransaction, keyof RecordsReader | 'lockProject'>>;
@@ -20,6 +40,41 @@ export function createWriteQueries(db: Db): SyncWriter {
   const insertFile = db.prepare(files.insert);
   const updateFile = db.prepare(files.update);
   const deleteFile = db.prepare('DELETE FROM files WHERE id = ?');
+  const searchTextOf = db.prepare<[string], { rowid: number; text: string }>(
+    'SELECT rowid, text FROM search_texts WHERE file_id = ?',
+  );
+  const insertSearchText = db.prepare(
+    'INSERT INTO search_texts (file_id, project_id, text) VALUES (?, ?, ?) RETURNING rowid',
+  );
+  const updateSearchText = db.prepare('UPDATE search_texts SET text = ? WHERE rowid = ?');
+  const deleteSearchText = db.prepare('DELETE FROM search_texts WHERE rowid = ?');
+  const insertFts = db.prepare('INSERT INTO search_fts (rowid, filename, content, meta) VALUES (?, ?, ?, ?)');
+  const deleteFts = db.prepare('DELETE FROM search_fts WHERE rowid = ?');
+  const deleteFtsOfProject = db.prepare(
+    'DELETE FROM search_fts WHERE rowid IN (SELECT rowid FROM search_texts WHERE project_id = ?)',
+  );
+  const deleteSearchTextsOfProject = db.prepare('DELETE FROM search_texts WHERE project_id = ?');
+  const indexFile = (file: FileRecord, contentText: string | null) => {
+    const stored = searchTextOf.get(file.id);
+    const text =
+      contentText === null ? (stored?.text ?? '') : truncateUtf8(contentText, SEARCH_LIMITS.contentMaxBytes);
+    let rowid: number;
+    if (stored) {
+      rowid = stored.rowid;
+      deleteFts.run(rowid);
+      if (contentText !== null) updateSearchText.run(text, rowid);
+    } else {
+      rowid = (insertSearchText.get(file.id, file.projectId, text) as { rowid: number }).rowid;
+    }
+    const doc = fileSearchDocument(file, text);
+    insertFts.run(rowid, fts5ColumnText(doc.filename), fts5ColumnText(doc.content), fts5ColumnText(doc.meta));
+  };
+  const unindexFile = (fileId: string) => {
+    const stored = searchTextOf.get(fileId);
+    if (!stored) return;
+    deleteFts.run(stored.rowid);
+    deleteSearchText.run(stored.rowid);
+  };
   const deleteFilesOfProject = db.prepare('DELETE FROM files WHERE project_id = ?');
   const deleteRevisionsOfProject = db.prepare('DELETE FROM file_revisions WHERE project_id = ?');
   const deleteInlineContentsOfProject = db.prepare('DELETE FROM inline_contents WHERE project_id = ?');
@@ -31,6 +86,13 @@ export function createWriteQueries(db: Db): SyncWriter {
   );
   const deleteInlineContent = db.prepare(
     'DELETE FROM inline_contents WHERE project_id = ? AND content_key = ?',
+  );
+
+  const deleteTrashOfProject = db.prepare('DELETE FROM trash_items WHERE project_id = ?');
+  const insertTrashItem = db.prepare(trash.insert);
+  // The claim: whoever deletes the row gets it back; a second claim finds nothing.
+  const deleteTrashItem = db.prepare<[string, string], Row>(
+    `DELETE FROM trash_items WHERE project_id = ? AND id = ? RETURNING ${trash.columns()}`,
   );
 
   const insertBlobIntent = db.prepare(blobIntents.insert);
@@ -66,12 +128,17 @@ export function createWriteQueries(db: Db): SyncWriter {
     updateFile: (c) => {
       updateFile.run(files.updateValues(c.file));
     },
+    indexFile: (c) => indexFile(c.file, c.contentText),
     deleteFile: (c) => {
+      unindexFile(c.fileId);
       deleteFile.run(c.fileId);
     },
     deleteFilesOfProject: (c) => {
+      deleteFtsOfProject.run(c.projectId);
+      deleteSearchTextsOfProject.run(c.projectId);
       deleteRevisionsOfProject.run(c.projectId);
       deleteInlineContentsOfProject.run(c.projectId);
+      deleteTrashOfProject.run(c.projectId);
       return deleteFilesOfProject.run(c.projectId).changes;
     },
 
@@ -91,6 +158,14 @@ export function createWriteQueries(db: Db): SyncWriter {
     },
     deleteInlineContent: (c) => {
       deleteInlineContent.run(c.projectId, c.contentKey);
+    },
+
+    insertTrashItem: (c) => {
+      insertTrashItem.run(trash.insertValues(toTrashRow(c.item)));
+    },
+    deleteTrashItem: (c) => {
+      const row = deleteTrashItem.get(c.projectId, c.trashId);
+      return row === undefined ? null : fromTrashRow(trash.fromRow(row));
     },
 
     insertBlobIntent: (c) => {

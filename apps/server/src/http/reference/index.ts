@@ -26,15 +26,6 @@ function redocBundle(): string {
 }
 
 /**
- * The OpenAPI document served at `/openapi.json`. Interim: the hand-written document the SDK's types are
- * generated from (`@mdstore/client/openapi.json`), until the server generates its own from its route
- * table and schemas; then this is replaced by that document.
- */
-export function interimOpenApiDocument(): unknown {
-  return JSON.parse(readFileSync(require.resolve('@mdstore/client/openapi.json'), 'utf8'));
-}
-
-/**
  * What the page may load: its own script and the document, nothing from anywhere else. The browser then
  * enforces that the reference works offline. Redoc injects its styles and runs search in a blob worker.
  */

@@ -1,6 +1,7 @@
 import type { MdStore } from '@mdstore/core';
 import type { Request, Response } from 'express';
 import type { MultipartLimits } from '../multipart.js';
+import type { ReadinessCheck } from '../readiness.js';
 
 export interface HttpLogger {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -8,14 +9,15 @@ export interface HttpLogger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-export type Handler = (req: Request, res: Response) => Promise<void>;
-export type RouteHandlers = Partial<Record<'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', Handler>>;
+export type Handler = (req: Request, res: Response) => Promise<void> | void;
 
 export interface RouteDeps {
   readonly store: MdStore;
   readonly logger: HttpLogger;
   readonly maxJsonBytes: number;
   readonly multipartLimits: MultipartLimits;
+  /** Answers `/readyz`; without one (embedding, tests) the app is ready whenever it answers. */
+  readonly readiness?: ReadinessCheck;
 }
 
 /** Path parameters, percent-decoded by the router (`%2F` in a filename stays inside its segment). */

@@ -1,12 +1,46 @@
 import { pipeline } from 'node:stream/promises';
-import { type ByteStream, contentRangeHeader, formatReprDigest } from '@mdstore/core';
+import { type ByteStream, contentRangeHeader, type Download, formatReprDigest } from '@mdstore/core';
 import type { Request, Response } from 'express';
+import { DOWNLOAD_HEADERS, errors, FILE_VALIDATORS, markdown } from '../api/answers.js';
+import { defineRoute } from '../api/route.js';
 import { principalOf } from '../auth.js';
 import { attachmentDisposition } from '../content-disposition.js';
 import { conditionsOf, headerValue, setFileValidators } from '../validators.js';
 import { isoDate } from '../views.js';
 import { filenameOf, projectIdOf, type RouteDeps, signalOf } from './context.js';
-import { downloadPart, partQueryOf } from './editing.js';
+import { downloadPart, PART_QUERY, partQueryOf } from './editing.js';
+
+export const downloadFile = defineRoute(
+  {
+    method: 'GET',
+    path: '/api/projects/:project_id/files/:filename',
+    operationId: 'downloadFile',
+    summary: 'Download a file',
+    description:
+      'The raw content; one byte range with `Range`; conditional with the If-* headers. With `lines` or ' +
+      '`section`, that part of the text instead (`X-Line-Range`; `Range` is then ignored).',
+    tags: ['Files'],
+    auth: 'apiKey',
+    query: PART_QUERY,
+    headers: ['If-Match', 'If-None-Match', 'If-Modified-Since', 'If-Unmodified-Since', 'Range', 'If-Range'],
+    answers: {
+      200: {
+        ...markdown('The content, or the part asked for', DOWNLOAD_HEADERS),
+        optionalHeaders: ['Accept-Ranges', 'Repr-Digest', 'X-Line-Range'],
+      },
+      206: markdown('One byte range of the content', [
+        ...DOWNLOAD_HEADERS,
+        'Content-Range',
+        'Accept-Ranges',
+        'Repr-Digest',
+      ]),
+      304: { description: 'Not modified (no body)', headers: FILE_VALIDATORS },
+      ...errors(403, 404, 412, 416, 422),
+    },
+    head: { operationId: 'headFile', summary: 'Download headers only' },
+  },
+  (deps) => (req, res) => download(deps, req, res),
+);
 
 /**
  * Download (`GET`/`HEAD`): preconditions (304/412), one byte range (206/416) read from the store for that
@@ -26,6 +60,19 @@ export async function download(deps: RouteDeps, req: Request, res: Response): Pr
     open: req.method !== 'HEAD',
     signal: signalOf(res),
   });
+  await sendDownload(deps, req, res, read);
+}
+
+/**
+ * The answer of a download, of the current content or of a kept revision (extensions §5): validators,
+ * `304`, one range, the digest of the whole content, and the content streamed.
+ */
+export async function sendDownload(
+  deps: RouteDeps,
+  req: Request,
+  res: Response,
+  read: Download,
+): Promise<void> {
   const { file } = read;
   setFileValidators(res, file);
   if (read.kind === 'not-modified') {

@@ -1,12 +1,17 @@
-import type { EditResult, OutlineHeading, OutlineLink, ValidationIssue } from '@mdstore/core';
+import type { EditResult, OutlineHeading, OutlineLink } from '@mdstore/core';
 import type { Request, Response } from 'express';
+import * as v from 'valibot';
+import { errors, FILE_VALIDATORS, json } from '../api/answers.js';
+import { defineRoute, type QueryParameter } from '../api/route.js';
+import { FileEdit, FileEdited, Outline, ValidationError } from '../api/schemas.js';
 import { principalOf } from '../auth.js';
 import { attachmentDisposition } from '../content-disposition.js';
 import { HttpError } from '../errors.js';
+import { queryIssue, queryPairs } from '../query.js';
 import { jsonRequestBody } from '../request-body.js';
 import { conditionsOf, setFileValidators } from '../validators.js';
 import { fileJson, isoDate } from '../views.js';
-import { filenameOf, projectIdOf, type RouteDeps, type RouteHandlers, signalOf } from './context.js';
+import { filenameOf, projectIdOf, type RouteDeps, signalOf } from './context.js';
 
 /**
  * Editing and reading parts (extensions §4): `PATCH` of a file with edits, `GET …/outline`, and the
@@ -20,36 +25,78 @@ import { filenameOf, projectIdOf, type RouteDeps, type RouteHandlers, signalOf }
 export const editBodyLimit = (deps: RouteDeps): number =>
   Math.max(deps.maxJsonBytes, 2 * deps.store.settings.maxFileBytes);
 
-export function editingRoutes(deps: RouteDeps): Record<string, RouteHandlers> {
-  const { store } = deps;
-  return {
-    '/api/projects/:project_id/files/:filename': {
-      PATCH: async (req, res) => {
-        const result = await store.files.edit({
-          principal: principalOf(res),
-          projectId: projectIdOf(req),
-          filename: filenameOf(req),
-          body: jsonRequestBody(req, res, editBodyLimit(deps)),
-          conditions: conditionsOf(req),
-          signal: signalOf(res),
-        });
-        setFileValidators(res, result.file);
-        res.status(200).json(editJson(result));
-      },
+const FILE = '/api/projects/:project_id/files/:filename';
+
+export const editFile = defineRoute(
+  {
+    method: 'PATCH',
+    path: FILE,
+    operationId: 'editFile',
+    summary: 'Edit a file',
+    description:
+      'Edits applied in order to the current content (replace, append, prepend, replace_section, ' +
+      'insert); all of them or none. `dry_run` shows the diff without writing.',
+    tags: ['Editing'],
+    auth: 'apiKey',
+    headers: ['If-Match', 'If-None-Match', 'If-Unmodified-Since'],
+    body: { contentType: 'application/json', schema: FileEdit },
+    answers: {
+      200: json('The file after the edits, and the diff', FileEdited, FILE_VALIDATORS),
+      ...errors(400, 403, 404, 412, 413, 415, 422, 428),
+      409: json('An edit does not apply to the current content (one issue per edit)', ValidationError),
     },
-    '/api/projects/:project_id/files/:filename/outline': {
-      GET: async (req, res) => {
-        const found = await store.files.outline({
-          principal: principalOf(res),
-          projectId: projectIdOf(req),
-          filename: filenameOf(req),
-          signal: signalOf(res),
-        });
-        res.status(200).json(outlineJson(found));
-      },
+  },
+  (deps) => async (req, res) => {
+    const result = await deps.store.files.edit({
+      principal: principalOf(res),
+      projectId: projectIdOf(req),
+      filename: filenameOf(req),
+      body: jsonRequestBody(req, res, editBodyLimit(deps)),
+      conditions: conditionsOf(req),
+      signal: signalOf(res),
+    });
+    setFileValidators(res, result.file);
+    res.status(200).json(editJson(result));
+  },
+);
+
+export const getOutline = defineRoute(
+  {
+    method: 'GET',
+    path: `${FILE}/outline`,
+    operationId: 'getOutline',
+    summary: 'Outline of a file',
+    description: 'The headings (with their section paths) and links of the file, with their lines.',
+    tags: ['Editing'],
+    auth: 'apiKey',
+    answers: { 200: json('The outline', Outline), ...errors(403, 404, 413, 422) },
+  },
+  ({ store }) =>
+    async (req, res) => {
+      const found = await store.files.outline({
+        principal: principalOf(res),
+        projectId: projectIdOf(req),
+        filename: filenameOf(req),
+        signal: signalOf(res),
+      });
+      res.status(200).json(outlineJson(found));
     },
-  };
-}
+);
+
+export const editingRoutes = [editFile, getOutline];
+
+/** `?lines=` and `?section=` of a download (read by `partQueryOf`, below). */
+export const PART_QUERY: Readonly<Record<string, QueryParameter>> = {
+  lines: {
+    schema: v.pipe(v.string(), v.regex(/^[0-9]+-[0-9]+$/), v.examples(['10-20'])),
+    description: 'Lines `a-b` (1-based, inclusive; `b` is clipped to the last line).',
+  },
+  section: {
+    schema: v.string(),
+    description: 'A heading text; repeated, a path of headings (`?section=Guide&section=Install`).',
+    repeated: true,
+  },
+};
 
 export const editJson = (result: EditResult) => ({ ...fileJson(result.file), diff: result.diff });
 
@@ -69,27 +116,15 @@ export interface PartQuery {
   readonly section?: string[];
 }
 
-const queryIssue = (name: string, msg: string): ValidationIssue => ({
-  loc: ['query', name],
-  msg: `Value error, ${msg}`,
-  type: 'value_error',
-});
-
 /**
  * `lines` and `section` of the query string (the app's query parser is off: every route reads what it
  * needs). Values are percent-decoded strictly as UTF-8 (`+` is a space, as in forms); one that is not
  * valid, or a second `lines`, is 422 `["query", NAME]`. Other parameters are ignored, as before.
  */
 export function partQueryOf(req: Request): PartQuery | null {
-  const at = req.originalUrl.indexOf('?');
-  if (at === -1) return null;
   let lines: string | undefined;
   const section: string[] = [];
-  for (const pair of req.originalUrl.slice(at + 1).split('&')) {
-    const equals = pair.indexOf('=');
-    const name = decodeQueryPart(equals === -1 ? pair : pair.slice(0, equals), null);
-    if (name !== 'lines' && name !== 'section') continue;
-    const value = decodeQueryPart(equals === -1 ? '' : pair.slice(equals + 1), name);
+  for (const [name, value] of queryPairs(req, PART_PARAMS)) {
     if (name === 'section') section.push(value);
     else if (lines !== undefined) throw new HttpError(422, [queryIssue('lines', 'lines may be given once')]);
     else lines = value;
@@ -98,15 +133,7 @@ export function partQueryOf(req: Request): PartQuery | null {
   return { ...(lines !== undefined && { lines }), ...(section.length > 0 && { section }) };
 }
 
-function decodeQueryPart(raw: string, name: string | null): string {
-  try {
-    return decodeURIComponent(raw.replace(/\+/g, ' '));
-  } catch {
-    // A parameter name that does not decode cannot be one of ours.
-    if (name === null) return '';
-    throw new HttpError(422, [queryIssue(name, 'the value is not valid percent-encoded UTF-8')]);
-  }
-}
+const PART_PARAMS: ReadonlySet<string> = new Set(['lines', 'section']);
 
 /**
  * A download with `?lines=` or `?section=`: `200` with that part, the file's `ETag`, `X-Line-Range`;

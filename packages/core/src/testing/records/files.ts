@@ -110,6 +110,24 @@ export function filesSuite({ test }: SuiteContext): void {
       );
     });
 
+    test('updateFile onto a filename taken in the project breaks rule filename and changes nothing', async ({
+      repository,
+    }) => {
+      const file = await seedFile(repository, { filename: 'a.md' });
+      const taken = await seedFile(repository, { projectId: file.projectId, filename: 'b.md' });
+      await expect(
+        repository.withTransaction((tx) =>
+          tx.updateFile({ file: { ...file, filename: 'b.md', revision: 2, updatedAt: BASE_TIME + 9 } }),
+        ),
+      ).rejects.toMatchObject(conflict('filename'));
+      expect(await repository.listFiles({ projectId: file.projectId })).toEqual([file, taken]);
+      // The same name in another project is free.
+      const elsewhere = await seedFile(repository, { filename: 'c.md' });
+      const moved = { ...elsewhere, filename: 'a.md', revision: 2 };
+      await repository.withTransaction((tx) => tx.updateFile({ file: moved }));
+      expect(await repository.findFile({ projectId: elsewhere.projectId, filename: 'a.md' })).toEqual(moved);
+    });
+
     test('deleteFile removes only that file', async ({ repository }) => {
       const file = await seedFile(repository, { filename: 'a.md' });
       const kept = await seedFile(repository, { projectId: file.projectId, filename: 'b.md' });

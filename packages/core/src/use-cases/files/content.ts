@@ -2,6 +2,9 @@ import { ContentTooLargeError, isMdStoreError, ProjectNotFoundError } from '../.
 import type { BlobIntentRecord, ProjectRecord } from '../../model/records.js';
 import type { ByteStream } from '../../ports/blobs.js';
 import type { RecordsTransaction } from '../../ports/records.js';
+import { ContentTextCollector } from '../../search/content-text.js';
+import { parseFrontmatter } from '../../search/frontmatter.js';
+import { searchableContentText } from '../../search/index-document.js';
 import { checkedContent } from '../../validation/content.js';
 import { digestMismatch } from '../../validation/schemas.js';
 import { removeDoomed, withStagedResource } from '../blob-intents.js';
@@ -15,6 +18,10 @@ export interface StoredContent {
   readonly sizeBytes: number;
   /** Lower-case hex SHA-256, computed while the content streamed in. */
   readonly sha256: string;
+  /** The text search indexes: the content's first 1 MiB, collected while it streamed in. */
+  readonly searchText: string;
+  /** The content's YAML front matter as JSON (extensions §3), read from `searchText`, or null. */
+  readonly frontmatterJson: string | null;
 }
 
 /** A digest the client declared, and where it came from (the `loc` of a mismatch). */
@@ -40,10 +47,12 @@ export interface Committed<R> {
 
 /**
  * Content checked and hashed as it streams: the size limit, UTF-8 validity and non-emptiness (see
- * `checkedContent`), and its SHA-256, read from `digest` once the stream is over.
+ * `checkedContent`), its SHA-256, and the first 1 MiB of its text for search and front matter, read
+ * from `digest` and `text` once the stream is over.
  */
 function inspected(ctx: MdStoreContext, input: ContentInput) {
   const hash = ctx.hashing.sha256();
+  const text = new ContentTextCollector();
   let sha256: string | undefined;
   async function* stream(): ByteStream {
     for await (const chunk of checkedContent(input.content, {
@@ -51,13 +60,26 @@ function inspected(ctx: MdStoreContext, input: ContentInput) {
       loc: input.loc,
     })) {
       hash.update(chunk);
+      text.push(chunk);
       yield chunk;
     }
     sha256 = hash.digestHex();
     const wrong = input.expectedSha256?.find((expected) => expected.hex !== sha256);
     if (wrong) throw digestMismatch(wrong.loc);
   }
-  return { stream: stream(), digest: () => sha256! };
+  return { stream: stream(), digest: () => sha256!, text: () => searchFields(text.text()) };
+}
+
+/**
+ * What a content version gives search: its front matter (read from the first 1 MiB) and the text a
+ * store keeps for search (cut after the last indexed word).
+ */
+export function searchFields(text: string): Pick<StoredContent, 'searchText' | 'frontmatterJson'> {
+  const frontmatter = parseFrontmatter(text);
+  return {
+    searchText: searchableContentText(text),
+    frontmatterJson: frontmatter === null ? null : JSON.stringify(frontmatter),
+  };
 }
 
 /** The head of a stream: whole when `rest` is null, else the first chunks and the iterator of the rest. */
@@ -122,6 +144,7 @@ export async function storeContent<P, R>(
       inline: true,
       sizeBytes: head.size,
       sha256: checked.digest(),
+      ...checked.text(),
     };
     const prepared = await prepare();
     committed = await ctx.records.withTransaction(async (tx) => {
@@ -143,6 +166,7 @@ export async function storeContent<P, R>(
           inline: false,
           sizeBytes: blob.sizeBytes,
           sha256: checked.digest(),
+          ...checked.text(),
         };
         return { stored, prepared: await prepare() };
       },

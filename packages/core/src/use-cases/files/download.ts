@@ -1,7 +1,7 @@
 import { ifRangeHolds, parseRange } from '../../conditional/index.js';
 import { FileNotFoundError, isMdStoreError, RangeNotSatisfiableError } from '../../errors.js';
 import { fileEtag } from '../../model/etags.js';
-import type { FileRecord, ProjectRecord } from '../../model/records.js';
+import type { ContentLocation, FileRecord, ProjectRecord } from '../../model/records.js';
 import type { ByteStream } from '../../ports/blobs.js';
 import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
@@ -60,7 +60,10 @@ export async function readFile(ctx: MdStoreContext, input: DownloadInput): Promi
   throw new FileNotFoundError(input.filename);
 }
 
-function requestedRange(file: FileRecord, input: DownloadInput): ByteRange | null {
+export function requestedRange(
+  file: FileRecord,
+  input: Pick<DownloadInput, 'range' | 'ifRange'>,
+): ByteRange | null {
   if (input.range === undefined) return null;
   if (!ifRangeHolds(input.ifRange, { etag: fileEtag(file), lastModified: file.updatedAt })) return null;
   const parsed = parseRange(input.range, file.sizeBytes);
@@ -72,7 +75,7 @@ function requestedRange(file: FileRecord, input: DownloadInput): ByteRange | nul
 export async function openContent(
   ctx: MdStoreContext,
   project: ProjectRecord,
-  file: FileRecord,
+  file: ContentLocation,
   range: ByteRange | null,
   signal: AbortSignal | undefined,
 ): Promise<ByteStream | null> {

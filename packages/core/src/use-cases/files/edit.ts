@@ -15,14 +15,14 @@ import { issueAt } from '../../validation/issues.js';
 import { isJsonObject } from '../../validation/schemas.js';
 import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
-import { type MdStoreContext, notBefore } from '../context.js';
+import type { MdStoreContext } from '../context.js';
 import { deferred } from '../deferred-body.js';
 import { type FileView, toFileView } from '../views.js';
 import { checkWriteConditions, type RequestConditions } from './conditions.js';
 import { storeContent } from './content.js';
 import { currentText, isMdxFilename } from './parts.js';
-import { recordRevision } from './revisions.js';
-import { findFileOr404, lockActiveProject, withCounterChange } from './shared.js';
+import { findFileOr404, lockActiveProject } from './shared.js';
+import { commitContentVersion } from './update-content.js';
 
 export interface EditFileInput {
   readonly principal: Principal;
@@ -207,27 +207,7 @@ function commitEdit(
       const current = await findFileOr404(tx, locked.id, input.filename);
       checkWriteConditions(locked, current, input.conditions);
       if (current.id !== read.id || current.revision !== read.revision) throw new StaleRevision(current);
-      const before = await tx.listRevisionContents({ fileId: current.id });
-      const at = notBefore(ctx.clock.now(), notBefore(current.updatedAt, locked.updatedAt));
-      const updated: FileRecord = {
-        ...current,
-        contentKey: stored.contentKey,
-        inline: stored.inline,
-        sizeBytes: stored.sizeBytes,
-        sha256: stored.sha256,
-        revision: current.revision + 1,
-        updatedAt: at,
-      };
-      await tx.updateFile({ file: updated });
-      const recorded = await recordRevision(ctx, tx, {
-        project: locked,
-        file: updated,
-        change: 'edit',
-        before,
-      });
-      const change = { bytes: updated.sizeBytes - current.sizeBytes, historyBytes: recorded.historyDelta };
-      await tx.updateProject({ project: withCounterChange(ctx, locked, change, at) });
-      return { result: toFileView(updated, locked, ctx.blobs.scheme), doomed: recorded.doomed };
+      return commitContentVersion(ctx, tx, { project: locked, current, stored, change: 'edit' });
     },
   );
 }

@@ -1,12 +1,13 @@
-import type { FileRecord } from '../../model/records.js';
+import type { BlobIntentRecord, FileRecord, ProjectRecord } from '../../model/records.js';
 import type { ByteStream } from '../../ports/blobs.js';
+import type { RecordsTransaction } from '../../ports/records.js';
 import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import { type MdStoreContext, notBefore } from '../context.js';
 import { type DeferredBody, deferred } from '../deferred-body.js';
 import { type FileView, toFileView } from '../views.js';
 import { checkWriteConditions, type RequestConditions } from './conditions.js';
-import { type ExpectedDigest, storeContent } from './content.js';
+import { type ExpectedDigest, type StoredContent, storeContent } from './content.js';
 import { recordRevision } from './revisions.js';
 import { findFileOr404, lockActiveProject, withCounterChange } from './shared.js';
 
@@ -45,27 +46,37 @@ export async function updateFileContent(
       const locked = await lockActiveProject(tx, input.principal, project.id);
       const current = await findFileOr404(tx, locked.id, input.filename);
       checkWriteConditions(locked, current, input.conditions);
-      const before = await tx.listRevisionContents({ fileId: current.id });
-      const at = notBefore(ctx.clock.now(), notBefore(current.updatedAt, locked.updatedAt));
-      const updated: FileRecord = {
-        ...current,
-        contentKey: stored.contentKey,
-        inline: stored.inline,
-        sizeBytes: stored.sizeBytes,
-        sha256: stored.sha256,
-        revision: current.revision + 1,
-        updatedAt: at,
-      };
-      await tx.updateFile({ file: updated });
-      const recorded = await recordRevision(ctx, tx, {
-        project: locked,
-        file: updated,
-        change: 'content',
-        before,
-      });
-      const change = { bytes: updated.sizeBytes - current.sizeBytes, historyBytes: recorded.historyDelta };
-      await tx.updateProject({ project: withCounterChange(ctx, locked, change, at) });
-      return { result: toFileView(updated, locked, ctx.blobs.scheme), doomed: recorded.doomed };
+      return commitContentVersion(ctx, tx, { project: locked, current, stored, change: 'content' });
     },
   );
+}
+
+/**
+ * Inside a commit transaction, under the project lock: `stored` becomes the file's next revision (record,
+ * search index, revision with pruning, project counters). Shared by content updates and edits.
+ */
+export async function commitContentVersion(
+  ctx: MdStoreContext,
+  tx: RecordsTransaction,
+  o: { project: ProjectRecord; current: FileRecord; stored: StoredContent; change: 'content' | 'edit' },
+): Promise<{ result: FileView; doomed: BlobIntentRecord[] }> {
+  const { project, current, stored } = o;
+  const before = await tx.listRevisionContents({ fileId: current.id });
+  const at = notBefore(ctx.clock.now(), notBefore(current.updatedAt, project.updatedAt));
+  const updated: FileRecord = {
+    ...current,
+    contentKey: stored.contentKey,
+    inline: stored.inline,
+    sizeBytes: stored.sizeBytes,
+    sha256: stored.sha256,
+    frontmatterJson: stored.frontmatterJson,
+    revision: current.revision + 1,
+    updatedAt: at,
+  };
+  await tx.updateFile({ file: updated });
+  await tx.indexFile({ file: updated, contentText: stored.searchText });
+  const recorded = await recordRevision(ctx, tx, { project, file: updated, change: o.change, before });
+  const change = { bytes: updated.sizeBytes - current.sizeBytes, historyBytes: recorded.historyDelta };
+  await tx.updateProject({ project: withCounterChange(ctx, project, change, at) });
+  return { result: toFileView(updated, project, ctx.blobs.scheme), doomed: recorded.doomed };
 }

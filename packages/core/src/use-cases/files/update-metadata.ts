@@ -46,6 +46,7 @@ export async function updateFileMetadata(
       updatedAt: at,
     };
     await tx.updateFile({ file: updated });
+    await tx.indexFile({ file: updated, contentText: null });
     const recorded = await recordRevision(ctx, tx, {
       project: locked,
       file: updated,

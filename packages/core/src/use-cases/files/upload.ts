@@ -104,7 +104,7 @@ export async function uploadFile(ctx: MdStoreContext, input: UploadFileInput): P
           sizeBytes: stored.sizeBytes,
           sha256: stored.sha256,
           metadataJson: metadata === null ? null : JSON.stringify(metadata),
-          frontmatterJson: null,
+          frontmatterJson: stored.frontmatterJson,
           contentKey: stored.contentKey,
           inline: stored.inline,
           revision: 1,
@@ -112,6 +112,7 @@ export async function uploadFile(ctx: MdStoreContext, input: UploadFileInput): P
           updatedAt: at,
         };
         await tx.insertFile({ file });
+        await tx.indexFile({ file, contentText: stored.searchText });
         const recorded = await recordRevision(ctx, tx, {
           project: locked,
           file,
