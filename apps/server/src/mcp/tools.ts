@@ -61,8 +61,9 @@ const FILE = { project_id: SCHEMA.projectId, filename: SCHEMA.filename };
 
 const HEADING_PATH: JsonSchema = {
   description:
-    'A heading path from an outer heading down, e.g. ["Setup", "Linux"], or one heading text that is ' +
-    'unique in the file. Heading texts are plain text (no # or markup), compared after collapsing spaces.',
+    'A heading path from an outer heading down, e.g. ["Setup", "Linux"] (the path outline gives names ' +
+    'its heading), or one heading text as a string, which must be unique in the file. Heading texts ' +
+    'are plain text (no # or markup), compared after collapsing spaces.',
   oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1 }],
 };
 
@@ -442,9 +443,12 @@ export const TOOLS: readonly McpTool[] = [
   },
 ];
 
-/** A `section` argument: one heading text, or a path of them (the core judges what they match). */
-function sectionPath(value: unknown): string[] {
-  if (typeof value === 'string') return [value];
+/**
+ * A `section` argument: one heading text (unique in the file), or a path of them from the top (the
+ * core judges what they match; markdown/sections.ts).
+ */
+function sectionPath(value: unknown): string | string[] {
+  if (typeof value === 'string') return value;
   if (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string'))
     return value;
   throw new ToolArgumentError([

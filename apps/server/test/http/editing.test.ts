@@ -264,6 +264,16 @@ describe('PATCH edits', () => {
     expect(await s.text()).toBe('# A\n## Notes\nx\n# B\n## Notes\ny\nz');
   });
 
+  test('the outline path ["Notes"] names a top-level # Notes; the string "Notes" stays ambiguous', async (h) => {
+    const s = await scene(h, 'top.md', '# Notes\nx\n# B\n## Notes\ny\n');
+    const text = await s.patch({ edits: [{ op: 'append', section: 'Notes', text: 'z\n' }] });
+    expect(text.status).toBe(409);
+    expect((await detail(text))[0]).toMatchObject({ type: 'section_ambiguous' });
+    const path = await s.patch({ edits: [{ op: 'append', section: ['Notes'], text: 'z\n' }] });
+    expect(path.status).toBe(200);
+    expect(await s.text()).toBe('# Notes\nx\nz\n# B\n## Notes\ny\n');
+  });
+
   test('headings are what a CommonMark parser finds: not in code, HTML or front matter; plain text', async (h) => {
     const s = await scene(h, 'parse.md', '```\n# Fake\n```\n## Install **now**\nbody\n');
     const fake = await s.patch({ edits: [{ op: 'append', section: 'Fake', text: 'x' }] });

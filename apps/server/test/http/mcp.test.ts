@@ -184,6 +184,18 @@ describe('MCP tools', () => {
     });
   });
 
+  test('read_file section: the outline path names a top-level heading; a string must be unique', async (h) => {
+    const s = await scene(h);
+    await h.uploadFile(s.apiKey, s.projectId, 'top.md', '# Todo\nx\n# Notes\n## Todo\ny\n');
+    const file = { project_id: s.projectId, filename: 'top.md' };
+    const text = await s.fails('read_file', { ...file, section: 'Todo' });
+    expect(text).toMatchObject({ status: 409, detail: [{ type: 'section_ambiguous' }] });
+    expect(await s.ok('read_file', { ...file, section: ['Todo'] })).toMatchObject({ content: '# Todo\nx\n' });
+    expect(await s.ok('read_file', { ...file, section: ['Notes', 'Todo'] })).toMatchObject({
+      content: '## Todo\ny\n',
+    });
+  });
+
   test('edit errors carry the API detail: 409 match_count and section candidates, 422 locs', async (h) => {
     const s = await scene(h);
     const twice = await s.fails('edit_file', { ...s.file, edits: [{ op: 'replace', old: 'e', new: '3' }] });

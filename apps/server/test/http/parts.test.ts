@@ -172,6 +172,14 @@ describe('?section=', () => {
     expect(await (await s.get('?section=B&section=Notes')).text()).toBe('## Notes\ny\n');
   });
 
+  test('one ?section= is the one-element path: a top-level heading with that text is meant', async (h) => {
+    const s = await scene(h, 'top.md', '# Notes\nx\n# B\n## Notes\ny\n');
+    const top = await s.get('?section=Notes');
+    expect(top.status).toBe(200);
+    expect(await top.text()).toBe('# Notes\nx\n');
+    expect(top.headers.get('x-line-range')).toBe('1-2/5');
+  });
+
   test('with lines at once: 422; a value that is not UTF-8: 422 ["query","section"]', async (h) => {
     const s = await scene(h);
     const both = await s.get('?lines=1-2&section=Setup');

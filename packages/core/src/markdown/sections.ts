@@ -9,10 +9,13 @@ import { collapseWhiteSpace } from './text.js';
  * Matching, after trimming and collapsing white space on both sides (case-sensitive):
  * - an array matches every heading whose path (outline.ts) ends with it, element by element, so the
  *   outer elements may be left out (`["Setup", "Linux"]` finds `# Guide > ## Setup > ### Linux`);
- * - when an array of two or more elements matches several headings and exactly one of them has that
- *   very path from the top, that one is chosen: every heading with a unique full path can be named;
- * - a single text (a string, or an array of one) must be unique in the file: it is never preferred
- *   by position, as the interface asks.
+ * - when an array matches several headings and exactly one of them has that very path from the top,
+ *   that one is chosen: every heading with a unique full path (the `path` the outline shows) can be
+ *   named, a top-level `# Linux` by `["Linux"]` even when `## Linux` sits under another heading;
+ * - a single text given as a string must be unique in the file: it is never preferred by position,
+ *   as the interface asks (`"Linux"` there is 409 `section_ambiguous`).
+ * A `?section=` given once is the one-element path `["…"]`: it reads as a path from the top first,
+ * then as a text unique in the file.
  */
 export type HeadingPath = string | readonly string[];
 
@@ -56,7 +59,7 @@ export function locateSection(
   const wanted = (typeof path === 'string' ? [path] : path).map(collapseWhiteSpace);
   const matches = wanted.length === 0 ? [] : tree.filter((heading) => endsWith(heading.path, wanted));
   if (matches.length === 1) return matches[0]!;
-  if (matches.length > 1 && wanted.length > 1) {
+  if (matches.length > 1 && typeof path !== 'string') {
     const whole = matches.filter((heading) => heading.path.length === wanted.length);
     if (whole.length === 1) return whole[0]!;
   }

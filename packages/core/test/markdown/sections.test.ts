@@ -161,10 +161,23 @@ describe('findSection: matching a heading path', () => {
     expect(section(content, 'Deploy').heading.line).toBe(4);
   });
 
-  it('a single text is never resolved by position, even when one match is at the top level', () => {
-    expect(conflict('# Linux\n# Setup\n## Linux\n', ['Linux']).type).toBe('section_ambiguous');
+  it('a single text (a string) is never resolved by position, even when one match is at the top level', () => {
     expect(conflict('# Linux\n# Setup\n## Linux\n', 'Linux').type).toBe('section_ambiguous');
     expect(section('# Linux\n# Setup\n## Linux\n', ['Setup', 'Linux']).heading.line).toBe(3);
+  });
+
+  it('a one-element path names the top-level heading with that text when there is exactly one', () => {
+    // The outline's path of `# Linux` is ["Linux"]: that path must reach it.
+    expect(section('# Linux\n# Setup\n## Linux\n', ['Linux']).heading).toEqual({
+      level: 1,
+      text: 'Linux',
+      line: 1,
+      path: ['Linux'],
+    });
+    expect(section('## Linux\n# Setup\n## Linux\n', ['Linux']).heading.line).toBe(1);
+    // Two at the top, or none at the top and several deeper: still ambiguous.
+    expect(conflict('# Linux\n# Linux\n## Linux\n', ['Linux']).type).toBe('section_ambiguous');
+    expect(conflict('# A\n## Linux\n# B\n## Linux\n', ['Linux']).type).toBe('section_ambiguous');
   });
 
   it('several headings with the very same path stay ambiguous', () => {

@@ -1,7 +1,7 @@
 import { FileNotFoundError, InvalidInputError, isMdStoreError, OutlineTooLargeError } from '../../errors.js';
 import { LINES_LOC, lineAt, lineStarts, parseLineRange, sliceLines } from '../../markdown/lines.js';
 import { type Outline, type OutlineHeading, outline } from '../../markdown/outline.js';
-import { findSection } from '../../markdown/sections.js';
+import { findSection, type HeadingPath } from '../../markdown/sections.js';
 import { OUTLINE_MAX_LENGTH } from '../../markdown/work-budget.js';
 import type { FileRecord, ProjectRecord } from '../../model/records.js';
 import { loadOwnedProject } from '../access.js';
@@ -81,8 +81,11 @@ export interface ReadPartInput {
   readonly conditions?: RequestConditions;
   /** `?lines=a-b`, as sent. */
   readonly lines?: string;
-  /** `?section=`, once per heading path element, outer first. */
-  readonly section?: readonly string[];
+  /**
+   * `?section=`, once per heading path element, outer first (an array, even of one); an MCP call may
+   * send one heading text (a string), which must then be unique in the file (markdown/sections.ts).
+   */
+  readonly section?: HeadingPath;
   readonly signal?: AbortSignal;
 }
 
