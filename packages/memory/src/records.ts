@@ -7,6 +7,7 @@ import {
   type FilePageQuery,
   type FileRecord,
   fileSearchDocument,
+  holdsNarrowing,
   holdsPushdown,
   type IndexedDocument,
   type InstanceRecord,
@@ -266,6 +267,7 @@ abstract class TablesReader implements RecordsReader {
       )
         return false;
       if (!q.conditions.every((condition) => holdsPushdown(condition, file))) return false;
+      if (!(q.narrowing ?? []).every((narrowing) => holdsNarrowing(narrowing, file))) return false;
       if (q.query === null) return true;
       const entry = searchIndex.get(file.id);
       return entry !== undefined && matchesQuery(q.query, entry.document);

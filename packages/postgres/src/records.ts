@@ -13,6 +13,8 @@ import {
   fileCountsStatement,
   filePageStatement,
   fromTrashRow,
+  type JsonSqlDialect,
+  narrowingSql,
   projectPageStatement,
   pushdownSql,
   toTrashRow,
@@ -347,10 +349,53 @@ function searchStatement(q: SearchCandidatesQuery): { sql: string; values: unkno
       inList: (column, list) =>
         `${column} = ANY(${param([...list])}::${typeof list[0] === 'number' ? 'numeric' : 'text'}[])`,
     }),
+    ...narrowingSql(q.narrowing ?? [], 'f', jsonDialect(param)),
   );
   const join = q.query ? 'JOIN' : q.withText ? 'LEFT JOIN' : '';
   const sql = `SELECT ${files.columns('f')}${q.withText ? ', s.text AS search_text' : ''} FROM files f
     ${join ? `${join} search_documents s ON s.file_id = f.id` : ''}
     WHERE ${where.join(' AND ')} ORDER BY f.project_id, f.filename LIMIT ${param(q.limit)}`;
   return { sql, values };
+}
+
+/**
+ * The narrowing of a search on JSON stored as text: each test reads the text as `jsonb`, except text
+ * holding the escape `\u0000`, which `jsonb` refuses: such a row passes (the core decides it). Numbers
+ * compare as doubles (`float8`), as the filter language says; `CASE` keeps every cast on its own type.
+ */
+function jsonDialect(param: (value: unknown) => string): JsonSqlDialect {
+  const at = (column: string, keys: readonly string[]) => `(${column}::jsonb #> ${param([...keys])}::text[])`;
+  const textAt = (column: string, keys: readonly string[]) =>
+    `(${column}::jsonb #>> ${param([...keys])}::text[])`;
+  const guarded = (column: string, test: string) =>
+    `CASE WHEN strpos(${column}, '\\u0000') > 0 THEN TRUE ELSE ${test} END`;
+  return {
+    param,
+    equalsAny: (column, keys, values) => {
+      const strings = values.filter((value) => typeof value === 'string');
+      const numbers = values.filter((value) => typeof value === 'number');
+      const booleans = values.filter((value) => typeof value === 'boolean').map(String);
+      const tests = [
+        ...(strings.length > 0 ? [`${textAt(column, keys)} = ANY(${param(strings)}::text[])`] : []),
+        ...(numbers.length > 0
+          ? [
+              `CASE WHEN jsonb_typeof(${at(column, keys)}) = 'number' THEN ${textAt(column, keys)}::float8 = ANY(${param(numbers)}::float8[]) ELSE FALSE END`,
+            ]
+          : []),
+        ...(booleans.length > 0 ? [`${at(column, keys)} = ANY(${param(booleans)}::jsonb[])`] : []),
+      ];
+      return guarded(column, `COALESCE(${tests.join(' OR ')}, FALSE)`);
+    },
+    contains: (column, keys, value) =>
+      guarded(
+        column,
+        `CASE jsonb_typeof(${at(column, keys)}) WHEN 'array' THEN ${at(column, keys)} @> jsonb_build_array(${param(value)}::text) WHEN 'string' THEN strpos(${textAt(column, keys)}, ${param(value)}::text) > 0 ELSE FALSE END`,
+      ),
+    startsWith: (column, keys, value) =>
+      guarded(
+        column,
+        `CASE WHEN jsonb_typeof(${at(column, keys)}) = 'string' THEN starts_with(${textAt(column, keys)}, ${param(value)}::text) ELSE FALSE END`,
+      ),
+    exists: (column, keys) => guarded(column, `${at(column, keys)} IS NOT NULL`),
+  };
 }

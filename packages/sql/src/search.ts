@@ -1,4 +1,4 @@
-import type { PushdownCondition } from '@mdstore/core';
+import type { JsonNarrowing, PushdownCondition } from '@mdstore/core';
 import { FILES } from './records.js';
 
 /** What differs between engines in a search's WHERE clause. */
@@ -48,6 +48,45 @@ export function pushdownSql(
         return dialect.contains(target, dialect.param(condition.value));
       default:
         return `${target} ${COMPARISON[condition.op]} ${dialect.param(condition.value)}`;
+    }
+  });
+}
+
+/**
+ * How an engine tests a JSON value stored as text in `column` at the object `keys` (`planFilter`'s
+ * narrowing). Each test must hold for every value the reference accepts (JsonNarrowing); it may hold
+ * for more.
+ */
+export interface JsonSqlDialect {
+  /** The placeholder of the next parameter, which takes `value`. */
+  param(value: unknown): string;
+  equalsAny(column: string, keys: readonly string[], values: readonly (string | number | boolean)[]): string;
+  contains(column: string, keys: readonly string[], value: string): string;
+  startsWith(column: string, keys: readonly string[], value: string): string;
+  exists(column: string, keys: readonly string[]): string;
+}
+
+const jsonColumn = (root: JsonNarrowing['root']): string =>
+  FILES.columns.find((entry) => entry.field === (root === 'metadata' ? 'metadataJson' : 'frontmatterJson'))!
+    .name;
+
+/** The narrowing of a filter (`planFilter`) as SQL on the files table aliased `alias`. */
+export function narrowingSql(
+  narrowing: readonly JsonNarrowing[],
+  alias: string,
+  dialect: JsonSqlDialect,
+): string[] {
+  return narrowing.map((condition) => {
+    const column = `${alias}.${jsonColumn(condition.root)}`;
+    switch (condition.kind) {
+      case 'equals':
+        return dialect.equalsAny(column, condition.keys, condition.values);
+      case 'contains':
+        return dialect.contains(column, condition.keys, condition.value);
+      case 'prefix':
+        return dialect.startsWith(column, condition.keys, condition.value);
+      case 'exists':
+        return dialect.exists(column, condition.keys);
     }
   });
 }

@@ -18,9 +18,12 @@ import { ADAPTER_SETS, skipWithoutPostgres, type TestAdapters } from '../support
  * files `evaluateFilter` accepts, and a filter the reference refuses is a 422.
  */
 
-const KEYS = ['a', 'b', 'tags', 'n'];
+const KEYS = ['a', 'b', 'tags', 'n', 'a.b', 'k"q'];
+/** Values SQL engines treat their own way (NUL, quotes, backslashes, astral and combining characters, "1" vs 1, huge numbers). */
+const TRICKY = ['1', 'a\u0000b', 'q"\\', '\u{1F600}', 'e\u0301', 'ab\u0000', 2 ** 53 + 2, 1e-7, -0.5];
 const scalar = fc.oneof(
   fc.constantFrom<unknown>(null, true, false, 0, 1, -1, 2.5, 10, '', 'a', 'b', 'ab', 'A', 'é', '2024-01-01'),
+  fc.constantFrom<unknown>(...TRICKY),
   fc.integer({ min: -3, max: 3 }),
 );
 const value: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
@@ -44,7 +47,12 @@ const field = fc.oneof(
       fc.array(fc.constantFrom(...KEYS), { minLength: 1, maxLength: 2 }),
     )
     .map(([root, keys]) => `${root}.${keys.join('.')}`),
-  fc.constantFrom<unknown>(['metadata', 'a'], ['frontmatter', 'tags']),
+  fc.constantFrom<unknown>(
+    ['metadata', 'a'],
+    ['frontmatter', 'tags'],
+    ['metadata', 'a.b'],
+    ['metadata', 'k"q'],
+  ),
 );
 const op = fc.constantFrom('eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in', 'contains', 'exists', 'prefix');
 const condition = fc.tuple(field, op).chain(([f, o]) => {
@@ -93,6 +101,33 @@ for (const [name, values] of Object.entries(FIXED_VALUES)) {
       PUSHDOWN_EXAMPLES.push([{ and: [condition, { field: 'metadata.a', op: 'ne', value: 1 }] }]);
     }
   }
+}
+
+/**
+ * Conditions on JSON values a SQL store narrows its candidates with (planFilter's narrowing): each
+ * must keep every match, alone and ANDed, whatever the engine makes of the value.
+ */
+const JSON_FIELDS: unknown[] = [
+  'metadata.a',
+  'frontmatter.tags',
+  'metadata.n',
+  'frontmatter.a.b',
+  ['metadata', 'a.b'],
+];
+const JSON_VALUES: unknown[] = [true, false, 0, 1, 2.5, '', 'a', 'ab', 'é', ...TRICKY];
+for (const field of JSON_FIELDS) {
+  for (const value of JSON_VALUES) {
+    for (const op of ['eq', 'contains', 'prefix']) PUSHDOWN_EXAMPLES.push([{ field, op, value }]);
+    PUSHDOWN_EXAMPLES.push([
+      {
+        and: [
+          { field, op: 'in', value: [value, 'b', -1] },
+          { field: 'revision', op: 'gte', value: 1 },
+        ],
+      },
+    ]);
+  }
+  PUSHDOWN_EXAMPLES.push([{ field, op: 'exists', value: true }]);
 }
 
 const filterable = (file: FileView) => ({

@@ -10,7 +10,7 @@ import type {
   Tier,
   TrashRecord,
 } from '../model/records.js';
-import type { PushdownCondition } from '../search/filter/pushdown.js';
+import type { JsonNarrowing, PushdownCondition } from '../search/filter/pushdown.js';
 import type { SearchQuery } from '../search/query.js';
 
 /** What the write path needs to know of a kept revision: where its content is, and its size. */
@@ -80,6 +80,11 @@ export interface SearchCandidatesQuery {
   readonly query: SearchQuery | null;
   /** Exact conditions on the file's own columns (`planFilter`'s pushdown): every one must hold. */
   readonly conditions: readonly PushdownCondition[];
+  /**
+   * Necessary conditions on `metadata`/`frontmatter` values (`planFilter`'s narrowing): a store may
+   * leave out a file that fails one, never one that holds them all; it may also ignore them.
+   */
+  readonly narrowing?: readonly JsonNarrowing[];
   /** Only these files, when given. */
   readonly fileIds?: readonly string[];
   /** Whether each candidate comes with the indexed text of its content. */

@@ -9,7 +9,9 @@ export { jsonCompare, jsonEqual } from './filter/json.js';
 export { parseFilter } from './filter/parse.js';
 export {
   type FilterPlan,
+  holdsNarrowing,
   holdsPushdown,
+  type JsonNarrowing,
   type NumericField,
   type PushdownColumns,
   type PushdownCondition,

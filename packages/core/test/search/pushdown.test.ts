@@ -13,6 +13,51 @@ const c = (field: unknown, op: string, value: unknown) => ({ field, op, value })
 const plan = (raw: unknown) => planFilter(parseFilter(raw));
 
 describe('planFilter', () => {
+  it('narrows on the JSON conditions of the top-level conjunction that every engine can test', () => {
+    const result = plan({
+      and: [
+        c('frontmatter.topic', 'eq', 'api'),
+        { and: [c('metadata.tags', 'contains', 'web'), c(['metadata', 'a.b'], 'prefix', 'x')] },
+        c('metadata.n', 'in', [1, 'one', true]),
+        c('metadata.done', 'exists', true),
+        { or: [c('metadata.a', 'eq', 1), c('metadata.b', 'eq', 2)] },
+        { not: c('metadata.c', 'eq', 1) },
+      ],
+    });
+    expect(result.narrowing).toEqual([
+      { kind: 'equals', root: 'frontmatter', keys: ['topic'], values: ['api'] },
+      { kind: 'contains', root: 'metadata', keys: ['tags'], value: 'web' },
+      { kind: 'prefix', root: 'metadata', keys: ['a.b'], value: 'x' },
+      { kind: 'equals', root: 'metadata', keys: ['n'], values: [1, 'one', true] },
+      { kind: 'exists', root: 'metadata', keys: ['done'] },
+    ]);
+    // The conditions stay in the residual: a narrowing is not exact.
+    expect(result.residual).toMatchObject({ kind: 'and' });
+    expect((result.residual as { filters: unknown[] }).filters).toHaveLength(7);
+  });
+
+  it('does not narrow where an engine could leave out a match', () => {
+    const unsafe = [
+      c(['metadata', 'k"q'], 'eq', 'x'),
+      c(['metadata', 'k\\q'], 'eq', 'x'),
+      c(['metadata', 'tab\t'], 'eq', 'x'),
+      c('metadata.a', 'eq', 'a\u0000b'),
+      c('metadata.a', 'eq', 2 ** 53),
+      c('metadata.a', 'eq', null),
+      c('metadata.a', 'eq', [1]),
+      c('metadata.a', 'eq', { b: 1 }),
+      c('metadata.a', 'in', ['x', null]),
+      c('metadata.a', 'in', []),
+      c('metadata.a', 'contains', 1),
+      c('metadata.a', 'exists', false),
+      c('metadata.a', 'ne', 'x'),
+      c('metadata.a', 'lt', 'x'),
+    ];
+    for (const raw of unsafe) expect(plan(raw).narrowing, JSON.stringify(raw)).toEqual([]);
+    expect(plan(c('metadata.a', 'eq', '\u{1F600}')).narrowing).toHaveLength(1);
+    expect(plan(c('metadata.a', 'eq', -(2 ** 53 - 1))).narrowing).toHaveLength(1);
+  });
+
   it('pushes the fixed-field conjuncts down and keeps the rest', () => {
     const result = plan({
       and: [
@@ -42,14 +87,17 @@ describe('planFilter', () => {
       pushdown: [],
       residual: parseFilter(c('metadata.a', 'eq', 1)),
       matchesNothing: false,
+      narrowing: [{ kind: 'equals', root: 'metadata', keys: ['a'], values: [1] }],
     });
     expect(plan(c('filename', 'eq', 'a.md'))).toEqual({
       pushdown: [{ field: 'filename', op: 'eq', value: 'a.md' }],
       residual: null,
       matchesNothing: false,
+      narrowing: [],
     });
-    expect(planFilter(null)).toEqual({ pushdown: [], residual: null, matchesNothing: false });
-    expect(plan({ and: [] })).toEqual({ pushdown: [], residual: null, matchesNothing: false });
+    const none = { pushdown: [], residual: null, matchesNothing: false, narrowing: [] };
+    expect(planFilter(null)).toEqual(none);
+    expect(plan({ and: [] })).toEqual(none);
   });
 
   it('resolves conditions that cannot hold or always hold', () => {
@@ -67,7 +115,12 @@ describe('planFilter', () => {
     for (const raw of never) expect(plan(raw).matchesNothing, JSON.stringify(raw)).toBe(true);
     const always = [c('size_bytes', 'ne', '1'), c('filename', 'ne', null), c('created_date', 'exists', true)];
     for (const raw of always)
-      expect(plan(raw), JSON.stringify(raw)).toEqual({ pushdown: [], residual: null, matchesNothing: false });
+      expect(plan(raw), JSON.stringify(raw)).toEqual({
+        pushdown: [],
+        residual: null,
+        matchesNothing: false,
+        narrowing: [],
+      });
     expect(plan(c('filename', 'contains', 'x')).pushdown).toEqual([
       { field: 'filename', op: 'contains', value: 'x' },
     ]);

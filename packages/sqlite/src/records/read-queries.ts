@@ -4,6 +4,7 @@ import {
   filePageStatement,
   fromTrashRow,
   projectPageStatement,
+  narrowingSql,
   pushdownSql,
   type Statement,
 } from '@mdstore/sql';
@@ -215,6 +216,20 @@ function searchStatement(db: Db, q: SearchCandidatesQuery) {
       contains: (column, value) => `instr(${column}, ${value}) > 0`,
       inList: (column, list) => `${column} IN (SELECT value FROM json_each(${param(JSON.stringify(list))}))`,
     }),
+    ...narrowingSql(q.narrowing ?? [], 'f', {
+      param,
+      // json_extract gives a string as text, a number as a number (1 = 1.0), true/false as 1/0 (a
+      // superset for booleans, which the core then decides).
+      equalsAny: (column, keys, list) =>
+        `json_extract(${column}, ${param(jsonPath(keys))}) IN (SELECT value FROM json_each(${param(JSON.stringify(list))}))`,
+      // An array holding the string, or a string containing it: json_each gives an array's elements,
+      // or the string itself; any string containing the value passes.
+      contains: (column, keys, value) =>
+        `EXISTS (SELECT 1 FROM json_each(${column}, ${param(jsonPath(keys))}) e WHERE e.type = 'text' AND instr(e.value, ${param(value)}) > 0)`,
+      startsWith: (column, keys, value) =>
+        `json_type(${column}, ${param(jsonPath(keys))}) = 'text' AND instr(json_extract(${column}, ${param(jsonPath(keys))}), ${param(value)}) = 1`,
+      exists: (column, keys) => `json_type(${column}, ${param(jsonPath(keys))}) IS NOT NULL`,
+    }),
   );
   const join = q.query ? 'JOIN' : q.withText ? 'LEFT JOIN' : '';
   const sql = `SELECT ${files.columns('f')}${q.withText ? ', s.text AS search_text' : ''} FROM files f
@@ -222,3 +237,6 @@ function searchStatement(db: Db, q: SearchCandidatesQuery) {
     WHERE ${where.join(' AND ')} ORDER BY f.project_id, f.filename LIMIT ${param(q.limit)}`;
   return { all: () => db.prepare<unknown[], Row>(sql).all(...values) };
 }
+
+/** A JSON path of object keys, each quoted (planFilter narrows only on keys without `"` or `\\`). */
+const jsonPath = (keys: readonly string[]): string => `$${keys.map((key) => `."${key}"`).join('')}`;

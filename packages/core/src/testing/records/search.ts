@@ -2,7 +2,13 @@ import { describe, expect } from 'vitest';
 import type { FileRecord } from '../../model/records.js';
 import type { RecordsRepository, SearchCandidatesQuery } from '../../ports/records.js';
 import { fileSearchDocument } from '../../search/file-document.js';
-import { holdsPushdown, type PushdownCondition } from '../../search/filter/pushdown.js';
+import { lookupPath } from '../../search/filter/json.js';
+import {
+  holdsNarrowing,
+  holdsPushdown,
+  type JsonNarrowing,
+  type PushdownCondition,
+} from '../../search/filter/pushdown.js';
 import { matchesQuery } from '../../search/match.js';
 import { parseQuery } from '../../search/query.js';
 import { aFile, aRevision } from '../builders.js';
@@ -234,6 +240,82 @@ export function searchSuite({ test }: SuiteContext): void {
         expect(decided.map((c) => c.file.filename)).toEqual(
           expected.filter((name) => names.indexOf(name) % 2 === 1),
         );
+      }
+    });
+
+    test('narrowing on JSON values keeps every file it holds for and leaves out those it cannot', async ({
+      repository,
+    }) => {
+      const project = await seedProject(repository);
+      const documents: Record<string, { metadata?: unknown; frontmatter?: unknown }> = {
+        'a.md': { metadata: { topic: 'api', tags: ['api', 'web'], n: 1, flag: true, title: 'Intro to API' } },
+        'b.md': { metadata: { topic: 'web', tags: ['web'], n: 1.5, flag: false, title: 'API intro' } },
+        'c.md': { frontmatter: { topic: 'api', a: { b: 'deep' } } },
+        'd.md': { metadata: { topic: 'a\u0000pi', tags: 'api, web', n: '1', 'a.b': 'dotted' } },
+        'e.md': { metadata: { topic: 1, tags: [1, 'apiary'], n: true, title: '\u00c9t\u00e9 "q"' } },
+        'f.md': {},
+      };
+      const files: FileRecord[] = [];
+      for (const [filename, json] of Object.entries(documents)) {
+        files.push(
+          await seedIndexedFile(
+            repository,
+            {
+              projectId: project.id,
+              filename,
+              metadataJson: json.metadata === undefined ? null : JSON.stringify(json.metadata),
+              frontmatterJson: json.frontmatter === undefined ? null : JSON.stringify(json.frontmatter),
+            },
+            'text',
+          ),
+        );
+      }
+      const meta = (keys: string[]) => ({ root: 'metadata' as const, keys });
+      const narrowings: JsonNarrowing[] = [
+        { kind: 'equals', ...meta(['topic']), values: ['api'] },
+        { kind: 'equals', ...meta(['topic']), values: ['api', 'web', 1] },
+        { kind: 'equals', ...meta(['n']), values: [1] },
+        { kind: 'equals', ...meta(['n']), values: ['1'] },
+        { kind: 'equals', ...meta(['flag']), values: [true] },
+        { kind: 'equals', ...meta(['flag']), values: [false] },
+        { kind: 'equals', ...meta(['a.b']), values: ['dotted'] },
+        { kind: 'equals', ...meta(['title']), values: ['\u00c9t\u00e9 "q"'] },
+        { kind: 'contains', ...meta(['tags']), value: 'api' },
+        { kind: 'contains', ...meta(['title']), value: 'API' },
+        { kind: 'contains', ...meta(['tags']), value: '' },
+        { kind: 'prefix', ...meta(['title']), value: 'Intro' },
+        { kind: 'prefix', ...meta(['tags']), value: 'api' },
+        { kind: 'exists', ...meta(['flag']) },
+        { kind: 'exists', ...meta(['topic']) },
+        { kind: 'equals', root: 'frontmatter', keys: ['topic'], values: ['api'] },
+        { kind: 'equals', root: 'frontmatter', keys: ['a', 'b'], values: ['deep'] },
+        { kind: 'exists', root: 'frontmatter', keys: ['a', 'b'] },
+      ];
+      for (const narrowing of narrowings) {
+        const got = (await candidates(repository, { projectIds: [project.id], narrowing: [narrowing] })).map(
+          (c) => c.file.filename,
+        );
+        const label = JSON.stringify(narrowing);
+        for (const file of files) {
+          if (holdsNarrowing(narrowing, file))
+            expect(got, `${label} keeps ${file.filename}`).toContain(file.filename);
+          // No store may keep a file whose key is absent, or whose value is a string that fails (a JSON
+          // text holding an escaped U+0000 anywhere may be kept: Postgres' jsonb cannot read it).
+          const json = narrowing.root === 'metadata' ? file.metadataJson : file.frontmatterJson;
+          const found = lookupPath(json === null ? null : JSON.parse(json), narrowing.keys);
+          const far =
+            !(json ?? '').includes('\\u0000') &&
+            (!found.present || (typeof found.value === 'string' && !holdsNarrowing(narrowing, file)));
+          if (far) expect(got, `${label} leaves out ${file.filename}`).not.toContain(file.filename);
+        }
+        // Narrowing and exact conditions together, paged.
+        const both = await candidates(repository, {
+          projectIds: [project.id],
+          narrowing: [narrowing],
+          conditions: [{ field: 'filename', op: 'ne', value: 'a.md' }],
+          limit: 1,
+        });
+        expect(both.map((c) => c.file.filename)).toEqual(got.filter((name) => name !== 'a.md').slice(0, 1));
       }
     });
 

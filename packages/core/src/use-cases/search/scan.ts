@@ -3,7 +3,7 @@ import type { RecordsReader, SearchPosition } from '../../ports/records.js';
 import { fileSearchDocument } from '../../search/file-document.js';
 import type { Filter, FilterableFile } from '../../search/filter/ast.js';
 import { evaluateFilter } from '../../search/filter/evaluate.js';
-import type { PushdownCondition } from '../../search/filter/pushdown.js';
+import type { JsonNarrowing, PushdownCondition } from '../../search/filter/pushdown.js';
 import type { IndexedDocument } from '../../search/index-document.js';
 import { SEARCH_LIMITS } from '../../search/limits.js';
 import { matchesQuery } from '../../search/match.js';
@@ -21,6 +21,7 @@ export interface ScanInput {
   readonly projectIds: readonly string[];
   readonly query: SearchQuery | null;
   readonly pushdown: readonly PushdownCondition[];
+  readonly narrowing: readonly JsonNarrowing[];
   readonly residual: Filter | null;
   /** Whether each match keeps its document (to rank it). */
   readonly keepDocuments: boolean;
@@ -56,6 +57,7 @@ export async function scanMatches(records: RecordsReader, input: ScanInput): Pro
       projectIds: input.projectIds,
       query: input.query,
       conditions: input.pushdown,
+      narrowing: input.narrowing,
       withText: false,
       limit,
       ...(after && { after }),

@@ -80,6 +80,7 @@ export async function searchFiles(ctx: MdStoreContext, input: SearchInput): Prom
         projectIds,
         query: request.query,
         pushdown: plan.pushdown,
+        narrowing: plan.narrowing,
         residual: plan.residual,
         keepDocuments: relevance,
         maxMatches: relevance ? SEARCH_LIMITS.searchMaxCount : Number.POSITIVE_INFINITY,
