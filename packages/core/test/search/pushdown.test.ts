@@ -33,7 +33,7 @@ describe('planFilter', () => {
     ]);
     // The conditions stay in the residual: a narrowing is not exact.
     expect(result.residual).toMatchObject({ kind: 'and' });
-    expect((result.residual as { filters: unknown[] }).filters).toHaveLength(7);
+    expect((result.residual as unknown as { filters: unknown[] }).filters).toHaveLength(7);
   });
 
   it('does not narrow where an engine could leave out a match', () => {

@@ -11,6 +11,7 @@ import {
   perform,
   readBack,
   type WorkloadContext,
+  writable,
 } from './workload.js';
 
 /**
@@ -161,22 +162,35 @@ function moveFile(
   };
 }
 
-/** Copies a file to a free name of the same project: a new file, revision 1, the same content and metadata. */
+/**
+ * Copies a file to a free name of the same project or, two times in five, of another project of the
+ * account: a new file, revision 1, the same content and metadata.
+ */
 function copyFile(
   ctx: WorkloadContext,
   project: ProjectModel,
   file: { name: string; state: FileState },
 ): Operation | undefined {
-  const to = freeName(ctx, project);
+  const others = writable(ctx).filter((other) => other.id !== project.id);
+  const target = others.length > 0 && ctx.random.chance(0.4) ? ctx.random.pick(others) : project;
+  const to = freeName(ctx, target);
   if (to === undefined) return undefined;
   const fromKey = fileKey(project.id, file.name);
   // The source is held too: the copy is of the version acknowledged.
   ctx.cycle.busyFiles.add(fromKey);
-  const write = fileWrite(ctx, project, to, {
-    kind: 'copy',
+  const across = target.id !== project.id;
+  const write = fileWrite(ctx, target, to, {
+    kind: across ? 'copy to another project' : 'copy',
     expected: 201,
     after: fileState(file.state.content, file.state.metadata),
-    send: () => post(ctx, `${filePath(project.id, file.name)}/copy`, {}, { to }),
+    ...(across && { sourceProjectId: project.id }),
+    send: () =>
+      post(
+        ctx,
+        `${filePath(project.id, file.name)}/copy`,
+        {},
+        across ? { to, project_id: target.id } : { to },
+      ),
   });
   return async () => {
     try {

@@ -119,7 +119,7 @@ function chooseOperation(ctx: WorkloadContext): Operation | undefined {
   return deleteFile(ctx, project, existing);
 }
 
-const writable = (ctx: WorkloadContext) =>
+export const writable = (ctx: WorkloadContext) =>
   [...ctx.model.active.values()].filter((project) => !ctx.cycle.deleting.has(project.id));
 
 const pickProject = (ctx: WorkloadContext) => {
@@ -147,6 +147,8 @@ export async function perform(
   o: {
     kind: string;
     projectId?: string;
+    /** A second project the request reads (a copy's source when it writes to another project). */
+    sourceProjectId?: string;
     expected: number;
     send: () => Promise<Reply>;
     onAcknowledged: (reply: Reply) => void;
@@ -168,10 +170,13 @@ export async function perform(
     o.onAcknowledged(reply);
     return true;
   }
-  const racingDeletion = o.projectId !== undefined && ctx.cycle.deleting.has(o.projectId);
-  if (reply.status === 404 && racingDeletion) {
+  const racing = [o.projectId, o.sourceProjectId].filter(
+    (id): id is string => id !== undefined && ctx.cycle.deleting.has(id),
+  );
+  if (reply.status === 404 && racing.length > 0) {
     ctx.stats.rejected++;
-    ctx.cycle.reportedGone.add(o.projectId as string);
+    // Which project is gone is certain only when one of them was being deleted.
+    if (racing.length === 1) ctx.cycle.reportedGone.add(racing[0]!);
     return false;
   }
   ctx.cycle.violations.push(
@@ -213,6 +218,8 @@ export function fileWrite(
     send: () => Promise<Reply>;
     /** The state before, and how the write is conditioned on it (uploads: none). */
     before?: FileState;
+    /** The project of the file the write copies, when it is another one (a 404 may be its deletion). */
+    sourceProjectId?: string;
     condition?: Condition;
     /** Besides the file's new state: what an acknowledged (not 412) or cut-off write also did. */
     alsoAcknowledged?: () => void;
@@ -229,6 +236,7 @@ export function fileWrite(
       const acknowledged = await perform(ctx, {
         kind,
         projectId: project.id,
+        ...(o.sourceProjectId !== undefined && { sourceProjectId: o.sourceProjectId }),
         expected: stale ? 412 : o.expected,
         send: o.send,
         onAcknowledged: (reply) => {
