@@ -8,7 +8,7 @@ import type {
   RevisionRecord,
   TrashRecord,
 } from '@mdstore/core';
-import { defineTable } from './table.js';
+import { type ColumnType, defineTable } from './table.js';
 
 /**
  * The tables of mdstore's records, shared by the SQLite and Postgres adapters. The DDL stays in each
@@ -62,22 +62,25 @@ export const PROJECTS = defineTable<ProjectRecord>(
   { key: ['id'], immutable: ['accountId', 'createdAt'] },
 );
 
+/** The columns of a file, once: the `files` table, and a trash item's copy of the file (below). */
+const FILE_COLUMNS = {
+  id: ['id', 'text'],
+  projectId: ['project_id', 'text'],
+  filename: ['filename', 'text'],
+  sizeBytes: ['size_bytes', 'integer'],
+  sha256: ['sha256', 'text'],
+  metadataJson: ['metadata_json', 'text'],
+  frontmatterJson: ['frontmatter_json', 'text'],
+  contentKey: ['content_key', 'text'],
+  inline: ['inline', 'boolean'],
+  revision: ['revision', 'integer'],
+  createdAt: ['created_at', 'integer'],
+  updatedAt: ['updated_at', 'integer'],
+} as const satisfies { readonly [K in keyof FileRecord]-?: readonly [string, ColumnType] };
+
 export const FILES = defineTable<FileRecord>(
   'files',
-  {
-    id: ['id', 'text'],
-    projectId: ['project_id', 'text'],
-    filename: ['filename', 'text'],
-    sizeBytes: ['size_bytes', 'integer'],
-    sha256: ['sha256', 'text'],
-    metadataJson: ['metadata_json', 'text'],
-    frontmatterJson: ['frontmatter_json', 'text'],
-    contentKey: ['content_key', 'text'],
-    inline: ['inline', 'boolean'],
-    revision: ['revision', 'integer'],
-    createdAt: ['created_at', 'integer'],
-    updatedAt: ['updated_at', 'integer'],
-  },
+  FILE_COLUMNS,
   // A move changes the filename, so it is mutable; the project and the creation time never change.
   { key: ['id'], immutable: ['projectId', 'createdAt'] },
 );
@@ -99,24 +102,31 @@ export const REVISIONS = defineTable<RevisionRecord>(
   { key: ['fileId', 'revision'] },
 );
 
-/** A trash item as one row: the file's fields under `file_*` names beside the item's own. */
-export interface TrashRow {
-  readonly id: string;
-  readonly projectId: string;
-  readonly deletedAt: number;
-  readonly expiresAt: number;
-  readonly fileId: string;
-  readonly filename: string;
-  readonly sizeBytes: number;
-  readonly sha256: string;
-  readonly metadataJson: string | null;
-  readonly frontmatterJson: string | null;
-  readonly contentKey: string;
-  readonly inline: boolean;
-  readonly revision: number;
-  readonly fileCreatedAt: number;
-  readonly fileUpdatedAt: number;
-}
+/**
+ * The fields of a file a trash item row names differently: the item has its own `id`, and the file's
+ * dates would read as the item's. The project is the item's and the file's alike.
+ */
+const TRASHED_FILE_FIELDS = {
+  id: 'fileId',
+  createdAt: 'fileCreatedAt',
+  updatedAt: 'fileUpdatedAt',
+} as const satisfies Partial<Record<keyof FileRecord, string>>;
+type Renamed = keyof typeof TRASHED_FILE_FIELDS;
+
+/** A trash item as one row: the item's own fields, and the file's (those of `TRASHED_FILE_FIELDS` renamed). */
+export type TrashRow = Omit<TrashRecord, 'file'> &
+  Omit<FileRecord, Renamed> & { readonly [K in Renamed as (typeof TRASHED_FILE_FIELDS)[K]]: FileRecord[K] };
+
+/** Each file field and the row field it is stored in. */
+const TRASHED_FILE = (Object.keys(FILE_COLUMNS) as (keyof FileRecord)[]).map((field) => ({
+  field,
+  row: (TRASHED_FILE_FIELDS as Partial<Record<keyof FileRecord, string>>)[field] ?? field,
+}));
+
+const fileColumn = (field: keyof FileRecord): readonly [string, ColumnType] => {
+  const [name, type] = FILE_COLUMNS[field];
+  return field in TRASHED_FILE_FIELDS ? [`file_${name}`, type] : [name, type];
+};
 
 export const TRASH = defineTable<TrashRow>(
   'trash_items',
@@ -125,62 +135,34 @@ export const TRASH = defineTable<TrashRow>(
     projectId: ['project_id', 'text'],
     deletedAt: ['deleted_at', 'integer'],
     expiresAt: ['expires_at', 'integer'],
-    fileId: ['file_id', 'text'],
-    filename: ['filename', 'text'],
-    sizeBytes: ['size_bytes', 'integer'],
-    sha256: ['sha256', 'text'],
-    metadataJson: ['metadata_json', 'text'],
-    frontmatterJson: ['frontmatter_json', 'text'],
-    contentKey: ['content_key', 'text'],
-    inline: ['inline', 'boolean'],
-    revision: ['revision', 'integer'],
-    fileCreatedAt: ['file_created_at', 'integer'],
-    fileUpdatedAt: ['file_updated_at', 'integer'],
+    ...(Object.fromEntries(TRASHED_FILE.map(({ field, row }) => [row, fileColumn(field)])) as {
+      readonly [K in Exclude<keyof TrashRow, keyof Omit<TrashRecord, 'file'>>]: readonly [string, ColumnType];
+    }),
   },
   { key: ['id'] },
 );
 
 export function toTrashRow(item: TrashRecord): TrashRow {
-  const { file } = item;
-  return {
+  const row: Record<string, unknown> = {
     id: item.id,
     projectId: item.projectId,
     deletedAt: item.deletedAt,
     expiresAt: item.expiresAt,
-    fileId: file.id,
-    filename: file.filename,
-    sizeBytes: file.sizeBytes,
-    sha256: file.sha256,
-    metadataJson: file.metadataJson,
-    frontmatterJson: file.frontmatterJson,
-    contentKey: file.contentKey,
-    inline: file.inline,
-    revision: file.revision,
-    fileCreatedAt: file.createdAt,
-    fileUpdatedAt: file.updatedAt,
   };
+  for (const { field, row: name } of TRASHED_FILE) if (field !== 'projectId') row[name] = item.file[field];
+  return row as unknown as TrashRow;
 }
 
 export function fromTrashRow(row: TrashRow): TrashRecord {
+  const file: Record<string, unknown> = {};
+  for (const { field, row: name } of TRASHED_FILE)
+    file[field] = (row as unknown as Record<string, unknown>)[name];
   return {
     id: row.id,
     projectId: row.projectId,
     deletedAt: row.deletedAt,
     expiresAt: row.expiresAt,
-    file: {
-      id: row.fileId,
-      projectId: row.projectId,
-      filename: row.filename,
-      sizeBytes: row.sizeBytes,
-      sha256: row.sha256,
-      metadataJson: row.metadataJson,
-      frontmatterJson: row.frontmatterJson,
-      contentKey: row.contentKey,
-      inline: row.inline,
-      revision: row.revision,
-      createdAt: row.fileCreatedAt,
-      updatedAt: row.fileUpdatedAt,
-    },
+    file: file as unknown as FileRecord,
   };
 }
 

@@ -85,7 +85,7 @@ export function narrowingSql(
         return dialect.contains(column, condition.keys, condition.value);
       case 'prefix':
         return dialect.startsWith(column, condition.keys, condition.value);
-      case 'exists':
+      default:
         return dialect.exists(column, condition.keys);
     }
   });

@@ -3,8 +3,8 @@ import {
   fileCountsStatement,
   filePageStatement,
   fromTrashRow,
-  projectPageStatement,
   narrowingSql,
+  projectPageStatement,
   pushdownSql,
   type Statement,
 } from '@mdstore/sql';
