@@ -22,3 +22,11 @@ export const ifNoneMatch = (p: WritePreconditions) => tags(p.ifNoneMatch);
 export const ifUnmodifiedSince = (p: WritePreconditions) => httpDate(p.ifUnmodifiedSince);
 export const ifModifiedSince = (p: ReadPreconditions) => httpDate(p.ifModifiedSince);
 export const ifRange = (value: Date | string | undefined) => httpDate(value);
+
+/** The precondition headers of a read (`GET`/`HEAD` of a file or of a revision). */
+export const readConditionHeaders = (p: ReadPreconditions) => ({
+  'If-Match': ifMatch(p),
+  'If-None-Match': ifNoneMatch(p),
+  'If-Modified-Since': ifModifiedSince(p),
+  'If-Unmodified-Since': ifUnmodifiedSince(p),
+});

@@ -1,10 +1,10 @@
 import {
   ifMatch,
-  ifModifiedSince,
   ifNoneMatch,
   ifRange,
   ifUnmodifiedSince,
   type ReadPreconditions,
+  readConditionHeaders,
   type WritePreconditions,
 } from './conditions.js';
 import { bufferOf, type ContentInput, isStreamInput, toWireBody } from './content.js';
@@ -54,6 +54,13 @@ export function rangeHeader(range: ByteRange | undefined): string | undefined {
   if ('suffix' in range) return `bytes=-${range.suffix}`;
   return `bytes=${range.start}-${range.end ?? ''}`;
 }
+
+/** The headers of a download (of a file or of a revision): its preconditions and range. */
+export const downloadHeaders = (options: DownloadOptions) => ({
+  ...readConditionHeaders(options),
+  Range: rangeHeader(options.range),
+  'If-Range': ifRange(options.ifRange),
+});
 
 async function declaredSha256(content: ContentInput, sha256: string | true | undefined) {
   if (sha256 === undefined) return undefined;
@@ -147,14 +154,7 @@ export class FilesApi {
    * `ifModifiedSince`, a copy that is still current gives `download.notModified` and no content.
    */
   async download(projectId: string, filename: string, options: DownloadOptions = {}): Promise<FileDownload> {
-    const headers = {
-      'If-Match': ifMatch(options),
-      'If-None-Match': ifNoneMatch(options),
-      'If-Modified-Since': ifModifiedSince(options),
-      'If-Unmodified-Since': ifUnmodifiedSince(options),
-      Range: rangeHeader(options.range),
-      'If-Range': ifRange(options.ifRange),
-    };
+    const headers = downloadHeaders(options);
     const path = { project_id: projectId, filename };
     const response = await this.api.request(
       'get',
@@ -176,12 +176,7 @@ export class FilesApi {
     filename: string,
     options: RequestOptions & ReadPreconditions = {},
   ): Promise<FileHead> {
-    const headers = {
-      'If-Match': ifMatch(options),
-      'If-None-Match': ifNoneMatch(options),
-      'If-Modified-Since': ifModifiedSince(options),
-      'If-Unmodified-Since': ifUnmodifiedSince(options),
-    };
+    const headers = readConditionHeaders(options);
     const path = { project_id: projectId, filename };
     const response = await this.api.request(
       'head',

@@ -1,14 +1,6 @@
-import {
-  ifMatch,
-  ifModifiedSince,
-  ifNoneMatch,
-  ifRange,
-  ifUnmodifiedSince,
-  type WritePreconditions,
-} from './conditions.js';
+import { ifMatch, ifNoneMatch, ifUnmodifiedSince, type WritePreconditions } from './conditions.js';
 import { FileDownload } from './download.js';
-import type { DownloadOptions, MdStoreFile } from './files.js';
-import { rangeHeader } from './files.js';
+import { type DownloadOptions, downloadHeaders, type MdStoreFile } from './files.js';
 import type { components } from './generated/openapi.js';
 import type { PageOptions } from './projects.js';
 import type { RequestOptions, TypedApi } from './transport.js';
@@ -66,14 +58,7 @@ export class HistoryApi {
     revision: number,
     options: DownloadOptions = {},
   ): Promise<FileDownload> {
-    const headers = {
-      'If-Match': ifMatch(options),
-      'If-None-Match': ifNoneMatch(options),
-      'If-Modified-Since': ifModifiedSince(options),
-      'If-Unmodified-Since': ifUnmodifiedSince(options),
-      Range: rangeHeader(options.range),
-      'If-Range': ifRange(options.ifRange),
-    };
+    const headers = downloadHeaders(options);
     const path = { project_id: projectId, filename, revision };
     const route = '/api/projects/{project_id}/files/{filename}/revisions/{revision}';
     const response = await this.api.request('get', route, { path, headers, expect: [304] }, options);
