@@ -52,17 +52,29 @@ export type ErrorCode =
   | 'BUCKET_NOT_FOUND'
   | 'STORE_UNAVAILABLE';
 
+/**
+ * The mark of an `MdStoreError`, shared by every copy of this module (`Symbol.for`): an app whose
+ * dependencies hold two copies of `@mdstore/core` (an adapter built against another version, a test
+ * sandbox) still recognises the errors of the other copy, which `instanceof` would not.
+ */
+const MDSTORE_ERROR = Symbol.for('@mdstore/core MdStoreError');
+
 export class MdStoreError extends Error {
   readonly code: ErrorCode;
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
+    Object.defineProperty(this, MDSTORE_ERROR, { value: true });
   }
 }
 
+/** Whether `error` is an error of the core (of any copy of it), with `code` when given: by code, never by class. */
 export const isMdStoreError = (error: unknown, code?: ErrorCode): error is MdStoreError =>
-  error instanceof MdStoreError && (code === undefined || error.code === code);
+  typeof error === 'object' &&
+  error !== null &&
+  (error as { [MDSTORE_ERROR]?: unknown })[MDSTORE_ERROR] === true &&
+  (code === undefined || (error as MdStoreError).code === code);
 
 export class UnauthenticatedError extends MdStoreError {
   declare readonly code: 'UNAUTHENTICATED';
@@ -262,6 +274,10 @@ export class RecordConflictError extends MdStoreError {
     super('RECORD_CONFLICT', `Unique rule '${rule}' violated`, options);
   }
 }
+
+/** Whether `error` is a store's unique-rule conflict on `rule` (by code, like `isMdStoreError`). */
+export const isRecordConflict = (error: unknown, rule: RecordConflictError['rule']): boolean =>
+  isMdStoreError(error, 'RECORD_CONFLICT') && (error as RecordConflictError).rule === rule;
 
 export class BlobNotFoundError extends MdStoreError {
   declare readonly code: 'BLOB_NOT_FOUND';

@@ -7,7 +7,7 @@ import {
   BlobNotFoundError,
   BlobTooLargeError,
   BucketNotFoundError,
-  MdStoreError,
+  isMdStoreError,
   StoreUnavailableError,
 } from '@mdstore/core';
 import { syncDirectory } from './durable.js';
@@ -488,7 +488,7 @@ function isMissing(error: unknown): boolean {
  * the code; the core's own errors, aborts, invalid names and the content's errors pass unchanged.
  */
 function translate(error: unknown): unknown {
-  if (error instanceof MdStoreError) return error;
+  if (isMdStoreError(error)) return error;
   if (typeof error === 'object' && error !== null && passThrough.has(error)) return error;
   const syscall = (error as { syscall?: unknown } | null)?.syscall;
   const code = errorCode(error);

@@ -1,4 +1,4 @@
-import { MdStoreError, StoreUnavailableError } from '@mdstore/core';
+import { isMdStoreError, StoreUnavailableError } from '@mdstore/core';
 
 /** What an S3 error looks like once the SDK has parsed it (or not, for network errors). */
 interface SdkErrorShape {
@@ -37,7 +37,7 @@ export const unavailable = (error: unknown, what: string): StoreUnavailableError
  */
 export const unexpectedFailure = (error: unknown, signal: AbortSignal | undefined, what: string): unknown => {
   if (signal?.aborted) return signal.reason;
-  if (error instanceof MdStoreError || !isSdkResponseError(error)) return error;
+  if (isMdStoreError(error) || !isSdkResponseError(error)) return error;
   return unavailable(error, what);
 };
 

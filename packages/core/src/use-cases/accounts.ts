@@ -2,7 +2,7 @@ import {
   AccountNameTakenError,
   AccountNotFoundError,
   ApiKeyNotFoundError,
-  RecordConflictError,
+  isRecordConflict,
 } from '../errors.js';
 import {
   type AccountRecord,
@@ -127,8 +127,7 @@ export async function createAccount(
       },
     );
   } catch (error) {
-    if (error instanceof RecordConflictError && error.rule === 'account_name')
-      throw new AccountNameTakenError(name);
+    if (isRecordConflict(error, 'account_name')) throw new AccountNameTakenError(name);
     throw error;
   }
   return { account, apiKey: key.issued, defaultProject: toProjectView(project) };

@@ -1,9 +1,9 @@
 import { evaluatePreconditions, parsePreconditions } from '../conditional/index.js';
 import {
   DefaultProjectProtectedError,
+  isRecordConflict,
   PreconditionFailedError,
   ProjectNameTakenError,
-  RecordConflictError,
 } from '../errors.js';
 import { decodeProjectPosition, encodeProjectPosition, projectListBinding } from '../listing/cursors.js';
 import { LIST_LIMITS } from '../listing/limits.js';
@@ -38,9 +38,7 @@ function checkProjectConditions(
 }
 
 const nameTaken = (error: unknown, name: string) =>
-  error instanceof RecordConflictError && error.rule === 'project_name'
-    ? new ProjectNameTakenError(name)
-    : error;
+  isRecordConflict(error, 'project_name') ? new ProjectNameTakenError(name) : error;
 
 async function assertNameFree(tx: RecordsTransaction, accountId: string, name: string, exceptId?: string) {
   const holder = await tx.findActiveProjectByName({ accountId, name });

@@ -1,4 +1,4 @@
-import { FileNotFoundError, FilenameTakenError, isMdStoreError } from '../../errors.js';
+import { FileNotFoundError, FilenameTakenError, isMdStoreError, isRecordConflict } from '../../errors.js';
 import type { FileRecord, ProjectRecord } from '../../model/records.js';
 import type { ByteStream } from '../../ports/blobs.js';
 import { parseCopyBody } from '../../validation/history.js';
@@ -108,7 +108,7 @@ async function commitCopy(
       },
     );
   } catch (error) {
-    if (isMdStoreError(error, 'RECORD_CONFLICT') && (error as { rule?: string }).rule === 'filename') {
+    if (isRecordConflict(error, 'filename')) {
       throw new FilenameTakenError(o.to);
     }
     throw error;

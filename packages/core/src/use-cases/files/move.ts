@@ -1,4 +1,4 @@
-import { FilenameTakenError, isMdStoreError } from '../../errors.js';
+import { FilenameTakenError, isRecordConflict } from '../../errors.js';
 import type { FileRecord } from '../../model/records.js';
 import { parseMoveBody } from '../../validation/history.js';
 import { loadOwnedProject } from '../access.js';
@@ -61,7 +61,7 @@ export async function moveFile(ctx: MdStoreContext, input: MoveFileInput): Promi
     for (const intent of doomed) await removeDoomed(ctx, intent);
     return view;
   } catch (error) {
-    if (isMdStoreError(error, 'RECORD_CONFLICT') && (error as { rule?: string }).rule === 'filename') {
+    if (isRecordConflict(error, 'filename')) {
       throw new FilenameTakenError(to);
     }
     throw error;

@@ -1,5 +1,5 @@
 import { parseSha256Hex } from '../../conditional/index.js';
-import { FilenameTakenError, isMdStoreError, MalformedInputError } from '../../errors.js';
+import { FilenameTakenError, isRecordConflict, MalformedInputError } from '../../errors.js';
 import type { FileRecord } from '../../model/records.js';
 import type { ByteStream } from '../../ports/blobs.js';
 import { checkUploadFilename, digestMismatch, parseUploadMetadataField } from '../../validation/schemas.js';
@@ -125,7 +125,7 @@ export async function uploadFile(ctx: MdStoreContext, input: UploadFileInput): P
       },
     );
   } catch (error) {
-    if (isMdStoreError(error, 'RECORD_CONFLICT') && (error as { rule?: string }).rule === 'filename') {
+    if (isRecordConflict(error, 'filename')) {
       throw new FilenameTakenError(part.filename);
     }
     throw error;

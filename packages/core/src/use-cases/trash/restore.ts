@@ -1,4 +1,4 @@
-import { FilenameTakenError, RecordConflictError, TrashItemNotFoundError } from '../../errors.js';
+import { FilenameTakenError, isRecordConflict, TrashItemNotFoundError } from '../../errors.js';
 import type { FileRecord } from '../../model/records.js';
 import { parseTrashRestoreBody } from '../../validation/trash.js';
 import { loadOwnedProject } from '../access.js';
@@ -56,8 +56,7 @@ export async function restoreTrashItem(
     };
     // The name was free under the project lock; a unique-rule conflict still reads as the 409 it is.
     await tx.insertFile({ file }).catch((error: unknown) => {
-      if (error instanceof RecordConflictError && error.rule === 'filename')
-        throw new FilenameTakenError(filename);
+      if (isRecordConflict(error, 'filename')) throw new FilenameTakenError(filename);
       throw error;
     });
     // Deleting the file removed its search index; it is searchable again under its (new) name.

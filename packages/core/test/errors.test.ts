@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import {
+  FilenameTakenError,
+  isMdStoreError,
+  isRecordConflict,
+  MdStoreError,
+  RecordConflictError,
+} from '../src/errors.js';
+import { createFixture, textStream } from './support/fixture.js';
+
+/**
+ * Errors are recognised by code, never by class: an app (or a test sandbox) can hold two copies of
+ * the core, an adapter throwing the errors of one and the use cases checking them with the other.
+ */
+describe('errors of another copy of the core', async () => {
+  // A second instance of the module, as a second copy of the package in node_modules would be.
+  // @ts-expect-error: TypeScript does not resolve a module id with a query; Vite loads it as a new module.
+  const other = (await import('../src/errors.js?another-copy')) as typeof import('../src/errors.js');
+
+  it('is a second copy indeed: its classes are not these', () => {
+    expect(other.RecordConflictError).not.toBe(RecordConflictError);
+    expect(new other.RecordConflictError('filename')).not.toBeInstanceOf(MdStoreError);
+  });
+
+  it('are recognised by code, whatever copy made them', () => {
+    const conflict = new other.RecordConflictError('filename');
+    expect(isMdStoreError(conflict)).toBe(true);
+    expect(isMdStoreError(conflict, 'RECORD_CONFLICT')).toBe(true);
+    expect(isMdStoreError(conflict, 'FILENAME_TAKEN')).toBe(false);
+    expect(isRecordConflict(conflict, 'filename')).toBe(true);
+    expect(isRecordConflict(conflict, 'project_name')).toBe(false);
+    expect(other.isMdStoreError(new FilenameTakenError('a.md'), 'FILENAME_TAKEN')).toBe(true);
+  });
+
+  it('are not faked by a plain object or error carrying a code', () => {
+    expect(isMdStoreError({ code: 'RECORD_CONFLICT', rule: 'filename' })).toBe(false);
+    expect(isMdStoreError(Object.assign(new Error('x'), { code: 'FILENAME_TAKEN' }))).toBe(false);
+    expect(isMdStoreError(null)).toBe(false);
+    expect(isMdStoreError('RECORD_CONFLICT')).toBe(false);
+  });
+
+  it('a store conflict thrown by another copy still reaches the caller as FILENAME_TAKEN', async () => {
+    const { store } = createFixture({
+      wrapRecords: (inner) =>
+        new Proxy(inner, {
+          get: (target, name, receiver) =>
+            name !== 'withTransaction'
+              ? Reflect.get(target, name, receiver)
+              : (work: Parameters<typeof target.withTransaction>[0]) =>
+                  target.withTransaction(async (tx) => {
+                    // The name is free when the upload checks it, and taken when it commits.
+                    const outcome = await work(
+                      new Proxy(tx, {
+                        get: (txTarget, method, txReceiver) =>
+                          method !== 'insertFile'
+                            ? Reflect.get(txTarget, method, txReceiver)
+                            : async () => {
+                                throw new other.RecordConflictError('filename');
+                              },
+                      }),
+                    );
+                    return outcome;
+                  }),
+        }),
+    });
+    const created = await store.accounts.create({ name: 'copies' });
+    const principal = await store.authenticate({ apiKey: created.apiKey.apiKey });
+    const upload = store.files.upload({
+      principal,
+      projectId: created.defaultProject.id,
+      filename: 'a.md',
+      content: textStream('# a'),
+    });
+    await expect(upload).rejects.toMatchObject({ code: 'FILENAME_TAKEN' });
+  });
+});
