@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -6,8 +7,18 @@ import { defineConfig } from 'vitest/config';
  * each mutant costs milliseconds. The dependency-rule test reads package manifests, not behaviour, so
  * it is left out too.
  */
+/**
+ * One copy of the core: Stryker's sandbox holds a copy of this package, and the other workspace packages
+ * (the memory adapters) would otherwise reach the original one through the linked `node_modules`, so
+ * their calls into the core would run unmutated code. The aliases send every import to the sandbox's.
+ */
+const alias = [
+  { find: /^@mdstore\/core$/, replacement: path.join(import.meta.dirname, 'src/index.ts') },
+  { find: /^@mdstore\/core\/testing$/, replacement: path.join(import.meta.dirname, 'src/testing/index.ts') },
+];
+
 export default defineConfig({
-  resolve: { conditions: ['mdstore-source'] },
+  resolve: { conditions: ['mdstore-source'], alias },
   ssr: { resolve: { conditions: ['mdstore-source'] } },
   test: {
     name: 'core-mutation',
