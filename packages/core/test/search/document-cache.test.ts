@@ -34,4 +34,56 @@ describe('SearchDocumentCache', () => {
     expect(cache.get(big)).toBeUndefined();
     expect(cache.get(a)).toBeDefined();
   });
+
+  it('keeps documents that fill the budget exactly, a document of exactly the budget included', () => {
+    const cache = new SearchDocumentCache(20);
+    const [a, b] = [aFile(), aFile()];
+    cache.set(a, doc(9));
+    cache.set(b, doc(9)); // 20 words: exactly the budget
+    expect(cache.get(a)).toBeDefined();
+    expect(cache.get(b)).toBeDefined();
+    const whole = aFile();
+    const alone = new SearchDocumentCache(10);
+    alone.set(whole, doc(9)); // 10 words, a budget of 10
+    expect(alone.get(whole)).toBeDefined();
+  });
+
+  it('counts a document stored again under the same key once', () => {
+    const cache = new SearchDocumentCache(20);
+    const [a, b] = [aFile(), aFile()];
+    cache.set(a, doc(9));
+    cache.set(a, doc(9));
+    cache.set(a, doc(9));
+    cache.set(b, doc(9)); // 20 words if a counts once, 40 if each set counted
+    expect(cache.get(a)).toBeDefined();
+    expect(cache.get(b)).toBeDefined();
+  });
+
+  it('counts the words of the filename, the content and the metadata', () => {
+    const withMeta = indexDocument({
+      filename: 'one two',
+      contentText: 'w '.repeat(5),
+      metadata: { note: 'alpha beta gamma' },
+      frontmatter: null,
+    });
+    const words = withMeta.filename.length + withMeta.content.length + withMeta.meta.length;
+    expect(withMeta.filename.length).toBeGreaterThan(1);
+    expect(withMeta.meta.length).toBeGreaterThan(0);
+    const fits = new SearchDocumentCache(words);
+    const file = aFile();
+    fits.set(file, withMeta);
+    expect(fits.get(file)).toBe(withMeta);
+    const short = new SearchDocumentCache(words - 1);
+    short.set(file, withMeta);
+    expect(short.get(file)).toBeUndefined();
+    // With a budget of exactly two such documents, a third pushes out the oldest only.
+    const two = new SearchDocumentCache(2 * words);
+    const [x, y, z] = [aFile(), aFile(), aFile()];
+    two.set(x, withMeta);
+    two.set(y, withMeta);
+    two.set(z, withMeta);
+    expect(two.get(x)).toBeUndefined();
+    expect(two.get(y)).toBe(withMeta);
+    expect(two.get(z)).toBe(withMeta);
+  });
 });
