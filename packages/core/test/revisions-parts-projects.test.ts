@@ -93,6 +93,23 @@ async function scene(
   return { store, records: inner0, blobs: inner, faults, clock, alice, at };
 }
 
+/** A file `a.md` written once per text (upload, then content updates) in a project keeping two revisions. */
+async function fileKeepingTwo(
+  store: Awaited<ReturnType<typeof scene>>['store'],
+  principal: Awaited<ReturnType<typeof scene>>['at']['principal'],
+  texts: readonly string[],
+) {
+  const project = await store.projects.create({
+    principal,
+    body: { name: 'short', settings: { keep_revisions: 2 } },
+  });
+  const file = { principal, projectId: project.id, filename: 'a.md' };
+  const [first, ...rest] = texts;
+  await store.files.upload({ ...file, content: textStream(first ?? '') });
+  for (const text of rest) await store.files.updateContent({ ...file, content: textStream(text) });
+  return file;
+}
+
 /** The error an operation fails with (an MdStoreError), with its issues when it has some. */
 async function failure(run: () => Promise<unknown>) {
   try {
@@ -337,14 +354,7 @@ describe('listing revisions', () => {
 
   it('shows only the revisions kept_revisions keeps', async () => {
     const { store, at } = await scene();
-    const project = await store.projects.create({
-      principal: at.principal,
-      body: { name: 'short', settings: { keep_revisions: 2 } },
-    });
-    const file = { principal: at.principal, projectId: project.id, filename: 'a.md' };
-    await store.files.upload({ ...file, content: textStream('v1\n') });
-    for (const text of ['v2\n', 'v3\n', 'v4\n'])
-      await store.files.updateContent({ ...file, content: textStream(text) });
+    const file = await fileKeepingTwo(store, at.principal, ['v1\n', 'v2\n', 'v3\n', 'v4\n']);
     const list = await store.files.listRevisions(file);
     expect(list.revisions.map((r) => [r.revision, r.change])).toEqual([
       [4, 'content'],
@@ -437,14 +447,7 @@ describe('reading a revision', () => {
 
   it('refuses malformed revision numbers at the path and unknown or pruned revisions with 404', async () => {
     const { store, at } = await scene();
-    const project = await store.projects.create({
-      principal: at.principal,
-      body: { name: 'short', settings: { keep_revisions: 2 } },
-    });
-    const file = { principal: at.principal, projectId: project.id, filename: 'a.md' };
-    await store.files.upload({ ...file, content: textStream('v1\n') });
-    for (const text of ['v2\n', 'v3\n', 'v4\n'])
-      await store.files.updateContent({ ...file, content: textStream(text) });
+    const file = await fileKeepingTwo(store, at.principal, ['v1\n', 'v2\n', 'v3\n', 'v4\n']);
 
     for (const revision of ['0', 'abc', '', '1.0', '-2']) {
       const refused = await failure(() => store.files.readRevision({ ...file, revision }));
@@ -563,14 +566,7 @@ describe('diff between revisions', () => {
 
   it('refuses pruned revisions', async () => {
     const { store, at } = await scene(INLINE);
-    const project = await store.projects.create({
-      principal: at.principal,
-      body: { name: 'short', settings: { keep_revisions: 2 } },
-    });
-    const file = { principal: at.principal, projectId: project.id, filename: 'a.md' };
-    await store.files.upload({ ...file, content: textStream('one\n') });
-    await store.files.updateContent({ ...file, content: textStream('two\n') });
-    await store.files.updateContent({ ...file, content: textStream('three\n') });
+    const file = await fileKeepingTwo(store, at.principal, ['one\n', 'two\n', 'three\n']);
     expect(await codeOf(() => store.files.diff({ ...file, from: '1' }))).toBe('REVISION_NOT_FOUND');
     expect(await store.files.diff({ ...file, from: '2' })).toBe(
       '--- a/a.md\n+++ b/a.md\n@@ -1,1 +1,1 @@\n-two\n+three\n',
