@@ -22,7 +22,11 @@ export * from './search/index.js';
 export type { ApiKeyView, CreatedAccount, IssuedApiKey } from './use-cases/accounts.js';
 export { DEFAULT_PROJECT_NAME } from './use-cases/accounts.js';
 export type { Principal, RateLimitStatus } from './use-cases/authentication.js';
-export { constantTimeEqual, RequestRateLimitedError } from './use-cases/authentication.js';
+export {
+  constantTimeEqual,
+  RequestRateLimitedError,
+  refusedBudgetStatus,
+} from './use-cases/authentication.js';
 export { DEFAULT_SETTINGS, type MdStoreEvents, type MdStoreSettings } from './use-cases/context.js';
 export { type DeferredBody, deferredBody, isDeferredBody } from './use-cases/deferred-body.js';
 export type {

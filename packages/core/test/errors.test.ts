@@ -6,6 +6,7 @@ import {
   MdStoreError,
   RecordConflictError,
 } from '../src/errors.js';
+import { RequestRateLimitedError, refusedBudgetStatus } from '../src/use-cases/authentication.js';
 import { createFixture, textStream } from './support/fixture.js';
 
 /**
@@ -72,5 +73,21 @@ describe('errors of another copy of the core', async () => {
       content: textStream('# a'),
     });
     await expect(upload).rejects.toMatchObject({ code: 'FILENAME_TAKEN' });
+  });
+
+  it("a refused request's budget is read by code, whatever copy refused it", async () => {
+    type Authentication = typeof import('../src/use-cases/authentication.js');
+    // @ts-expect-error: as above, a second instance of the module.
+    const auth = (await import('../src/use-cases/authentication.js?another-copy')) as Authentication;
+    const status = { limit: 10, remaining: 0, resetAtSeconds: 1_800_000_000 };
+    const refused = new auth.RequestRateLimitedError(30, status);
+    expect(refused).not.toBeInstanceOf(RequestRateLimitedError);
+    expect(refusedBudgetStatus(refused)).toEqual(status);
+    // A refusal without a budget (a blocked address) and any other error report none.
+    expect(refusedBudgetStatus(new other.RateLimitedError(30))).toBeUndefined();
+    expect(refusedBudgetStatus(new other.FilenameTakenError('a.md'))).toBeUndefined();
+    expect(
+      refusedBudgetStatus(Object.assign(new Error('x'), { code: 'RATE_LIMITED', status })),
+    ).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type MdStore, type Principal, type RateLimitStatus, RequestRateLimitedError } from '@mdstore/core';
+import { type MdStore, type Principal, type RateLimitStatus, refusedBudgetStatus } from '@mdstore/core';
 import type { NextFunction, Request, Response } from 'express';
 
 /** `Bearer <token68>`; the scheme word is case-insensitive. */
@@ -42,7 +42,8 @@ export function authenticateRequests(store: MdStore) {
     try {
       setRateLimitHeaders(res, await store.consumeRequestBudget(principal));
     } catch (error) {
-      if (error instanceof RequestRateLimitedError) setRateLimitHeaders(res, error.status);
+      const refused = refusedBudgetStatus(error);
+      if (refused) setRateLimitHeaders(res, refused);
       throw error;
     }
     res.locals.principal = principal;

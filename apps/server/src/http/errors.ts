@@ -7,7 +7,6 @@ import {
   type PreconditionFailedError,
   type RangeNotSatisfiableError,
   type RateLimitedError,
-  RequestRateLimitedError,
   unsatisfiedRangeHeader,
   type ValidationIssue,
 } from '@mdstore/core';
@@ -113,9 +112,6 @@ function coreErrorResponse(error: MdStoreError, status: number): ErrorResponse {
   const issues = (error as Partial<InputError>).issues;
   return { status, detail: issues ?? error.message, headers: coreErrorHeaders(error) };
 }
-
-export const isRequestRateLimited = (error: unknown): error is RequestRateLimitedError =>
-  error instanceof RequestRateLimitedError;
 
 /** A generic single-message error for a status, e.g. `{"detail":"Not Found"}`. */
 export const httpError = (status: number, headers?: Record<string, string>): HttpError =>

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { type MdStore, type Principal, RequestRateLimitedError } from '@mdstore/core';
+import { type MdStore, type Principal, refusedBudgetStatus } from '@mdstore/core';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { NextFunction, Request, Response } from 'express';
 import { bearerKey, setRateLimitHeaders } from '../http/auth.js';
@@ -92,7 +92,8 @@ async function consumeBudget(store: MdStore, res: Response, principal: Principal
     try {
       setRateLimitHeaders(res, await store.consumeRequestBudget(principal));
     } catch (error) {
-      if (error instanceof RequestRateLimitedError) setRateLimitHeaders(res, error.status);
+      const refused = refusedBudgetStatus(error);
+      if (refused) setRateLimitHeaders(res, refused);
       throw error;
     }
   }

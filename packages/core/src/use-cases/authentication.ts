@@ -1,4 +1,4 @@
-import { RateLimitedError, UnauthenticatedError } from '../errors.js';
+import { isMdStoreError, RateLimitedError, UnauthenticatedError } from '../errors.js';
 import type { Tier } from '../model/records.js';
 import type { MdStoreContext } from './context.js';
 
@@ -25,6 +25,14 @@ export class RequestRateLimitedError extends RateLimitedError {
     super(retryAfterSeconds);
   }
 }
+
+/**
+ * The budget a request refused for its rate limit reports (its `X-RateLimit-*` headers), or
+ * `undefined` for any other error. By code, like `isMdStoreError`: the error may come from another copy
+ * of the core.
+ */
+export const refusedBudgetStatus = (error: unknown): RateLimitStatus | undefined =>
+  isMdStoreError(error, 'RATE_LIMITED') ? (error as Partial<RequestRateLimitedError>).status : undefined;
 
 /** Equal-length strings compared without an early exit, so timing reveals nothing of the stored hash. */
 export function constantTimeEqual(a: string, b: string): boolean {
