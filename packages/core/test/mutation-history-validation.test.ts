@@ -1,6 +1,13 @@
-import { InputError, isMdStoreError, type ValidationIssue } from '@mdstore/core';
+import { type InputError, isMdStoreError, type ValidationIssue } from '@mdstore/core';
 import { describe, expect, it } from 'vitest';
-import { parseCopyBody, parseMoveBody, parseRevisionParam } from '../src/validation/history.js';
+import { HISTORY_LIMITS } from '../src/defaults/history.js';
+import {
+  parseCopyBody,
+  parseMoveBody,
+  parseRestoreBody,
+  parseRevisionParam,
+  parseRevisionsLimit,
+} from '../src/validation/history.js';
 
 /** Where the history bodies and parameters report their problems (survivors of the mutation run). */
 function failure(run: () => unknown): { code: string; issues: readonly ValidationIssue[] } {
@@ -8,7 +15,7 @@ function failure(run: () => unknown): { code: string; issues: readonly Validatio
     run();
   } catch (error) {
     if (!isMdStoreError(error)) throw error;
-    return { code: error.code, issues: error instanceof InputError ? error.issues : [] };
+    return { code: error.code, issues: (error as Partial<InputError>).issues ?? [] };
   }
   throw new Error('expected the call to fail');
 }
@@ -50,11 +57,11 @@ describe('revision parameters', () => {
   it('takes 1 and above in decimal; 0, signs, fractions and huge values are 422 at the loc given', () => {
     expect(parseRevisionParam('1', ['query', 'from'])).toBe(1);
     expect(parseRevisionParam('007', ['query', 'from'])).toBe(7);
-    expect(failure(() => parseRevisionParam(undefined, ['path', 'revision'])).issues[0]).toEqual({
-      loc: ['path', 'revision'],
-      msg: 'Field required',
-      type: 'missing',
-    });
+    for (const absent of [undefined, '']) {
+      expect(failure(() => parseRevisionParam(absent, ['path', 'revision'])).issues).toEqual([
+        { loc: ['path', 'revision'], msg: 'Field required', type: 'missing' },
+      ]);
+    }
     for (const bad of ['0', '-1', '+1', '1.0', '1e3', ' 1', '9999999999999999']) {
       const { code, issues } = failure(() => parseRevisionParam(bad, ['query', 'from']));
       expect(code).toBe('INVALID_INPUT');
@@ -65,6 +72,54 @@ describe('revision parameters', () => {
           type: 'int_parsing',
         },
       ]);
+    }
+  });
+});
+
+describe('the limit of the revision list', () => {
+  const LOC = ['query', 'limit'];
+
+  it('is the default when absent, and 1 to the maximum in decimal', () => {
+    expect(parseRevisionsLimit(undefined)).toBe(HISTORY_LIMITS.revisionsPageDefault);
+    expect(parseRevisionsLimit('1')).toBe(1);
+    expect(parseRevisionsLimit(String(HISTORY_LIMITS.revisionsPageMax))).toBe(
+      HISTORY_LIMITS.revisionsPageMax,
+    );
+  });
+
+  it('refuses each wrong value with its own message, at ["query", "limit"]', () => {
+    const cases: [string, string, string][] = [
+      ['x', 'Input should be a valid integer', 'int_parsing'],
+      ['-1', 'Input should be a valid integer', 'int_parsing'],
+      ['0', 'Input should be greater than or equal to 1', 'greater_than_equal'],
+      [
+        String(HISTORY_LIMITS.revisionsPageMax + 1),
+        `Input should be less than or equal to ${HISTORY_LIMITS.revisionsPageMax}`,
+        'less_than_equal',
+      ],
+    ];
+    for (const [raw, msg, type] of cases) {
+      const { code, issues } = failure(() => parseRevisionsLimit(raw));
+      expect(code).toBe('INVALID_INPUT');
+      expect(issues).toEqual([{ loc: LOC, msg, type }]);
+    }
+  });
+});
+
+describe('bodies that are not objects', () => {
+  it('restore, move and copy refuse them at ["body"]', () => {
+    for (const parse of [parseRestoreBody, parseMoveBody, parseCopyBody]) {
+      for (const body of [null, [], 'a.md', 3]) {
+        const { code, issues } = failure(() => parse(body));
+        expect(code).toBe('INVALID_INPUT');
+        expect(issues).toEqual([
+          {
+            loc: ['body'],
+            msg: 'Input should be a valid dictionary or object',
+            type: 'model_attributes_type',
+          },
+        ]);
+      }
     }
   });
 });

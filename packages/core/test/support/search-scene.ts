@@ -62,7 +62,7 @@ export async function failure(
     await run();
   } catch (error) {
     if (!isMdStoreError(error)) throw error;
-    return { code: error.code, issues: error.code === 'INVALID_INPUT' ? (error as InputError).issues : [] };
+    return { code: error.code, issues: (error as Partial<InputError>).issues ?? [] };
   }
   throw new Error('expected the call to fail');
 }
