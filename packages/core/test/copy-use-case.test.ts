@@ -1,4 +1,4 @@
-import { BlobNotFoundError, type BlobStore, type RecordsRepository } from '@mdstore/core';
+import { BlobNotFoundError, type BlobStore, deferredBody, type RecordsRepository } from '@mdstore/core';
 import { describe, expect, it } from 'vitest';
 import { anAccount, codeOf, createFixture, readText, textStream } from './support/fixture.js';
 
@@ -66,13 +66,13 @@ for (const [form, inlineMaxBytes] of [
     it('refuses a stale If-Match before reading the body, and a taken name; nothing is copied', async () => {
       const { store, at } = await scene();
       let bodyRead = false;
-      const body = {
+      const body = deferredBody({
         check: () => undefined,
         read: async () => {
           bodyRead = true;
           return { to: 'b.md' };
         },
-      };
+      });
       expect(
         await codeOf(() =>
           store.files.copy({ ...at, filename: 'a.md', body, conditions: { ifMatch: '"stale"' } }),
