@@ -1,6 +1,7 @@
 import { ContentTextCollector, SEARCH_LIMITS, truncateUtf8 } from '@mdstore/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { searchFields } from '../../src/use-cases/files/content.js';
 
 const encoder = new TextEncoder();
 
@@ -85,6 +86,56 @@ describe('ContentTextCollector', () => {
     expect(collector.text()).toBe('ab');
     expect(collector.text()).toBe('ab');
     expect(() => collector.push(encoder.encode('c'))).toThrow();
+  });
+});
+
+describe('ContentTextCollector and the word limit', () => {
+  const searchOf = (text: string) => searchFields(truncateUtf8(text, SEARCH_LIMITS.contentMaxBytes));
+  const fromChunks = (text: string, chunkBytes: number) => {
+    const bytes = encoder.encode(text);
+    const chunks: Uint8Array[] = [];
+    for (let at = 0; at < bytes.length; at += chunkBytes) chunks.push(bytes.subarray(at, at + chunkBytes));
+    return collect(chunks);
+  };
+
+  it('stops keeping text once it holds more than 16 000 words, and search makes the same of it', () => {
+    const frontMatter = `---\ntitle: Notes\ntags: [a, b]\n---\n`;
+    const prose =
+      '## Section\n\nThe quick brown fox jumps over the lazy dog. Markdown *emphasis*, `code`.\n\n';
+    const text = frontMatter + prose.repeat(Math.ceil((1024 * 1024) / prose.length));
+    const { text: kept, truncated } = fromChunks(text, 64 * 1024);
+    expect(truncated).toBe(true);
+    // 16 000 words of this prose take about 80 KiB: the first check, at 128 KiB, stops the collection.
+    expect(kept.length).toBe(128 * 1024);
+    expect(searchFields(kept)).toEqual(searchOf(text));
+    expect(searchFields(kept).frontmatterJson).toBe('{"title":"Notes","tags":["a","b"]}');
+  });
+
+  it('keeps everything up to 1 MiB when the text has fewer words than the limit', () => {
+    const words = 'word '.repeat(SEARCH_LIMITS.contentMaxWords - 1);
+    const text = words + 'x'.repeat(300 * 1024);
+    const { text: kept } = fromChunks(text, 16 * 1024);
+    expect(kept).toBe(text);
+  });
+
+  it('gives search the same text as the whole content, for any words, separators and chunking', () => {
+    const letter = fc.constantFrom('a', 'b', 'z', 'é', 'e\u0301', '½', '东', '𝄞');
+    const word = fc.array(letter, { minLength: 1, maxLength: 8 }).map((letters) => letters.join(''));
+    const separator = fc.constantFrom(' ', '\n', ', ', ' — ', '\u0301 ', '  ');
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(word, separator), { minLength: 1, maxLength: 60 }),
+        fc.integer({ min: 15_900, max: 40_000 }),
+        fc.integer({ min: 1, max: 200_000 }),
+        (unit, words, chunkBytes) => {
+          const block = unit.map(([w, sep]) => w + sep).join('');
+          const text = block.repeat(Math.ceil(words / unit.length));
+          const { text: kept } = fromChunks(text, chunkBytes);
+          expect(searchFields(kept)).toEqual(searchOf(text));
+        },
+      ),
+      { numRuns: 25 },
+    );
   });
 });
 
