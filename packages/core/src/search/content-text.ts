@@ -1,5 +1,5 @@
 import { SEARCH_LIMITS } from './limits.js';
-import { tokenize } from './tokenize.js';
+import { countWords } from './tokenize.js';
 
 /**
  * Bytes collected before the first check for the word limit: twice the largest front matter block, so
@@ -54,9 +54,7 @@ export class ContentTextCollector {
     this.#parts.length = 0;
     this.#parts.push(text);
     this.#nextWordCheck *= 2;
-    if (
-      tokenize(text, { maxTokens: SEARCH_LIMITS.contentMaxWords + 1 }).length > SEARCH_LIMITS.contentMaxWords
-    ) {
+    if (countWords(text, SEARCH_LIMITS.contentMaxWords + 1).count > SEARCH_LIMITS.contentMaxWords) {
       this.#enoughWords = true;
       this.#truncated = true;
     }

@@ -1,6 +1,6 @@
 import { truncateUtf8 } from './content-text.js';
 import { SEARCH_LIMITS } from './limits.js';
-import { tokenize } from './tokenize.js';
+import { countWords, tokenize } from './tokenize.js';
 
 /** A word as an index keeps it. */
 export interface IndexedToken {
@@ -52,12 +52,13 @@ export const indexedContentText = (contentText: string): string =>
  */
 export function searchableContentText(contentText: string): string {
   const text = indexedContentText(contentText);
-  const words = tokenize(text, { maxTokens: SEARCH_LIMITS.contentMaxWords + 1 });
-  const last = words[SEARCH_LIMITS.contentMaxWords - 1];
-  if (words.length <= SEARCH_LIMITS.contentMaxWords || last === undefined) return text;
+  const max = SEARCH_LIMITS.contentMaxWords;
+  // One word more than is indexed tells whether any is left out; `end` is where the last indexed ends.
+  const words = countWords(text, max + 1, max);
+  if (words.count <= max) return text;
   // `end` counts code points; walk to the code unit where the last word ends.
   let index = 0;
-  for (let offset = 0; offset < last.end; offset += 1) index += text.codePointAt(index)! > 0xffff ? 2 : 1;
+  for (let offset = 0; offset < words.end; offset += 1) index += text.codePointAt(index)! > 0xffff ? 2 : 1;
   return text.slice(0, index);
 }
 

@@ -25,9 +25,37 @@ export interface TokenizeOptions {
  * One original code point may yield several words (`½` → `1`, `2`): they share its offsets.
  */
 export function tokenize(text: string, options: TokenizeOptions = {}): Token[] {
-  const maxTokens = options.maxTokens ?? Number.POSITIVE_INFINITY;
-  const max = SEARCH_LIMITS.maxTokenCodePoints;
   const tokens: Token[] = [];
+  scanWords(text, options.maxTokens ?? Number.POSITIVE_INFINITY, true, (term, start, end) => {
+    tokens.push({ term, position: tokens.length, start, end });
+  });
+  return tokens;
+}
+
+/**
+ * How many words `tokenize` would find in `text`, up to `max`, and the code-point offset where word
+ * number `endOf` (1-based; by default the last one counted) ends, 0 for none: the same scan, without
+ * making the words (no strings, no objects), for callers that only need to know where the words stop.
+ */
+export function countWords(text: string, max: number, endOf = max): { count: number; end: number } {
+  let end = 0;
+  let seen = 0;
+  const count = scanWords(text, max, false, (_term, _start, wordEnd) => {
+    seen += 1;
+    if (seen <= endOf) end = wordEnd;
+  });
+  return { count, end };
+}
+
+/** The one scan of both: calls `emit` for each word (with its term when `terms`), answers the count. */
+function scanWords(
+  text: string,
+  maxTokens: number,
+  terms: boolean,
+  emit: (term: string, start: number, end: number) => void,
+): number {
+  const max = SEARCH_LIMITS.maxTokenCodePoints;
+  let count = 0;
   // The word being read. While it is `plain` (ASCII word characters only, from code unit `from`), its
   // term is sliced from the text when it ends instead of being built character by character.
   let start = -1;
@@ -38,18 +66,19 @@ export function tokenize(text: string, options: TokenizeOptions = {}): Token[] {
   let termCodePoints = 0;
   const flush = (until: number) => {
     if (start < 0) return;
-    const word = plain ? text.slice(from, Math.min(until, from + max)).toLowerCase() : term;
-    tokens.push({ term: word, position: tokens.length, start, end });
+    const word = !terms ? '' : plain ? text.slice(from, Math.min(until, from + max)).toLowerCase() : term;
+    emit(word, start, end);
+    count += 1;
     start = -1;
   };
   const append = (character: string) => {
-    if (termCodePoints < max) {
+    if (terms && termCodePoints < max) {
       term += character;
       termCodePoints += 1;
     }
   };
   let offset = 0;
-  for (let index = 0; index < text.length && tokens.length < maxTokens; offset += 1) {
+  for (let index = 0; index < text.length && count < maxTokens; offset += 1) {
     const unit = text.charCodeAt(index);
     if (unit < 128) {
       if (ASCII_WORD[unit]) {
@@ -69,7 +98,7 @@ export function tokenize(text: string, options: TokenizeOptions = {}): Token[] {
     }
     if (start >= 0 && plain) {
       // Leaving the fast path: the term so far, then character by character.
-      term = text.slice(from, Math.min(index, from + max)).toLowerCase();
+      term = terms ? text.slice(from, Math.min(index, from + max)).toLowerCase() : '';
       termCodePoints = term.length;
       plain = false;
     }
@@ -80,7 +109,7 @@ export function tokenize(text: string, options: TokenizeOptions = {}): Token[] {
     for (const character of form) {
       if (character === SEPARATOR) {
         flush(index);
-        if (tokens.length >= maxTokens) break;
+        if (count >= maxTokens) break;
         continue;
       }
       if (start < 0) {
@@ -93,8 +122,8 @@ export function tokenize(text: string, options: TokenizeOptions = {}): Token[] {
       append(character);
     }
   }
-  if (tokens.length < maxTokens) flush(text.length);
-  return tokens;
+  if (count < maxTokens) flush(text.length);
+  return count;
 }
 
 /** The ASCII characters: their normalised form, and whether they are word characters (letters, digits). */

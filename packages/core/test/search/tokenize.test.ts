@@ -2,6 +2,7 @@ import { ftsTerm, SEARCH_LIMITS, tokenize } from '@mdstore/core';
 import fc from 'fast-check';
 import { caseFold } from 'unicode-case-folding';
 import { describe, expect, it } from 'vitest';
+import { countWords } from '../../src/search/tokenize.js';
 import { anyText, codePointLength, readmeCorpus, sliceCodePoints } from './support.js';
 
 const terms = (text: string) => tokenize(text).map((token) => token.term);
@@ -237,5 +238,31 @@ describe('ftsTerm', () => {
   it('encodes the longest word in 512 letters', () => {
     const [longest] = tokenize('𐐀'.repeat(80));
     expect(ftsTerm(longest!.term)).toHaveLength(512);
+  });
+});
+
+describe('countWords', () => {
+  it('counts what tokenize finds, up to max, and where the asked-for word ends', () => {
+    fc.assert(
+      fc.property(
+        anyText(),
+        fc.integer({ min: 0, max: 12 }),
+        fc.integer({ min: 1, max: 12 }),
+        (text, max, endOf) => {
+          const tokens = tokenize(text, { maxTokens: max });
+          const counted = countWords(text, max, endOf);
+          expect(counted.count).toBe(tokens.length);
+          expect(counted.end).toBe(tokens[Math.min(endOf, tokens.length) - 1]?.end ?? 0);
+          expect(countWords(text, max).end).toBe(tokens.at(-1)?.end ?? 0);
+        },
+      ),
+    );
+  });
+
+  it('agrees with tokenize on the README corpus', () => {
+    for (const { text } of readmeCorpus().slice(0, 40)) {
+      const tokens = tokenize(text, { maxTokens: 5000 });
+      expect(countWords(text, 5000)).toEqual({ count: tokens.length, end: tokens.at(-1)?.end ?? 0 });
+    }
   });
 });
