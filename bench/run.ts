@@ -29,11 +29,12 @@ const SCENARIOS: readonly Scenario[] = [
 ];
 const RESULTS_FILE = path.join(REPO_ROOT, 'bench/results/latest.json');
 
-const USAGE = `Usage: npm run bench -- [--quick] [--only <scenario>[,<scenario>...]] [--profile]
+const USAGE = `Usage: npm run bench -- [--quick] [--only <scenario>[,<scenario>...]] [--profile] [--compiled]
 
   --quick     short durations and smaller counts: the whole run takes under a minute
   --only      run only the named scenarios (comma-separated)
   --profile   run the sqlite+fs server with --cpu-prof (profiles in bench/results/profiles)
+  --compiled  run the server under test from its build (npm run build first), as npm start does
 
 Scenarios:
 ${SCENARIOS.map((scenario) => `  ${scenario.name.padEnd(16)} ${scenario.description}`).join('\n')}
@@ -53,6 +54,7 @@ async function main(): Promise<number> {
       quick: { type: 'boolean', default: false },
       only: { type: 'string' },
       profile: { type: 'boolean', default: false },
+      compiled: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -61,7 +63,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const scenarios = selectScenarios(values.only);
-  const settings = settingsFor(values.quick, values.profile);
+  const settings = settingsFor(values.quick, values.profile, values.compiled);
   const results = new Results();
   const bench = new Bench(settings, results);
   // A hard bound on the whole run, whatever happens inside a scenario.

@@ -40,10 +40,12 @@ export interface Settings {
   readonly slowReadSec: number;
   readonly spreadAccounts: number;
   readonly profile: boolean;
+  /** Run the server under test from its build (`apps/server/dist/main.js`, what `npm start` runs). */
+  readonly compiled: boolean;
   readonly logLevel: string;
 }
 
-export function settingsFor(quick: boolean, profile: boolean): Settings {
+export function settingsFor(quick: boolean, profile: boolean, compiled = false): Settings {
   return quick
     ? {
         quick,
@@ -57,6 +59,7 @@ export function settingsFor(quick: boolean, profile: boolean): Settings {
         slowReadSec: 2,
         spreadAccounts: 100,
         profile,
+        compiled,
         logLevel: 'info',
       }
     : {
@@ -71,6 +74,7 @@ export function settingsFor(quick: boolean, profile: boolean): Settings {
         slowReadSec: 15,
         spreadAccounts: 100,
         profile,
+        compiled,
         logLevel: 'info',
       };
 }
@@ -308,7 +312,11 @@ export class Bench {
     const accounts = accountNames.length > 0 ? await seedAccounts(env, accountNames) : [];
     if (accounts.length > 1)
       this.log(`    seeded ${accounts.length} accounts in ${((Date.now() - seeding) / 1000).toFixed(1)} s`);
-    const server = await startMdstore({ env, ...(options.nodeFlags && { nodeFlags: options.nodeFlags }) });
+    const server = await startMdstore({
+      env,
+      compiled: this.settings.compiled,
+      ...(options.nodeFlags && { nodeFlags: options.nodeFlags }),
+    });
     this.cleanups.push(() => server.stop());
     return { server, accounts, env, dataDir };
   }

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -78,16 +79,25 @@ export interface StartOptions {
   readonly env: NodeJS.ProcessEnv;
   /** Extra node flags for the server child, e.g. `--cpu-prof`. */
   readonly nodeFlags?: readonly string[];
+  /** Run `apps/server/dist/main.js` (built by `npm run build`) instead of the sources through tsx. */
+  readonly compiled?: boolean;
 }
 
-/** Starts `apps/server/src/main.ts` (the `npm start` entry, from source) as a child process. */
+const COMPILED_ENTRY = 'apps/server/dist/main.js';
+
+/**
+ * Starts the server as a child process: `apps/server/src/main.ts` (the `npm start` entry) from source
+ * through tsx, or with `compiled` its build, exactly what `npm start` runs.
+ */
 export async function startMdstore(options: StartOptions): Promise<MdstoreServer> {
   const port = await freePort();
   const env = { ...options.env, PORT: String(port) };
+  if (options.compiled && !existsSync(path.join(REPO_ROOT, COMPILED_ENTRY)))
+    throw new Error(`--compiled needs a build: run npm run build first (${COMPILED_ENTRY} is missing)`);
   const child = spawnNode({
-    script: 'apps/server/src/main.ts',
+    script: options.compiled ? COMPILED_ENTRY : 'apps/server/src/main.ts',
     env,
-    nodeArgs: [...SOURCE_NODE_ARGS, ...(options.nodeFlags ?? [])],
+    nodeArgs: [...(options.compiled ? [] : SOURCE_NODE_ARGS), ...(options.nodeFlags ?? [])],
   });
   const url = `http://127.0.0.1:${port}`;
   try {

@@ -92,6 +92,9 @@ function slowDownload(url: string, account: BenchAccount, expected: number, seco
   });
 }
 
+/** The label's mark for a server run from its build (`--compiled`) rather than from source. */
+const built = (bench: Bench) => (bench.settings.compiled ? ', compiled' : '');
+
 const memoryUpload: Scenario = {
   name: 'memory-upload',
   needs: [],
@@ -104,11 +107,16 @@ const memoryUpload: Scenario = {
     const [account] = accounts as [BenchAccount];
     const content = markdownBytes(FILE_BYTES);
     const clients = bench.settings.memoryClients;
-    await recordPeak(bench, `memory: ${clients} concurrent 10 MiB uploads [sqlite+fs]`, server, async () => {
-      await Promise.all(
-        Array.from({ length: clients }, (_, i) => upload(server.url, account, `big-${i}.md`, content)),
-      );
-    });
+    await recordPeak(
+      bench,
+      `memory: ${clients} concurrent 10 MiB uploads [sqlite+fs${built(bench)}]`,
+      server,
+      async () => {
+        await Promise.all(
+          Array.from({ length: clients }, (_, i) => upload(server.url, account, `big-${i}.md`, content)),
+        );
+      },
+    );
     await server.stop();
   },
 };
@@ -132,7 +140,7 @@ const memoryDownload: Scenario = {
     const { memoryClients: clients, slowReadSec: seconds } = bench.settings;
     await recordPeak(
       bench,
-      `memory: ${clients} slow 10 MiB downloads (${seconds} s each) [sqlite+fs]`,
+      `memory: ${clients} slow 10 MiB downloads (${seconds} s each) [sqlite+fs${built(bench)}]`,
       server,
       () =>
         Promise.all(
