@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { RateLimitedError, RequestRateLimitedError } from '@mdstore/core';
+import { constantTimeEqual, RateLimitedError, RequestRateLimitedError } from '@mdstore/core';
 import { describe, expect, it } from 'vitest';
 import { anAccount, codeOf, createFixture } from './support/fixture.js';
 
@@ -126,6 +126,42 @@ describe('authentication failure throttling', () => {
       ).toBe('OK');
       expect(await codeOf(() => store.authenticate({ apiKey: 'wrong' }))).toBe('UNAUTHENTICATED');
     }
+  });
+});
+
+describe('the blocked addresses', () => {
+  it('keep at most 10 000 addresses: blocking one more frees the oldest', async () => {
+    const { store } = createFixture({ settings: { authFailureLimit: 1, authFailureWindowMs: 60_000 } });
+    const alice = await anAccount(store, 'alice');
+    const block = async (address: string) => {
+      await codeOf(() => store.authenticate({ apiKey: 'wrong', clientAddress: address }));
+      expect(await codeOf(() => store.authenticate({ apiKey: 'wrong', clientAddress: address }))).toBe(
+        'RATE_LIMITED',
+      );
+    };
+    for (let i = 0; i < 10_000; i++) await block(`10.${i >> 8}.${i & 255}.1`);
+    const withKey = (address: string) => () =>
+      store.authenticate({ apiKey: alice.apiKey, clientAddress: address });
+    expect(await codeOf(withKey('10.0.0.1'))).toBe('RATE_LIMITED');
+    await block('192.168.0.1');
+    // The 10 001st blocked address pushed out the first; the second and the newest stay blocked.
+    expect(await codeOf(withKey('10.0.0.1'))).toBe('OK');
+    expect(await codeOf(withKey('10.0.1.1'))).toBe('RATE_LIMITED');
+    expect(await codeOf(withKey('192.168.0.1'))).toBe('RATE_LIMITED');
+  });
+});
+
+describe('constantTimeEqual', () => {
+  it('is true for equal strings only, whatever position differs', () => {
+    expect(constantTimeEqual('', '')).toBe(true);
+    expect(constantTimeEqual('abc', 'abc')).toBe(true);
+    expect(constantTimeEqual('abc', 'abd')).toBe(false);
+    expect(constantTimeEqual('xbc', 'abc')).toBe(false);
+    expect(constantTimeEqual('abc', 'ab')).toBe(false);
+    expect(constantTimeEqual('ab', 'abc')).toBe(false);
+    // Characters whose codes differ in one bit only, and characters above one byte.
+    expect(constantTimeEqual('a', 'c')).toBe(false);
+    expect(constantTimeEqual('é', 'è')).toBe(false);
   });
 });
 
