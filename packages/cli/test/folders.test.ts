@@ -59,41 +59,18 @@ describe('folders', () => {
     let server: RealServer;
     let client: MdStoreClient;
     let projectId: string;
-    let acceptsFolders = false;
     beforeAll(async () => {
       server = await startRealServer();
       const account = await server.account();
       client = createClient({ baseUrl: server.url, apiKey: account.apiKey });
       projectId = account.defaultProjectId;
-      acceptsFolders = await client.files.upload(projectId, 'probe/p.md', '# p\n').then(
-        async () => {
-          await client.files.delete(projectId, 'probe/p.md');
-          return true;
-        },
-        () => false,
-      );
-      if (!acceptsFolders) {
-        console.log(
-          'folders against the real server: skipped, the server refuses `/` in names (extensions §1 not landed)',
-        );
-      }
     });
     afterAll(async () => {
       await server?.stop();
     });
 
-    it('the same, once the server accepts folders (extensions §1)', async (ctx) => {
-      if (!acceptsFolders) ctx.skip();
+    it('the same against the real server (extensions §1)', async () => {
       await foldersScenario(client, projectId, server.url);
-    });
-
-    it('until then, a file in a subfolder is reported as failed and the rest is synced', async (ctx) => {
-      if (acceptsFolders) ctx.skip();
-      const dir = await tempFolder({ 'top.md': '# top\n', 'guides/setup.md': '# setup\n' });
-      folders.push(dir);
-      const report = await syncFolder({ client, server: server.url, root: dir, projectId });
-      expect(report.items).toEqual([{ name: 'top.md', action: 'upload' }]);
-      expect(report.errors).toEqual([expect.objectContaining({ name: 'guides/setup.md', status: 400 })]);
     });
   });
 });
