@@ -39,14 +39,22 @@ export function principalOf(res: Response): Principal {
 export function authenticateRequests(store: MdStore) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const principal = await store.authenticate({ apiKey: bearerKey(req), clientAddress: req.ip });
-    try {
-      setRateLimitHeaders(res, await store.consumeRequestBudget(principal));
-    } catch (error) {
-      const refused = refusedBudgetStatus(error);
-      if (refused) setRateLimitHeaders(res, refused);
-      throw error;
-    }
+    await consumeRequestBudget(store, res, principal);
     res.locals.principal = principal;
     next();
   };
+}
+
+/**
+ * Counts one request against the key's budget and sets the rate-limit headers, on a refusal too (the
+ * 429 reports the spent budget), for the API and the MCP endpoint alike.
+ */
+export async function consumeRequestBudget(store: MdStore, res: ServerResponse, principal: Principal) {
+  try {
+    setRateLimitHeaders(res, await store.consumeRequestBudget(principal));
+  } catch (error) {
+    const refused = refusedBudgetStatus(error);
+    if (refused) setRateLimitHeaders(res, refused);
+    throw error;
+  }
 }

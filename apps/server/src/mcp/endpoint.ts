@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import { type MdStore, type Principal, refusedBudgetStatus } from '@mdstore/core';
+import type { MdStore, Principal } from '@mdstore/core';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { NextFunction, Request, Response } from 'express';
-import { bearerKey, setRateLimitHeaders } from '../http/auth.js';
+import { bearerKey, consumeRequestBudget } from '../http/auth.js';
 import { mediaTypeOf, readJsonBody } from '../http/body.js';
 import { HttpError } from '../http/errors.js';
 import { type HttpLogger, signalOf } from '../http/routes/context.js';
@@ -88,15 +88,7 @@ export function jsonRpcRequests(body: unknown): number {
 }
 
 async function consumeBudget(store: MdStore, res: Response, principal: Principal, units: number) {
-  for (let unit = 0; unit < units; unit++) {
-    try {
-      setRateLimitHeaders(res, await store.consumeRequestBudget(principal));
-    } catch (error) {
-      const refused = refusedBudgetStatus(error);
-      if (refused) setRateLimitHeaders(res, refused);
-      throw error;
-    }
-  }
+  for (let unit = 0; unit < units; unit++) await consumeRequestBudget(store, res, principal);
 }
 
 /**
