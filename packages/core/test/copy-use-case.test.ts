@@ -1,6 +1,14 @@
 import { BlobNotFoundError, type BlobStore, deferredBody, type RecordsRepository } from '@mdstore/core';
 import { describe, expect, it } from 'vitest';
-import { anAccount, codeOf, createFixture, readText, textStream } from './support/fixture.js';
+import {
+  anAccount,
+  codeOf,
+  createFixture,
+  overriding,
+  readText,
+  STORAGE_FORMS,
+  textStream,
+} from './support/fixture.js';
 
 /**
  * Copy (extensions §5) through the store's use case, on both storage forms: what the copy is and
@@ -9,10 +17,7 @@ import { anAccount, codeOf, createFixture, readText, textStream } from './suppor
  * mutation run found these reached only by the HTTP suites; see docs/testing.md.)
  */
 
-for (const [form, inlineMaxBytes] of [
-  ['inline', 64 * 1024],
-  ['blob', 0],
-] as const) {
+for (const [form, inlineMaxBytes] of STORAGE_FORMS) {
   describe(`copying a file (${form} content)`, () => {
     async function scene(
       o: {
@@ -90,14 +95,8 @@ for (const [form, inlineMaxBytes] of [
       let hide = false;
       const { store, at } = await scene({
         wrapRecords: (inner) =>
-          new Proxy(inner, {
-            get(target, property) {
-              if (property === 'findFile')
-                return async (q: Parameters<RecordsRepository['findFile']>[0]) =>
-                  hide && q.filename === 'b.md' ? null : target.findFile(q);
-              const value = Reflect.get(target, property, target);
-              return typeof value === 'function' ? value.bind(target) : value;
-            },
+          overriding(inner, {
+            findFile: async (q) => (hide && q.filename === 'b.md' ? null : inner.findFile(q)),
           }),
       });
       await store.files.upload({ ...at, filename: 'b.md', content: textStream('b') });
@@ -127,14 +126,8 @@ for (const [form, inlineMaxBytes] of [
           },
         }),
         wrapRecords: (inner) =>
-          new Proxy(inner, {
-            get(target, property) {
-              if (property === 'readInlineContent')
-                return async (q: Parameters<RecordsRepository['readInlineContent']>[0]) =>
-                  faults.left > 0 ? gone() : target.readInlineContent(q);
-              const value = Reflect.get(target, property, target);
-              return typeof value === 'function' ? value.bind(target) : value;
-            },
+          overriding(inner, {
+            readInlineContent: async (q) => (faults.left > 0 ? gone() : inner.readInlineContent(q)),
           }),
       });
       faults.left = 2;

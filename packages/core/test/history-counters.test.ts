@@ -1,6 +1,13 @@
 import type { RecordsRepository, RecordsTransaction } from '@mdstore/core';
 import { describe, expect, it } from 'vitest';
-import { anAccount, codeOf, createFixture, textStream, withTransactionWrapper } from './support/fixture.js';
+import {
+  anAccount,
+  codeOf,
+  createFixture,
+  overriding,
+  textStream,
+  withTransactionWrapper,
+} from './support/fixture.js';
 
 /**
  * What history leaves behind in the stores, through the store's use cases on the memory adapters: a
@@ -51,15 +58,7 @@ describe('history in the stores', () => {
   it('a move whose name is taken when it commits answers FILENAME_TAKEN and changes nothing', async () => {
     let hide = false;
     const hiding = (tx: RecordsTransaction): RecordsTransaction =>
-      new Proxy(tx, {
-        get(target, property) {
-          if (property === 'findFile')
-            return async (q: Parameters<RecordsTransaction['findFile']>[0]) =>
-              hide && q.filename === 'b.md' ? null : target.findFile(q);
-          const value = Reflect.get(target, property, target);
-          return typeof value === 'function' ? value.bind(target) : value;
-        },
-      });
+      overriding(tx, { findFile: async (q) => (hide && q.filename === 'b.md' ? null : tx.findFile(q)) });
     const { store, at, counters } = await scene({
       keep: 5,
       wrapRecords: (inner) => withTransactionWrapper(inner, hiding),

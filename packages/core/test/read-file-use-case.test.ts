@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { anAccount, codeOf, createFixture, readText, textStream } from './support/fixture.js';
+import { anAccount, codeOf, createFixture, readText, STORAGE_FORMS, textStream } from './support/fixture.js';
 
 /**
  * Reading a file through the store's use case (`store.files.read`), on both storage forms: the
@@ -9,10 +9,7 @@ import { anAccount, codeOf, createFixture, readText, textStream } from './suppor
 
 const TEXT = '0123456789';
 
-for (const [form, inlineMaxBytes] of [
-  ['inline', 64 * 1024],
-  ['blob', 0],
-] as const) {
+for (const [form, inlineMaxBytes] of STORAGE_FORMS) {
   describe(`reading a file (${form} content)`, () => {
     async function scene() {
       const fixture = createFixture({ settings: { inlineMaxBytes } });

@@ -2,7 +2,7 @@ import type { MdStore, RecordsRepository } from '@mdstore/core';
 import { describe, expect, it } from 'vitest';
 import { DAY_MS, TRASH_LIMITS } from '../src/defaults/trash.js';
 import { parseTrashRestoreBody } from '../src/validation/trash.js';
-import { anAccount, codeOf, createFixture, textStream } from './support/fixture.js';
+import { anAccount, codeOf, createFixture, overriding, textStream } from './support/fixture.js';
 import { failure } from './support/store-scene.js';
 
 /**
@@ -17,15 +17,10 @@ const RETENTION_DAYS = 7;
 const beforeTransactions =
   (before: () => void) =>
   (inner: RecordsRepository): RecordsRepository =>
-    new Proxy(inner, {
-      get(target, property) {
-        if (property === 'withTransaction')
-          return (work: Parameters<RecordsRepository['withTransaction']>[0]) => {
-            before();
-            return target.withTransaction(work);
-          };
-        const value = Reflect.get(target, property, target);
-        return typeof value === 'function' ? value.bind(target) : value;
+    overriding(inner, {
+      withTransaction: (work) => {
+        before();
+        return inner.withTransaction(work);
       },
     });
 

@@ -1,6 +1,6 @@
 import { deferredBody } from '@mdstore/core';
 import { describe, expect, it } from 'vitest';
-import { anAccount, codeOf, createFixture, textStream } from './support/fixture.js';
+import { anAccount, codeOf, createFixture, STORAGE_FORMS, textStream } from './support/fixture.js';
 
 /**
  * Metadata updates through the store's use case: a new revision with the same content, the history
@@ -8,10 +8,7 @@ import { anAccount, codeOf, createFixture, textStream } from './support/fixture.
  * mutation run found these reached only by the HTTP suites; see docs/testing.md.)
  */
 
-for (const [form, inlineMaxBytes] of [
-  ['inline', 64 * 1024],
-  ['blob', 0],
-] as const) {
+for (const [form, inlineMaxBytes] of STORAGE_FORMS) {
   describe(`updating metadata (${form} content)`, () => {
     async function scene() {
       const fixture = createFixture({ settings: { inlineMaxBytes } });

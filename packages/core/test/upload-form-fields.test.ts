@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { anAccount, blobKeys, createFixture, textStream } from './support/fixture.js';
+import { anAccount, blobKeys, createFixture, STORAGE_FORMS, textStream } from './support/fixture.js';
 import { failure } from './support/store-scene.js';
 
 /**
@@ -24,10 +24,7 @@ function watched(text: string) {
   return { seen, content: content() };
 }
 
-for (const [form, inlineMaxBytes] of [
-  ['inline', 64 * 1024],
-  ['blob', 0],
-] as const) {
+for (const [form, inlineMaxBytes] of STORAGE_FORMS) {
   describe(`upload form fields (${form} content)`, () => {
     async function scene() {
       const fixture = createFixture({ settings: { inlineMaxBytes } });

@@ -171,3 +171,20 @@ export function failingMethod(
 }
 
 export const nextMacrotask = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** The two forms content is stored in (issue 10): inline in the records store, or in the blob store. */
+export const STORAGE_FORMS = [
+  ['inline', 64 * 1024],
+  ['blob', 0],
+] as const;
+
+/** `target` with some members replaced; every other one passes through (methods bound to `target`). */
+export function overriding<T extends object>(target: T, overrides: Partial<T>): T {
+  return new Proxy(target, {
+    get(inner, property) {
+      if (Object.hasOwn(overrides, property)) return overrides[property as keyof T];
+      const value = Reflect.get(inner, property, inner);
+      return typeof value === 'function' ? value.bind(inner) : value;
+    },
+  });
+}
