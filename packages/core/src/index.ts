@@ -70,8 +70,9 @@ export {
 export type { ExpiryReport, TrashItemView, TrashPage } from './use-cases/trash/index.js';
 export type { FileView, ProjectView } from './use-cases/views.js';
 export { checkedContent } from './validation/content.js';
+export { RevisionSchema } from './validation/history.js';
 export * from './validation/issues.js';
 export * from './validation/schemas.js';
 export { SettingsSchema, validateSettings } from './validation/settings.js';
-export { compareCodePoints, countCodePoints } from './validation/text.js';
+export { compareCodePoints, countCodePoints, hasNulCharacter } from './validation/text.js';
 export { isValidUtf8, Utf8Validator } from './validation/utf8.js';

@@ -1,4 +1,4 @@
-import type { ValidationIssue } from '@mdstore/core';
+import { hasNulCharacter, ISSUE, type ValidationIssue } from '@mdstore/core';
 import type { Request } from 'express';
 import { HttpError } from './errors.js';
 
@@ -40,12 +40,21 @@ export function singleQueryParams<N extends string>(
   return params;
 }
 
+/**
+ * One name or value, percent-decoded strictly as UTF-8. A value holding U+0000 is 422 too: no store
+ * can hold it (Postgres refuses it in text), and no parameter has a use for it.
+ */
 export function decodeQueryPart(raw: string, name: string | null): string {
+  let decoded: string;
   try {
-    return decodeURIComponent(raw.replace(/\+/g, ' '));
+    decoded = decodeURIComponent(raw.replace(/\+/g, ' '));
   } catch {
     // A parameter name that does not decode cannot be one of ours.
     if (name === null) return '';
     throw new HttpError(422, [queryIssue(name, 'the value is not valid percent-encoded UTF-8')]);
   }
+  if (name !== null && hasNulCharacter(decoded)) {
+    throw new HttpError(422, [{ loc: ['query', name], msg: ISSUE.nulChar.msg, type: ISSUE.nulChar.type }]);
+  }
+  return decoded;
 }

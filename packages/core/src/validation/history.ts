@@ -15,6 +15,7 @@ const invalid = (loc: Loc, msg: string, type = 'value_error'): InvalidInputError
   new InvalidInputError([{ loc, msg, type } satisfies ValidationIssue]);
 
 const DECIMAL = /^[0-9]{1,15}$/;
+const REVISION_MAX_MSG = `Input should be less than or equal to ${HISTORY_LIMITS.revisionMax}`;
 
 /** A positive revision number written in decimal (a query or path value). */
 export function parseRevisionParam(raw: string | undefined, loc: Loc): number {
@@ -22,6 +23,7 @@ export function parseRevisionParam(raw: string | undefined, loc: Loc): number {
   const value = DECIMAL.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isSafeInteger(value) || value < 1)
     throw invalid(loc, 'Input should be a valid integer greater than or equal to 1', 'int_parsing');
+  if (value > HISTORY_LIMITS.revisionMax) throw invalid(loc, REVISION_MAX_MSG, 'less_than_equal');
   return value;
 }
 
@@ -47,10 +49,12 @@ function requireObject(body: unknown): JsonObject {
   return body;
 }
 
-const RevisionSchema = v.pipe(
+/** A revision number in a JSON body: an integer from 1 to `HISTORY_LIMITS.revisionMax`. */
+export const RevisionSchema = v.pipe(
   v.number('Input should be a valid integer'),
   v.integer('Input should be a valid integer'),
   v.minValue(1, 'Input should be greater than or equal to 1'),
+  v.maxValue(HISTORY_LIMITS.revisionMax, REVISION_MAX_MSG),
 );
 
 /** Restore body `{"revision": n}`: a missing or wrong `revision` is 422. */

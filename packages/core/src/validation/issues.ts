@@ -15,6 +15,8 @@ export const ISSUE = {
   blank: { type: 'value_error', msg: 'Value error, must not be empty or whitespace-only' },
   controlChars: { type: 'value_error', msg: 'Value error, must not contain control characters' },
   notUnicode: { type: 'value_error', msg: 'Value error, must be valid Unicode text' },
+  /** Text no store can hold (Postgres refuses U+0000 in text): a description, a path or query value. */
+  nulChar: { type: 'value_error', msg: 'Value error, must not contain the character U+0000' },
   uuid: { type: 'uuid_parsing', msg: 'Input should be a valid UUID' },
   jsonInvalid: { type: 'json_invalid', msg: 'JSON decode error' },
   noFieldGiven: { type: 'missing', msg: 'At least one of name or description must be provided' },

@@ -10,6 +10,7 @@ import { ISSUE, issueAt, toValidationIssues } from './issues.js';
 import {
   countCodePoints,
   hasControlCharacter,
+  hasNulCharacter,
   isWellFormedUnicode,
   isWhiteSpaceOnly,
   utf8ByteLength,
@@ -42,7 +43,11 @@ export const NameSchema = v.pipe(
 
 /** Any length, may be empty or null. */
 export const DescriptionSchema = v.nullable(
-  v.pipe(v.string(ISSUE.stringType.msg), v.check(isWellFormedUnicode, ISSUE.notUnicode.msg)),
+  v.pipe(
+    v.string(ISSUE.stringType.msg),
+    v.check(isWellFormedUnicode, ISSUE.notUnicode.msg),
+    v.check((text) => !hasNulCharacter(text), ISSUE.nulChar.msg),
+  ),
 );
 
 export const TierSchema = v.picklist(TIERS);

@@ -9,6 +9,8 @@ export const countCodePoints = (text: string): number => {
   return count;
 };
 
+/** U+0000, which Postgres cannot hold in text: refused wherever free text reaches a store. */
+export const hasNulCharacter = (text: string): boolean => text.includes('\u0000');
 export const hasControlCharacter = (text: string): boolean => CONTROL_CHARACTER.test(text);
 export const isWhiteSpaceOnly = (text: string): boolean => ONLY_WHITE_SPACE.test(text);
 /** A string with a lone surrogate has no UTF-8 form and cannot be stored as text. */

@@ -1,6 +1,9 @@
+import { MalformedInputError, toValidationIssues } from '@mdstore/core';
 import type { Express, NextFunction, Request, Response } from 'express';
+import * as v from 'valibot';
 import { httpError } from '../errors.js';
 import type { RouteDeps } from '../routes/context.js';
+import { PATH_PARAMETERS } from './parameters.js';
 import type { DefinedRoute, Method } from './route.js';
 
 const MOUNT: Record<Method, 'get' | 'post' | 'put' | 'patch' | 'delete'> = {
@@ -32,14 +35,40 @@ export function mountRoutes(app: Express, routes: readonly DefinedRoute[], deps:
   for (const [path, described] of byPath) {
     const route = app.route(path);
     const allowed: string[] = [];
+    const checkPath = pathParameterCheck(path);
     for (const { description, handler } of described) {
-      route[MOUNT[description.method]](handler(deps));
+      const handle = handler(deps);
+      route[MOUNT[description.method]]((req: Request, res: Response) => {
+        checkPath(req);
+        return handle(req, res);
+      });
       allowed.push(description.method);
       if (description.method === 'GET') allowed.push('HEAD');
     }
     allowed.sort((a, b) => ALLOW_ORDER.indexOf(a) - ALLOW_ORDER.indexOf(b));
     route.all(methodNotAllowed(allowed));
   }
+}
+
+/**
+ * Parses the path values of a template (`:name`, decoded by Express) with their `PATH_PARAMETERS`
+ * schema before the handler runs: a value no store can hold is 400 at `["path", name]` (as a path that
+ * is not UTF-8 is 400), for every route alike. Each value is replaced by its parsed form.
+ */
+export function pathParameterCheck(template: string): (req: Request) => void {
+  const names = [...template.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1]!);
+  const parsers = names.map((name) => {
+    const parameter = PATH_PARAMETERS[name];
+    if (!parameter) throw new Error(`Route ${template}: no PATH_PARAMETERS entry for :${name}`);
+    return { name, schema: parameter.parse };
+  });
+  return (req) => {
+    for (const { name, schema } of parsers) {
+      const result = v.safeParse(schema, req.params[name] ?? '');
+      if (!result.success) throw new MalformedInputError(toValidationIssues(result.issues, ['path', name]));
+      req.params[name] = result.output as string;
+    }
+  };
 }
 
 /** 405 with `Allow` for a method the path does not have; OPTIONS is answered with the same list. */

@@ -1,22 +1,44 @@
-import { LIST_LIMITS } from '@mdstore/core';
+import { hasNulCharacter, ISSUE, LIST_LIMITS, RevisionSchema } from '@mdstore/core';
 import * as v from 'valibot';
 import type { QueryParameter, RequestHeader, ResponseHeader, Schema } from './route.js';
 import { FilenameParam, ProjectIdParam } from './schemas.js';
 
 /**
+ * What the router checks of every path value (decoded) before a handler sees it: text every store can
+ * hold. Postgres refuses U+0000 in text, so without this a `%00` reached it as a 500 (issue 22). The
+ * value's own rules stay with the layer that owns them (the core: a UUID, the filename rules, a decimal
+ * revision), so nothing is checked twice.
+ */
+export const PathText = v.pipe(
+  v.string(),
+  v.check((value) => !hasNulCharacter(value), ISSUE.nulChar.msg),
+);
+
+export interface PathParameter {
+  /** Its name in `components/parameters`. */
+  readonly component: string;
+  /** What the document says of it. */
+  readonly schema: Schema;
+  /** What the router parses the decoded segment with (`mount.ts`); a failure is 400 at `["path", name]`. */
+  readonly parse: Schema;
+}
+
+/**
  * The path parameters a route template may use (`:name`), each with its component name in the document.
  * A template with a name missing here fails at start-up (and in the table's test).
  */
-export const PATH_PARAMETERS: Readonly<Record<string, { component: string; schema: Schema }>> = {
-  project_id: { component: 'ProjectId', schema: ProjectIdParam },
-  filename: { component: 'Filename', schema: FilenameParam },
+export const PATH_PARAMETERS: Readonly<Record<string, PathParameter>> = {
+  project_id: { component: 'ProjectId', schema: ProjectIdParam, parse: PathText },
+  filename: { component: 'Filename', schema: FilenameParam, parse: PathText },
   revision: {
     component: 'RevisionNumber',
-    schema: v.pipe(v.number(), v.integer(), v.minValue(1), v.description('A revision number (decimal).')),
+    schema: v.pipe(RevisionSchema, v.description('A revision number (decimal).')),
+    parse: PathText,
   },
   trash_id: {
     component: 'TrashId',
     schema: v.pipe(v.string(), v.description('The `trash_id` of a trash item (opaque).')),
+    parse: PathText,
   },
 };
 

@@ -4,6 +4,7 @@ import {
   MetadataSchema,
   NameSchema,
   REVISION_CHANGES,
+  RevisionSchema,
   SETTING_SCHEMAS,
   UuidSchema,
 } from '@mdstore/core';
@@ -180,7 +181,7 @@ export const RevisionList = v.object({
 });
 
 const Target = v.pipe(v.string(), v.description('The new filename (the upload rules: 400, or 415).'));
-export const RestoreRequest = v.object({ revision: v.pipe(v.number(), v.integer(), v.minValue(1)) });
+export const RestoreRequest = v.object({ revision: RevisionSchema });
 export const MoveRequest = v.object({ to: Target });
 export const CopyRequest = v.object({
   to: Target,
