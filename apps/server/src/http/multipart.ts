@@ -9,6 +9,7 @@ import {
 } from '@mdstore/core';
 import busboy from 'busboy';
 import { mediaTypeOf } from './body.js';
+import { FilenameEncodingWatch } from './multipart-names.js';
 
 /** The form fields the upload reads besides the file; any other field is ignored. */
 const FIELDS = ['metadata', 'sha256'] as const;
@@ -39,6 +40,8 @@ const TOO_MANY_PARTS = () => malformed(issue(['body'], 'Value error, the form ha
 const FILE_MISSING = () => malformed(issueAt(['body', 'file'], 'fileMissing'));
 const FILE_REPEATED = () => malformed(issueAt(['body', 'file'], 'fileRepeated'));
 const FILE_WITHOUT_NAME = () => malformed(issueAt(['body', 'file'], 'filenameLength'));
+/** The filename rules' answer to a name that is not Unicode text (as for a lone surrogate). */
+const FILENAME_NOT_UTF8 = () => malformed(issueAt(['body', 'file'], 'notUnicode'));
 const FIELD_REPEATED = (name: FieldName) =>
   malformed(issue(['body', name], `Value error, at most one ${name} field is allowed`));
 const FIELD_TOO_LARGE = (name: FieldName) =>
@@ -88,12 +91,19 @@ export function receiveUpload(
       reject(MALFORMED_FORM());
       return;
     }
-    new UploadForm(parser, options, resolve, reject).start(req);
+    new UploadForm(parser, options, resolve, reject, boundaryOf(req.headers['content-type'])).start(req);
   });
+}
+
+/** The `boundary` parameter of a multipart `Content-Type` (busboy refuses the form without one). */
+function boundaryOf(contentType: string | undefined): string {
+  const match = /;\s*boundary\s*=\s*(?:"([^"]*)"|([^;\s]+))/i.exec(contentType ?? '');
+  return match?.[1] ?? match?.[2] ?? '';
 }
 
 class UploadForm {
   private readonly fields = new Map<FieldName, string>();
+  private readonly names: FilenameEncodingWatch;
   private fileSeen = false;
   private ended = false;
   private failure: Error | undefined;
@@ -106,7 +116,9 @@ class UploadForm {
     private readonly options: { limits: MultipartLimits; signal: AbortSignal },
     private readonly resolve: (part: UploadPart) => void,
     private readonly reject: (error: unknown) => void,
+    boundary: string,
   ) {
+    this.names = new FilenameEncodingWatch(boundary);
     this.formEnd = new Promise<void>((resolveEnd, rejectEnd) => {
       this.endForm = resolveEnd;
       this.failForm = rejectEnd;
@@ -127,6 +139,8 @@ class UploadForm {
     const onAbort = () => parser.destroy(new Error('The client went away'));
     if (this.options.signal.aborted) onAbort();
     else this.options.signal.addEventListener('abort', onAbort, { once: true });
+    // Registered before the pipe, so each chunk is scanned before busboy parses it.
+    req.on('data', (chunk: Buffer) => this.names.push(chunk));
     req.pipe(parser);
   }
 
@@ -155,6 +169,11 @@ class UploadForm {
     if (this.fileSeen) {
       stream.resume();
       this.fail(FILE_REPEATED());
+      return;
+    }
+    if (this.names.invalidFilename) {
+      stream.resume();
+      this.fail(FILENAME_NOT_UTF8());
       return;
     }
     this.fileSeen = true;
