@@ -28,6 +28,8 @@ const HTTP_SUITES = [
   // extensions §5
   'history',
   'trash',
+  // issue 22: hostile input at the edge
+  'edge',
 ];
 
 /**

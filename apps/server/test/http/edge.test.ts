@@ -1,0 +1,166 @@
+import { describe, expect } from 'vitest';
+import { BOUNDARY, type HttpHarness, serverTest } from '../support/http-harness.js';
+
+/**
+ * Hostile input at the edge (issue 22, findings 5 and 9), on every adapter set (the matrix loads this
+ * suite on sqlite+fs and postgres+s3): an upload's filename that is not valid UTF-8 is 400 however it is
+ * sent, and values a store cannot hold (U+0000 in a path or query value, integers beyond what a revision
+ * column holds) are refused with a documented 4xx before they reach the store, never a 500.
+ */
+const test = serverTest({ settings: { maxFileBytes: 64 * 1024 } });
+
+/** An upload whose `file` part carries `params` (raw bytes) after `name="file"; `. */
+async function uploadWithParams(h: HttpHarness, key: string, projectId: string, params: Buffer | string) {
+  const body = Buffer.concat([
+    Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; `, 'latin1'),
+    Buffer.from(params),
+    Buffer.from(`\r\nContent-Type: text/markdown\r\n\r\n# edge\r\n--${BOUNDARY}--\r\n`),
+  ]);
+  const response = await h.fetch(`/api/projects/${projectId}/files`, {
+    method: 'POST',
+    key,
+    headers: { 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}` },
+    body,
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+const NOT_UNICODE = {
+  loc: ['body', 'file'],
+  msg: 'Value error, must be valid Unicode text',
+  type: 'value_error',
+};
+
+const fileNames = async (h: HttpHarness, key: string, projectId: string) => {
+  const response = await h.fetch(`/api/projects/${projectId}/files`, { key });
+  const body = (await response.json()) as { files: Array<{ filename: string }> };
+  return body.files.map((file) => file.filename).sort();
+};
+
+describe('the filename of an upload must be valid UTF-8 (finding 5)', () => {
+  test('percent-encoded bytes that are not UTF-8 in filename* are 400, nothing stored', async (h) => {
+    const { apiKey, defaultProjectId } = await h.account();
+    for (const params of [
+      "filename*=UTF-8''a%FF%FEb.md",
+      "filename*=utf-8''c%C3.md",
+      "filename*=UTF-8''%ED%A0%80.md",
+    ]) {
+      const answer = await uploadWithParams(h, apiKey, defaultProjectId, params);
+      expect(answer, params).toEqual({ status: 400, body: { detail: [NOT_UNICODE] } });
+    }
+    expect(await fileNames(h, apiKey, defaultProjectId)).toEqual([]);
+  });
+
+  test('raw bytes that are not UTF-8 in filename= are 400, nothing stored', async (h) => {
+    const { apiKey, defaultProjectId } = await h.account();
+    for (const raw of [[0x61, 0xff, 0x62], [0xc3], [0xe2, 0x82]]) {
+      const params = Buffer.concat([Buffer.from('filename="'), Buffer.from(raw), Buffer.from('.md"')]);
+      const answer = await uploadWithParams(h, apiKey, defaultProjectId, params);
+      expect(answer, JSON.stringify(raw)).toEqual({ status: 400, body: { detail: [NOT_UNICODE] } });
+    }
+    expect(await fileNames(h, apiKey, defaultProjectId)).toEqual([]);
+  });
+
+  test('valid UTF-8 names are kept exactly, U+FFFD sent as its own bytes included', async (h) => {
+    const { apiKey, defaultProjectId } = await h.account();
+    const star = await uploadWithParams(h, apiKey, defaultProjectId, "filename*=UTF-8''%C3%A9t%C3%A9.md");
+    const raw = await uploadWithParams(
+      h,
+      apiKey,
+      defaultProjectId,
+      Buffer.from('filename="naïve.md"', 'utf8'),
+    );
+    const replacement = await uploadWithParams(
+      h,
+      apiKey,
+      defaultProjectId,
+      "filename*=UTF-8''a%EF%BF%BDb.md",
+    );
+    expect([star.status, raw.status, replacement.status]).toEqual([201, 201, 201]);
+    expect(await fileNames(h, apiKey, defaultProjectId)).toEqual(['a\uFFFDb.md', 'naïve.md', 'été.md']);
+  });
+});
+
+describe('values no store can hold are refused at the edge, never a 500 (finding 9)', () => {
+  const nulIssue = (loc: string[]) => ({
+    loc,
+    msg: 'Value error, must not contain the character U+0000',
+    type: 'value_error',
+  });
+
+  test('U+0000 in a path parameter is 400 at its location, on every route', async (h) => {
+    const { apiKey, defaultProjectId } = await h.account();
+    await h.uploadFile(apiKey, defaultProjectId, 'secret.md', '# secret');
+    const project = `/api/projects/${defaultProjectId}`;
+    const cases: Array<[string, string, string[]]> = [
+      ['GET', `${project}/files/secret.md%00`, ['path', 'filename']],
+      ['DELETE', `${project}/files/secret.md%00`, ['path', 'filename']],
+      ['GET', `${project}/files/%00/outline`, ['path', 'filename']],
+      ['GET', `${project}/files/secret.md%00/revisions`, ['path', 'filename']],
+      ['DELETE', `${project}/trash/%00`, ['path', 'trash_id']],
+      ['POST', `${project}/trash/a%00b/restore`, ['path', 'trash_id']],
+      ['GET', '/api/projects/%00', ['path', 'project_id']],
+    ];
+    for (const [method, path, loc] of cases) {
+      const response = await h.fetch(path, { method, key: apiKey });
+      expect({ status: response.status, body: await response.json() }, `${method} ${path}`).toEqual({
+        status: 400,
+        body: { detail: [nulIssue(loc)] },
+      });
+    }
+    expect(await fileNames(h, apiKey, defaultProjectId)).toEqual(['secret.md']);
+  });
+
+  test('U+0000 in a query value is 422 at its name', async (h) => {
+    const { apiKey, defaultProjectId } = await h.account();
+    const project = `/api/projects/${defaultProjectId}`;
+    for (const [path, name] of [
+      [`${project}/files?prefix=a%00`, 'prefix'],
+      [`${project}/files?cursor=%00`, 'cursor'],
+      [`${project}/trash?cursor=%00`, 'cursor'],
+      [`${project}/files/doc.md/revisions?cursor=a%00`, 'cursor'],
+      [`/api/projects?cursor=x%00`, 'cursor'],
+    ] as const) {
+      const response = await h.fetch(path, { key: apiKey });
+      expect({ status: response.status, body: await response.json() }, path).toEqual({
+        status: 422,
+        body: { detail: [nulIssue(['query', name])] },
+      });
+    }
+  });
+
+  test('a revision beyond the largest a store holds is 422 in a body, a path and a query', async (h) => {
+    const { apiKey, defaultProjectId } = await h.account();
+    await h.uploadFile(apiKey, defaultProjectId, 'doc.md', '# one');
+    const file = `/api/projects/${defaultProjectId}/files/doc.md`;
+    for (const revision of [9007199254740992, 2 ** 31, 1e300]) {
+      const response = await h.json(`${file}/restore`, 'POST', apiKey, { revision });
+      const body = (await response.json()) as { detail: Array<{ loc: unknown; type: string }> };
+      expect(response.status, String(revision)).toBe(422);
+      expect(body.detail.map((issue) => issue.loc)).toEqual([['body', 'revision']]);
+    }
+    for (const path of [`${file}/revisions/2147483648`, `${file}/diff?from=1&to=2147483648`]) {
+      const response = await h.fetch(path, { key: apiKey });
+      expect(response.status, path).toBe(422);
+    }
+    // The largest revision a store holds is still a plain "no such revision".
+    const largest = await h.json(`${file}/restore`, 'POST', apiKey, { revision: 2 ** 31 - 1 });
+    expect(largest.status).toBe(404);
+  });
+
+  test('a project description holding U+0000 is 422 at its field, created or updated', async (h) => {
+    const { apiKey, defaultProjectId } = await h.account();
+    const created = await h.json('/api/projects', 'POST', apiKey, { name: 'Nul', description: 'a\u0000b' });
+    const updated = await h.json(`/api/projects/${defaultProjectId}`, 'PUT', apiKey, {
+      description: '\u0000',
+    });
+    for (const response of [created, updated]) {
+      expect({ status: response.status, body: await response.json() }).toEqual({
+        status: 422,
+        body: { detail: [nulIssue(['body', 'description'])] },
+      });
+    }
+    const kept = await h.json('/api/projects', 'POST', apiKey, { name: 'Tab', description: 'a\tb' });
+    expect(kept.status).toBe(201);
+  });
+});
