@@ -82,6 +82,7 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
         store,
         logger,
         trustProxy: config.trustProxy,
+        publicOrigins: config.publicOrigins,
         tls: options.tls !== undefined,
         readiness: createReadinessCheck({
           records: runtime.container.resolve<RecordsRepository>(TOKENS.records),

@@ -53,6 +53,39 @@ const HttpUrlSchema = v.pipe(
   v.check((text) => URL.canParse(text) && /^https?:$/.test(new URL(text).protocol), 'must be an http(s) URL'),
 );
 
+/** An origin as a browser sends it: `http(s)://host[:port]`, nothing after it (a final `/` aside). */
+function isOrigin(text: string): boolean {
+  if (!URL.canParse(text)) return false;
+  const url = new URL(text);
+  return (
+    /^https?:$/.test(url.protocol) &&
+    url.username === '' &&
+    url.password === '' &&
+    url.pathname === '/' &&
+    !/[?#]/.test(text) &&
+    !/^[a-z]+:\/\/[^/]*\/./i.test(text)
+  );
+}
+
+/**
+ * `MDSTORE_PUBLIC_ORIGINS`: comma-separated origins (`https://docs.example.com`) under which browsers
+ * reach this server besides its loopback names; `/mcp` accepts an `Origin` header naming one of them.
+ */
+const OriginListSchema = v.pipe(
+  v.string(),
+  v.transform((text) =>
+    text
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== ''),
+  ),
+  v.check(
+    (origins) => origins.every(isOrigin),
+    'must be comma-separated origins such as https://mdstore.example.com (scheme, host and port only)',
+  ),
+  v.transform((origins) => [...new Set(origins.map((origin) => new URL(origin).origin))]),
+);
+
 const S3BucketSchema = v.pipe(
   v.string(),
   v.regex(
@@ -119,6 +152,7 @@ const EnvironmentSchema = v.object({
   MDSTORE_TLS_KEY: v.optional(nonBlank('a PEM file path')),
   MDSTORE_HTTP_REDIRECT_PORT: v.optional(PortSchema),
   MDSTORE_TRUST_PROXY: v.optional(BooleanSchema, 'false'),
+  MDSTORE_PUBLIC_ORIGINS: v.optional(OriginListSchema, ''),
   MDSTORE_METRICS_PORT: v.optional(PortSchema),
   MDSTORE_METRICS_HOST: v.optional(HostSchema),
   MDSTORE_METRICS_TOKEN: v.optional(MetricsTokenSchema),
@@ -168,6 +202,7 @@ export function loadConfig(env: Environment, options: { cwd?: string } = {}): Se
     tls,
     httpRedirectPort: vars.MDSTORE_HTTP_REDIRECT_PORT ?? null,
     trustProxy,
+    publicOrigins: vars.MDSTORE_PUBLIC_ORIGINS,
     metrics: metricsConfig(vars, warnings),
     cursorSecret: vars.MDSTORE_CURSOR_SECRET ?? null,
     logLevel: vars.MDSTORE_LOG_LEVEL,

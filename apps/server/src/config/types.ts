@@ -43,6 +43,11 @@ export interface ServerConfig {
   readonly tls: { readonly certPath: string; readonly keyPath: string } | null;
   readonly httpRedirectPort: number | null;
   readonly trustProxy: boolean;
+  /**
+   * `MDSTORE_PUBLIC_ORIGINS`: the origins (`https://host[:port]`) browsers reach this server under,
+   * besides the loopback names of its port; `/mcp` refuses an `Origin` naming anything else.
+   */
+  readonly publicOrigins: readonly string[];
   /** The Prometheus listener (`MDSTORE_METRICS_*`), or null when `MDSTORE_METRICS_PORT` is unset. */
   readonly metrics: MetricsConfig | null;
   /**

@@ -25,6 +25,8 @@ export interface HttpAppOptions {
   readonly trustProxy: boolean;
   /** The server itself speaks HTTPS. */
   readonly tls: boolean;
+  /** Origins browsers reach the server under besides its loopback names (`MDSTORE_PUBLIC_ORIGINS`). */
+  readonly publicOrigins?: readonly string[];
   /** Largest JSON request body, in bytes. Default 1 MiB. */
   readonly maxJsonBytes?: number;
   readonly multipartLimits?: Partial<MultipartLimits>;
@@ -99,11 +101,12 @@ export function createHttpApp(options: HttpAppOptions): Express {
   mountRoutes(app, ROUTES, deps);
 
   // MCP (extensions §4): stateless, so POST only; it authenticates and counts requests itself.
+  const origins = { tls: options.tls, publicOrigins: options.publicOrigins ?? [] };
   app.post(
     '/mcp',
-    mcpEndpoint({ store: options.store, logger: options.logger, maxBodyBytes: editBodyLimit }),
+    mcpEndpoint({ store: options.store, logger: options.logger, maxBodyBytes: editBodyLimit, origins }),
   );
-  app.all('/mcp', mcpGate(options.store), methodNotAllowed(['POST']));
+  app.all('/mcp', mcpGate(options.store, origins), methodNotAllowed(['POST']));
 
   app.use((_req, _res, next) => next(httpError(404)));
   app.use(errorHandler(options.logger, options.drainLimits ?? DEFAULT_DRAIN_LIMITS));

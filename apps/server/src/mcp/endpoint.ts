@@ -24,13 +24,14 @@ export interface McpEndpointOptions {
   readonly logger: HttpLogger;
   /** Largest body: tool calls may carry a whole file, JSON-escaped. */
   readonly maxBodyBytes: number;
+  readonly origins: OwnOrigins;
 }
 
 export function mcpEndpoint(options: McpEndpointOptions) {
   const { store, logger } = options;
   return async (req: Request, res: Response): Promise<void> => {
     res.setHeader('Cache-Control', 'no-store');
-    refuseOtherOrigins(req);
+    refuseOtherOrigins(req, options.origins);
     const principal = await store.authenticate({ apiKey: bearerKey(req), clientAddress: req.ip });
     // One unit before the body is read, so a spent budget is refused without reading it; the other
     // requests of a batch once it is.
@@ -65,10 +66,10 @@ export function mcpEndpoint(options: McpEndpointOptions) {
  * Any other method on `/mcp` goes through the same gate (Origin, key, one unit of the budget) before
  * its `405`, as a wrong method under `/api` does.
  */
-export function mcpGate(store: MdStore) {
+export function mcpGate(store: MdStore, origins: OwnOrigins) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     res.setHeader('Cache-Control', 'no-store');
-    refuseOtherOrigins(req);
+    refuseOtherOrigins(req, origins);
     const principal = await store.authenticate({ apiKey: bearerKey(req), clientAddress: req.ip });
     await consumeBudget(store, res, principal, 1);
     next();
@@ -91,22 +92,36 @@ async function consumeBudget(store: MdStore, res: Response, principal: Principal
   for (let unit = 0; unit < units; unit++) await consumeRequestBudget(store, res, principal);
 }
 
+/** What the server knows its own origins to be: never what a request says (`Host`, `X-Forwarded-Host`). */
+export interface OwnOrigins {
+  /** The server speaks HTTPS on its port. */
+  readonly tls: boolean;
+  /** `MDSTORE_PUBLIC_ORIGINS`, each as `URL.origin` spells it. */
+  readonly publicOrigins: readonly string[];
+}
+
+const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
+
 /**
- * An `Origin` header must name the server's own origin, as the request reached it (scheme and host
- * as the proxy saw them when one is trusted). No header: not a browser's cross-origin request.
+ * An `Origin` header must name one of the server's own origins: the loopback names of the port the
+ * connection arrived on (`http(s)://127.0.0.1:PORT`, `localhost`, `[::1]`), or one of the configured
+ * public origins. Never the request's `Host`: a DNS-rebinding page sends `Host` and `Origin` alike
+ * (`evil.example:PORT`). No header: not a browser's cross-origin request.
  */
-function refuseOtherOrigins(req: Request & IncomingMessage): void {
+function refuseOtherOrigins(req: Request & IncomingMessage, own: OwnOrigins): void {
   const origin = req.headers.origin;
   if (origin === undefined) return;
-  if (!sameOrigin(origin, `${req.protocol}://${req.host}`)) {
+  if (!isOwnOrigin(origin, own, req.socket.localPort)) {
     throw new HttpError(403, 'Forbidden: the Origin header names another origin');
   }
 }
 
-function sameOrigin(origin: string, own: string): boolean {
-  try {
-    return new URL(origin).origin === new URL(own).origin;
-  } catch {
-    return false;
-  }
+export function isOwnOrigin(origin: string, own: OwnOrigins, port: number | undefined): boolean {
+  if (!URL.canParse(origin)) return false;
+  const given = new URL(origin).origin;
+  if (own.publicOrigins.includes(given)) return true;
+  if (port === undefined) return false;
+  const scheme = own.tls ? 'https' : 'http';
+  // `URL` drops a scheme's default port: `http://localhost:80` is `http://localhost`.
+  return LOOPBACK_HOSTS.some((host) => new URL(`${scheme}://${host}:${port}`).origin === given);
 }

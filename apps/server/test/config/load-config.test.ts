@@ -34,6 +34,7 @@ describe('loadConfig defaults', () => {
       tls: null,
       httpRedirectPort: null,
       trustProxy: false,
+      publicOrigins: [],
       metrics: null,
       logLevel: 'info',
       cursorSecret: null,
@@ -334,5 +335,27 @@ describe('MDSTORE_CURSOR_SECRET', () => {
     expect(loadConfig({ MDSTORE_CURSOR_SECRET: secret }).cursorSecret).toBe(secret);
     expect(() => loadConfig({ MDSTORE_CURSOR_SECRET: 'short-secret' })).toThrow(/MDSTORE_CURSOR_SECRET/);
     expect(() => loadConfig({ MDSTORE_CURSOR_SECRET: 'short-secret' })).not.toThrow(/short-secret/);
+  });
+});
+
+describe('MDSTORE_PUBLIC_ORIGINS', () => {
+  it('is a comma-separated list of origins, spelled as browsers send them', () => {
+    const config = load({
+      MDSTORE_PUBLIC_ORIGINS:
+        ' https://MDStore.example.com/ , http://10.0.0.5:8080,https://mdstore.example.com:443',
+    });
+    expect(config.publicOrigins).toEqual(['https://mdstore.example.com', 'http://10.0.0.5:8080']);
+  });
+
+  it('refuses anything that is not an http(s) origin, naming the variable', () => {
+    for (const value of [
+      'mdstore.example.com',
+      'https://a.example/path',
+      'ftp://a.example',
+      'https://a.example,*',
+    ]) {
+      const error = refusal({ MDSTORE_PUBLIC_ORIGINS: value });
+      expect(error.message, value).toMatch(/^MDSTORE_PUBLIC_ORIGINS/);
+    }
   });
 });
