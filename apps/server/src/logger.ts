@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { redactApiKeys } from '@mdstore/core';
 import { pino } from 'pino';
 import { requestLogFields } from './request-context.js';
 
@@ -10,7 +11,9 @@ import { requestLogFields } from './request-context.js';
  * Callers must never pass API keys, `Authorization` headers, file contents or metadata values as
  * fields. Two lines of defence behind that rule: any field named like `authorization`, `apiKey`,
  * `metadata`, `content` or `body` (at any depth, any case) is written as `[redacted]`, and pino's own
- * redaction censors the same names at the places a request or error would put them.
+ * redaction censors the same names at the places a request or error would put them. And anything
+ * shaped like an API key (`mds_…`) in a message or a string field (a path, an error message, a stack)
+ * is written as `mds_[redacted]`: a key pasted into a URL is still a key.
  */
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
@@ -97,8 +100,8 @@ export function createLogger(options: LoggerOptions): Logger {
     ),
   );
   const emit = (level: Exclude<LogLevel, 'silent'>) => (message: string, fields?: LogFields) => {
-    if (fields) log[level](fields, message);
-    else log[level](message);
+    if (fields) log[level](fields, redactApiKeys(message));
+    else log[level](redactApiKeys(message));
   };
   return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
 }
@@ -118,6 +121,7 @@ function sanitise(value: LogFields, depth: number, ancestors = new Set<object>()
 }
 
 function sanitiseValue(value: unknown, depth: number, ancestors: Set<object>): unknown {
+  if (typeof value === 'string') return redactApiKeys(value);
   if (typeof value === 'bigint') return value.toString();
   if (value === null || typeof value !== 'object') return value;
   if (ancestors.has(value)) return '[circular]';
@@ -138,9 +142,9 @@ function sanitiseValue(value: unknown, depth: number, ancestors: Set<object>): u
  */
 function describeError(error: Error, depth: number, ancestors: Set<object>): LogFields {
   const code = (error as { code?: unknown }).code;
-  const described: LogFields = { name: error.name, message: error.message };
+  const described: LogFields = { name: error.name, message: redactApiKeys(error.message) };
   if (typeof code === 'string' || typeof code === 'number') described.code = code;
-  if (error.stack) described.stack = error.stack;
+  if (error.stack) described.stack = redactApiKeys(error.stack);
   if (error.cause !== undefined) {
     ancestors.add(error);
     described.cause = sanitiseValue(error.cause, depth + 1, ancestors);

@@ -1,7 +1,13 @@
 export * from './conditional/index.js';
 export { HISTORY_LIMITS } from './defaults/history.js';
 export { DAY_MS, TRASH_LIMITS } from './defaults/trash.js';
-export { portableHashing, randomIds, systemClock, webCryptoSecrets } from './defaults/web-runtime.js';
+export {
+  portableHashing,
+  randomIds,
+  redactApiKeys,
+  systemClock,
+  webCryptoSecrets,
+} from './defaults/web-runtime.js';
 export * from './errors.js';
 export * from './listing/index.js';
 export * from './markdown/index.js';

@@ -8,7 +8,7 @@ import { authenticateRequests } from './auth.js';
 import { DEFAULT_DRAIN_LIMITS, type DrainLimits, sendAfterDrainingRequest } from './body.js';
 import { HttpError, httpError, toErrorResponse } from './errors.js';
 import { DEFAULT_MULTIPART_LIMITS, type MultipartLimits } from './multipart.js';
-import { observeRequests, pathOf, type RequestMetrics, routeNamer } from './observe.js';
+import { loggedPath, observeRequests, type RequestMetrics, routeNamer } from './observe.js';
 import type { ReadinessCheck } from './readiness.js';
 import { referenceRoutes } from './reference/index.js';
 import { assignRequestId, requestIdOf } from './request-id.js';
@@ -177,7 +177,7 @@ function logServerError(logger: HttpLogger, req: Request, res: Response, error: 
   const requestId = requestIdOf(res);
   logger.error('request failed', {
     method: req.method,
-    path: pathOf(req.originalUrl),
+    path: loggedPath(req.originalUrl),
     error: described,
     ...(requestId !== undefined && { request_id: requestId }),
   });

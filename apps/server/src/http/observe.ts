@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import { redactApiKeys } from '@mdstore/core';
 import type { NextFunction, Request, Response } from 'express';
 import { requestIdOf } from './request-id.js';
 import type { HttpLogger } from './routes/index.js';
@@ -75,7 +76,7 @@ export function observeRequests(options: {
       const requestId = requestIdOf(res);
       logger.info('http request', {
         method: req.method,
-        path: pathOf(req.originalUrl),
+        path: loggedPath(req.originalUrl),
         route,
         status: res.statusCode,
         completed,
@@ -102,3 +103,9 @@ export function pathOf(url: string): string {
   const query = url.indexOf('?');
   return query === -1 ? url : url.slice(0, query);
 }
+
+/**
+ * The path of a URL as logs may show it: no query string, and anything shaped like an API key (a key
+ * pasted as a path segment, `GET /api/projects/mds_…`) redacted.
+ */
+export const loggedPath = (url: string): string => redactApiKeys(pathOf(url));

@@ -137,4 +137,25 @@ describe('createLogger', () => {
     expect(lines[0]).not.toMatch(/secret-/);
     expect(JSON.parse(lines[0]!)).toMatchObject({ headers: { host: 'h', authorization: REDACTED } });
   });
+
+  it('writes anything shaped like an API key as mds_[redacted], in the message, fields and errors', () => {
+    const { logger, err, parse } = collect('info');
+    const key = `mds_${'Ab-_9'.repeat(8)}xyz`;
+    const error = new Error(`no file ${key}.md`);
+    logger.error(`failed for ${key}`, {
+      path: `/api/projects/${key}`,
+      nested: { list: [`MDS%5F${key.slice(4)}`] },
+      error,
+      short: 'mds_tooShort',
+    });
+    const [line] = parse(err);
+    expect(line).toMatchObject({
+      msg: 'failed for mds_[redacted]',
+      path: '/api/projects/mds_[redacted]',
+      nested: { list: ['mds_[redacted]'] },
+      error: { message: 'no file mds_[redacted].md' },
+      short: 'mds_tooShort',
+    });
+    expect(err.join('')).not.toContain(key.slice(4));
+  });
 });

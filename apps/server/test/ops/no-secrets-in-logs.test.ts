@@ -108,6 +108,53 @@ describe('the logs', () => {
   });
 });
 
+describe('a key sent in the URL', () => {
+  it('is redacted from the access log and the error log, however it sits in the path', async () => {
+    // The download of the file named after the key fails in the blob store: a 500, logged with its path.
+    const blobs = scriptedFaults([
+      { method: 'get', action: throwing(() => unavailableError('injected: get')) },
+    ]);
+    const t = await start({ blobs, env: { MDSTORE_INLINE_MAX_BYTES: '0' } });
+    const { apiKey, projectId } = await t.account();
+    const auth = { Authorization: `Bearer ${apiKey}` };
+    const pasted = `mds_${randomBytes(32).toString('base64url')}`;
+    const upload = await fetch(`${t.url}/api/projects/${projectId}/files`, {
+      method: 'POST',
+      headers: auth,
+      body: uploadBody(`${pasted}.md`, '# pasted'),
+    });
+    expect(upload.status).toBe(201);
+    const paths = [
+      `/api/projects/${apiKey}`,
+      `/api/projects/${projectId}/files/${pasted}.md`,
+      `/api/projects/${projectId}/files/a${pasted.replace('_', '%5F')}.md/outline`,
+      `/${pasted}`,
+    ];
+    const statuses: number[] = [];
+    for (const path of paths) {
+      const response = await fetch(`${t.url}${path}`, { headers: auth });
+      await response.arrayBuffer();
+      statuses.push(response.status);
+    }
+    expect(statuses).toEqual([422, 500, 404, 404]);
+    await expect.poll(() => t.logs().filter((l) => l.msg === 'http request').length).toBe(5);
+
+    const logs = t.logs();
+    const requests = logs.filter((l) => l.msg === 'http request').slice(1);
+    expect(requests.map((l) => l.path)).toEqual([
+      '/api/projects/mds_[redacted]',
+      `/api/projects/${projectId}/files/mds_[redacted].md`,
+      `/api/projects/${projectId}/files/amds_[redacted].md/outline`,
+      '/mds_[redacted]',
+    ]);
+    const failed = logs.filter((l) => l.msg === 'request failed');
+    expect(failed.map((l) => l.path)).toEqual([`/api/projects/${projectId}/files/mds_[redacted].md`]);
+    const text = t.lines.join('');
+    expect(text.includes(apiKey), 'the caller key').toBe(false);
+    expect(text.includes(pasted.slice(4)), 'the pasted key').toBe(false);
+  });
+});
+
 async function start(options: Parameters<typeof startTestServer>[0]) {
   running = await startTestServer(options);
   return running;

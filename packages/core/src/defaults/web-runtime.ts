@@ -20,6 +20,16 @@ const base64Url = (bytes: Uint8Array) => {
   return btoa(text).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
 };
 
+/**
+ * Anything shaped like an API key (`mds_`, or `mds%5F` percent-encoded, then at least 16 base64url
+ * characters: a whole key, or most of one), for logs to redact wherever a key may have been pasted.
+ */
+const API_KEY_SHAPE = /mds(?:_|%5f)[A-Za-z0-9_-]{16,}/gi;
+
+/** `text` with everything shaped like an API key replaced by `replacement`. */
+export const redactApiKeys = (text: string, replacement = 'mds_[redacted]'): string =>
+  text.replace(API_KEY_SHAPE, replacement);
+
 /** Keys look like `mds_` + 43 base64url characters (256 random bits); only their SHA-256 is stored. */
 export const webCryptoSecrets: ApiKeySecrets = {
   generate() {

@@ -5,6 +5,7 @@ import { DOWNLOAD_HEADERS, errors, FILE_VALIDATORS, markdown } from '../api/answ
 import { defineRoute } from '../api/route.js';
 import { principalOf } from '../auth.js';
 import { attachmentDisposition } from '../content-disposition.js';
+import { loggedPath } from '../observe.js';
 import { conditionsOf, headerValue, setFileValidators } from '../validators.js';
 import { isoDate } from '../views.js';
 import { filenameOf, projectIdOf, type RouteDeps, signalOf } from './context.js';
@@ -99,7 +100,7 @@ export async function sendDownload(
   } catch (error) {
     if (res.destroyed && !res.writableFinished && signalOf(res).aborted) return; // the client left
     deps.logger.warn('download interrupted', {
-      path: req.originalUrl.split('?', 1)[0],
+      path: loggedPath(req.originalUrl),
       error: error instanceof Error ? error.message : String(error),
     });
     res.destroy();
