@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Dirent } from 'node:fs';
-import { type FileHandle, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { constants, type Dirent } from 'node:fs';
+import { access, type FileHandle, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { BlobStore, ByteStream, StoredBlob } from '@mdstore/core';
 import {
@@ -87,6 +87,24 @@ export function createFsBlobStore(options: FsBlobStoreOptions): BlobStore {
         const dir = resolveBucketDir(root, bucket);
         signal?.throwIfAborted();
         return isDirectory(dir);
+      }),
+
+    /**
+     * What serving needs: the root is a directory this process may read, write and enter, and a file
+     * can be created (and removed) where uploads start, the temp folder. A root moved away, replaced by
+     * a file, or made read-only fails here (a missing bucket would not: `bucketExists` cannot tell).
+     */
+    probe: ({ signal }) =>
+      run(async () => {
+        signal?.throwIfAborted();
+        if (!(await stat(root)).isDirectory()) {
+          throw new StoreUnavailableError('Filesystem blob store failed: the root is not a directory');
+        }
+        await access(root, constants.R_OK | constants.W_OK | constants.X_OK);
+        const probeFile = path.join(tempDir, `${uniqueName()}.probe`);
+        const handle = await open(probeFile, 'wx');
+        await handle.close();
+        await unlink(probeFile);
       }),
 
     put: ({ bucket, key, content, maxBytes, signal }) =>

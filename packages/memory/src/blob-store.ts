@@ -46,6 +46,11 @@ export function createMemoryBlobStore(options: MemoryBlobStoreOptions = {}): Blo
       return buckets.has(bucket);
     },
 
+    /** Memory can always serve while the process runs. */
+    async probe({ signal }) {
+      signal?.throwIfAborted();
+    },
+
     async put({ bucket, key, content, maxBytes, signal }): Promise<StoredBlob> {
       signal?.throwIfAborted();
       if (!buckets.has(bucket)) throw new BucketNotFoundError(bucket);

@@ -8,12 +8,19 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListBucketsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
-import { BlobNotFoundError, type BlobStore, BucketNotFoundError, StoreUnavailableError } from '@mdstore/core';
+import {
+  BlobNotFoundError,
+  type BlobStore,
+  BucketNotFoundError,
+  isMdStoreError,
+  StoreUnavailableError,
+} from '@mdstore/core';
 import { type LayoutMapping, layoutMapping, type ObjectAddress, type S3Layout } from './layout.js';
 import {
   createRequester,
@@ -73,6 +80,26 @@ export const createS3BlobStore = (options: S3BlobStoreOptions = {}): BlobStore =
     createBucket: buckets.createBucket,
     deleteBucket: buckets.deleteBucket,
     bucketExists: buckets.bucketExists,
+
+    /**
+     * An authenticated request that fails when the endpoint, the credentials or the configured bucket
+     * are wrong: `HeadBucket` on the one bucket of the single-bucket layout, else `ListBuckets` for at
+     * most one bucket (which needs `s3:ListAllMyBuckets`). Any failure is `StoreUnavailableError`.
+     */
+    async probe({ signal }) {
+      const physical = options.layout?.kind === 'single-bucket' ? options.layout.bucket : undefined;
+      const what = physical === undefined ? 'ListBuckets' : 'HeadBucket';
+      try {
+        if (physical === undefined) {
+          await request(what, signal, (o) => client.send(new ListBucketsCommand({ MaxBuckets: 1 }), o));
+        } else {
+          await request(what, signal, (o) => client.send(new HeadBucketCommand({ Bucket: physical }), o));
+        }
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
+        throw isMdStoreError(error) ? error : unavailable(error, what);
+      }
+    },
 
     async put({ bucket, key, content, maxBytes, signal }) {
       await buckets.assertExists(bucket, signal);

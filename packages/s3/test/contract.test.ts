@@ -1,4 +1,4 @@
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, DeleteBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { describeBlobStoreContract } from '@mdstore/core/testing';
 import { afterAll, beforeAll } from 'vitest';
 import { createS3BlobStore } from '../src/index.js';
@@ -22,15 +22,28 @@ describeBlobStoreContract('s3 (bucket-per-project, on s3rver)', async () => {
   return { store, cleanup: () => store.close() };
 });
 
-describeBlobStoreContract('s3 (single-bucket, 1 MiB parts, on s3rver)', async () => {
-  const bucket = uniqueBucket('physical');
-  const admin = new S3Client(s3rver.s3ClientOptions);
-  await admin.send(new CreateBucketCommand({ Bucket: bucket }));
-  admin.destroy();
-  const store = createS3BlobStore({
-    ...s3rver.s3ClientOptions,
-    layout: { kind: 'single-bucket', bucket },
-    partSizeBytes: 1024 * 1024,
-  });
-  return { store, cleanup: () => store.close() };
-});
+describeBlobStoreContract(
+  's3 (single-bucket, 1 MiB parts, on s3rver)',
+  async () => {
+    const bucket = uniqueBucket('physical');
+    const admin = new S3Client(s3rver.s3ClientOptions);
+    await admin.send(new CreateBucketCommand({ Bucket: bucket }));
+    const store = createS3BlobStore({
+      ...s3rver.s3ClientOptions,
+      layout: { kind: 'single-bucket', bucket },
+      partSizeBytes: 1024 * 1024,
+    });
+    return {
+      store,
+      cleanup: async () => {
+        admin.destroy();
+        await store.close();
+      },
+      // The one configured bucket is gone (the store's test left it empty): nothing can be stored.
+      breakStore: async () => {
+        await admin.send(new DeleteBucketCommand({ Bucket: bucket }));
+      },
+    };
+  },
+  { breakable: true },
+);

@@ -446,3 +446,43 @@ describe('single-bucket layout', () => {
     await expect(store.createBucket({ bucket: 'a/b' })).rejects.toThrow(RangeError);
   });
 });
+
+describe('probe (readiness) against a misconfigured store', () => {
+  const misconfigured: Array<[string, () => Partial<S3BlobStoreOptions>]> = [
+    // s3rver checks the access key id (it does not verify V4 signatures, so a wrong secret passes there).
+    ['wrong credentials', () => ({ credentials: { accessKeyId: 'NOT-A-KEY', secretAccessKey: 'S3RVER' } })],
+    [
+      'an endpoint where nothing listens',
+      () => ({ endpoint: 'http://127.0.0.1:9', requestTimeoutMs: 2_000 }),
+    ],
+  ];
+  for (const [what, extra] of misconfigured) {
+    for (const kind of ['bucket-per-project', 'single-bucket'] as const) {
+      it(`rejects with STORE_UNAVAILABLE on ${what} (${kind})`, async () => {
+        const layout: S3Layout =
+          kind === 'single-bucket' ? { kind, bucket: await physicalBucket() } : { kind };
+        const good = createS3BlobStore({ ...s3rver.s3ClientOptions, layout });
+        const bad = createS3BlobStore({ ...s3rver.s3ClientOptions, layout, ...extra() });
+        try {
+          await good.probe({});
+          await expect(bad.probe({})).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+        } finally {
+          await good.close();
+          await bad.close();
+        }
+      });
+    }
+  }
+
+  it('single-bucket: a configured bucket that does not exist is not ready', async () => {
+    const store = createS3BlobStore({
+      ...s3rver.s3ClientOptions,
+      layout: { kind: 'single-bucket', bucket: uniqueBucket('never-created') },
+    });
+    try {
+      await expect(store.probe({})).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    } finally {
+      await store.close();
+    }
+  });
+});

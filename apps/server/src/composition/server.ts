@@ -87,7 +87,6 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
         readiness: createReadinessCheck({
           records: runtime.container.resolve<RecordsRepository>(TOKENS.records),
           blobs: runtime.container.resolve<BlobStore>(TOKENS.blobs),
-          probeBucket: `${config.bucketPrefix}readiness-probe`,
           logger,
         }),
         ...(metrics && { metrics }),

@@ -17,9 +17,7 @@ export type ReadinessCheck = () => Promise<ReadinessReport>;
 
 export interface ReadinessOptions {
   readonly records: Pick<RecordsReader, 'listInstances'>;
-  readonly blobs: Pick<BlobStore, 'bucketExists'>;
-  /** A bucket name the probe asks about; it is never created. */
-  readonly probeBucket: string;
+  readonly blobs: Pick<BlobStore, 'probe'>;
   readonly logger: HttpLogger;
   /** A store that has not answered within this is not ready. Default 2 s. */
   readonly timeoutMs?: number;
@@ -36,8 +34,9 @@ interface Probe {
 }
 
 /**
- * Readiness of the two stores, each asked a cheap existing read: the records store `listInstances`
- * (a handful of rows), the blob store whether `probeBucket` exists. A store that fails, or has not
+ * Readiness of the two stores, each asked something cheap that fails when it cannot serve: the records
+ * store `listInstances` (a handful of rows), the blob store its port's `probe` (a filesystem root that is
+ * a readable, writable folder; an authenticated S3 request). A store that fails, or has not
  * answered within `timeoutMs`, makes the service not ready. A result is reused for `cacheMs`, and a
  * store that hangs is asked again only once its previous probe has ended, so a load balancer polling
  * a stuck store never piles up requests on it.
@@ -50,7 +49,7 @@ export function createReadinessCheck(options: ReadinessOptions): ReadinessCheck 
     { store: 'records store', run: () => options.records.listInstances() },
     {
       store: 'blob store',
-      run: (signal) => options.blobs.bucketExists({ bucket: options.probeBucket, signal }),
+      run: (signal) => options.blobs.probe({ signal }),
     },
   ];
   let cached: { report: Promise<ReadinessReport>; at: number } | undefined;

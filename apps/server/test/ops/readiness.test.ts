@@ -1,5 +1,7 @@
 import { once } from 'node:events';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import path from 'node:path';
 import { hanging, scriptedFaults, throwing, unavailableError } from '@mdstore/core/testing';
 import { startS3rver } from '@mdstore/s3/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -11,21 +13,20 @@ const silent = { info() {}, warn() {}, error() {} };
 const never = () => new Promise<never>(() => {});
 
 describe('createReadinessCheck', () => {
-  const stores = (records: () => Promise<unknown>, blobs: () => Promise<boolean>) => ({
+  const stores = (records: () => Promise<unknown>, blobs: () => Promise<void>) => ({
     records: { listInstances: vi.fn(records) as never },
-    blobs: { bucketExists: vi.fn(blobs) as never },
-    probeBucket: 'mdstore-readiness-probe',
+    blobs: { probe: vi.fn(blobs) as never },
     logger: silent,
   });
 
-  it('is ready when both stores answer, asking the blob store about the probe bucket', async () => {
+  it("is ready when both stores answer, asking the blob store's probe", async () => {
     const options = stores(
       async () => [],
-      async () => false,
+      async () => {},
     );
     expect(await createReadinessCheck(options)()).toEqual({ ready: true });
-    expect(options.blobs.bucketExists).toHaveBeenCalledWith(
-      expect.objectContaining({ bucket: 'mdstore-readiness-probe' }),
+    expect(options.blobs.probe).toHaveBeenCalledWith(
+      expect.objectContaining({ signal: expect.any(AbortSignal) }),
     );
   });
 
@@ -33,7 +34,7 @@ describe('createReadinessCheck', () => {
     const records = await createReadinessCheck(
       stores(
         () => Promise.reject(new Error('down')),
-        async () => true,
+        async () => {},
       ),
     )();
     expect(records).toMatchObject({ ready: false, detail: 'Not ready: the records store failed' });
@@ -52,7 +53,7 @@ describe('createReadinessCheck', () => {
       async () => [],
       () => never(),
     );
-    options.blobs.bucketExists = vi.fn((o: { signal: AbortSignal }) => {
+    options.blobs.probe = vi.fn((o: { signal: AbortSignal }) => {
       signal = o.signal;
       return never();
     }) as never;
@@ -72,7 +73,7 @@ describe('createReadinessCheck', () => {
     let now = 0;
     const options = stores(
       () => never(),
-      async () => true,
+      async () => {},
     );
     const check = createReadinessCheck({ ...options, timeoutMs: 50, cacheMs: 1000, now: () => now });
     const first = check();
@@ -86,7 +87,7 @@ describe('createReadinessCheck', () => {
       detail: 'Not ready: the records store did not answer within 0.05 s',
     });
     expect(options.records.listInstances).toHaveBeenCalledTimes(1);
-    expect(options.blobs.bucketExists).toHaveBeenCalledTimes(2);
+    expect(options.blobs.probe).toHaveBeenCalledTimes(2);
   });
 });
 
@@ -113,7 +114,7 @@ async function readyz(url: string) {
 describe('GET /readyz on a server', () => {
   it('is 200 ready without a key, and 503 naming the store that fails or hangs (within about 2 s)', async () => {
     const records = scriptedFaults([{ method: 'listInstances', action: hanging(30_000) }]);
-    const blobs = scriptedFaults([{ method: 'bucketExists', action: throwing(() => unavailableError()) }]);
+    const blobs = scriptedFaults([{ method: 'probe', action: throwing(() => unavailableError()) }]);
     records.enabled = false;
     blobs.enabled = false;
     running = await startTestServer({ records, blobs });
@@ -144,6 +145,22 @@ describe('GET /readyz on a server', () => {
       ['blob store (error)'],
       ['records store (timeout)'],
     ]);
+  });
+
+  it('is 503 naming the blob store once the blob folder is moved away and a file put in its place', async () => {
+    running = await startTestServer();
+    expect((await readyz(running.url)).status).toBe(200);
+    const root = path.join(running.dir, 'blobs');
+    await rename(root, path.join(running.dir, 'blobs-moved-away'));
+    await writeFile(root, 'not a folder', { mode: 0o000 });
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // past the reused result
+    const gone = await readyz(running.url);
+    expect(gone).toMatchObject({ status: 503, body: { detail: 'Not ready: the blob store failed' } });
+    // Put back, it is ready again.
+    await rm(root);
+    await rename(path.join(running.dir, 'blobs-moved-away'), root);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect((await readyz(running.url)).status).toBe(200);
   });
 
   it('is 503 naming the blob store when the S3 endpoint has stopped', async () => {

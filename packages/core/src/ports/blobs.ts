@@ -30,6 +30,14 @@ export interface BlobStore {
   bucketExists(o: { bucket: string; signal?: AbortSignal }): Promise<boolean>;
 
   /**
+   * Readiness (`/readyz`): resolves when the store can serve reads and writes now, rejects with a
+   * `StoreUnavailableError` when it cannot (a filesystem root gone, unreadable or not a directory; an
+   * object store unreachable or refusing the credentials). Cheap enough to run every second; creates
+   * nothing that stays and no bucket.
+   */
+  probe(o: { signal?: AbortSignal }): Promise<void>;
+
+  /**
    * Streams `content` into `key`, all or nothing: the object becomes visible only once complete and
    * durable, and replaces any object at that key atomically. Rejects with `BlobTooLargeError` as soon as
    * more than `maxBytes` arrive, with `BucketNotFoundError` when the bucket is missing, and with the

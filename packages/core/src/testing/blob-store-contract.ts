@@ -7,6 +7,11 @@ export interface BlobStoreHarness {
   store: BlobStore;
   /** Closes the store and removes everything the test left behind. */
   cleanup(): Promise<void>;
+  /**
+   * Takes away what `store` needs to serve (a filesystem root replaced by a file, wrong credentials…),
+   * for the readiness tests (`breakable`); `cleanup` still works after it.
+   */
+  breakStore?(): Promise<void>;
 }
 
 const MiB = 1024 * 1024;
@@ -49,9 +54,14 @@ async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
 
 /**
  * The compliance suite of `BlobStore`. `open` must return a store for one test; buckets are named
- * randomly by the suite. Optional features are read from `store.supports`.
+ * randomly by the suite. Optional features are read from `store.supports`. With `breakable`, the
+ * harness's `breakStore` is used to check that `probe` fails once the store cannot serve.
  */
-export function describeBlobStoreContract(adapterName: string, open: () => Promise<BlobStoreHarness>): void {
+export function describeBlobStoreContract(
+  adapterName: string,
+  open: () => Promise<BlobStoreHarness>,
+  options: { breakable?: boolean } = {},
+): void {
   const test = testWithHarness(open);
 
   describe(`BlobStore contract: ${adapterName}`, () => {
@@ -85,6 +95,32 @@ export function describeBlobStoreContract(adapterName: string, open: () => Promi
       if (store.supports.list)
         expect((await listed(store, bucket)).map((entry) => entry.key)).not.toContain(key);
     }
+
+    describe('probe (readiness)', () => {
+      test('resolves on a working store, creating no bucket and touching no object', async ({ store }) => {
+        const bucket = await newBucket(store);
+        await put(store, bucket, 'kept.md', encode('kept'));
+        await store.probe({});
+        await store.probe({});
+        expect(sameBytes(await read(store, bucket, 'kept.md'), encode('kept'))).toBe(true);
+        if (store.supports.list) expect((await listed(store, bucket)).map((e) => e.key)).toEqual(['kept.md']);
+      });
+
+      test('an already aborted signal rejects', async ({ store }) => {
+        const controller = new AbortController();
+        controller.abort(new Error('gone'));
+        expect(await rejectionOf(store.probe({ signal: controller.signal }))).toBeInstanceOf(Error);
+      });
+
+      if (options.breakable) {
+        test('rejects with STORE_UNAVAILABLE once the store cannot serve', async (harness) => {
+          expect(harness.breakStore).toBeTypeOf('function');
+          await harness.store.probe({});
+          await harness.breakStore!();
+          expect(await rejectionOf(harness.store.probe({}))).toMatchObject({ code: 'STORE_UNAVAILABLE' });
+        });
+      }
+    });
 
     describe('buckets', () => {
       test('createBucket is idempotent and bucketExists reports it', async ({ store }) => {

@@ -22,6 +22,7 @@ export function bucketRecorder(inner: BlobStore): { store: BlobStore; buckets: S
     },
     deleteBucket: (o) => inner.deleteBucket(o),
     bucketExists: (o) => inner.bucketExists(o),
+    probe: (o) => inner.probe(o),
     put: (o) => inner.put(o),
     get: (o) => inner.get(o),
     stat: (o) => inner.stat(o),

@@ -17,6 +17,7 @@ export function withBlobFaults(inner: BlobStore, plan: FaultPlan): BlobStore {
     createBucket: (o) => underFault(decide('createBucket'), () => inner.createBucket(o), o.signal),
     deleteBucket: (o) => underFault(decide('deleteBucket'), () => inner.deleteBucket(o), o.signal),
     bucketExists: (o) => underFault(decide('bucketExists'), () => inner.bucketExists(o), o.signal),
+    probe: (o) => underFault(decide('probe'), () => inner.probe(o), o.signal),
     stat: (o) => underFault(decide('stat'), () => inner.stat(o), o.signal),
     delete: (o) => underFault(decide('delete'), () => inner.delete(o), o.signal),
 
