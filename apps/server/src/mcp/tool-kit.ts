@@ -1,4 +1,4 @@
-import type { MdStore, Principal, ValidationIssue } from '@mdstore/core';
+import { hasNulCharacter, ISSUE, type MdStore, type Principal, type ValidationIssue } from '@mdstore/core';
 
 /**
  * What an MCP tool is made of: a name, a JSON Schema for its arguments, annotations, and a function
@@ -61,6 +61,13 @@ const argumentIssue = (name: string, msg: string, type: string): ValidationIssue
 });
 
 /**
+ * String arguments that are a file's text, where any character is content. Every other string argument
+ * (an id, a filename, a prefix, a cursor…) goes to a store as is, and no store can hold U+0000 in text
+ * (Postgres refuses it): such a value is refused here, as the HTTP edge refuses it in a path or a query.
+ */
+const TEXT_ARGUMENTS: ReadonlySet<string> = new Set(['content']);
+
+/**
  * The arguments of one call, read by name. The schemas are advertised to clients but not trusted: a
  * missing or mistyped argument is refused here, and everything else (ids, filenames, edits, metadata)
  * is judged by the core exactly as for HTTP.
@@ -73,6 +80,9 @@ export class ToolArguments {
     if (value === undefined) throw new ToolArgumentError([argumentIssue(name, 'Field required', 'missing')]);
     if (typeof value !== 'string') {
       throw new ToolArgumentError([argumentIssue(name, 'Input should be a valid string', 'string_type')]);
+    }
+    if (!TEXT_ARGUMENTS.has(name) && hasNulCharacter(value)) {
+      throw new ToolArgumentError([argumentIssue(name, ISSUE.nulChar.msg, ISSUE.nulChar.type)]);
     }
     return value;
   }

@@ -164,3 +164,63 @@ describe('values no store can hold are refused at the edge, never a 500 (finding
     expect(kept.status).toBe(201);
   });
 });
+
+describe('the same values through MCP tools (finding 9)', () => {
+  /** One `tools/call` over raw JSON-RPC: the tool's structured answer. */
+  async function callTool(h: HttpHarness, apiKey: string, name: string, args: Record<string, unknown>) {
+    const response = await h.fetch('/mcp', {
+      method: 'POST',
+      key: apiKey,
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name, arguments: args },
+      }),
+    });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as {
+      result: { isError?: boolean; structuredContent: { status?: number; detail?: unknown } };
+    };
+    return body.result;
+  }
+
+  test('U+0000 in a filename, prefix or cursor is a 422 tool error; in a content it is kept', async (h) => {
+    const { apiKey, defaultProjectId } = await h.account();
+    await h.uploadFile(apiKey, defaultProjectId, 'secret.md', '# secret');
+    const project_id = defaultProjectId;
+    for (const [tool, args, name] of [
+      ['read_file', { project_id, filename: 'secret.md\u0000' }, 'filename'],
+      ['outline', { project_id, filename: '\u0000' }, 'filename'],
+      ['list_files', { project_id, prefix: 'a\u0000' }, 'prefix'],
+      ['list_files', { project_id, cursor: '\u0000' }, 'cursor'],
+    ] as const) {
+      const result = await callTool(h, apiKey, tool, args);
+      expect(result.isError, tool).toBe(true);
+      expect(result.structuredContent, tool).toEqual({
+        status: 422,
+        detail: [
+          {
+            loc: ['arguments', name],
+            msg: 'Value error, must not contain the character U+0000',
+            type: 'value_error',
+          },
+        ],
+      });
+    }
+    const restore = await callTool(h, apiKey, 'restore_revision', {
+      project_id,
+      filename: 'secret.md',
+      revision: 2 ** 31,
+      if_match: '*',
+    });
+    expect(restore.structuredContent.status).toBe(422);
+    const written = await callTool(h, apiKey, 'create_file', {
+      project_id,
+      filename: 'nul.md',
+      content: '# a\u0000b',
+    });
+    expect(written.isError).toBeFalsy();
+  });
+});

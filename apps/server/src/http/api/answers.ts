@@ -57,3 +57,9 @@ export function errors(...statuses: ErrorStatus[]): Record<number, Answer> {
 
 /** Added to every `/api` operation by the generator: authentication, the rate limit, failures. */
 export const API_ERRORS = errors(401, 429, 500, 503);
+
+/**
+ * Added to every operation with a path parameter: a path value that cannot be read (not percent-encoded
+ * UTF-8, or holding U+0000, which no store can hold) is 400 on every route (`mount.ts`).
+ */
+export const PATH_ERRORS = errors(400);

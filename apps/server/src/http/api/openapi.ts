@@ -1,5 +1,5 @@
 import { type ConversionConfig, toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
-import { API_ERRORS } from './answers.js';
+import { API_ERRORS, PATH_ERRORS } from './answers.js';
 import { PATH_PARAMETERS, RATE_LIMIT_HEADERS, REQUEST_HEADERS, RESPONSE_HEADERS } from './parameters.js';
 import type { Answer, DefinedRoute, RouteDescription, Schema } from './route.js';
 import { ROUTES } from './routes-table.js';
@@ -132,7 +132,8 @@ function answer(route: RouteDescription, status: number, found: Answer, withBody
 }
 
 function operation(route: RouteDescription, names: string[], head: boolean): Json {
-  const all = route.auth === 'apiKey' ? { ...API_ERRORS, ...route.answers } : route.answers;
+  const shared = { ...(route.auth === 'apiKey' ? API_ERRORS : {}), ...(names.length > 0 ? PATH_ERRORS : {}) };
+  const all = { ...shared, ...route.answers };
   const responses: Json = {};
   for (const [status, found] of Object.entries(all)) {
     responses[status] = answer(route, Number(status), found, !head);
