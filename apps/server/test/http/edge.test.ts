@@ -1,4 +1,5 @@
 import { describe, expect } from 'vitest';
+import { ROUTES } from '../../src/http/api/routes-table.js';
 import { BOUNDARY, type HttpHarness, serverTest } from '../support/http-harness.js';
 
 /**
@@ -222,5 +223,41 @@ describe('the same values through MCP tools (finding 9)', () => {
       content: '# a\u0000b',
     });
     expect(written.isError).toBeFalsy();
+  });
+});
+
+describe('every route of the table, with hostile path values (finding 9)', () => {
+  test('U+0000 or an out-of-range number in any path parameter is never a 500', async (h) => {
+    const { apiKey, defaultProjectId } = await h.account();
+    await h.uploadFile(apiKey, defaultProjectId, 'secret.md', '# secret');
+    const normal: Record<string, string> = {
+      project_id: defaultProjectId,
+      filename: 'secret.md',
+      revision: '1',
+      trash_id: 'x',
+    };
+    const hostile = ['%00', 'secret.md%00', 'a%00b', '9007199254740992', '2147483648', '-1', '1e300'];
+    for (const route of ROUTES) {
+      const { method, path } = route.description;
+      const names = [...path.matchAll(/:([a-z_]+)/g)].map((match) => match[1]!);
+      for (const name of names) {
+        for (const value of hostile) {
+          const url = path.replace(/:([a-z_]+)/g, (_m, other: string) =>
+            other === name ? value : encodeURIComponent(normal[other]!),
+          );
+          const response = await h.fetch(url, {
+            method,
+            key: apiKey,
+            ...(method !== 'GET' &&
+              method !== 'DELETE' && {
+                headers: { 'Content-Type': 'application/json', 'If-Match': '*' },
+                body: JSON.stringify({ revision: 1, to: 'other.md' }),
+              }),
+          });
+          await response.arrayBuffer();
+          expect(response.status, `${method} ${url}`).toBeLessThan(500);
+        }
+      }
+    }
   });
 });
