@@ -13,9 +13,15 @@ const MAX_HEADER_BYTES = 16 * 1024;
 const HEADER_END = Buffer.from('\r\n\r\n');
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
+const EMPTY = Buffer.alloc(0);
+
 export class FilenameEncodingWatch {
   private readonly delimiter: Buffer;
-  /** The body starts with `--boundary`: a virtual CRLF before it makes it a delimiter like the others. */
+  /**
+   * Searching: the last bytes of the body seen (fewer than a delimiter's length), which may begin a
+   * delimiter cut by a chunk boundary; the body starts with `--boundary`, so a virtual CRLF before it
+   * makes that a delimiter like the others. In a header: the header's bytes so far (at most 16 KiB).
+   */
   private pending: Buffer = Buffer.from('\r\n');
   private inHeader = false;
   /** Set once a part header of the body names a file with bytes that are not UTF-8. */
@@ -25,37 +31,54 @@ export class FilenameEncodingWatch {
     this.delimiter = Buffer.from(`\r\n--${boundary}`, 'latin1');
   }
 
-  /** Feeds the next chunk of the body, in order. */
+  /** Feeds the next chunk of the body, in order. Chunks are never copied whole, only searched. */
   push(chunk: Buffer): void {
-    if (this.invalidFilename) return;
-    let data = this.pending.length > 0 ? Buffer.concat([this.pending, chunk]) : chunk;
-    this.pending = Buffer.alloc(0);
-    while (data.length > 0) {
-      if (this.inHeader) {
-        const end = data.indexOf(HEADER_END);
-        if (end === -1) {
-          // Busboy refuses a longer header; the watch gives up on it and looks for the next part.
-          if (data.length <= MAX_HEADER_BYTES) this.pending = data;
-          else this.inHeader = false;
-          return;
-        }
-        this.inHeader = false;
-        if (!headerFilenamesAreUtf8(data.subarray(0, end))) {
-          this.invalidFilename = true;
-          return;
-        }
-        data = data.subarray(end + HEADER_END.length);
-      } else {
-        const at = data.indexOf(this.delimiter);
-        if (at === -1) {
-          // Keep what could be the start of a delimiter cut by the chunk boundary.
-          this.pending = Buffer.from(data.subarray(Math.max(0, data.length - this.delimiter.length + 1)));
-          return;
-        }
+    let data = chunk;
+    while (data.length > 0 && !this.invalidFilename) {
+      data = this.inHeader ? this.readHeader(data) : this.findDelimiter(data);
+    }
+  }
+
+  /** What follows the next delimiter in `data` (a header starts there), or nothing. */
+  private findDelimiter(data: Buffer): Buffer {
+    const tail = this.pending;
+    this.pending = EMPTY;
+    if (tail.length > 0) {
+      const seam = Buffer.concat([tail, data.subarray(0, this.delimiter.length - 1)]);
+      const at = seam.indexOf(this.delimiter);
+      if (at !== -1 && at < tail.length) {
         this.inHeader = true;
-        data = data.subarray(at + this.delimiter.length);
+        return data.subarray(at + this.delimiter.length - tail.length);
       }
     }
+    const at = data.indexOf(this.delimiter);
+    if (at !== -1) {
+      this.inHeader = true;
+      return data.subarray(at + this.delimiter.length);
+    }
+    const keep = this.delimiter.length - 1;
+    const source = data.length >= keep ? data : Buffer.concat([tail, data]);
+    this.pending = Buffer.from(source.subarray(Math.max(0, source.length - keep)));
+    return EMPTY;
+  }
+
+  /** Collects a part header up to its blank line and checks its filenames; returns what follows. */
+  private readHeader(data: Buffer): Buffer {
+    const header = this.pending.length > 0 ? Buffer.concat([this.pending, data]) : data;
+    this.pending = EMPTY;
+    const end = header.indexOf(HEADER_END);
+    if (end === -1) {
+      // Busboy refuses a longer header; the watch gives up on this one and looks for the next part.
+      if (header.length > MAX_HEADER_BYTES) {
+        this.inHeader = false;
+        return data;
+      }
+      this.pending = Buffer.from(header);
+      return EMPTY;
+    }
+    this.inHeader = false;
+    if (!headerFilenamesAreUtf8(header.subarray(0, end))) this.invalidFilename = true;
+    return header.subarray(end + HEADER_END.length);
   }
 }
 
