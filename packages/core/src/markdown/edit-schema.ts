@@ -57,7 +57,7 @@ const Count = v.union(
   [
     v.pipe(
       v.number(EDIT_ISSUE.count.msg),
-      v.integer(EDIT_ISSUE.count.msg),
+      v.safeInteger(EDIT_ISSUE.count.msg),
       v.minValue(1, EDIT_ISSUE.count.msg),
     ),
     v.literal('all', EDIT_ISSUE.count.msg),
@@ -67,7 +67,7 @@ const Count = v.union(
 
 const Line = v.pipe(
   v.number(EDIT_ISSUE.intType.msg),
-  v.integer(EDIT_ISSUE.intType.msg),
+  v.safeInteger(EDIT_ISSUE.intType.msg),
   v.minValue(1, EDIT_ISSUE.lineTooSmall.msg),
 );
 

@@ -173,7 +173,7 @@ describe('parseEditRequest: every problem is a 422 with its loc', () => {
     ]);
   });
 
-  it.each([0, -1, 1.5, '1', null, 'ALL', true])('count %j', (count) => {
+  it.each([0, -1, 1.5, '1', null, 'ALL', true, 2 ** 53, 1e300])('count %j', (count) => {
     expect(issues({ edits: [{ op: 'replace', old: 'a', new: 'b', count }] })).toEqual([
       { loc: ['body', 'edits', 0, 'count'], ...COUNT },
     ]);
@@ -185,6 +185,9 @@ describe('parseEditRequest: every problem is a 422 with its loc', () => {
     [1.5, { msg: 'Input should be a valid integer', type: 'int_type' }],
     ['2', { msg: 'Input should be a valid integer', type: 'int_type' }],
     [null, { msg: 'Input should be a valid integer', type: 'int_type' }],
+    // Beyond a safe integer a number no longer counts lines exactly (issue 22, finding 9).
+    [2 ** 53, { msg: 'Input should be a valid integer', type: 'int_type' }],
+    [1e300, { msg: 'Input should be a valid integer', type: 'int_type' }],
   ])('insert line %j', (line, issue) => {
     expect(issues({ edits: [{ op: 'insert', line, text: 'x' }] })).toEqual([
       { loc: ['body', 'edits', 0, 'line'], ...issue },
