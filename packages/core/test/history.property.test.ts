@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { HISTORY_LIMITS } from '../src/defaults/history.js';
 import type { RevisionContent } from '../src/ports/records.js';
 import { historyBytes, planRevision } from '../src/use-cases/files/revisions.js';
 import { parseRevisionParam, parseRevisionsLimit } from '../src/validation/history.js';
@@ -63,10 +64,11 @@ describe('pruning and history accounting', () => {
 });
 
 describe('history parameters', () => {
-  it('a revision is a positive decimal integer; anything else is 422 at its loc', () => {
+  it('a revision is a positive decimal integer up to the largest a store holds; anything else is 422 at its loc', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 20 }), (raw) => {
-        const valid = /^[0-9]{1,15}$/.test(raw) && Number(raw) >= 1;
+      fc.property(fc.oneof(fc.string({ maxLength: 20 }), fc.stringMatching(/^[0-9]{1,16}$/)), (raw) => {
+        const valid =
+          /^[0-9]{1,15}$/.test(raw) && Number(raw) >= 1 && Number(raw) <= HISTORY_LIMITS.revisionMax;
         let result: number | string;
         try {
           result = parseRevisionParam(raw, ['query', 'from']);
@@ -78,8 +80,13 @@ describe('history parameters', () => {
       }),
     );
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 10 ** 12 }), (n) => {
+      fc.property(fc.integer({ min: 1, max: HISTORY_LIMITS.revisionMax }), (n) => {
         expect(parseRevisionParam(String(n), ['path', 'revision'])).toBe(n);
+      }),
+    );
+    expect(() => parseRevisionParam(String(HISTORY_LIMITS.revisionMax + 1), ['path', 'revision'])).toThrow(
+      expect.objectContaining({
+        issues: [expect.objectContaining({ loc: ['path', 'revision'], type: 'less_than_equal' })],
       }),
     );
   });
