@@ -2,6 +2,10 @@
  * Every failure the core reports is an `MdStoreError` with a stable `code`. Callers branch on `code`,
  * never on messages or classes; the HTTP server maps codes to statuses in one table. No error here
  * knows about HTTP.
+ *
+ * An error that carries only its message is made from the table of messages below (`mdStoreError`);
+ * the few that carry more (validation issues, the current ETag of a 412, the size of a 416, the wait of
+ * a 429, the rule of a store conflict) are small subclasses.
  */
 
 /** One problem with the input, in the interface's validation shape. */
@@ -76,68 +80,135 @@ export const isMdStoreError = (error: unknown, code?: ErrorCode): error is MdSto
   (error as { [MDSTORE_ERROR]?: unknown })[MDSTORE_ERROR] === true &&
   (code === undefined || (error as MdStoreError).code === code);
 
-export class UnauthenticatedError extends MdStoreError {
-  declare readonly code: 'UNAUTHENTICATED';
-  constructor() {
-    super('UNAUTHENTICATED', 'Invalid authentication credentials');
-  }
+/** Same as `MdStoreError`, with its code known to the type system. */
+export type MdStoreErrorOf<C extends ErrorCode> = MdStoreError & { readonly code: C };
+
+/**
+ * The message of every error that carries nothing else, by code. What a message names is its argument;
+ * an argument named with `_` is what the error is about, kept for callers although the interface's text
+ * does not show it.
+ */
+const MESSAGES = {
+  UNAUTHENTICATED: () => 'Invalid authentication credentials',
+  FORBIDDEN: () => 'You do not have permission to access this resource',
+  DEFAULT_PROJECT_PROTECTED: () => 'Cannot delete default project',
+  PROJECT_NOT_FOUND: (_projectId: string) => 'Project not found',
+  FILE_NOT_FOUND: (_filename: string) => 'File not found',
+  PROJECT_NAME_TAKEN: (projectName: string) => `Project with name '${projectName}' already exists`,
+  FILENAME_TAKEN: (filename: string) => `File with name '${filename}' already exists`,
+  CONTENT_TOO_LARGE: (maxBytes: number) => `File too large: the maximum size is ${maxBytes} bytes`,
+  UNSUPPORTED_EXTENSION: (_filename: string) => 'Unsupported file type: only .md and .mdx files are accepted',
+  PRECONDITION_REQUIRED: () => "Precondition required: send If-Match with the file's ETag",
+  REVISION_NOT_FOUND: () => 'Revision not found',
+  TRASH_ITEM_NOT_FOUND: () => 'Trash item not found',
+  DIFF_TOO_LARGE: () => 'Diff too large',
+  OUTLINE_TOO_LARGE: (maxLength: number) =>
+    `File too large for an outline: at most ${maxLength} characters are parsed for one; ` +
+    'read parts of it with ?lines= or ?section= instead',
+  STORAGE_LIMIT_REACHED: () => 'Project storage limit reached',
+  ACCOUNT_NOT_FOUND: (account: string) => `Account '${account}' not found`,
+  ACCOUNT_NAME_TAKEN: (accountName: string) => `Account with name '${accountName}' already exists`,
+  API_KEY_NOT_FOUND: (keyId: string) => `API key '${keyId}' not found or already revoked`,
+  BLOB_NOT_FOUND: (_bucket: string, _key: string) => 'Blob not found',
+  BLOB_TOO_LARGE: (maxBytes: number) => `Blob larger than ${maxBytes} bytes`,
+  BUCKET_NOT_FOUND: (_bucket: string) => 'Bucket not found',
+  /** A dependency (database, blob store) failed or timed out; the operation may be retried. */
+  STORE_UNAVAILABLE: (message: string) => message,
+} as const satisfies { readonly [C in ErrorCode]?: (...args: never[]) => string };
+
+/** The codes whose errors carry only a message (the table above). */
+export type MessageErrorCode = keyof typeof MESSAGES;
+type MessageArgs<C extends MessageErrorCode> = Parameters<(typeof MESSAGES)[C]>;
+
+/** The error of `code`, its message from the table. */
+export function mdStoreError<C extends MessageErrorCode>(
+  code: C,
+  ...args: MessageArgs<C>
+): MdStoreErrorOf<C> {
+  const message = (MESSAGES[code] as (...a: MessageArgs<C>) => string)(...args);
+  return new MdStoreError(code, message) as MdStoreErrorOf<C>;
 }
 
-export class ForbiddenError extends MdStoreError {
-  declare readonly code: 'FORBIDDEN';
-  constructor() {
-    super('FORBIDDEN', 'You do not have permission to access this resource');
-  }
+/**
+ * The error of a code from the table under the name its class had: callable with or without `new`, and
+ * `instanceof` tells it by code (`isMdStoreError(value, code)`), so code written against the classes
+ * keeps working while every such error is one type.
+ */
+export interface ErrorOfCode<C extends ErrorCode, A extends unknown[]> {
+  new (...args: A): MdStoreErrorOf<C>;
+  (...args: A): MdStoreErrorOf<C>;
 }
 
-export class DefaultProjectProtectedError extends MdStoreError {
-  declare readonly code: 'DEFAULT_PROJECT_PROTECTED';
-  constructor() {
-    super('DEFAULT_PROJECT_PROTECTED', 'Cannot delete default project');
+function errorOfCode<C extends ErrorCode, A extends unknown[]>(
+  code: C,
+  make: (...args: A) => MdStoreErrorOf<C>,
+): ErrorOfCode<C, A> {
+  // A function declaration, not an arrow, so that `new` may call it: it returns the error it made.
+  function factory(...args: A) {
+    return make(...args);
   }
+  Object.defineProperty(factory, Symbol.hasInstance, {
+    value: (value: unknown) => isMdStoreError(value, code),
+  });
+  return factory as unknown as ErrorOfCode<C, A>;
 }
 
-export class ProjectNotFoundError extends MdStoreError {
-  declare readonly code: 'PROJECT_NOT_FOUND';
-  constructor(readonly projectId: string) {
-    super('PROJECT_NOT_FOUND', 'Project not found');
-  }
-}
+const named = <C extends MessageErrorCode>(code: C) =>
+  errorOfCode(code, (...args: MessageArgs<C>) => mdStoreError(code, ...args));
 
-export class FileNotFoundError extends MdStoreError {
-  declare readonly code: 'FILE_NOT_FOUND';
-  constructor(readonly filename: string) {
-    super('FILE_NOT_FOUND', 'File not found');
-  }
-}
-
-export class ProjectNameTakenError extends MdStoreError {
-  declare readonly code: 'PROJECT_NAME_TAKEN';
-  constructor(readonly projectName: string) {
-    super('PROJECT_NAME_TAKEN', `Project with name '${projectName}' already exists`);
-  }
-}
-
-export class FilenameTakenError extends MdStoreError {
-  declare readonly code: 'FILENAME_TAKEN';
-  constructor(readonly filename: string) {
-    super('FILENAME_TAKEN', `File with name '${filename}' already exists`);
-  }
-}
-
-export class ContentTooLargeError extends MdStoreError {
-  declare readonly code: 'CONTENT_TOO_LARGE';
-  constructor(readonly maxBytes: number) {
-    super('CONTENT_TOO_LARGE', `File too large: the maximum size is ${maxBytes} bytes`);
-  }
-}
-
-export class UnsupportedExtensionError extends MdStoreError {
-  declare readonly code: 'UNSUPPORTED_EXTENSION';
-  constructor(readonly filename: string) {
-    super('UNSUPPORTED_EXTENSION', 'Unsupported file type: only .md and .mdx files are accepted');
-  }
-}
+export const UnauthenticatedError = named('UNAUTHENTICATED');
+export type UnauthenticatedError = MdStoreErrorOf<'UNAUTHENTICATED'>;
+export const ForbiddenError = named('FORBIDDEN');
+export type ForbiddenError = MdStoreErrorOf<'FORBIDDEN'>;
+export const DefaultProjectProtectedError = named('DEFAULT_PROJECT_PROTECTED');
+export type DefaultProjectProtectedError = MdStoreErrorOf<'DEFAULT_PROJECT_PROTECTED'>;
+export const ProjectNotFoundError = named('PROJECT_NOT_FOUND');
+export type ProjectNotFoundError = MdStoreErrorOf<'PROJECT_NOT_FOUND'>;
+export const FileNotFoundError = named('FILE_NOT_FOUND');
+export type FileNotFoundError = MdStoreErrorOf<'FILE_NOT_FOUND'>;
+export const ProjectNameTakenError = named('PROJECT_NAME_TAKEN');
+export type ProjectNameTakenError = MdStoreErrorOf<'PROJECT_NAME_TAKEN'>;
+export const FilenameTakenError = named('FILENAME_TAKEN');
+export type FilenameTakenError = MdStoreErrorOf<'FILENAME_TAKEN'>;
+export const ContentTooLargeError = named('CONTENT_TOO_LARGE');
+export type ContentTooLargeError = MdStoreErrorOf<'CONTENT_TOO_LARGE'>;
+export const UnsupportedExtensionError = named('UNSUPPORTED_EXTENSION');
+export type UnsupportedExtensionError = MdStoreErrorOf<'UNSUPPORTED_EXTENSION'>;
+export const PreconditionRequiredError = named('PRECONDITION_REQUIRED');
+export type PreconditionRequiredError = MdStoreErrorOf<'PRECONDITION_REQUIRED'>;
+export const RevisionNotFoundError = named('REVISION_NOT_FOUND');
+export type RevisionNotFoundError = MdStoreErrorOf<'REVISION_NOT_FOUND'>;
+export const TrashItemNotFoundError = named('TRASH_ITEM_NOT_FOUND');
+export type TrashItemNotFoundError = MdStoreErrorOf<'TRASH_ITEM_NOT_FOUND'>;
+export const DiffTooLargeError = named('DIFF_TOO_LARGE');
+export type DiffTooLargeError = MdStoreErrorOf<'DIFF_TOO_LARGE'>;
+export const OutlineTooLargeError = named('OUTLINE_TOO_LARGE');
+export type OutlineTooLargeError = MdStoreErrorOf<'OUTLINE_TOO_LARGE'>;
+export const StorageLimitReachedError = named('STORAGE_LIMIT_REACHED');
+export type StorageLimitReachedError = MdStoreErrorOf<'STORAGE_LIMIT_REACHED'>;
+export const AccountNotFoundError = named('ACCOUNT_NOT_FOUND');
+export type AccountNotFoundError = MdStoreErrorOf<'ACCOUNT_NOT_FOUND'>;
+export const AccountNameTakenError = named('ACCOUNT_NAME_TAKEN');
+export type AccountNameTakenError = MdStoreErrorOf<'ACCOUNT_NAME_TAKEN'>;
+export const ApiKeyNotFoundError = named('API_KEY_NOT_FOUND');
+export type ApiKeyNotFoundError = MdStoreErrorOf<'API_KEY_NOT_FOUND'>;
+export const BlobNotFoundError = named('BLOB_NOT_FOUND');
+export type BlobNotFoundError = MdStoreErrorOf<'BLOB_NOT_FOUND'>;
+export const BlobTooLargeError = named('BLOB_TOO_LARGE');
+export type BlobTooLargeError = MdStoreErrorOf<'BLOB_TOO_LARGE'>;
+export const BucketNotFoundError = named('BUCKET_NOT_FOUND');
+export type BucketNotFoundError = MdStoreErrorOf<'BUCKET_NOT_FOUND'>;
+export type StoreUnavailableError = MdStoreErrorOf<'STORE_UNAVAILABLE'>;
+/** `STORE_UNAVAILABLE`, with the failure that caused it as `cause`. */
+export const StoreUnavailableError = errorOfCode(
+  'STORE_UNAVAILABLE',
+  (message: string, options?: { cause?: unknown }) =>
+    new MdStoreError(
+      'STORE_UNAVAILABLE',
+      MESSAGES.STORE_UNAVAILABLE(message),
+      options,
+    ) as MdStoreErrorOf<'STORE_UNAVAILABLE'>,
+);
 
 /** Base of the errors whose detail is a list of issues in the interface's validation shape. */
 export abstract class InputError extends MdStoreError {
@@ -180,85 +251,19 @@ export class PreconditionFailedError extends MdStoreError {
   }
 }
 
-/** The project requires `If-Match` on writes to existing files and the request has none. */
-export class PreconditionRequiredError extends MdStoreError {
-  declare readonly code: 'PRECONDITION_REQUIRED';
-  constructor() {
-    super('PRECONDITION_REQUIRED', "Precondition required: send If-Match with the file's ETag");
-  }
-}
-
 export class RangeNotSatisfiableError extends MdStoreError {
   declare readonly code: 'RANGE_NOT_SATISFIABLE';
+  /** The representation's size, sent back in the 416's `Content-Range`. */
   constructor(readonly sizeBytes: number) {
     super('RANGE_NOT_SATISFIABLE', 'Range not satisfiable');
   }
 }
 
-export class RevisionNotFoundError extends MdStoreError {
-  declare readonly code: 'REVISION_NOT_FOUND';
-  constructor() {
-    super('REVISION_NOT_FOUND', 'Revision not found');
-  }
-}
-
-export class TrashItemNotFoundError extends MdStoreError {
-  declare readonly code: 'TRASH_ITEM_NOT_FOUND';
-  constructor() {
-    super('TRASH_ITEM_NOT_FOUND', 'Trash item not found');
-  }
-}
-
-export class DiffTooLargeError extends MdStoreError {
-  declare readonly code: 'DIFF_TOO_LARGE';
-  constructor() {
-    super('DIFF_TOO_LARGE', 'Diff too large');
-  }
-}
-
-export class OutlineTooLargeError extends MdStoreError {
-  declare readonly code: 'OUTLINE_TOO_LARGE';
-  constructor(readonly maxLength: number) {
-    super(
-      'OUTLINE_TOO_LARGE',
-      `File too large for an outline: at most ${maxLength} characters are parsed for one; ` +
-        'read parts of it with ?lines= or ?section= instead',
-    );
-  }
-}
-
-export class StorageLimitReachedError extends MdStoreError {
-  declare readonly code: 'STORAGE_LIMIT_REACHED';
-  constructor() {
-    super('STORAGE_LIMIT_REACHED', 'Project storage limit reached');
-  }
-}
-
 export class RateLimitedError extends MdStoreError {
   declare readonly code: 'RATE_LIMITED';
+  /** Sent back as `Retry-After`. */
   constructor(readonly retryAfterSeconds: number) {
     super('RATE_LIMITED', `Rate limit exceeded. Try again in ${retryAfterSeconds} seconds.`);
-  }
-}
-
-export class AccountNotFoundError extends MdStoreError {
-  declare readonly code: 'ACCOUNT_NOT_FOUND';
-  constructor(readonly account: string) {
-    super('ACCOUNT_NOT_FOUND', `Account '${account}' not found`);
-  }
-}
-
-export class AccountNameTakenError extends MdStoreError {
-  declare readonly code: 'ACCOUNT_NAME_TAKEN';
-  constructor(readonly accountName: string) {
-    super('ACCOUNT_NAME_TAKEN', `Account with name '${accountName}' already exists`);
-  }
-}
-
-export class ApiKeyNotFoundError extends MdStoreError {
-  declare readonly code: 'API_KEY_NOT_FOUND';
-  constructor(readonly keyId: string) {
-    super('API_KEY_NOT_FOUND', `API key '${keyId}' not found or already revoked`);
   }
 }
 
@@ -278,35 +283,3 @@ export class RecordConflictError extends MdStoreError {
 /** Whether `error` is a store's unique-rule conflict on `rule` (by code, like `isMdStoreError`). */
 export const isRecordConflict = (error: unknown, rule: RecordConflictError['rule']): boolean =>
   isMdStoreError(error, 'RECORD_CONFLICT') && (error as RecordConflictError).rule === rule;
-
-export class BlobNotFoundError extends MdStoreError {
-  declare readonly code: 'BLOB_NOT_FOUND';
-  constructor(
-    readonly bucket: string,
-    readonly key: string,
-  ) {
-    super('BLOB_NOT_FOUND', 'Blob not found');
-  }
-}
-
-export class BlobTooLargeError extends MdStoreError {
-  declare readonly code: 'BLOB_TOO_LARGE';
-  constructor(readonly maxBytes: number) {
-    super('BLOB_TOO_LARGE', `Blob larger than ${maxBytes} bytes`);
-  }
-}
-
-export class BucketNotFoundError extends MdStoreError {
-  declare readonly code: 'BUCKET_NOT_FOUND';
-  constructor(readonly bucket: string) {
-    super('BUCKET_NOT_FOUND', 'Bucket not found');
-  }
-}
-
-/** A dependency (database, blob store) failed or timed out; the operation may be retried. */
-export class StoreUnavailableError extends MdStoreError {
-  declare readonly code: 'STORE_UNAVAILABLE';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('STORE_UNAVAILABLE', message, options);
-  }
-}
