@@ -80,59 +80,59 @@ export const isMdStoreError = (error: unknown, code?: ErrorCode): error is MdSto
   (error as { [MDSTORE_ERROR]?: unknown })[MDSTORE_ERROR] === true &&
   (code === undefined || (error as MdStoreError).code === code);
 
-/** Same as `MdStoreError`, with its code known to the type system. */
-export type MdStoreErrorOf<C extends ErrorCode> = MdStoreError & { readonly code: C };
-
 /**
- * The message of every error that carries nothing else, by code. What a message names is its argument;
- * an argument named with `_` is what the error is about, kept for callers although the interface's text
- * does not show it.
+ * The message of every error that carries nothing else but what it is about, by code. What it is about
+ * (`{ filename }`, `{ maxBytes }`, …) becomes fields of the error, whether the interface's text shows it
+ * or not.
  */
 const MESSAGES = {
   UNAUTHENTICATED: () => 'Invalid authentication credentials',
   FORBIDDEN: () => 'You do not have permission to access this resource',
   DEFAULT_PROJECT_PROTECTED: () => 'Cannot delete default project',
-  PROJECT_NOT_FOUND: (_projectId: string) => 'Project not found',
-  FILE_NOT_FOUND: (_filename: string) => 'File not found',
-  PROJECT_NAME_TAKEN: (projectName: string) => `Project with name '${projectName}' already exists`,
-  FILENAME_TAKEN: (filename: string) => `File with name '${filename}' already exists`,
-  CONTENT_TOO_LARGE: (maxBytes: number) => `File too large: the maximum size is ${maxBytes} bytes`,
-  UNSUPPORTED_EXTENSION: (_filename: string) => 'Unsupported file type: only .md and .mdx files are accepted',
+  PROJECT_NOT_FOUND: (_: { projectId: string }) => 'Project not found',
+  FILE_NOT_FOUND: (_: { filename: string }) => 'File not found',
+  PROJECT_NAME_TAKEN: (o: { projectName: string }) => `Project with name '${o.projectName}' already exists`,
+  FILENAME_TAKEN: (o: { filename: string }) => `File with name '${o.filename}' already exists`,
+  CONTENT_TOO_LARGE: (o: { maxBytes: number }) => `File too large: the maximum size is ${o.maxBytes} bytes`,
+  UNSUPPORTED_EXTENSION: (_: { filename: string }) =>
+    'Unsupported file type: only .md and .mdx files are accepted',
   PRECONDITION_REQUIRED: () => "Precondition required: send If-Match with the file's ETag",
   REVISION_NOT_FOUND: () => 'Revision not found',
   TRASH_ITEM_NOT_FOUND: () => 'Trash item not found',
   DIFF_TOO_LARGE: () => 'Diff too large',
-  OUTLINE_TOO_LARGE: (maxLength: number) =>
-    `File too large for an outline: at most ${maxLength} characters are parsed for one; ` +
+  OUTLINE_TOO_LARGE: (o: { maxLength: number }) =>
+    `File too large for an outline: at most ${o.maxLength} characters are parsed for one; ` +
     'read parts of it with ?lines= or ?section= instead',
   STORAGE_LIMIT_REACHED: () => 'Project storage limit reached',
-  ACCOUNT_NOT_FOUND: (account: string) => `Account '${account}' not found`,
-  ACCOUNT_NAME_TAKEN: (accountName: string) => `Account with name '${accountName}' already exists`,
-  API_KEY_NOT_FOUND: (keyId: string) => `API key '${keyId}' not found or already revoked`,
-  BLOB_NOT_FOUND: (_bucket: string, _key: string) => 'Blob not found',
-  BLOB_TOO_LARGE: (maxBytes: number) => `Blob larger than ${maxBytes} bytes`,
-  BUCKET_NOT_FOUND: (_bucket: string) => 'Bucket not found',
+  ACCOUNT_NOT_FOUND: (o: { account: string }) => `Account '${o.account}' not found`,
+  ACCOUNT_NAME_TAKEN: (o: { accountName: string }) => `Account with name '${o.accountName}' already exists`,
+  API_KEY_NOT_FOUND: (o: { keyId: string }) => `API key '${o.keyId}' not found or already revoked`,
+  BLOB_NOT_FOUND: (_: { bucket: string; key: string }) => 'Blob not found',
+  BLOB_TOO_LARGE: (o: { maxBytes: number }) => `Blob larger than ${o.maxBytes} bytes`,
+  BUCKET_NOT_FOUND: (_: { bucket: string }) => 'Bucket not found',
   /** A dependency (database, blob store) failed or timed out; the operation may be retried. */
-  STORE_UNAVAILABLE: (message: string) => message,
-} as const satisfies { readonly [C in ErrorCode]?: (...args: never[]) => string };
+  STORE_UNAVAILABLE: (o: { message: string }) => o.message,
+} as const satisfies { readonly [C in ErrorCode]?: (about: never) => string };
 
-/** The codes whose errors carry only a message (the table above). */
+/** The codes whose errors carry only a message and what they are about (the table above). */
 export type MessageErrorCode = keyof typeof MESSAGES;
-type MessageArgs<C extends MessageErrorCode> = Parameters<(typeof MESSAGES)[C]>;
+type About<C extends MessageErrorCode> = Parameters<(typeof MESSAGES)[C]>;
 
-/** The error of `code`, its message from the table. */
-export function mdStoreError<C extends MessageErrorCode>(
-  code: C,
-  ...args: MessageArgs<C>
-): MdStoreErrorOf<C> {
-  const message = (MESSAGES[code] as (...a: MessageArgs<C>) => string)(...args);
-  return new MdStoreError(code, message) as MdStoreErrorOf<C>;
+/** Same as `MdStoreError`, with its code (and, for the table's codes, what it is about) in its type. */
+export type MdStoreErrorOf<C extends ErrorCode> = MdStoreError & {
+  readonly code: C;
+} & (C extends MessageErrorCode ? (About<C> extends [infer A] ? Readonly<A> : unknown) : unknown);
+
+/** The error of `code`: its message from the table, what it is about as its fields. */
+export function mdStoreError<C extends MessageErrorCode>(code: C, ...about: About<C>): MdStoreErrorOf<C> {
+  const message = (MESSAGES[code] as (about?: object) => string)(about[0]);
+  return Object.assign(new MdStoreError(code, message), about[0]) as MdStoreErrorOf<C>;
 }
 
 /**
- * The error of a code from the table under the name its class had: callable with or without `new`, and
- * `instanceof` tells it by code (`isMdStoreError(value, code)`), so code written against the classes
- * keeps working while every such error is one type.
+ * The error of a code under the name its class had: callable with or without `new` and with the same
+ * arguments, and `instanceof` tells it by code (`isMdStoreError(value, code)`), so code written against
+ * the classes keeps working while every such error is one type.
  */
 export interface ErrorOfCode<C extends ErrorCode, A extends unknown[]> {
   new (...args: A): MdStoreErrorOf<C>;
@@ -153,62 +153,91 @@ function errorOfCode<C extends ErrorCode, A extends unknown[]>(
   return factory as unknown as ErrorOfCode<C, A>;
 }
 
-const named = <C extends MessageErrorCode>(code: C) =>
-  errorOfCode(code, (...args: MessageArgs<C>) => mdStoreError(code, ...args));
-
-export const UnauthenticatedError = named('UNAUTHENTICATED');
+export const UnauthenticatedError = errorOfCode('UNAUTHENTICATED', () => mdStoreError('UNAUTHENTICATED'));
 export type UnauthenticatedError = MdStoreErrorOf<'UNAUTHENTICATED'>;
-export const ForbiddenError = named('FORBIDDEN');
+export const ForbiddenError = errorOfCode('FORBIDDEN', () => mdStoreError('FORBIDDEN'));
 export type ForbiddenError = MdStoreErrorOf<'FORBIDDEN'>;
-export const DefaultProjectProtectedError = named('DEFAULT_PROJECT_PROTECTED');
+export const DefaultProjectProtectedError = errorOfCode('DEFAULT_PROJECT_PROTECTED', () =>
+  mdStoreError('DEFAULT_PROJECT_PROTECTED'),
+);
 export type DefaultProjectProtectedError = MdStoreErrorOf<'DEFAULT_PROJECT_PROTECTED'>;
-export const ProjectNotFoundError = named('PROJECT_NOT_FOUND');
+export const ProjectNotFoundError = errorOfCode('PROJECT_NOT_FOUND', (projectId: string) =>
+  mdStoreError('PROJECT_NOT_FOUND', { projectId }),
+);
 export type ProjectNotFoundError = MdStoreErrorOf<'PROJECT_NOT_FOUND'>;
-export const FileNotFoundError = named('FILE_NOT_FOUND');
+export const FileNotFoundError = errorOfCode('FILE_NOT_FOUND', (filename: string) =>
+  mdStoreError('FILE_NOT_FOUND', { filename }),
+);
 export type FileNotFoundError = MdStoreErrorOf<'FILE_NOT_FOUND'>;
-export const ProjectNameTakenError = named('PROJECT_NAME_TAKEN');
+export const ProjectNameTakenError = errorOfCode('PROJECT_NAME_TAKEN', (projectName: string) =>
+  mdStoreError('PROJECT_NAME_TAKEN', { projectName }),
+);
 export type ProjectNameTakenError = MdStoreErrorOf<'PROJECT_NAME_TAKEN'>;
-export const FilenameTakenError = named('FILENAME_TAKEN');
+export const FilenameTakenError = errorOfCode('FILENAME_TAKEN', (filename: string) =>
+  mdStoreError('FILENAME_TAKEN', { filename }),
+);
 export type FilenameTakenError = MdStoreErrorOf<'FILENAME_TAKEN'>;
-export const ContentTooLargeError = named('CONTENT_TOO_LARGE');
+export const ContentTooLargeError = errorOfCode('CONTENT_TOO_LARGE', (maxBytes: number) =>
+  mdStoreError('CONTENT_TOO_LARGE', { maxBytes }),
+);
 export type ContentTooLargeError = MdStoreErrorOf<'CONTENT_TOO_LARGE'>;
-export const UnsupportedExtensionError = named('UNSUPPORTED_EXTENSION');
+export const UnsupportedExtensionError = errorOfCode('UNSUPPORTED_EXTENSION', (filename: string) =>
+  mdStoreError('UNSUPPORTED_EXTENSION', { filename }),
+);
 export type UnsupportedExtensionError = MdStoreErrorOf<'UNSUPPORTED_EXTENSION'>;
-export const PreconditionRequiredError = named('PRECONDITION_REQUIRED');
+export const PreconditionRequiredError = errorOfCode('PRECONDITION_REQUIRED', () =>
+  mdStoreError('PRECONDITION_REQUIRED'),
+);
 export type PreconditionRequiredError = MdStoreErrorOf<'PRECONDITION_REQUIRED'>;
-export const RevisionNotFoundError = named('REVISION_NOT_FOUND');
+export const RevisionNotFoundError = errorOfCode('REVISION_NOT_FOUND', () =>
+  mdStoreError('REVISION_NOT_FOUND'),
+);
 export type RevisionNotFoundError = MdStoreErrorOf<'REVISION_NOT_FOUND'>;
-export const TrashItemNotFoundError = named('TRASH_ITEM_NOT_FOUND');
+export const TrashItemNotFoundError = errorOfCode('TRASH_ITEM_NOT_FOUND', () =>
+  mdStoreError('TRASH_ITEM_NOT_FOUND'),
+);
 export type TrashItemNotFoundError = MdStoreErrorOf<'TRASH_ITEM_NOT_FOUND'>;
-export const DiffTooLargeError = named('DIFF_TOO_LARGE');
+export const DiffTooLargeError = errorOfCode('DIFF_TOO_LARGE', () => mdStoreError('DIFF_TOO_LARGE'));
 export type DiffTooLargeError = MdStoreErrorOf<'DIFF_TOO_LARGE'>;
-export const OutlineTooLargeError = named('OUTLINE_TOO_LARGE');
+export const OutlineTooLargeError = errorOfCode('OUTLINE_TOO_LARGE', (maxLength: number) =>
+  mdStoreError('OUTLINE_TOO_LARGE', { maxLength }),
+);
 export type OutlineTooLargeError = MdStoreErrorOf<'OUTLINE_TOO_LARGE'>;
-export const StorageLimitReachedError = named('STORAGE_LIMIT_REACHED');
+export const StorageLimitReachedError = errorOfCode('STORAGE_LIMIT_REACHED', () =>
+  mdStoreError('STORAGE_LIMIT_REACHED'),
+);
 export type StorageLimitReachedError = MdStoreErrorOf<'STORAGE_LIMIT_REACHED'>;
-export const AccountNotFoundError = named('ACCOUNT_NOT_FOUND');
+export const AccountNotFoundError = errorOfCode('ACCOUNT_NOT_FOUND', (account: string) =>
+  mdStoreError('ACCOUNT_NOT_FOUND', { account }),
+);
 export type AccountNotFoundError = MdStoreErrorOf<'ACCOUNT_NOT_FOUND'>;
-export const AccountNameTakenError = named('ACCOUNT_NAME_TAKEN');
+export const AccountNameTakenError = errorOfCode('ACCOUNT_NAME_TAKEN', (accountName: string) =>
+  mdStoreError('ACCOUNT_NAME_TAKEN', { accountName }),
+);
 export type AccountNameTakenError = MdStoreErrorOf<'ACCOUNT_NAME_TAKEN'>;
-export const ApiKeyNotFoundError = named('API_KEY_NOT_FOUND');
+export const ApiKeyNotFoundError = errorOfCode('API_KEY_NOT_FOUND', (keyId: string) =>
+  mdStoreError('API_KEY_NOT_FOUND', { keyId }),
+);
 export type ApiKeyNotFoundError = MdStoreErrorOf<'API_KEY_NOT_FOUND'>;
-export const BlobNotFoundError = named('BLOB_NOT_FOUND');
+export const BlobNotFoundError = errorOfCode('BLOB_NOT_FOUND', (bucket: string, key: string) =>
+  mdStoreError('BLOB_NOT_FOUND', { bucket, key }),
+);
 export type BlobNotFoundError = MdStoreErrorOf<'BLOB_NOT_FOUND'>;
-export const BlobTooLargeError = named('BLOB_TOO_LARGE');
+export const BlobTooLargeError = errorOfCode('BLOB_TOO_LARGE', (maxBytes: number) =>
+  mdStoreError('BLOB_TOO_LARGE', { maxBytes }),
+);
 export type BlobTooLargeError = MdStoreErrorOf<'BLOB_TOO_LARGE'>;
-export const BucketNotFoundError = named('BUCKET_NOT_FOUND');
+export const BucketNotFoundError = errorOfCode('BUCKET_NOT_FOUND', (bucket: string) =>
+  mdStoreError('BUCKET_NOT_FOUND', { bucket }),
+);
 export type BucketNotFoundError = MdStoreErrorOf<'BUCKET_NOT_FOUND'>;
-export type StoreUnavailableError = MdStoreErrorOf<'STORE_UNAVAILABLE'>;
-/** `STORE_UNAVAILABLE`, with the failure that caused it as `cause`. */
+/** `STORE_UNAVAILABLE` with its own message, and the failure that caused it as `cause`. */
 export const StoreUnavailableError = errorOfCode(
   'STORE_UNAVAILABLE',
   (message: string, options?: { cause?: unknown }) =>
-    new MdStoreError(
-      'STORE_UNAVAILABLE',
-      MESSAGES.STORE_UNAVAILABLE(message),
-      options,
-    ) as MdStoreErrorOf<'STORE_UNAVAILABLE'>,
+    new MdStoreError('STORE_UNAVAILABLE', message, options) as MdStoreErrorOf<'STORE_UNAVAILABLE'>,
 );
+export type StoreUnavailableError = MdStoreErrorOf<'STORE_UNAVAILABLE'>;
 
 /** Base of the errors whose detail is a list of issues in the interface's validation shape. */
 export abstract class InputError extends MdStoreError {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  BlobNotFoundError,
   ContentTooLargeError,
   FilenameTakenError,
   isMdStoreError,
@@ -102,12 +103,13 @@ describe('errors of another copy of the core', async () => {
  */
 describe('errors from the table of codes', () => {
   it('are plain MdStoreErrors with their code and the message of the table', () => {
-    const error = mdStoreError('FILENAME_TAKEN', 'a.md');
+    const error = mdStoreError('FILENAME_TAKEN', { filename: 'a.md' });
     expect(Object.getPrototypeOf(error)).toBe(MdStoreError.prototype);
     expect(error).toBeInstanceOf(Error);
     expect(error.code).toBe('FILENAME_TAKEN');
     expect(error.message).toBe("File with name 'a.md' already exists");
     expect(error.name).toBe('MdStoreError');
+    expect(error.filename).toBe('a.md');
     expect(isMdStoreError(error, 'FILENAME_TAKEN')).toBe(true);
   });
 
@@ -123,7 +125,8 @@ describe('errors from the table of codes', () => {
         message: "File with name 'a.md' already exists",
       });
     }
-    expect(new ProjectNotFoundError('p').message).toBe('Project not found');
+    expect(new ProjectNotFoundError('p')).toMatchObject({ message: 'Project not found', projectId: 'p' });
+    expect(new BlobNotFoundError('b', 'k')).toMatchObject({ code: 'BLOB_NOT_FOUND', bucket: 'b', key: 'k' });
     expect(new ContentTooLargeError(10).message).toBe('File too large: the maximum size is 10 bytes');
   });
 
@@ -131,8 +134,8 @@ describe('errors from the table of codes', () => {
     // @ts-expect-error: as above, a second instance of the module.
     const other = (await import('../src/errors.js?table-copy')) as typeof import('../src/errors.js');
     expect(new other.FilenameTakenError('a.md')).toBeInstanceOf(FilenameTakenError);
-    expect(mdStoreError('FILENAME_TAKEN', 'a.md')).toBeInstanceOf(FilenameTakenError);
-    expect(mdStoreError('FILE_NOT_FOUND', 'a.md')).not.toBeInstanceOf(FilenameTakenError);
+    expect(mdStoreError('FILENAME_TAKEN', { filename: 'a.md' })).toBeInstanceOf(FilenameTakenError);
+    expect(mdStoreError('FILE_NOT_FOUND', { filename: 'a.md' })).not.toBeInstanceOf(FilenameTakenError);
     expect(new RecordConflictError('filename')).not.toBeInstanceOf(StoreUnavailableError);
     expect(Object.assign(new Error('x'), { code: 'FILENAME_TAKEN' })).not.toBeInstanceOf(FilenameTakenError);
   });
