@@ -167,6 +167,20 @@ describe('an upload counts and hashes its bytes once', () => {
     });
   }
 
+  for (const inlineMaxBytes of [0, 4, 8, 1024]) {
+    it(`content of exactly the size limit is stored (inline threshold ${inlineMaxBytes})`, async () => {
+      const { store, at } = await scene({ inlineMaxBytes, maxFileBytes: 8 });
+      const file = await store.files.upload({
+        ...at,
+        filename: 'a.md',
+        content: textStream('12345678', { chunkBytes: 3 }),
+      });
+      expect(file).toMatchObject({ sizeBytes: 8, sha256: sha256Of('12345678') });
+      const over = () => store.files.upload({ ...at, filename: 'b.md', content: textStream('123456789') });
+      expect(await codeOf(over)).toBe('CONTENT_TOO_LARGE');
+    });
+  }
+
   it('a limit below the inline threshold is judged on the head, before anything is stored', async () => {
     const { store, blobs, at, bucket } = await scene({ inlineMaxBytes: 1024, maxFileBytes: 8 });
     const big = 'x'.repeat(2048);
