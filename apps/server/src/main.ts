@@ -1,5 +1,4 @@
-// The server entry point (`npm start`). The reflection polyfill tsyringe needs is loaded here, once.
-import 'reflect-metadata';
+// The server entry point (`npm start`).
 import { type ServerProcess, startServer } from './composition/server.js';
 import {
   ConfigError,

@@ -2,6 +2,10 @@
  * Every failure the core reports is an `MdStoreError` with a stable `code`. Callers branch on `code`,
  * never on messages or classes; the HTTP server maps codes to statuses in one table. No error here
  * knows about HTTP.
+ *
+ * An error that carries only its message is made from the table of messages below (`mdStoreError`);
+ * the few that carry more (validation issues, the current ETag of a 412, the size of a 416, the wait of
+ * a 429, the rule of a store conflict) are small subclasses.
  */
 
 /** One problem with the input, in the interface's validation shape. */
@@ -76,68 +80,164 @@ export const isMdStoreError = (error: unknown, code?: ErrorCode): error is MdSto
   (error as { [MDSTORE_ERROR]?: unknown })[MDSTORE_ERROR] === true &&
   (code === undefined || (error as MdStoreError).code === code);
 
-export class UnauthenticatedError extends MdStoreError {
-  declare readonly code: 'UNAUTHENTICATED';
-  constructor() {
-    super('UNAUTHENTICATED', 'Invalid authentication credentials');
-  }
+/**
+ * The message of every error that carries nothing else but what it is about, by code. What it is about
+ * (`{ filename }`, `{ maxBytes }`, …) becomes fields of the error, whether the interface's text shows it
+ * or not.
+ */
+const MESSAGES = {
+  UNAUTHENTICATED: () => 'Invalid authentication credentials',
+  FORBIDDEN: () => 'You do not have permission to access this resource',
+  DEFAULT_PROJECT_PROTECTED: () => 'Cannot delete default project',
+  PROJECT_NOT_FOUND: (_: { projectId: string }) => 'Project not found',
+  FILE_NOT_FOUND: (_: { filename: string }) => 'File not found',
+  PROJECT_NAME_TAKEN: (o: { projectName: string }) => `Project with name '${o.projectName}' already exists`,
+  FILENAME_TAKEN: (o: { filename: string }) => `File with name '${o.filename}' already exists`,
+  CONTENT_TOO_LARGE: (o: { maxBytes: number }) => `File too large: the maximum size is ${o.maxBytes} bytes`,
+  UNSUPPORTED_EXTENSION: (_: { filename: string }) =>
+    'Unsupported file type: only .md and .mdx files are accepted',
+  PRECONDITION_REQUIRED: () => "Precondition required: send If-Match with the file's ETag",
+  REVISION_NOT_FOUND: () => 'Revision not found',
+  TRASH_ITEM_NOT_FOUND: () => 'Trash item not found',
+  DIFF_TOO_LARGE: () => 'Diff too large',
+  OUTLINE_TOO_LARGE: (o: { maxLength: number }) =>
+    `File too large for an outline: at most ${o.maxLength} characters are parsed for one; ` +
+    'read parts of it with ?lines= or ?section= instead',
+  STORAGE_LIMIT_REACHED: () => 'Project storage limit reached',
+  ACCOUNT_NOT_FOUND: (o: { account: string }) => `Account '${o.account}' not found`,
+  ACCOUNT_NAME_TAKEN: (o: { accountName: string }) => `Account with name '${o.accountName}' already exists`,
+  API_KEY_NOT_FOUND: (o: { keyId: string }) => `API key '${o.keyId}' not found or already revoked`,
+  BLOB_NOT_FOUND: (_: { bucket: string; key: string }) => 'Blob not found',
+  BLOB_TOO_LARGE: (o: { maxBytes: number }) => `Blob larger than ${o.maxBytes} bytes`,
+  BUCKET_NOT_FOUND: (_: { bucket: string }) => 'Bucket not found',
+  /** A dependency (database, blob store) failed or timed out; the operation may be retried. */
+  STORE_UNAVAILABLE: (o: { message: string }) => o.message,
+} as const satisfies { readonly [C in ErrorCode]?: (about: never) => string };
+
+/** The codes whose errors carry only a message and what they are about (the table above). */
+export type MessageErrorCode = keyof typeof MESSAGES;
+type About<C extends MessageErrorCode> = Parameters<(typeof MESSAGES)[C]>;
+
+/** Same as `MdStoreError`, with its code (and, for the table's codes, what it is about) in its type. */
+export type MdStoreErrorOf<C extends ErrorCode> = MdStoreError & {
+  readonly code: C;
+} & (C extends MessageErrorCode ? (About<C> extends [infer A] ? Readonly<A> : unknown) : unknown);
+
+/** The error of `code`: its message from the table, what it is about as its fields. */
+export function mdStoreError<C extends MessageErrorCode>(code: C, ...about: About<C>): MdStoreErrorOf<C> {
+  const message = (MESSAGES[code] as (about?: object) => string)(about[0]);
+  return Object.assign(new MdStoreError(code, message), about[0]) as MdStoreErrorOf<C>;
 }
 
-export class ForbiddenError extends MdStoreError {
-  declare readonly code: 'FORBIDDEN';
-  constructor() {
-    super('FORBIDDEN', 'You do not have permission to access this resource');
-  }
+/**
+ * The error of a code under the name its class had: callable with or without `new` and with the same
+ * arguments, and `instanceof` tells it by code (`isMdStoreError(value, code)`), so code written against
+ * the classes keeps working while every such error is one type.
+ */
+export interface ErrorOfCode<C extends ErrorCode, A extends unknown[]> {
+  new (...args: A): MdStoreErrorOf<C>;
+  (...args: A): MdStoreErrorOf<C>;
 }
 
-export class DefaultProjectProtectedError extends MdStoreError {
-  declare readonly code: 'DEFAULT_PROJECT_PROTECTED';
-  constructor() {
-    super('DEFAULT_PROJECT_PROTECTED', 'Cannot delete default project');
+function errorOfCode<C extends ErrorCode, A extends unknown[]>(
+  code: C,
+  make: (...args: A) => MdStoreErrorOf<C>,
+): ErrorOfCode<C, A> {
+  // A function declaration, not an arrow, so that `new` may call it: it returns the error it made.
+  function factory(...args: A) {
+    return make(...args);
   }
+  Object.defineProperty(factory, Symbol.hasInstance, {
+    value: (value: unknown) => isMdStoreError(value, code),
+  });
+  return factory as unknown as ErrorOfCode<C, A>;
 }
 
-export class ProjectNotFoundError extends MdStoreError {
-  declare readonly code: 'PROJECT_NOT_FOUND';
-  constructor(readonly projectId: string) {
-    super('PROJECT_NOT_FOUND', 'Project not found');
-  }
-}
-
-export class FileNotFoundError extends MdStoreError {
-  declare readonly code: 'FILE_NOT_FOUND';
-  constructor(readonly filename: string) {
-    super('FILE_NOT_FOUND', 'File not found');
-  }
-}
-
-export class ProjectNameTakenError extends MdStoreError {
-  declare readonly code: 'PROJECT_NAME_TAKEN';
-  constructor(readonly projectName: string) {
-    super('PROJECT_NAME_TAKEN', `Project with name '${projectName}' already exists`);
-  }
-}
-
-export class FilenameTakenError extends MdStoreError {
-  declare readonly code: 'FILENAME_TAKEN';
-  constructor(readonly filename: string) {
-    super('FILENAME_TAKEN', `File with name '${filename}' already exists`);
-  }
-}
-
-export class ContentTooLargeError extends MdStoreError {
-  declare readonly code: 'CONTENT_TOO_LARGE';
-  constructor(readonly maxBytes: number) {
-    super('CONTENT_TOO_LARGE', `File too large: the maximum size is ${maxBytes} bytes`);
-  }
-}
-
-export class UnsupportedExtensionError extends MdStoreError {
-  declare readonly code: 'UNSUPPORTED_EXTENSION';
-  constructor(readonly filename: string) {
-    super('UNSUPPORTED_EXTENSION', 'Unsupported file type: only .md and .mdx files are accepted');
-  }
-}
+export const UnauthenticatedError = errorOfCode('UNAUTHENTICATED', () => mdStoreError('UNAUTHENTICATED'));
+export type UnauthenticatedError = MdStoreErrorOf<'UNAUTHENTICATED'>;
+export const ForbiddenError = errorOfCode('FORBIDDEN', () => mdStoreError('FORBIDDEN'));
+export type ForbiddenError = MdStoreErrorOf<'FORBIDDEN'>;
+export const DefaultProjectProtectedError = errorOfCode('DEFAULT_PROJECT_PROTECTED', () =>
+  mdStoreError('DEFAULT_PROJECT_PROTECTED'),
+);
+export type DefaultProjectProtectedError = MdStoreErrorOf<'DEFAULT_PROJECT_PROTECTED'>;
+export const ProjectNotFoundError = errorOfCode('PROJECT_NOT_FOUND', (projectId: string) =>
+  mdStoreError('PROJECT_NOT_FOUND', { projectId }),
+);
+export type ProjectNotFoundError = MdStoreErrorOf<'PROJECT_NOT_FOUND'>;
+export const FileNotFoundError = errorOfCode('FILE_NOT_FOUND', (filename: string) =>
+  mdStoreError('FILE_NOT_FOUND', { filename }),
+);
+export type FileNotFoundError = MdStoreErrorOf<'FILE_NOT_FOUND'>;
+export const ProjectNameTakenError = errorOfCode('PROJECT_NAME_TAKEN', (projectName: string) =>
+  mdStoreError('PROJECT_NAME_TAKEN', { projectName }),
+);
+export type ProjectNameTakenError = MdStoreErrorOf<'PROJECT_NAME_TAKEN'>;
+export const FilenameTakenError = errorOfCode('FILENAME_TAKEN', (filename: string) =>
+  mdStoreError('FILENAME_TAKEN', { filename }),
+);
+export type FilenameTakenError = MdStoreErrorOf<'FILENAME_TAKEN'>;
+export const ContentTooLargeError = errorOfCode('CONTENT_TOO_LARGE', (maxBytes: number) =>
+  mdStoreError('CONTENT_TOO_LARGE', { maxBytes }),
+);
+export type ContentTooLargeError = MdStoreErrorOf<'CONTENT_TOO_LARGE'>;
+export const UnsupportedExtensionError = errorOfCode('UNSUPPORTED_EXTENSION', (filename: string) =>
+  mdStoreError('UNSUPPORTED_EXTENSION', { filename }),
+);
+export type UnsupportedExtensionError = MdStoreErrorOf<'UNSUPPORTED_EXTENSION'>;
+export const PreconditionRequiredError = errorOfCode('PRECONDITION_REQUIRED', () =>
+  mdStoreError('PRECONDITION_REQUIRED'),
+);
+export type PreconditionRequiredError = MdStoreErrorOf<'PRECONDITION_REQUIRED'>;
+export const RevisionNotFoundError = errorOfCode('REVISION_NOT_FOUND', () =>
+  mdStoreError('REVISION_NOT_FOUND'),
+);
+export type RevisionNotFoundError = MdStoreErrorOf<'REVISION_NOT_FOUND'>;
+export const TrashItemNotFoundError = errorOfCode('TRASH_ITEM_NOT_FOUND', () =>
+  mdStoreError('TRASH_ITEM_NOT_FOUND'),
+);
+export type TrashItemNotFoundError = MdStoreErrorOf<'TRASH_ITEM_NOT_FOUND'>;
+export const DiffTooLargeError = errorOfCode('DIFF_TOO_LARGE', () => mdStoreError('DIFF_TOO_LARGE'));
+export type DiffTooLargeError = MdStoreErrorOf<'DIFF_TOO_LARGE'>;
+export const OutlineTooLargeError = errorOfCode('OUTLINE_TOO_LARGE', (maxLength: number) =>
+  mdStoreError('OUTLINE_TOO_LARGE', { maxLength }),
+);
+export type OutlineTooLargeError = MdStoreErrorOf<'OUTLINE_TOO_LARGE'>;
+export const StorageLimitReachedError = errorOfCode('STORAGE_LIMIT_REACHED', () =>
+  mdStoreError('STORAGE_LIMIT_REACHED'),
+);
+export type StorageLimitReachedError = MdStoreErrorOf<'STORAGE_LIMIT_REACHED'>;
+export const AccountNotFoundError = errorOfCode('ACCOUNT_NOT_FOUND', (account: string) =>
+  mdStoreError('ACCOUNT_NOT_FOUND', { account }),
+);
+export type AccountNotFoundError = MdStoreErrorOf<'ACCOUNT_NOT_FOUND'>;
+export const AccountNameTakenError = errorOfCode('ACCOUNT_NAME_TAKEN', (accountName: string) =>
+  mdStoreError('ACCOUNT_NAME_TAKEN', { accountName }),
+);
+export type AccountNameTakenError = MdStoreErrorOf<'ACCOUNT_NAME_TAKEN'>;
+export const ApiKeyNotFoundError = errorOfCode('API_KEY_NOT_FOUND', (keyId: string) =>
+  mdStoreError('API_KEY_NOT_FOUND', { keyId }),
+);
+export type ApiKeyNotFoundError = MdStoreErrorOf<'API_KEY_NOT_FOUND'>;
+export const BlobNotFoundError = errorOfCode('BLOB_NOT_FOUND', (bucket: string, key: string) =>
+  mdStoreError('BLOB_NOT_FOUND', { bucket, key }),
+);
+export type BlobNotFoundError = MdStoreErrorOf<'BLOB_NOT_FOUND'>;
+export const BlobTooLargeError = errorOfCode('BLOB_TOO_LARGE', (maxBytes: number) =>
+  mdStoreError('BLOB_TOO_LARGE', { maxBytes }),
+);
+export type BlobTooLargeError = MdStoreErrorOf<'BLOB_TOO_LARGE'>;
+export const BucketNotFoundError = errorOfCode('BUCKET_NOT_FOUND', (bucket: string) =>
+  mdStoreError('BUCKET_NOT_FOUND', { bucket }),
+);
+export type BucketNotFoundError = MdStoreErrorOf<'BUCKET_NOT_FOUND'>;
+/** `STORE_UNAVAILABLE` with its own message, and the failure that caused it as `cause`. */
+export const StoreUnavailableError = errorOfCode(
+  'STORE_UNAVAILABLE',
+  (message: string, options?: { cause?: unknown }) =>
+    new MdStoreError('STORE_UNAVAILABLE', message, options) as MdStoreErrorOf<'STORE_UNAVAILABLE'>,
+);
+export type StoreUnavailableError = MdStoreErrorOf<'STORE_UNAVAILABLE'>;
 
 /** Base of the errors whose detail is a list of issues in the interface's validation shape. */
 export abstract class InputError extends MdStoreError {
@@ -180,85 +280,19 @@ export class PreconditionFailedError extends MdStoreError {
   }
 }
 
-/** The project requires `If-Match` on writes to existing files and the request has none. */
-export class PreconditionRequiredError extends MdStoreError {
-  declare readonly code: 'PRECONDITION_REQUIRED';
-  constructor() {
-    super('PRECONDITION_REQUIRED', "Precondition required: send If-Match with the file's ETag");
-  }
-}
-
 export class RangeNotSatisfiableError extends MdStoreError {
   declare readonly code: 'RANGE_NOT_SATISFIABLE';
+  /** The representation's size, sent back in the 416's `Content-Range`. */
   constructor(readonly sizeBytes: number) {
     super('RANGE_NOT_SATISFIABLE', 'Range not satisfiable');
   }
 }
 
-export class RevisionNotFoundError extends MdStoreError {
-  declare readonly code: 'REVISION_NOT_FOUND';
-  constructor() {
-    super('REVISION_NOT_FOUND', 'Revision not found');
-  }
-}
-
-export class TrashItemNotFoundError extends MdStoreError {
-  declare readonly code: 'TRASH_ITEM_NOT_FOUND';
-  constructor() {
-    super('TRASH_ITEM_NOT_FOUND', 'Trash item not found');
-  }
-}
-
-export class DiffTooLargeError extends MdStoreError {
-  declare readonly code: 'DIFF_TOO_LARGE';
-  constructor() {
-    super('DIFF_TOO_LARGE', 'Diff too large');
-  }
-}
-
-export class OutlineTooLargeError extends MdStoreError {
-  declare readonly code: 'OUTLINE_TOO_LARGE';
-  constructor(readonly maxLength: number) {
-    super(
-      'OUTLINE_TOO_LARGE',
-      `File too large for an outline: at most ${maxLength} characters are parsed for one; ` +
-        'read parts of it with ?lines= or ?section= instead',
-    );
-  }
-}
-
-export class StorageLimitReachedError extends MdStoreError {
-  declare readonly code: 'STORAGE_LIMIT_REACHED';
-  constructor() {
-    super('STORAGE_LIMIT_REACHED', 'Project storage limit reached');
-  }
-}
-
 export class RateLimitedError extends MdStoreError {
   declare readonly code: 'RATE_LIMITED';
+  /** Sent back as `Retry-After`. */
   constructor(readonly retryAfterSeconds: number) {
     super('RATE_LIMITED', `Rate limit exceeded. Try again in ${retryAfterSeconds} seconds.`);
-  }
-}
-
-export class AccountNotFoundError extends MdStoreError {
-  declare readonly code: 'ACCOUNT_NOT_FOUND';
-  constructor(readonly account: string) {
-    super('ACCOUNT_NOT_FOUND', `Account '${account}' not found`);
-  }
-}
-
-export class AccountNameTakenError extends MdStoreError {
-  declare readonly code: 'ACCOUNT_NAME_TAKEN';
-  constructor(readonly accountName: string) {
-    super('ACCOUNT_NAME_TAKEN', `Account with name '${accountName}' already exists`);
-  }
-}
-
-export class ApiKeyNotFoundError extends MdStoreError {
-  declare readonly code: 'API_KEY_NOT_FOUND';
-  constructor(readonly keyId: string) {
-    super('API_KEY_NOT_FOUND', `API key '${keyId}' not found or already revoked`);
   }
 }
 
@@ -278,35 +312,3 @@ export class RecordConflictError extends MdStoreError {
 /** Whether `error` is a store's unique-rule conflict on `rule` (by code, like `isMdStoreError`). */
 export const isRecordConflict = (error: unknown, rule: RecordConflictError['rule']): boolean =>
   isMdStoreError(error, 'RECORD_CONFLICT') && (error as RecordConflictError).rule === rule;
-
-export class BlobNotFoundError extends MdStoreError {
-  declare readonly code: 'BLOB_NOT_FOUND';
-  constructor(
-    readonly bucket: string,
-    readonly key: string,
-  ) {
-    super('BLOB_NOT_FOUND', 'Blob not found');
-  }
-}
-
-export class BlobTooLargeError extends MdStoreError {
-  declare readonly code: 'BLOB_TOO_LARGE';
-  constructor(readonly maxBytes: number) {
-    super('BLOB_TOO_LARGE', `Blob larger than ${maxBytes} bytes`);
-  }
-}
-
-export class BucketNotFoundError extends MdStoreError {
-  declare readonly code: 'BUCKET_NOT_FOUND';
-  constructor(readonly bucket: string) {
-    super('BUCKET_NOT_FOUND', 'Bucket not found');
-  }
-}
-
-/** A dependency (database, blob store) failed or timed out; the operation may be retried. */
-export class StoreUnavailableError extends MdStoreError {
-  declare readonly code: 'STORE_UNAVAILABLE';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('STORE_UNAVAILABLE', message, options);
-  }
-}

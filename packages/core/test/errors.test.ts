@@ -1,10 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
+  BlobNotFoundError,
+  ContentTooLargeError,
   FilenameTakenError,
   isMdStoreError,
   isRecordConflict,
   MdStoreError,
+  mdStoreError,
+  ProjectNotFoundError,
   RecordConflictError,
+  StoreUnavailableError,
 } from '../src/errors.js';
 import { RequestRateLimitedError, refusedBudgetStatus } from '../src/use-cases/authentication.js';
 import { createFixture, textStream } from './support/fixture.js';
@@ -89,5 +94,56 @@ describe('errors of another copy of the core', async () => {
     expect(
       refusedBudgetStatus(Object.assign(new Error('x'), { code: 'RATE_LIMITED', status })),
     ).toBeUndefined();
+  });
+});
+
+/**
+ * Issue 23: the errors that carry only a message are one type, made from one table of messages by code.
+ * The names the classes had still make them (with or without `new`) and still recognise them, by code.
+ */
+describe('errors from the table of codes', () => {
+  it('are plain MdStoreErrors with their code and the message of the table', () => {
+    const error = mdStoreError('FILENAME_TAKEN', { filename: 'a.md' });
+    expect(Object.getPrototypeOf(error)).toBe(MdStoreError.prototype);
+    expect(error).toBeInstanceOf(Error);
+    expect(error.code).toBe('FILENAME_TAKEN');
+    expect(error.message).toBe("File with name 'a.md' already exists");
+    expect(error.name).toBe('MdStoreError');
+    expect(error.filename).toBe('a.md');
+    expect(isMdStoreError(error, 'FILENAME_TAKEN')).toBe(true);
+  });
+
+  it('the old names make the same error, called with or without new', () => {
+    const made = [
+      new FilenameTakenError('a.md'),
+      (FilenameTakenError as (f: string) => MdStoreError)('a.md'),
+    ];
+    for (const error of made) {
+      expect(Object.getPrototypeOf(error)).toBe(MdStoreError.prototype);
+      expect(error).toMatchObject({
+        code: 'FILENAME_TAKEN',
+        message: "File with name 'a.md' already exists",
+      });
+    }
+    expect(new ProjectNotFoundError('p')).toMatchObject({ message: 'Project not found', projectId: 'p' });
+    expect(new BlobNotFoundError('b', 'k')).toMatchObject({ code: 'BLOB_NOT_FOUND', bucket: 'b', key: 'k' });
+    expect(new ContentTooLargeError(10).message).toBe('File too large: the maximum size is 10 bytes');
+  });
+
+  it('instanceof with an old name recognises by code, across copies of the core', async () => {
+    // @ts-expect-error: as above, a second instance of the module.
+    const other = (await import('../src/errors.js?table-copy')) as typeof import('../src/errors.js');
+    expect(new other.FilenameTakenError('a.md')).toBeInstanceOf(FilenameTakenError);
+    expect(mdStoreError('FILENAME_TAKEN', { filename: 'a.md' })).toBeInstanceOf(FilenameTakenError);
+    expect(mdStoreError('FILE_NOT_FOUND', { filename: 'a.md' })).not.toBeInstanceOf(FilenameTakenError);
+    expect(new RecordConflictError('filename')).not.toBeInstanceOf(StoreUnavailableError);
+    expect(Object.assign(new Error('x'), { code: 'FILENAME_TAKEN' })).not.toBeInstanceOf(FilenameTakenError);
+  });
+
+  it('a store failure keeps its own message and its cause', () => {
+    const cause = new Error('ECONNRESET');
+    const error = new StoreUnavailableError('The database went away', { cause });
+    expect(error).toMatchObject({ code: 'STORE_UNAVAILABLE', message: 'The database went away', cause });
+    expect(error).toBeInstanceOf(StoreUnavailableError);
   });
 });

@@ -1,5 +1,4 @@
-// The admin CLI entry point. The reflection polyfill tsyringe needs is loaded here, once.
-import 'reflect-metadata';
+// The admin CLI entry point.
 import { isMdStoreError, type MdStoreError } from '@mdstore/core';
 import { createRuntime, type Runtime } from '../composition/index.js';
 import { ConfigError, loadConfig } from '../config/index.js';

@@ -1,3 +1,5 @@
+// tsyringe needs the reflection polyfill when it loads; this module is the only one that imports it.
+import 'reflect-metadata';
 import {
   type BlobStore,
   createMdStore,
@@ -7,7 +9,11 @@ import {
   type RateLimiter,
   type RecordsRepository,
 } from '@mdstore/core';
-import { type DependencyContainer, instanceCachingFactory, container as rootContainer } from 'tsyringe';
+import {
+  type DependencyContainer,
+  instancePerContainerCachingFactory,
+  container as rootContainer,
+} from 'tsyringe';
 import type { ServerConfig } from '../config/index.js';
 import { createInstanceProbe } from '../instance-probe.js';
 import type { Logger } from '../logger.js';
@@ -20,7 +26,8 @@ import { TOKENS } from './tokens.js';
 export interface Runtime {
   readonly store: MdStore;
   readonly config: ServerConfig;
-  /** The container the runtime was built in (for the HTTP layer or tests to resolve from). */
+  /** The container the runtime was built in (for the HTTP layer or tests to resolve from); with
+   * `override`, the child container holding the overrides. */
   readonly container: DependencyContainer;
   /** Closes every adapter, in the reverse order of opening. Idempotent. */
   close(): Promise<void>;
@@ -30,8 +37,12 @@ export interface RuntimeOptions {
   readonly logger: Logger;
   /** Replaces how adapter packages are loaded (tests). */
   readonly adapterModules?: AdapterModules;
-  /** Replaces the instance probe (tests). */
-  readonly probe?: InstanceProbe;
+  /**
+   * Registers replacements of some parts (a port wrapped with faults, another instance probe) in a
+   * child container of the runtime's, before the store is built from it: tsyringe resolves every other
+   * part from the runtime's own registrations. For tests.
+   */
+  readonly override?: (child: DependencyContainer) => void;
   /** When given, every records transaction is timed into it. */
   readonly metrics?: Pick<ServerMetrics, 'observeTransaction'>;
 }
@@ -49,9 +60,10 @@ export async function createRuntime(config: ServerConfig, options: RuntimeOption
   try {
     container.register(TOKENS.config, { useValue: config });
     container.register(TOKENS.logger, { useValue: options.logger });
-    container.register(TOKENS.probe, { useValue: options.probe ?? createInstanceProbe() });
+    container.register(TOKENS.probe, { useValue: createInstanceProbe() });
+    // Per container: a child with overrides builds its own events and store from what it resolves.
     container.register(TOKENS.events, {
-      useFactory: instanceCachingFactory((c) => loggingEvents(c.resolve<Logger>(TOKENS.logger))),
+      useFactory: instancePerContainerCachingFactory((c) => loggingEvents(c.resolve<Logger>(TOKENS.logger))),
     });
 
     const database = await openDatabase(config.database, modules);
@@ -64,13 +76,23 @@ export async function createRuntime(config: ServerConfig, options: RuntimeOption
     closers.push(() => blobs.close());
     container.register(TOKENS.blobs, { useValue: blobs });
 
-    container.register(TOKENS.store, { useFactory: instanceCachingFactory(buildStore) });
-    const store = container.resolve<MdStore>(TOKENS.store);
-    return { store, config, container, close: closeAll };
+    container.register(TOKENS.store, { useFactory: instancePerContainerCachingFactory(buildStore) });
+    const scope = options.override ? withOverrides(container, options.override) : container;
+    const store = scope.resolve<MdStore>(TOKENS.store);
+    return { store, config, container: scope, close: closeAll };
   } catch (error) {
     await closeAll();
     throw error;
   }
+}
+
+function withOverrides(
+  container: DependencyContainer,
+  override: (child: DependencyContainer) => void,
+): DependencyContainer {
+  const child = container.createChildContainer();
+  override(child);
+  return child;
 }
 
 function buildStore(c: DependencyContainer): MdStore {

@@ -1,4 +1,4 @@
-import type { BlobStore, InstanceProbe, RecordsRepository } from '@mdstore/core';
+import type { BlobStore, RecordsRepository } from '@mdstore/core';
 import type { ServerConfig, TlsMaterial } from '../config/index.js';
 import { createHttpApp, type RunningHttpServer, startHttpServer } from '../http/index.js';
 import { createReadinessCheck } from '../http/readiness.js';
@@ -7,7 +7,7 @@ import type { Logger } from '../logger.js';
 import { type RunningMetricsListener, startMetricsListener } from '../metrics/listener.js';
 import { createServerMetrics, type ServerMetrics } from '../metrics/metrics.js';
 import type { AdapterModules } from './adapters.js';
-import { createRuntime, type Runtime } from './runtime.js';
+import { createRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
 import { TOKENS } from './tokens.js';
 
 export interface ServerProcess {
@@ -34,7 +34,8 @@ export interface StartServerOptions {
   /** How long `stop` waits for requests in flight. */
   readonly shutdownGraceMs?: number;
   readonly adapterModules?: AdapterModules;
-  readonly probe?: InstanceProbe;
+  /** Parts replaced in a child container before the store is built (tests; see `RuntimeOptions`). */
+  readonly override?: RuntimeOptions['override'];
 }
 
 /** Well inside the core's 30 s instance lease, so a live server is never taken for a gone one. */
@@ -61,7 +62,7 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
     runtime = await createRuntime(config, {
       logger,
       ...(options.adapterModules && { adapterModules: options.adapterModules }),
-      ...(options.probe && { probe: options.probe }),
+      ...(options.override && { override: options.override }),
       ...(metrics && { metrics }),
     });
   } catch (error) {

@@ -10,7 +10,7 @@ import {
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import { toErrorResponse } from '../http/errors.js';
-import type { HttpLogger } from '../http/routes/context.js';
+import type { Logger } from '../logger.js';
 import { type McpTool, ToolArgumentError, ToolArguments, type ToolContext } from './tool-kit.js';
 import { TOOLS } from './tools.js';
 
@@ -32,7 +32,10 @@ export const MCP_INSTRUCTIONS = [
 ].join('\n');
 
 /** One MCP server per HTTP request (the endpoint is stateless), bound to the caller. */
-export function createMcpServer(context: ToolContext, logger: HttpLogger, tools: readonly McpTool[] = TOOLS) {
+/** What the MCP server logs: a tool's unexpected failure. */
+export type McpLogger = Pick<Logger, 'error'>;
+
+export function createMcpServer(context: ToolContext, logger: McpLogger, tools: readonly McpTool[] = TOOLS) {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const server = new Server(MCP_SERVER_INFO, {
     capabilities: { tools: {} },
@@ -68,7 +71,7 @@ function toolResult(value: Record<string, unknown>): CallToolResult {
  * A failed call as a tool error the model can read and act on: the HTTP status and `detail` the API
  * would have answered, and for a 412 the file's current `etag`.
  */
-function toolError(error: unknown, tool: McpTool, logger: HttpLogger): CallToolResult {
+function toolError(error: unknown, tool: McpTool, logger: McpLogger): CallToolResult {
   const response =
     error instanceof ToolArgumentError
       ? { status: 422, detail: error.issues, headers: {} as Record<string, string> }

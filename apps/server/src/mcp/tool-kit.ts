@@ -101,25 +101,6 @@ export class ToolArguments {
   }
 }
 
-/** Schema pieces shared by the tools. */
-export const SCHEMA = {
-  projectId: { type: 'string', format: 'uuid', description: 'The project id (from list_projects).' },
-  filename: {
-    type: 'string',
-    description: 'The file name, e.g. "notes.md" or "guides/setup.md" (.md or .mdx).',
-  },
-  ifMatch: {
-    type: 'string',
-    description:
-      'The etag the file had when you read it, exactly as read_file, outline or list_files gave it ' +
-      '(quotes included). The change is refused (412) if the file changed since.',
-  },
-  metadata: {
-    type: ['object', 'null'],
-    description: 'A JSON object stored with the file (null for none).',
-  },
-} as const satisfies Record<string, JsonSchema>;
-
 /**
  * `If-Match` for a tool's `if_match`. Agents often drop the quotes of an ETag they were given; a bare
  * value is quoted, so that it still compares (strongly) with the file's ETag.

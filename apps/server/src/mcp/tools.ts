@@ -1,25 +1,25 @@
+import { type ByteStream, PreconditionRequiredError } from '@mdstore/core';
+import * as v from 'valibot';
 import {
-  type ByteStream,
-  HISTORY_LIMITS,
-  LIST_LIMITS,
-  MAX_EDITS,
-  PreconditionRequiredError,
-} from '@mdstore/core';
-import { editJson, outlineJson } from '../http/routes/editing.js';
-import { revisionListJson } from '../http/routes/history.js';
-import { searchAnswerJson } from '../http/routes/search.js';
-import { fileJson, fileListJson, fileUpdateJson, projectJson } from '../http/views.js';
+  editJson,
+  fileJson,
+  fileListJson,
+  fileUpdateJson,
+  outlineJson,
+  projectJson,
+  revisionListJson,
+  searchAnswerJson,
+} from '../views.js';
 import {
   ifMatchOf,
-  type JsonSchema,
   type McpTool,
   READ_ONLY,
-  SCHEMA,
   ToolArgumentError,
   type ToolArguments,
   type ToolContext,
   writes,
 } from './tool-kit.js';
+import { ARG, FILE_ARGS, toolInput } from './tool-schemas.js';
 
 /**
  * The MCP tools of extensions §4 and §5, one entry each. They call the use cases the HTTP routes call, with
@@ -54,71 +54,14 @@ function requiredIfMatch(args: ToolArguments) {
   return conditions;
 }
 
-const object = (properties: Record<string, JsonSchema>, required: string[]) =>
-  ({ type: 'object', properties, required, additionalProperties: false }) as const;
-
-const FILE = { project_id: SCHEMA.projectId, filename: SCHEMA.filename };
-
-const HEADING_PATH: JsonSchema = {
-  description:
-    'A heading path from an outer heading down, e.g. ["Setup", "Linux"] (the path outline gives names ' +
-    'its heading), or one heading text as a string, which must be unique in the file. Heading texts ' +
-    'are plain text (no # or markup), compared after collapsing spaces.',
-  oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1 }],
-};
-
-const EDIT: JsonSchema = {
-  oneOf: [
-    object(
-      {
-        op: { const: 'replace' },
-        old: { type: 'string', minLength: 1, description: 'Exact text to find (not empty).' },
-        new: { type: 'string', description: 'Text to put in its place.' },
-        count: {
-          description: 'How many times `old` must occur (default 1), or "all" (at least once).',
-          oneOf: [{ type: 'integer', minimum: 1 }, { const: 'all' }],
-        },
-      },
-      ['op', 'old', 'new'],
-    ),
-    object(
-      {
-        op: { enum: ['append', 'prepend'] },
-        text: { type: 'string' },
-        section: {
-          ...HEADING_PATH,
-          description:
-            "Without it: the end or start of the file (prepend goes after any front matter). With it: the end of the section's body, or right after its heading line.",
-        },
-      },
-      ['op', 'text'],
-    ),
-    object({ op: { const: 'replace_section' }, section: HEADING_PATH, text: { type: 'string' } }, [
-      'op',
-      'section',
-      'text',
-    ]),
-    object(
-      {
-        op: { const: 'insert' },
-        line: {
-          type: 'integer',
-          minimum: 1,
-          description: '1-based line to insert before; lines + 1 appends.',
-        },
-        text: { type: 'string' },
-      },
-      ['op', 'line', 'text'],
-    ),
-  ],
-};
+const FILE = FILE_ARGS;
 
 export const TOOLS: readonly McpTool[] = [
   {
     name: 'list_projects',
     title: 'List projects',
     description: 'The projects of your account, with their ids, file counts and settings.',
-    inputSchema: object({}, []),
+    inputSchema: toolInput({}),
     annotations: READ_ONLY,
     run: async (context) => {
       const projects = await context.store.projects.list({ principal: context.principal });
@@ -132,15 +75,12 @@ export const TOOLS: readonly McpTool[] = [
       'The files of a project (by filename) with their size, metadata, etag and revision. Give "prefix" ' +
       '(e.g. "guides/") for one folder, and "limit" to get one page: pass the answer\'s "next_cursor" as ' +
       '"cursor" (with the same prefix) for the next page, until it is null.',
-    inputSchema: object(
-      {
-        project_id: SCHEMA.projectId,
-        prefix: { type: 'string', description: 'Only files whose filename starts with it.' },
-        limit: { type: 'integer', minimum: 1, maximum: LIST_LIMITS.maxLimit, description: 'Files per page.' },
-        cursor: { type: 'string', description: 'The next_cursor of the previous page.' },
-      },
-      ['project_id'],
-    ),
+    inputSchema: toolInput({
+      project_id: ARG.projectId,
+      prefix: v.optional(v.pipe(v.string(), v.description('Only files whose filename starts with it.'))),
+      limit: ARG.fileListLimit,
+      cursor: ARG.cursor,
+    }),
     annotations: READ_ONLY,
     run: async (context, args) => {
       const list = await context.store.files.list({
@@ -161,14 +101,13 @@ export const TOOLS: readonly McpTool[] = [
     description:
       'The content of a file, or only some lines ("lines": "10-20") or one section ("section": a heading ' +
       'path), with its etag and revision. Keep the etag: pass it as if_match when you change the file.',
-    inputSchema: object(
-      {
-        ...FILE,
-        lines: { type: 'string', pattern: '^\\d+-\\d+$', description: '1-based inclusive line range "a-b".' },
-        section: { ...HEADING_PATH, description: `${HEADING_PATH.description} Returns that section.` },
-      },
-      ['project_id', 'filename'],
-    ),
+    inputSchema: toolInput({
+      ...FILE,
+      lines: v.optional(ARG.lines),
+      section: v.optional(
+        v.pipe(ARG.headingPath, v.description(`${ARG.headingPathHelp} Returns that section.`)),
+      ),
+    }),
     annotations: READ_ONLY,
     run: async (context, args) => {
       const target = fileArgs(context, args);
@@ -198,7 +137,7 @@ export const TOOLS: readonly McpTool[] = [
     description:
       'The headings of a file (level, text, line, path) and its links, with its etag. Use a heading path ' +
       'from here as the section of read_file or edit_file.',
-    inputSchema: object(FILE, ['project_id', 'filename']),
+    inputSchema: toolInput(FILE),
     annotations: READ_ONLY,
     run: async (context, args) =>
       outlineJson(await context.store.files.outline({ ...fileArgs(context, args), signal: context.signal })),
@@ -207,11 +146,7 @@ export const TOOLS: readonly McpTool[] = [
     name: 'create_file',
     title: 'Create a file',
     description: 'Creates a new file; refuses (409) a name that exists already. Use edit_file to change one.',
-    inputSchema: object({ ...FILE, content: { type: 'string' }, metadata: SCHEMA.metadata }, [
-      'project_id',
-      'filename',
-      'content',
-    ]),
+    inputSchema: toolInput({ ...FILE, content: ARG.content, metadata: v.optional(ARG.metadata) }),
     annotations: writes({ destructive: false, idempotent: false }),
     run: async (context, args) => {
       const metadata = args.raw('metadata');
@@ -233,15 +168,12 @@ export const TOOLS: readonly McpTool[] = [
       'insert before a line. Everything else in the file stays byte for byte. Returns the new etag and a ' +
       'unified diff; dry_run shows the diff without changing anything. Pass if_match with the etag you ' +
       'read so that the edit is refused if the file changed meanwhile.',
-    inputSchema: object(
-      {
-        ...FILE,
-        edits: { type: 'array', items: EDIT, minItems: 1, maxItems: MAX_EDITS },
-        dry_run: { type: 'boolean', default: false },
-        if_match: SCHEMA.ifMatch,
-      },
-      ['project_id', 'filename', 'edits'],
-    ),
+    inputSchema: toolInput({
+      ...FILE,
+      edits: ARG.edits,
+      dry_run: ARG.dryRun,
+      if_match: v.optional(ARG.ifMatch),
+    }),
     annotations: writes({ destructive: true, idempotent: false }),
     run: async (context, args) => {
       const body = { edits: args.raw('edits'), ...(args.has('dry_run') && { dry_run: args.raw('dry_run') }) };
@@ -260,12 +192,7 @@ export const TOOLS: readonly McpTool[] = [
     description:
       'Replaces the whole content of an existing file (metadata kept). Requires if_match: the etag of the ' +
       'version you read. Prefer edit_file for changes to part of a file.',
-    inputSchema: object({ ...FILE, content: { type: 'string' }, if_match: SCHEMA.ifMatch }, [
-      'project_id',
-      'filename',
-      'content',
-      'if_match',
-    ]),
+    inputSchema: toolInput({ ...FILE, content: ARG.content, if_match: ARG.ifMatch }),
     annotations: writes({ destructive: true, idempotent: true }),
     run: async (context, args) => {
       const target = fileArgs(context, args);
@@ -283,11 +210,7 @@ export const TOOLS: readonly McpTool[] = [
     name: 'set_metadata',
     title: 'Set metadata',
     description: "Replaces a file's metadata object (null clears it). Takes if_match.",
-    inputSchema: object({ ...FILE, metadata: SCHEMA.metadata, if_match: SCHEMA.ifMatch }, [
-      'project_id',
-      'filename',
-      'metadata',
-    ]),
+    inputSchema: toolInput({ ...FILE, metadata: ARG.metadata, if_match: v.optional(ARG.ifMatch) }),
     annotations: writes({ destructive: true, idempotent: true }),
     run: async (context, args) => {
       const file = await context.store.files.updateMetadata({
@@ -306,22 +229,7 @@ export const TOOLS: readonly McpTool[] = [
       'metadata and front matter, and/or a filter ({"field": "metadata.tags", "op": "contains", "value": ' +
       '"api"}, with and/or/not). Without project_id it searches every project of your account (or those ' +
       'of project_ids). Results come best first with snippets; pass next_cursor as cursor for more.',
-    inputSchema: object(
-      {
-        project_id: SCHEMA.projectId,
-        query: { type: 'string', maxLength: 1000 },
-        filter: {
-          type: 'object',
-          description: 'A condition {field, op, value} or {"and"|"or": [...]}, {"not": …}.',
-        },
-        sort: { enum: ['relevance', 'filename', 'created_date', 'updated_date', 'size_bytes'] },
-        order: { enum: ['asc', 'desc'] },
-        limit: { type: 'integer', minimum: 1, maximum: 100 },
-        cursor: { type: 'string' },
-        project_ids: { type: 'array', items: { type: 'string' }, maxItems: 100 },
-      },
-      [],
-    ),
+    inputSchema: toolInput({ project_id: v.optional(ARG.projectId), ...ARG.search }),
     annotations: READ_ONLY,
     run: async (context, args) => {
       const body: Record<string, unknown> = {};
@@ -341,7 +249,7 @@ export const TOOLS: readonly McpTool[] = [
     title: 'Delete a file',
     description:
       'Deletes a file (into the project trash when its trash_retention_days is above 0). Requires if_match: the etag of the version you mean to delete.',
-    inputSchema: object({ ...FILE, if_match: SCHEMA.ifMatch }, ['project_id', 'filename', 'if_match']),
+    inputSchema: toolInput({ ...FILE, if_match: ARG.ifMatch }),
     annotations: writes({ destructive: true, idempotent: true }),
     run: async (context, args) => {
       const target = fileArgs(context, args);
@@ -356,14 +264,7 @@ export const TOOLS: readonly McpTool[] = [
     description:
       'The kept revisions of a file, newest first: revision, etag, size, sha256, metadata, change ' +
       '(created, content, metadata, edit, restore, move, copy) and date. Pages with limit and next_cursor.',
-    inputSchema: object(
-      {
-        ...FILE,
-        limit: { type: 'integer', minimum: 1, maximum: HISTORY_LIMITS.revisionsPageMax },
-        cursor: { type: 'string', description: 'next_cursor of the previous page.' },
-      },
-      ['project_id', 'filename'],
-    ),
+    inputSchema: toolInput({ ...FILE, limit: ARG.revisionListLimit, cursor: ARG.cursor }),
     annotations: READ_ONLY,
     run: async (context, args) => {
       const limit = args.raw('limit');
@@ -379,11 +280,7 @@ export const TOOLS: readonly McpTool[] = [
     name: 'read_revision',
     title: 'Read a revision',
     description: 'The content of one kept revision of a file (see list_revisions), with its etag.',
-    inputSchema: object({ ...FILE, revision: { type: 'integer', minimum: 1 } }, [
-      'project_id',
-      'filename',
-      'revision',
-    ]),
+    inputSchema: toolInput({ ...FILE, revision: ARG.revision }),
     annotations: READ_ONLY,
     run: async (context, args) => {
       const read = await context.store.files.readRevision({
@@ -403,12 +300,7 @@ export const TOOLS: readonly McpTool[] = [
     description:
       'Makes the content and metadata of a kept revision the current ones, as a new revision (nothing ' +
       'is lost: the replaced version stays in the history). Requires if_match: the current etag.',
-    inputSchema: object({ ...FILE, revision: { type: 'integer', minimum: 1 }, if_match: SCHEMA.ifMatch }, [
-      'project_id',
-      'filename',
-      'revision',
-      'if_match',
-    ]),
+    inputSchema: toolInput({ ...FILE, revision: ARG.revision, if_match: ARG.ifMatch }),
     annotations: writes({ destructive: true, idempotent: false }),
     run: async (context, args) => {
       const file = await context.store.files.restore({
@@ -425,12 +317,7 @@ export const TOOLS: readonly McpTool[] = [
     description:
       'Gives a file a new name (folders included); content, metadata and history go with it. Refuses ' +
       '(409) a name that exists. Requires if_match: the current etag.',
-    inputSchema: object({ ...FILE, to: SCHEMA.filename, if_match: SCHEMA.ifMatch }, [
-      'project_id',
-      'filename',
-      'to',
-      'if_match',
-    ]),
+    inputSchema: toolInput({ ...FILE, to: ARG.to, if_match: ARG.ifMatch }),
     annotations: writes({ destructive: true, idempotent: false }),
     run: async (context, args) => {
       const file = await context.store.files.move({

@@ -1,4 +1,3 @@
-import 'reflect-metadata';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

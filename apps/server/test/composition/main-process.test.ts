@@ -1,4 +1,3 @@
-import 'reflect-metadata';
 import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';

@@ -1,4 +1,3 @@
-import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { Socket } from 'node:net';

@@ -1,7 +1,7 @@
-import 'reflect-metadata';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { RecordsRepository } from '@mdstore/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type AdapterModules,
@@ -139,6 +139,40 @@ describe('createRuntime with the default embedded stores', () => {
       expect(container.resolve(TOKENS.config)).toBe(runtime.config);
       expect(container.resolve<{ scheme: string }>(TOKENS.blobs).scheme).toBe('file');
       for (const token of Object.values(TOKENS)) expect(container.isRegistered(token)).toBe(true);
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it('builds the store from a child container where a test overrides a port; the runtime keeps its own', async () => {
+    const seen: string[] = [];
+    let real: RecordsRepository | undefined;
+    const runtime = await createRuntime(configFor(), {
+      logger: silentLogger,
+      override: (child) => {
+        real = child.resolve<RecordsRepository>(TOKENS.records);
+        const inner = real;
+        const counting = new Proxy(inner, {
+          get: (target, name) => {
+            const value = Reflect.get(target, name, target);
+            if (typeof value !== 'function') return value;
+            return (...args: unknown[]) => {
+              seen.push(String(name));
+              return value.apply(target, args);
+            };
+          },
+        });
+        child.register(TOKENS.records, { useValue: counting });
+      },
+    });
+    try {
+      await runtime.store.accounts.create({ name: 'acme' });
+      expect(seen).toContain('withTransaction');
+      const resolved = runtime.container.resolve<RecordsRepository>(TOKENS.records);
+      expect(resolved).not.toBe(real);
+      // Everything not overridden comes from the runtime's own registrations.
+      expect(runtime.container.resolve(TOKENS.config)).toBe(runtime.config);
+      expect(runtime.container.resolve(TOKENS.store)).toBe(runtime.store);
     } finally {
       await runtime.close();
     }

@@ -1,4 +1,3 @@
-import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,3 @@
-import 'reflect-metadata';
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -6,8 +5,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import type { BlobStore, RecordsRepository } from '@mdstore/core';
 import { type FaultPlan, noFaults, withBlobFaults, withRecordsFaults } from '@mdstore/core/testing';
-import { type AdapterModules, defaultAdapterModules } from '../../src/composition/index.js';
+import type { DependencyContainer } from 'tsyringe';
+import { TOKENS } from '../../src/composition/index.js';
 import { type ServerProcess, startServer } from '../../src/composition/server.js';
 import { type Environment, loadConfig } from '../../src/config/index.js';
 import { createLogger, type LogLevel } from '../../src/logger.js';
@@ -36,35 +37,20 @@ export interface TestServerOptions {
   readonly blobs?: FaultPlan;
 }
 
-/** The default adapter modules with fault plans wrapped around the records repository and blob store. */
-export function faultyModules(records: FaultPlan, blobs: FaultPlan): AdapterModules {
-  return {
-    ...defaultAdapterModules,
-    sqlite: async () => {
-      const { openSqliteStore } = await defaultAdapterModules.sqlite();
-      return {
-        openSqliteStore: async (options) => {
-          const opened = await openSqliteStore(options);
-          return {
-            records: withRecordsFaults(opened.records, records),
-            rateLimiter: opened.rateLimiter,
-            connectionSettings: () => opened.connectionSettings(),
-            close: () => opened.close(),
-          };
-        },
-      };
-    },
-    fs: async () => {
-      const { createFsBlobStore } = await defaultAdapterModules.fs();
-      return {
-        createFsBlobStore: (options) =>
-          withBlobFaults(createFsBlobStore(options), blobs) as unknown as ReturnType<
-            typeof createFsBlobStore
-          >,
-      };
-    },
+/**
+ * Fault plans wrapped around the runtime's records repository and blob store: the wrapped ports are
+ * registered in a child container of the runtime's, from which the store is built (tsyringe).
+ */
+export const withFaults =
+  (records: FaultPlan, blobs: FaultPlan) =>
+  (child: DependencyContainer): void => {
+    const real = {
+      records: child.resolve<RecordsRepository>(TOKENS.records),
+      blobs: child.resolve<BlobStore>(TOKENS.blobs),
+    };
+    child.register(TOKENS.records, { useValue: withRecordsFaults(real.records, records) });
+    child.register(TOKENS.blobs, { useValue: withBlobFaults(real.blobs, blobs) });
   };
-}
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dir = await mkdtemp(path.join(tmpdir(), 'mdstore-ops-'));
@@ -78,7 +64,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       config,
       logger,
       shutdownGraceMs: 1000,
-      adapterModules: faultyModules(options.records ?? noFaults, options.blobs ?? noFaults),
+      override: withFaults(options.records ?? noFaults, options.blobs ?? noFaults),
     });
   } catch (error) {
     await rm(dir, { recursive: true, force: true });

@@ -1,4 +1,3 @@
-import 'reflect-metadata';
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-import { evaluatePreconditions, parsePreconditions } from '../conditional/index.js';
+import { evaluatePreconditions } from '../conditional/index.js';
 import {
   DefaultProjectProtectedError,
   isRecordConflict,
@@ -17,7 +17,7 @@ import type { Principal } from './authentication.js';
 import { removeDoomed, withStagedResource } from './blob-intents.js';
 import { type MdStoreContext, notBefore } from './context.js';
 import { deferred } from './deferred-body.js';
-import type { RequestConditions } from './files/conditions.js';
+import { conditionsOf, type ParsedConditions, type RequestConditions } from './files/conditions.js';
 import { applyPlan, planPrune } from './files/revisions.js';
 import { type ProjectView, toProjectView } from './views.js';
 
@@ -27,12 +27,12 @@ import { type ProjectView, toProjectView } from './views.js';
  */
 function checkProjectConditions(
   project: ProjectView,
-  conditions: RequestConditions | undefined,
+  conditions: ParsedConditions | undefined,
   method: 'read' | 'write',
 ): 'proceed' | 'not-modified' {
   if (!conditions) return 'proceed';
   const state = { etag: project.etag, lastModified: project.updatedAt };
-  const outcome = evaluatePreconditions(parsePreconditions(conditions), state, method);
+  const outcome = evaluatePreconditions(conditions, state, method);
   if (outcome === 'failed') throw new PreconditionFailedError(project.etag);
   return outcome;
 }
@@ -137,13 +137,17 @@ export async function getProject(
   return toProjectView(await loadOwnedProject(ctx.records, input.principal, input.projectId));
 }
 
+/** A project request's conditional headers, parsed once (none sent: nothing to check). */
+const projectConditionsOf = (conditions: RequestConditions | undefined): ParsedConditions | undefined =>
+  conditions && conditionsOf(conditions);
+
 /** Get Project with its preconditions (`If-None-Match` → 304, `If-Match` → 412…). */
 export async function readProject(
   ctx: MdStoreContext,
   input: { principal: Principal; projectId: string; conditions?: RequestConditions },
 ): Promise<ProjectRead> {
   const project = await getProject(ctx, input);
-  const outcome = checkProjectConditions(project, input.conditions, 'read');
+  const outcome = checkProjectConditions(project, projectConditionsOf(input.conditions), 'read');
   return { kind: outcome === 'not-modified' ? 'not-modified' : 'project', project };
 }
 
@@ -163,14 +167,15 @@ export async function updateProject(
 ): Promise<ProjectView> {
   const projectId = parseProjectId(input.projectId);
   const existing = await loadOwnedProject(ctx.records, input.principal, projectId);
+  const conditions = projectConditionsOf(input.conditions);
   const body = deferred<unknown>(input.body);
   body.check();
-  checkProjectConditions(toProjectView(existing), input.conditions, 'write');
+  checkProjectConditions(toProjectView(existing), conditions, 'write');
   const { settings, ...changes } = parseUpdateProjectBody(await body.read());
   try {
     const { view, doomed } = await ctx.records.withTransaction(async (tx) => {
       const current = assertOwnedActive(await tx.lockProject({ projectId }), input.principal, projectId);
-      checkProjectConditions(toProjectView(current), input.conditions, 'write');
+      checkProjectConditions(toProjectView(current), conditions, 'write');
       if (changes.name !== undefined) await assertNameFree(tx, current.accountId, changes.name, current.id);
       const updated: ProjectRecord = {
         ...current,
@@ -227,7 +232,7 @@ export async function deleteProject(
   const deleting = await ctx.records.withTransaction(async (tx) => {
     const current = assertOwnedActive(await tx.lockProject({ projectId }), input.principal, projectId);
     if (current.isDefault) throw new DefaultProjectProtectedError();
-    checkProjectConditions(toProjectView(current), input.conditions, 'write');
+    checkProjectConditions(toProjectView(current), projectConditionsOf(input.conditions), 'write');
     await tx.deleteFilesOfProject({ projectId });
     const marked: ProjectRecord = {
       ...current,

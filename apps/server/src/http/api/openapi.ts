@@ -1,5 +1,6 @@
-import { type ConversionConfig, toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
+import { toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
 import { API_ERRORS, PATH_ERRORS } from './answers.js';
+import { CONVERSION } from './json-schema.js';
 import { PATH_PARAMETERS, RATE_LIMIT_HEADERS, REQUEST_HEADERS, RESPONSE_HEADERS } from './parameters.js';
 import type { Answer, DefinedRoute, RouteDescription, Schema } from './route.js';
 import { ROUTES } from './routes-table.js';
@@ -17,26 +18,6 @@ const DEFS = '#/$defs/';
 const SCHEMAS = '#/components/schemas/';
 
 const COMPONENT_OF = new Map<unknown, string>(Object.entries(COMPONENTS).map(([name, s]) => [s, name]));
-
-const CONVERSION: ConversionConfig = {
-  target: 'draft-2020-12',
-  typeMode: 'output',
-  // Anything else the converter cannot express fails the start (and the tests), rather than vanish.
-  errorMode: 'throw',
-  // Rules that are functions have no JSON Schema: the core's schemas state them with `v.metadata`
-  // (e.g. NameSchema's `{ minLength: 1, maxLength: 255 }`), which the converter copies.
-  ignoreActions: ['check', 'to_lower_case'],
-  overrideSchema: ({ valibotSchema }) => (valibotSchema.type === 'custom' ? {} : undefined),
-  overrideAction: ({ valibotAction, jsonSchema }) => {
-    // A case-insensitive pattern would be read case-sensitively: leave it to `format` (e.g. uuid).
-    const { requirement } = valibotAction as { requirement?: unknown };
-    if (valibotAction.type === 'regex' && requirement instanceof RegExp && requirement.flags.includes('i')) {
-      const { pattern: _dropped, ...rest } = jsonSchema;
-      return rest;
-    }
-    return undefined;
-  },
-};
 
 /** A valibot schema as JSON Schema, named components referenced as `#/components/schemas/<name>`. */
 function jsonSchema(schema: Schema): Json {

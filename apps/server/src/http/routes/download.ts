@@ -1,13 +1,13 @@
 import { pipeline } from 'node:stream/promises';
 import { type ByteStream, contentRangeHeader, type Download, formatReprDigest } from '@mdstore/core';
 import type { Request, Response } from 'express';
+import { isoDate } from '../../views.js';
 import { DOWNLOAD_HEADERS, errors, FILE_VALIDATORS, markdown } from '../api/answers.js';
 import { defineRoute } from '../api/route.js';
 import { principalOf } from '../auth.js';
 import { attachmentDisposition } from '../content-disposition.js';
 import { loggedPath } from '../observe.js';
 import { conditionsOf, headerValue, setFileValidators } from '../validators.js';
-import { isoDate } from '../views.js';
 import { filenameOf, projectIdOf, type RouteDeps, signalOf } from './context.js';
 import { downloadPart, PART_QUERY, partQueryOf } from './editing.js';
 

@@ -1,6 +1,6 @@
-import type { EditResult, OutlineHeading, OutlineLink } from '@mdstore/core';
 import type { Request, Response } from 'express';
 import * as v from 'valibot';
+import { editJson, isoDate, outlineJson } from '../../views.js';
 import { errors, FILE_VALIDATORS, json } from '../api/answers.js';
 import { defineRoute, type QueryParameter } from '../api/route.js';
 import { FileEdit, FileEdited, Outline, ValidationError } from '../api/schemas.js';
@@ -10,7 +10,6 @@ import { HttpError } from '../errors.js';
 import { queryIssue, queryPairs } from '../query.js';
 import { jsonRequestBody } from '../request-body.js';
 import { conditionsOf, setFileValidators } from '../validators.js';
-import { fileJson, isoDate } from '../views.js';
 import { filenameOf, projectIdOf, type RouteDeps, signalOf } from './context.js';
 
 /**
@@ -97,18 +96,6 @@ export const PART_QUERY: Readonly<Record<string, QueryParameter>> = {
     repeated: true,
   },
 };
-
-export const editJson = (result: EditResult) => ({ ...fileJson(result.file), diff: result.diff });
-
-export const outlineJson = (found: {
-  headings: readonly OutlineHeading[];
-  links: readonly OutlineLink[];
-  file: { etag: string };
-}) => ({
-  headings: found.headings.map((h) => ({ level: h.level, text: h.text, line: h.line, path: h.path })),
-  links: found.links.map((l) => ({ target: l.target, text: l.text, line: l.line })),
-  etag: found.file.etag,
-});
 
 /** The query parameters of a part read, or null when the request asks for the whole file. */
 export interface PartQuery {

@@ -1,5 +1,6 @@
 import { ContentTooLargeError, deferredBody, type ExpectedDigest, parseDigestField } from '@mdstore/core';
 import type { Request } from 'express';
+import { fileJson, fileListJson, fileUpdateJson } from '../../views.js';
 import { errors, FILE_VALIDATORS, json } from '../api/answers.js';
 import { FILE_LIST_QUERY } from '../api/parameters.js';
 import { defineRoute, type RequestHeader } from '../api/route.js';
@@ -9,7 +10,6 @@ import { HttpError } from '../errors.js';
 import { singleQueryParams } from '../query.js';
 import { jsonRequestBody, markdownRequestBody, uploadRequestBody } from '../request-body.js';
 import { conditionsOf, headerValue, setFileValidators } from '../validators.js';
-import { fileJson, fileListJson, fileUpdateJson } from '../views.js';
 import { filenameOf, projectIdOf, signalOf } from './context.js';
 
 /**

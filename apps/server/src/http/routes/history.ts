@@ -1,6 +1,7 @@
-import { HISTORY_LIMITS, type RevisionList } from '@mdstore/core';
+import { HISTORY_LIMITS } from '@mdstore/core';
 import type { Request, Response } from 'express';
 import * as v from 'valibot';
+import { fileJson, revisionListJson } from '../../views.js';
 import { DOWNLOAD_HEADERS, errors, FILE_VALIDATORS, json, markdown } from '../api/answers.js';
 import { defineRoute, type RequestHeader } from '../api/route.js';
 import {
@@ -14,7 +15,6 @@ import { principalOf } from '../auth.js';
 import { singleQueryParams } from '../query.js';
 import { jsonRequestBody } from '../request-body.js';
 import { conditionsOf, headerValue, setFileValidators } from '../validators.js';
-import { fileJson, isoDate } from '../views.js';
 import { filenameOf, projectIdOf, signalOf } from './context.js';
 import { sendDownload } from './download.js';
 
@@ -215,16 +215,3 @@ export const historyRoutes = [
   moveFile,
   copyFile,
 ];
-
-export const revisionListJson = (list: RevisionList): v.InferOutput<typeof RevisionListSchema> => ({
-  revisions: list.revisions.map((revision) => ({
-    revision: revision.revision,
-    etag: revision.etag,
-    size_bytes: revision.sizeBytes,
-    sha256: revision.sha256,
-    metadata: revision.metadata,
-    change: revision.change,
-    created_date: isoDate(revision.createdAt),
-  })),
-  next_cursor: list.nextCursor,
-});

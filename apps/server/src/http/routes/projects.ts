@@ -1,3 +1,4 @@
+import { projectJson } from '../../views.js';
 import { errors, json, PROJECT_VALIDATORS } from '../api/answers.js';
 import { PAGING_QUERY } from '../api/parameters.js';
 import { defineRoute } from '../api/route.js';
@@ -6,7 +7,6 @@ import { principalOf } from '../auth.js';
 import { singleQueryParams } from '../query.js';
 import { jsonRequestBody } from '../request-body.js';
 import { conditionsOf, setProjectValidators } from '../validators.js';
-import { projectJson } from '../views.js';
 import { projectIdOf } from './context.js';
 
 /** The project routes of the interface, with the ETags and preconditions of extensions §2. */

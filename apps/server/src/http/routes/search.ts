@@ -1,22 +1,10 @@
-import type { SearchAnswer as SearchAnswerView } from '@mdstore/core';
+import { searchAnswerJson } from '../../views.js';
 import { errors, json } from '../api/answers.js';
 import { defineRoute } from '../api/route.js';
 import { SearchAllRequest, SearchAnswer, SearchRequest } from '../api/schemas.js';
 import { principalOf } from '../auth.js';
 import { jsonRequestBody } from '../request-body.js';
-import { fileJson } from '../views.js';
 import { projectIdOf } from './context.js';
-
-/** The search answer as the interface shows it (HTTP and MCP). */
-export const searchAnswerJson = (answer: SearchAnswerView) => ({
-  results: answer.results.map((result) => ({
-    file: fileJson(result.file),
-    score: result.score,
-    snippets: result.snippets.map((snippet) => ({ text: snippet.text, highlights: snippet.highlights })),
-  })),
-  total_count: answer.totalCount,
-  next_cursor: answer.nextCursor,
-});
 
 /** Search and filter (extensions §3): in one project, or across the account's projects. */
 

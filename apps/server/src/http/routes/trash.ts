@@ -1,6 +1,6 @@
-import type { TrashPage } from '@mdstore/core';
 import type { Request, Response } from 'express';
 import * as v from 'valibot';
+import { fileJson, trashPageJson } from '../../views.js';
 import { errors, FILE_VALIDATORS, json } from '../api/answers.js';
 import { defineRoute } from '../api/route.js';
 import { File, TrashList, TrashRestore } from '../api/schemas.js';
@@ -8,7 +8,6 @@ import { principalOf } from '../auth.js';
 import { singleQueryParams } from '../query.js';
 import { jsonRequestBody } from '../request-body.js';
 import { setFileValidators } from '../validators.js';
-import { fileJson, isoDate } from '../views.js';
 import { projectIdOf } from './context.js';
 
 /** The trash of a project (extensions §5): list, restore, remove for good. */
@@ -101,16 +100,3 @@ export const deleteTrashItem = defineRoute(
 );
 
 export const trashRoutes = [listTrash, restoreTrashItem, deleteTrashItem];
-
-export const trashPageJson = (page: TrashPage): v.InferOutput<typeof TrashList> => ({
-  trash: page.trash.map((entry) => ({
-    trash_id: entry.trashId,
-    filename: entry.filename,
-    size_bytes: entry.sizeBytes,
-    revision: entry.revision,
-    deleted_date: isoDate(entry.deletedAt),
-    expires_date: isoDate(entry.expiresAt),
-  })),
-  total_count: page.totalCount,
-  next_cursor: page.nextCursor,
-});

@@ -1,4 +1,9 @@
-import { evaluatePreconditions, hasIfMatch, parsePreconditions } from '../../conditional/index.js';
+import {
+  evaluatePreconditions,
+  hasIfMatch,
+  type Preconditions,
+  parsePreconditions,
+} from '../../conditional/index.js';
 import { PreconditionFailedError, PreconditionRequiredError } from '../../errors.js';
 import { fileEtag } from '../../model/etags.js';
 import type { FileRecord, ProjectRecord } from '../../model/records.js';
@@ -11,6 +16,19 @@ export interface RequestConditions {
   readonly ifUnmodifiedSince?: string;
 }
 
+/**
+ * A request's preconditions, parsed once when the use case starts (`conditionsOf`) and passed down to
+ * every check: the check before the body is read, the ones of a retry, and the one under the lock.
+ */
+export type ParsedConditions = Preconditions;
+
+/** Parses the conditional headers once; no headers at all is the same as none sent. */
+export const conditionsOf = (conditions: RequestConditions | undefined): ParsedConditions =>
+  parsePreconditions(conditions ?? {});
+
+/** Whether the request sent `If-Match` (in any form): what a project that requires it looks for. */
+export const sentIfMatch = (conditions: ParsedConditions): boolean => hasIfMatch(conditions);
+
 const stateOf = (file: FileRecord) => ({ etag: fileEtag(file), lastModified: file.updatedAt });
 
 /**
@@ -22,13 +40,12 @@ const stateOf = (file: FileRecord) => ({ etag: fileEtag(file), lastModified: fil
 export function checkWriteConditions(
   project: Pick<ProjectRecord, 'requireIfMatch'>,
   file: FileRecord,
-  conditions: RequestConditions | undefined,
+  conditions: ParsedConditions,
   o: { requireIfMatch?: boolean } = {},
 ): void {
-  const parsed = parsePreconditions(conditions ?? {});
-  if ((o.requireIfMatch ?? project.requireIfMatch) && !hasIfMatch(parsed))
+  if ((o.requireIfMatch ?? project.requireIfMatch) && !hasIfMatch(conditions))
     throw new PreconditionRequiredError();
-  if (evaluatePreconditions(parsed, stateOf(file), 'write') !== 'proceed') {
+  if (evaluatePreconditions(conditions, stateOf(file), 'write') !== 'proceed') {
     throw new PreconditionFailedError(fileEtag(file));
   }
 }
@@ -36,10 +53,9 @@ export function checkWriteConditions(
 /** A read: `not-modified` for a 304, a `412` thrown for a failed `If-Match`/`If-Unmodified-Since`. */
 export function checkReadConditions(
   file: FileRecord,
-  conditions: RequestConditions | undefined,
+  conditions: ParsedConditions,
 ): 'proceed' | 'not-modified' {
-  if (!conditions) return 'proceed';
-  const outcome = evaluatePreconditions(parsePreconditions(conditions), stateOf(file), 'read');
+  const outcome = evaluatePreconditions(conditions, stateOf(file), 'read');
   if (outcome === 'failed') throw new PreconditionFailedError(fileEtag(file));
   return outcome;
 }

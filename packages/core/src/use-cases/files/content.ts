@@ -46,28 +46,27 @@ export interface Committed<R> {
 }
 
 /**
- * Content checked and hashed as it streams: the size limit, UTF-8 validity and non-emptiness (see
- * `checkedContent`), its SHA-256, and the first 1 MiB of its text for search and front matter, read
- * from `digest` and `text` once the stream is over.
+ * Content checked as it streams: UTF-8 validity and non-emptiness (see `checkedContent`), and the first
+ * 1 MiB of its text for search and front matter, read from `text` once the stream is over. Size and
+ * SHA-256 are not judged here: `storeContent` counts and hashes the inline form's buffered bytes once,
+ * and the blob store (the one place bytes of the blob form are counted and hashed) reports them for
+ * the blob form.
  */
-function inspected(ctx: MdStoreContext, input: ContentInput) {
-  const hash = ctx.hashing.sha256();
+function inspected(input: ContentInput) {
   const text = new ContentTextCollector();
-  let sha256: string | undefined;
   async function* stream(): ByteStream {
-    for await (const chunk of checkedContent(input.content, {
-      maxBytes: ctx.settings.maxFileBytes,
-      loc: input.loc,
-    })) {
-      hash.update(chunk);
+    for await (const chunk of checkedContent(input.content, { loc: input.loc })) {
       text.push(chunk);
       yield chunk;
     }
-    sha256 = hash.digestHex();
-    const wrong = input.expectedSha256?.find((expected) => expected.hex !== sha256);
-    if (wrong) throw digestMismatch(wrong.loc);
   }
-  return { stream: stream(), digest: () => sha256!, text: () => searchFields(text.text()) };
+  return { stream: stream(), text: () => searchFields(text.text()) };
+}
+
+/** A declared digest that does not match what was stored: 400 at the digest's `loc`. */
+function checkDeclaredDigests(input: ContentInput, sha256: string): void {
+  const wrong = input.expectedSha256?.find((expected) => expected.hex !== sha256);
+  if (wrong) throw digestMismatch(wrong.loc);
 }
 
 /**
@@ -134,18 +133,28 @@ export async function storeContent<P, R>(
 ): Promise<R> {
   const { project } = target;
   const contentKey = newContentKey(ctx, target.fileId);
-  const checked = inspected(ctx, input);
-  const head = await readHead(checked.stream, ctx.settings.inlineMaxBytes);
+  const checked = inspected(input);
+  const { maxFileBytes, inlineMaxBytes } = ctx.settings;
+  // The head decides the form; it is never buffered beyond the size limit.
+  const head = await readHead(checked.stream, Math.min(inlineMaxBytes, maxFileBytes));
+  if (head.rest !== null && head.size > maxFileBytes) {
+    await head.rest.return?.();
+    throw new ContentTooLargeError(maxFileBytes);
+  }
   let committed: Committed<R>;
   if (head.rest === null) {
+    // Inline: the whole content is in memory and within the limit; it is hashed here, once.
     const bytes = concat(head.chunks, head.size);
+    const hash = ctx.hashing.sha256();
+    hash.update(bytes);
     const stored: StoredContent = {
       contentKey,
       inline: true,
       sizeBytes: head.size,
-      sha256: checked.digest(),
+      sha256: hash.digestHex(),
       ...checked.text(),
     };
+    checkDeclaredDigests(input, stored.sha256);
     const prepared = await prepare();
     committed = await ctx.records.withTransaction(async (tx) => {
       await tx.insertInlineContent({ projectId: project.id, contentKey, bytes });
@@ -161,13 +170,16 @@ export async function storeContent<P, R>(
           input.signal,
           deadline,
         ]);
+        // Blob: the blob store counted (against `maxFileBytes`) and hashed the bytes as it wrote them.
         const stored: StoredContent = {
           contentKey,
           inline: false,
           sizeBytes: blob.sizeBytes,
-          sha256: checked.digest(),
+          sha256: blob.sha256,
           ...checked.text(),
         };
+        // A mismatch fails the write after the blob is written: `withStagedResource` removes it again.
+        checkDeclaredDigests(input, stored.sha256);
         return { stored, prepared: await prepare() };
       },
       (tx, { stored, prepared }) => commit(tx, stored, prepared),

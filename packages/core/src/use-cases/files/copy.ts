@@ -7,7 +7,7 @@ import type { Principal } from '../authentication.js';
 import { type MdStoreContext, notBefore } from '../context.js';
 import { deferred } from '../deferred-body.js';
 import { type FileView, toFileView } from '../views.js';
-import { checkWriteConditions, type RequestConditions } from './conditions.js';
+import { checkWriteConditions, conditionsOf, type RequestConditions } from './conditions.js';
 import { storeContent } from './content.js';
 import { openContent } from './download.js';
 import { recordRevision } from './revisions.js';
@@ -44,9 +44,10 @@ const COPY_ATTEMPTS = 3;
 export async function copyFile(ctx: MdStoreContext, input: CopyFileInput): Promise<FileView> {
   const source = await loadOwnedProject(ctx.records, input.principal, input.projectId);
   const existing = await findFileOr404(ctx.records, source.id, input.filename);
+  const conditions = conditionsOf(input.conditions);
   const body = deferred<unknown>(input.body);
   body.check();
-  checkWriteConditions(source, existing, input.conditions, { requireIfMatch: false });
+  checkWriteConditions(source, existing, conditions, { requireIfMatch: false });
   const { to, projectId } = parseCopyBody(await body.read());
   const target =
     projectId === null || projectId === source.id
@@ -55,7 +56,7 @@ export async function copyFile(ctx: MdStoreContext, input: CopyFileInput): Promi
   if (await ctx.records.findFile({ projectId: target.id, filename: to })) throw new FilenameTakenError(to);
   for (let attempt = 1; ; attempt++) {
     const file = await findFileOr404(ctx.records, source.id, input.filename);
-    checkWriteConditions(source, file, input.conditions, { requireIfMatch: false });
+    checkWriteConditions(source, file, conditions, { requireIfMatch: false });
     const content = await openContent(ctx, source, file, null, input.signal);
     if (content) {
       try {

@@ -3,7 +3,7 @@ import type { Principal } from '../authentication.js';
 import { removeDoomed } from '../blob-intents.js';
 import type { MdStoreContext } from '../context.js';
 import { moveToTrash } from '../trash/move-to-trash.js';
-import { checkWriteConditions, type RequestConditions } from './conditions.js';
+import { checkWriteConditions, conditionsOf, type RequestConditions } from './conditions.js';
 import { applyPlan, planRemoval } from './revisions.js';
 import { findFileOr404, lockActiveProject, withCounterChange } from './shared.js';
 
@@ -22,10 +22,11 @@ export interface DeleteFileInput {
  */
 export async function deleteFile(ctx: MdStoreContext, input: DeleteFileInput): Promise<void> {
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const conditions = conditionsOf(input.conditions);
   const doomed = await ctx.records.withTransaction(async (tx) => {
     const locked = await lockActiveProject(tx, input.principal, project.id);
     const file = await findFileOr404(tx, locked.id, input.filename);
-    checkWriteConditions(locked, file, input.conditions);
+    checkWriteConditions(locked, file, conditions);
     const revisions = await tx.listRevisionContents({ fileId: file.id });
     await tx.deleteFile({ fileId: file.id });
     const at = ctx.clock.now();

@@ -7,7 +7,7 @@ import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
 import { type FileView, toFileView } from '../views.js';
-import { checkReadConditions, type RequestConditions } from './conditions.js';
+import { checkReadConditions, conditionsOf, type RequestConditions } from './conditions.js';
 import { findFileOr404 } from './shared.js';
 
 export interface DownloadInput {
@@ -47,11 +47,11 @@ export type Download =
  */
 export async function readFile(ctx: MdStoreContext, input: DownloadInput): Promise<Download> {
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const conditions = conditionsOf(input.conditions);
   for (let attempt = 0; attempt < 3; attempt++) {
     const file = await findFileOr404(ctx.records, project.id, input.filename);
     const view = toFileView(file, project, ctx.blobs.scheme);
-    if (checkReadConditions(file, input.conditions) === 'not-modified')
-      return { kind: 'not-modified', file: view };
+    if (checkReadConditions(file, conditions) === 'not-modified') return { kind: 'not-modified', file: view };
     const range = requestedRange(file, input);
     if (input.open === false) return { kind: 'content', file: view, range, content: null };
     const content = await openContent(ctx, project, file, range, input.signal);

@@ -1,4 +1,3 @@
-import { hasIfMatch, parsePreconditions } from '../../conditional/index.js';
 import {
   ContentTooLargeError,
   EditConflictError,
@@ -18,7 +17,13 @@ import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
 import { deferred } from '../deferred-body.js';
 import { type FileView, toFileView } from '../views.js';
-import { checkWriteConditions, type RequestConditions } from './conditions.js';
+import {
+  checkWriteConditions,
+  conditionsOf,
+  type ParsedConditions,
+  type RequestConditions,
+  sentIfMatch,
+} from './conditions.js';
 import { storeContent } from './content.js';
 import { currentText, isMdxFilename } from './parts.js';
 import { findFileOr404, lockActiveProject } from './shared.js';
@@ -62,10 +67,14 @@ const EDITS_LOC = ['body', 'edits'] as const;
 export async function editFile(ctx: MdStoreContext, input: EditFileInput): Promise<EditResult> {
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
   const existing = await findFileOr404(ctx.records, project.id, input.filename);
-  const request = await receiveEdits(project, existing, input);
+  const conditions = conditionsOf(input.conditions);
+  const request = await receiveEdits(project, existing, input, conditions);
   const budget = newWorkBudget();
+  // The first attempt works on the record just read and judged; a retry reads (and judges) it again.
+  let known: FileRecord | undefined = existing;
   for (let attempt = 1; attempt <= MAX_EDIT_ATTEMPTS; attempt++) {
-    const outcome = await attemptEdit(ctx, project, input, request, budget);
+    const outcome = await attemptEdit(ctx, project, { ...input, conditions, known }, request, budget);
+    known = undefined;
     if (!(outcome instanceof StaleRevision)) return outcome;
     await caughtUp(ctx, project, input.filename, outcome);
   }
@@ -88,11 +97,12 @@ async function receiveEdits(
   project: ProjectRecord,
   file: FileRecord,
   input: EditFileInput,
+  conditions: ParsedConditions,
 ): Promise<EditRequest> {
   const body = deferred<unknown>(input.body);
   body.check();
-  const missingIfMatch = project.requireIfMatch && !hasIfMatch(parsePreconditions(input.conditions ?? {}));
-  if (!missingIfMatch) checkWriteConditions(project, file, input.conditions);
+  const missingIfMatch = project.requireIfMatch && !sentIfMatch(conditions);
+  if (!missingIfMatch) checkWriteConditions(project, file, conditions);
   let raw: unknown;
   try {
     raw = await body.read();
@@ -102,7 +112,7 @@ async function receiveEdits(
   }
   if (missingIfMatch) {
     if (!(isJsonObject(raw) && raw.dry_run === true)) throw new PreconditionRequiredError();
-    checkWriteConditions(project, file, input.conditions, { requireIfMatch: false });
+    checkWriteConditions(project, file, conditions, { requireIfMatch: false });
   }
   return parseEditRequest(raw);
 }
@@ -136,16 +146,23 @@ async function caughtUp(
   }
 }
 
+/** What an attempt needs of the request: its preconditions parsed, and the record to start from, if known. */
+type AttemptInput = Omit<EditFileInput, 'conditions'> & {
+  readonly conditions: ParsedConditions;
+  readonly known: FileRecord | undefined;
+};
+
 async function attemptEdit(
   ctx: MdStoreContext,
   project: ProjectRecord,
-  input: EditFileInput,
+  input: AttemptInput,
   request: EditRequest,
   budget: WorkBudget,
 ): Promise<EditResult | StaleRevision> {
   const requireIfMatch = request.dryRun ? false : undefined;
   const read = await currentText(ctx, project, input.filename, {
     signal: input.signal,
+    known: input.known,
     proceed: (file) => {
       checkWriteConditions(project, file, input.conditions, { requireIfMatch });
       return true;
@@ -194,7 +211,7 @@ function commitEdit(
   ctx: MdStoreContext,
   project: ProjectRecord,
   read: FileRecord,
-  input: EditFileInput,
+  input: AttemptInput,
   bytes: Uint8Array,
 ): Promise<FileView> {
   return storeContent(

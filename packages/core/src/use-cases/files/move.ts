@@ -7,7 +7,7 @@ import { removeDoomed } from '../blob-intents.js';
 import { type MdStoreContext, notBefore } from '../context.js';
 import { deferred } from '../deferred-body.js';
 import { type FileView, toFileView } from '../views.js';
-import { checkWriteConditions, type RequestConditions } from './conditions.js';
+import { checkWriteConditions, conditionsOf, type RequestConditions } from './conditions.js';
 import { recordRevision } from './revisions.js';
 import { findFileOr404, lockActiveProject, withCounterChange } from './shared.js';
 
@@ -31,15 +31,16 @@ export interface MoveFileInput {
 export async function moveFile(ctx: MdStoreContext, input: MoveFileInput): Promise<FileView> {
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
   const existing = await findFileOr404(ctx.records, project.id, input.filename);
+  const conditions = conditionsOf(input.conditions);
   const body = deferred<unknown>(input.body);
   body.check();
-  checkWriteConditions(project, existing, input.conditions);
+  checkWriteConditions(project, existing, conditions);
   const { to } = parseMoveBody(await body.read());
   try {
     const { view, doomed } = await ctx.records.withTransaction(async (tx) => {
       const locked = await lockActiveProject(tx, input.principal, project.id);
       const current = await findFileOr404(tx, locked.id, input.filename);
-      checkWriteConditions(locked, current, input.conditions);
+      checkWriteConditions(locked, current, conditions);
       if (await tx.findFile({ projectId: locked.id, filename: to })) throw new FilenameTakenError(to);
       const before = await tx.listRevisionContents({ fileId: current.id });
       const at = notBefore(ctx.clock.now(), notBefore(current.updatedAt, locked.updatedAt));

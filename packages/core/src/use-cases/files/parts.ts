@@ -8,7 +8,7 @@ import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
 import { type FileView, toFileView } from '../views.js';
-import { checkReadConditions, type RequestConditions } from './conditions.js';
+import { checkReadConditions, conditionsOf, type RequestConditions } from './conditions.js';
 import { openContent } from './download.js';
 import { findFileOr404 } from './shared.js';
 
@@ -57,17 +57,19 @@ export async function readText(
 /**
  * The current record and its text, read again when a concurrent write pruned the version in between:
  * the caller always works on one whole version. `proceed` judges each record read (preconditions);
- * when it says no, the text is not read (null).
+ * when it says no, the text is not read (null). `known` is a record the caller has just read and judged
+ * itself: the first attempt reads its text without looking the file up again.
  */
 export async function currentText(
   ctx: MdStoreContext,
   project: ProjectRecord,
   filename: string,
-  o: { signal?: AbortSignal; proceed?: (file: FileRecord) => boolean },
+  o: { signal?: AbortSignal; proceed?: (file: FileRecord) => boolean; known?: FileRecord },
 ): Promise<{ file: FileRecord; text: string | null }> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const file = await findFileOr404(ctx.records, project.id, filename);
-    if (o.proceed && !o.proceed(file)) return { file, text: null };
+    const known = attempt === 0 ? o.known : undefined;
+    const file = known ?? (await findFileOr404(ctx.records, project.id, filename));
+    if (!known && o.proceed && !o.proceed(file)) return { file, text: null };
     const text = await readText(ctx, project, file, o.signal);
     if (text !== null) return { file, text };
   }
@@ -126,9 +128,10 @@ function checkPartQuery(input: ReadPartInput): { first: number; last: number } |
 export async function readFilePart(ctx: MdStoreContext, input: ReadPartInput): Promise<PartRead> {
   const range = checkPartQuery(input);
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const conditions = conditionsOf(input.conditions);
   const read = await currentText(ctx, project, input.filename, {
     signal: input.signal,
-    proceed: (file) => checkReadConditions(file, input.conditions) === 'proceed',
+    proceed: (file) => checkReadConditions(file, conditions) === 'proceed',
   });
   const file = toFileView(read.file, project, ctx.blobs.scheme);
   if (read.text === null) return { kind: 'not-modified', file };

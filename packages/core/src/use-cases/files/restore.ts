@@ -8,7 +8,7 @@ import { type MdStoreContext, notBefore } from '../context.js';
 import { deferred } from '../deferred-body.js';
 import { contentSearchFields } from '../search/content-fields.js';
 import { type FileView, toFileView } from '../views.js';
-import { checkWriteConditions, type RequestConditions } from './conditions.js';
+import { checkWriteConditions, conditionsOf, type RequestConditions } from './conditions.js';
 import { recordRevision } from './revisions.js';
 import { findFileOr404, lockActiveProject, withCounterChange } from './shared.js';
 
@@ -31,9 +31,10 @@ export interface RestoreRevisionInput {
 export async function restoreRevision(ctx: MdStoreContext, input: RestoreRevisionInput): Promise<FileView> {
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
   const existing = await findFileOr404(ctx.records, project.id, input.filename);
+  const conditions = conditionsOf(input.conditions);
   const body = deferred<unknown>(input.body);
   body.check();
-  checkWriteConditions(project, existing, input.conditions);
+  checkWriteConditions(project, existing, conditions);
   const { revision } = parseRestoreBody(await body.read());
   // The restored version's text, read before the transaction (no blob I/O inside it): a content key
   // never changes what it holds, and the transaction checks the revision is still kept.
@@ -42,7 +43,7 @@ export async function restoreRevision(ctx: MdStoreContext, input: RestoreRevisio
   const { view, doomed } = await ctx.records.withTransaction(async (tx) => {
     const locked = await lockActiveProject(tx, input.principal, project.id);
     const current = await findFileOr404(tx, locked.id, input.filename);
-    checkWriteConditions(locked, current, input.conditions);
+    checkWriteConditions(locked, current, conditions);
     const restored = await tx.findRevision({ fileId: current.id, revision });
     if (!restored) throw new RevisionNotFoundError();
     const before = await tx.listRevisionContents({ fileId: current.id });

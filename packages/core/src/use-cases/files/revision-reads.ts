@@ -9,7 +9,7 @@ import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
 import { toFileView } from '../views.js';
-import { checkReadConditions, type RequestConditions } from './conditions.js';
+import { checkReadConditions, conditionsOf, type RequestConditions } from './conditions.js';
 import { type Download, openContent, requestedRange } from './download.js';
 import { readText } from './parts.js';
 import { findFileOr404 } from './shared.js';
@@ -147,11 +147,12 @@ export interface ReadRevisionInput {
 export async function readRevision(ctx: MdStoreContext, input: ReadRevisionInput): Promise<Download> {
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
   const number = parseRevisionParam(input.revision, ['path', 'revision']);
+  const conditions = conditionsOf(input.conditions);
   for (let attempt = 0; attempt < 3; attempt++) {
     const found = await findRevisionOr404(ctx, project, input.filename, number);
     const asFile = fileAtRevision(found.file, found.revision);
     const view = toFileView(asFile, project, ctx.blobs.scheme);
-    if (checkReadConditions(asFile, input.conditions) === 'not-modified')
+    if (checkReadConditions(asFile, conditions) === 'not-modified')
       return { kind: 'not-modified', file: view };
     const range = requestedRange(asFile, input);
     if (input.open === false) return { kind: 'content', file: view, range, content: null };

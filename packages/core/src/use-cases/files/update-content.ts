@@ -6,7 +6,7 @@ import type { Principal } from '../authentication.js';
 import { type MdStoreContext, notBefore } from '../context.js';
 import { type DeferredBody, deferred } from '../deferred-body.js';
 import { type FileView, toFileView } from '../views.js';
-import { checkWriteConditions, type RequestConditions } from './conditions.js';
+import { checkWriteConditions, conditionsOf, type RequestConditions } from './conditions.js';
 import { type ExpectedDigest, type StoredContent, storeContent } from './content.js';
 import { recordRevision } from './revisions.js';
 import { findFileOr404, lockActiveProject, withCounterChange } from './shared.js';
@@ -34,9 +34,10 @@ export async function updateFileContent(
 ): Promise<FileView> {
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
   const existing = await findFileOr404(ctx.records, project.id, input.filename);
+  const conditions = conditionsOf(input.conditions);
   const body = deferred(input.content);
   body.check();
-  checkWriteConditions(project, existing, input.conditions);
+  checkWriteConditions(project, existing, conditions);
   return storeContent(
     ctx,
     { project, fileId: existing.id },
@@ -45,7 +46,7 @@ export async function updateFileContent(
     async (tx, stored) => {
       const locked = await lockActiveProject(tx, input.principal, project.id);
       const current = await findFileOr404(tx, locked.id, input.filename);
-      checkWriteConditions(locked, current, input.conditions);
+      checkWriteConditions(locked, current, conditions);
       return commitContentVersion(ctx, tx, { project: locked, current, stored, change: 'content' });
     },
   );

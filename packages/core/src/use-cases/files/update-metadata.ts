@@ -6,7 +6,7 @@ import { removeDoomed } from '../blob-intents.js';
 import { type MdStoreContext, notBefore } from '../context.js';
 import { deferred } from '../deferred-body.js';
 import { type FileView, toFileView } from '../views.js';
-import { checkWriteConditions, type RequestConditions } from './conditions.js';
+import { checkWriteConditions, conditionsOf, type RequestConditions } from './conditions.js';
 import { recordRevision } from './revisions.js';
 import { findFileOr404, lockActiveProject, withCounterChange } from './shared.js';
 
@@ -29,14 +29,15 @@ export async function updateFileMetadata(
 ): Promise<FileView> {
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
   const existing = await findFileOr404(ctx.records, project.id, input.filename);
+  const conditions = conditionsOf(input.conditions);
   const body = deferred<unknown>(input.body);
   body.check();
-  checkWriteConditions(project, existing, input.conditions);
+  checkWriteConditions(project, existing, conditions);
   const metadata = parseMetadataUpdateBody(await body.read());
   const { view, doomed } = await ctx.records.withTransaction(async (tx) => {
     const locked = await lockActiveProject(tx, input.principal, project.id);
     const current = await findFileOr404(tx, locked.id, input.filename);
-    checkWriteConditions(locked, current, input.conditions);
+    checkWriteConditions(locked, current, conditions);
     const before = await tx.listRevisionContents({ fileId: current.id });
     const at = notBefore(ctx.clock.now(), current.updatedAt);
     const updated: FileRecord = {

@@ -69,7 +69,10 @@ export async function uploadFile(ctx: MdStoreContext, input: UploadFileInput): P
   form.check();
   const part = await form.read();
   checkUploadFilename(part.filename);
-  if (part.metadata !== undefined && !isPromise(part.metadata)) parseUploadMetadataField(part.metadata);
+  // A field that came before the file is judged now, once; a later one once the form has been read.
+  const earlyMetadata = isPromise(part.metadata)
+    ? undefined
+    : { value: parseUploadMetadataField(part.metadata) };
   if (await ctx.records.findFile({ projectId: project.id, filename: part.filename })) {
     throw new FilenameTakenError(part.filename);
   }
@@ -87,7 +90,7 @@ export async function uploadFile(ctx: MdStoreContext, input: UploadFileInput): P
         signal: input.signal,
       },
       async () => {
-        const metadata = parseUploadMetadataField(await part.metadata);
+        const metadata = earlyMetadata ? earlyMetadata.value : parseUploadMetadataField(await part.metadata);
         const lateSha256 = declaredSha256 === undefined ? await part.sha256 : undefined;
         return { metadata, lateSha256 };
       },

@@ -1,6 +1,28 @@
-import type { FileList as CoreFileList, FileView, ProjectView } from '@mdstore/core';
+import type {
+  FileList as CoreFileList,
+  EditResult,
+  FileView,
+  OutlineHeading,
+  OutlineLink,
+  ProjectView,
+  RevisionList,
+  SearchAnswer as SearchAnswerView,
+  TrashPage,
+} from '@mdstore/core';
 import type * as v from 'valibot';
-import type { File, FileList, FileUpdate, Project } from './api/schemas.js';
+import type {
+  File,
+  FileList,
+  FileUpdate,
+  Project,
+  RevisionList as RevisionListSchema,
+  TrashList,
+} from './http/api/schemas.js';
+
+/**
+ * The one presenter module: how the core's views become the JSON of the interface, for both edges
+ * (the HTTP routes and the MCP tools answer with the same shapes).
+ */
 
 /** Timestamps: UTC ISO 8601 with milliseconds and `Z`, e.g. `2024-01-15T09:30:00.123Z`. */
 export const isoDate = (epochMillis: number): string => new Date(epochMillis).toISOString();
@@ -73,3 +95,53 @@ export function fileListJson(list: CoreFileList): v.InferOutput<typeof FileList>
     ...(list.nextCursor !== undefined && { next_cursor: list.nextCursor }),
   };
 }
+
+/** PATCH of a file (and the MCP `edit_file`): the file after the edits, and the diff. */
+export const editJson = (result: EditResult) => ({ ...fileJson(result.file), diff: result.diff });
+
+export const outlineJson = (found: {
+  headings: readonly OutlineHeading[];
+  links: readonly OutlineLink[];
+  file: { etag: string };
+}) => ({
+  headings: found.headings.map((h) => ({ level: h.level, text: h.text, line: h.line, path: h.path })),
+  links: found.links.map((l) => ({ target: l.target, text: l.text, line: l.line })),
+  etag: found.file.etag,
+});
+
+/** The search answer as the interface shows it (HTTP and MCP). */
+export const searchAnswerJson = (answer: SearchAnswerView) => ({
+  results: answer.results.map((result) => ({
+    file: fileJson(result.file),
+    score: result.score,
+    snippets: result.snippets.map((snippet) => ({ text: snippet.text, highlights: snippet.highlights })),
+  })),
+  total_count: answer.totalCount,
+  next_cursor: answer.nextCursor,
+});
+
+export const revisionListJson = (list: RevisionList): v.InferOutput<typeof RevisionListSchema> => ({
+  revisions: list.revisions.map((revision) => ({
+    revision: revision.revision,
+    etag: revision.etag,
+    size_bytes: revision.sizeBytes,
+    sha256: revision.sha256,
+    metadata: revision.metadata,
+    change: revision.change,
+    created_date: isoDate(revision.createdAt),
+  })),
+  next_cursor: list.nextCursor,
+});
+
+export const trashPageJson = (page: TrashPage): v.InferOutput<typeof TrashList> => ({
+  trash: page.trash.map((entry) => ({
+    trash_id: entry.trashId,
+    filename: entry.filename,
+    size_bytes: entry.sizeBytes,
+    revision: entry.revision,
+    deleted_date: isoDate(entry.deletedAt),
+    expires_date: isoDate(entry.expiresAt),
+  })),
+  total_count: page.totalCount,
+  next_cursor: page.nextCursor,
+});
