@@ -19,8 +19,8 @@ export class ProjectsApi {
   constructor(private readonly api: TypedApi) {}
 
   /** Every project, deleted ones included (`is_active: false`). */
-  async list(options?: RequestOptions & { limit?: number; cursor?: string }): Promise<ProjectList> {
-    const query = { limit: options?.limit, cursor: options?.cursor };
+  async list(options?: RequestOptions & { limit?: number; cursor?: string | null }): Promise<ProjectList> {
+    const query = { limit: options?.limit, cursor: options?.cursor ?? undefined };
     return (await this.api.json('get', '/api/projects', { query }, options)).data;
   }
 
