@@ -29,6 +29,7 @@ export {
 } from './use-cases/authentication.js';
 export { DEFAULT_SETTINGS, type MdStoreEvents, type MdStoreSettings } from './use-cases/context.js';
 export { type DeferredBody, deferredBody, isDeferredBody } from './use-cases/deferred-body.js';
+export type { ExportedFile, ExportProjectInput, ProjectExport } from './use-cases/export/index.js';
 export type {
   ByteRange,
   CopyFileInput,
