@@ -101,3 +101,31 @@ describe('the README snippet', () => {
     expect(await client.files.readText(projectId, 'hello.md')).toBe('# Hello again\n');
   });
 });
+
+describe('projects.export', () => {
+  it('streams the archive with its media type and the name the server suggests', async () => {
+    await client.files.put(projectId, 'e.md', '# e\n');
+    const zip = await client.projects.export(projectId);
+    expect(zip.contentType).toBe('application/zip');
+    expect(zip.filename).toBe('Default.zip');
+    const bytes = new Uint8Array(await zip.arrayBuffer());
+    expect([...bytes.subarray(0, 4)]).toEqual([0x50, 0x4b, 0x03, 0x04]);
+    const tar = await client.projects.export(projectId, { format: 'tar.gz', prefix: 'e' });
+    expect(tar.contentType).toBe('application/gzip');
+    expect(tar.filename).toBe('Default.tar.gz');
+    const reader = tar.body.getReader();
+    const first = await reader.read();
+    expect([...(first.value ?? []).subarray(0, 2)]).toEqual([0x1f, 0x8b]);
+    await reader.cancel();
+  });
+
+  it('reads a Content-Disposition filename, the UTF-8 one first', async () => {
+    const { dispositionFilename } = await import('../src/index.js');
+    expect(dispositionFilename(`attachment; filename="Caf_.zip"; filename*=UTF-8''Caf%C3%A9.zip`)).toBe(
+      'Caf\u00e9.zip',
+    );
+    expect(dispositionFilename('attachment; filename="plain.zip"')).toBe('plain.zip');
+    expect(dispositionFilename(`attachment; filename="x.zip"; filename*=UTF-8''%FF.zip`)).toBe('x.zip');
+    expect(dispositionFilename(null)).toBeUndefined();
+  });
+});

@@ -50,8 +50,8 @@ const MAX_ATTEMPTS = 3;
  * It is not a point-in-time copy of the whole project; for one, stop the writers while it runs.
  */
 export async function exportProject(ctx: MdStoreContext, input: ExportProjectInput): Promise<ProjectExport> {
-  const { prefix } = parseFileListParams(input.prefix === undefined ? {} : { prefix: input.prefix });
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const { prefix } = parseFileListParams(input.prefix === undefined ? {} : { prefix: input.prefix });
   return { project: toProjectView(project), files: walk(ctx, project, prefix, input.signal) };
 }
 
