@@ -115,7 +115,7 @@ describe('projects.export', () => {
     expect(tar.filename).toBe('Default.tar.gz');
     const reader = tar.body.getReader();
     const first = await reader.read();
-    expect([...(first.value ?? []).subarray(0, 2)]).toEqual([0x1f, 0x8b]);
+    expect([...(first.value ?? new Uint8Array()).subarray(0, 2)]).toEqual([0x1f, 0x8b]);
     await reader.cancel();
   });
 

@@ -161,6 +161,19 @@ describe('export (extensions §10)', () => {
     });
   }
 
+  test('HEAD answers the headers without reading any file', async (h) => {
+    const { apiKey, defaultProjectId } = await h.account();
+    await h.uploadFile(apiKey, defaultProjectId, 'a.md', '# a\n');
+    const head = await h.fetch(`/api/projects/${defaultProjectId}/export?format=tar.gz`, {
+      method: 'HEAD',
+      key: apiKey,
+    });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toBe('application/gzip');
+    expect(head.headers.get('content-disposition')).toContain('filename="Default.tar.gz"');
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
+  });
+
   test('zip is the default format', async (h) => {
     const { apiKey, defaultProjectId } = await h.account();
     await h.uploadFile(apiKey, defaultProjectId, 'a.md', '# a\n');

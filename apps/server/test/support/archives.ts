@@ -44,7 +44,7 @@ export function readTarGz(archive: Buffer): Promise<ReadEntry[]> {
     const reader = extract();
     reader.on('entry', (header, stream, next) => {
       const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('data', (chunk: unknown) => chunks.push(chunk as Buffer));
       stream.on('end', () => {
         entries.push({ name: header.name, bytes: Buffer.concat(chunks), type: header.type ?? 'file' });
         next();

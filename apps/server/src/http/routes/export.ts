@@ -72,6 +72,11 @@ export const exportProject = defineRoute(
     res.status(200);
     res.setHeader('Content-Type', EXPORT_FORMATS[format].contentType);
     res.setHeader('Content-Disposition', archiveDisposition(exported.project.name, format));
+    if (req.method === 'HEAD') {
+      // The headers only: nothing is read.
+      res.end();
+      return;
+    }
     try {
       await pipeline(writeExportArchive(exported, format), res);
     } catch (error) {
