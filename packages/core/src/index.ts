@@ -20,7 +20,7 @@ export {
 } from './rate-limit/leased-rate-limiter.js';
 export * from './search/index.js';
 export type { ApiKeyView, CreatedAccount, IssuedApiKey } from './use-cases/accounts.js';
-export { DEFAULT_PROJECT_NAME } from './use-cases/accounts.js';
+export { DEFAULT_PROJECT_NAME, IN_PROCESS_KEY_ID } from './use-cases/accounts.js';
 export type { Principal, RateLimitStatus } from './use-cases/authentication.js';
 export {
   constantTimeEqual,
@@ -28,7 +28,13 @@ export {
   refusedBudgetStatus,
 } from './use-cases/authentication.js';
 export { DEFAULT_SETTINGS, type MdStoreEvents, type MdStoreSettings } from './use-cases/context.js';
-export { type DeferredBody, deferredBody, isDeferredBody } from './use-cases/deferred-body.js';
+export {
+  type BodyOf,
+  type DeferredBody,
+  deferredBody,
+  isDeferredBody,
+  wireBody,
+} from './use-cases/deferred-body.js';
 export type { ExportedFile, ExportProjectInput, ProjectExport } from './use-cases/export/index.js';
 export type {
   ByteRange,
@@ -70,6 +76,7 @@ export {
 } from './use-cases/search/index.js';
 export type { ExpiryReport, TrashItemView, TrashPage } from './use-cases/trash/index.js';
 export type { FileView, ProjectView } from './use-cases/views.js';
+export * from './validation/bodies.js';
 export { checkedContent } from './validation/content.js';
 export * from './validation/issues.js';
 export * from './validation/schemas.js';

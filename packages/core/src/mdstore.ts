@@ -76,6 +76,8 @@ export function createMdStore(adapters: MdStoreAdapters) {
       list: (): Promise<AccountRecord[]> => ctx.records.listAccounts(),
       find: (input: { account: string }) => accounts.resolveAccount(ctx.records, input.account),
       setTier: bind(ctx, accounts.setAccountTier),
+      /** A principal of the account for in-process use: no API key needed (see docs/embedding.md). */
+      principal: bind(ctx, accounts.inProcessPrincipal),
     },
     apiKeys: {
       create: bind(ctx, accounts.createApiKey),

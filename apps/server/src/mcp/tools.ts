@@ -4,6 +4,7 @@ import {
   LIST_LIMITS,
   MAX_EDITS,
   PreconditionRequiredError,
+  wireBody,
 } from '@mdstore/core';
 import { editJson, outlineJson } from '../http/routes/editing.js';
 import { revisionListJson } from '../http/routes/history.js';
@@ -247,7 +248,7 @@ export const TOOLS: readonly McpTool[] = [
       const body = { edits: args.raw('edits'), ...(args.has('dry_run') && { dry_run: args.raw('dry_run') }) };
       const result = await context.store.files.edit({
         ...fileArgs(context, args),
-        body,
+        body: wireBody(body),
         conditions: ifMatchOf(args.optionalString('if_match')),
         signal: context.signal,
       });
@@ -292,7 +293,7 @@ export const TOOLS: readonly McpTool[] = [
     run: async (context, args) => {
       const file = await context.store.files.updateMetadata({
         ...fileArgs(context, args),
-        body: { metadata: args.raw('metadata') },
+        body: wireBody({ metadata: args.raw('metadata') }),
         conditions: ifMatchOf(args.optionalString('if_match')),
       });
       return fileUpdateJson(file);
@@ -413,7 +414,7 @@ export const TOOLS: readonly McpTool[] = [
     run: async (context, args) => {
       const file = await context.store.files.restore({
         ...fileArgs(context, args),
-        body: { revision: args.raw('revision') },
+        body: wireBody({ revision: args.raw('revision') }),
         conditions: requiredIfMatch(args),
       });
       return fileJson(file);
@@ -435,7 +436,7 @@ export const TOOLS: readonly McpTool[] = [
     run: async (context, args) => {
       const file = await context.store.files.move({
         ...fileArgs(context, args),
-        body: { to: args.raw('to') },
+        body: wireBody({ to: args.raw('to') }),
         conditions: requiredIfMatch(args),
       });
       return fileJson(file);
