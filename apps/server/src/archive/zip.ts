@@ -24,8 +24,22 @@ export function zipWriter(): ArchiveWriter {
     output: zip.outputStream as Readable,
     refuses: (filename) => (zipRefuses(filename) ? 'a zip cannot name it (drive letter)' : undefined),
     async add(entry: ArchiveEntry, content: ByteStream, signal: AbortSignal): Promise<void> {
-      const source = Readable.from(content, { objectMode: false });
-      zip.addReadStream(source, entry.name, { mtime: entry.mtime, size: entry.size, compress: true });
+      // yazl keeps every entry (with the function that opens its data) until the central directory is
+      // written at the end: the content is handed over through a holder emptied once it is opened, so no
+      // entry keeps its stream, or the bytes of its last chunk, alive after it is written.
+      let holder: { content: ByteStream } | undefined = { content };
+      let resolveOpened: (source: Readable) => void = () => {};
+      const opened = new Promise<Readable>((resolve) => {
+        resolveOpened = resolve;
+      });
+      zip.addReadStreamLazy(entry.name, { mtime: entry.mtime, size: entry.size, compress: true }, (open) => {
+        const source = Readable.from((holder as { content: ByteStream }).content, { objectMode: false });
+        holder = undefined;
+        resolveOpened(source);
+        resolveOpened = () => {};
+        open(null, source);
+      });
+      const source = await unlessAborted(opened, signal);
       try {
         await finished(source, { signal });
       } catch (error) {
@@ -41,4 +55,19 @@ export function zipWriter(): ArchiveWriter {
       (zip.outputStream as Readable).destroy(error);
     },
   };
+}
+
+/** `promise`, or a rejection as soon as `signal` aborts (its listener removed either way). */
+async function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  signal.throwIfAborted();
+  let onAbort: () => void = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([promise, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
 }
