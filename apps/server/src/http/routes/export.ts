@@ -12,7 +12,7 @@ import { defineRoute } from '../api/route.js';
 import { principalOf } from '../auth.js';
 import { asciiFallback, encodeRfc8187 } from '../content-disposition.js';
 import { HttpError } from '../errors.js';
-import { queryIssue, singleQueryParams } from '../query.js';
+import { singleQueryParams } from '../query.js';
 import { projectIdOf, signalOf } from './context.js';
 
 const FORMATS = Object.keys(EXPORT_FORMATS) as ExportFormat[];
@@ -66,7 +66,7 @@ export const exportProject = defineRoute(
     const format = params.format ?? 'zip';
     if (!isExportFormat(format)) {
       throw new HttpError(422, [
-        { ...queryIssue('format', ''), msg: "Input should be 'zip' or 'tar.gz'", type: 'enum' },
+        { loc: ['query', 'format'], msg: "Input should be 'zip' or 'tar.gz'", type: 'enum' },
       ]);
     }
     res.status(200);
