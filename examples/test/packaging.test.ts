@@ -13,6 +13,43 @@ const run = promisify(execFile);
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const PACKAGES = ['core', 'sql', 'memory', 'sqlite', 'postgres', 'fs', 's3', 'client', 'cli'];
 
+/**
+ * docs/embedding.md's runnable parts: each code block whose info string names a file (```js name.mjs)
+ * is a program, written into the installed project as it is; the `json` block is what the page tells a
+ * project's package.json to hold.
+ */
+async function embeddingPage(): Promise<{
+  programs: Map<string, string>;
+  packageJson: { allowScripts: Record<string, boolean> };
+}> {
+  const page = await readFile(path.join(REPO, 'docs/embedding.md'), 'utf8');
+  const programs = new Map<string, string>();
+  let packageJson: { allowScripts: Record<string, boolean> } | undefined;
+  for (const [, info = '', code = ''] of page.matchAll(/^```([^\n]*)\n([\s\S]*?)^```$/gm)) {
+    const [language, file] = info.trim().split(/\s+/);
+    if (file !== undefined) programs.set(file, code);
+    if (language === 'json' && code.includes('allowScripts')) packageJson = JSON.parse(code);
+  }
+  if (!packageJson) throw new Error('docs/embedding.md shows no package.json with allowScripts');
+  return { programs, packageJson };
+}
+
+/**
+ * The install needs the npm registry for the packages' own dependencies (from the npm cache when it
+ * holds them). Unreachable outside CI: the file is skipped with the reason printed; in CI it must run.
+ */
+async function registryUnreachable(): Promise<string | undefined> {
+  try {
+    await run('npm', ['ping', '--fetch-timeout=10000', '--fetch-retries=0'], { timeout: 20_000 });
+    return undefined;
+  } catch (error) {
+    return `the npm registry cannot be reached (${(error as Error).message.split('\n', 1)[0]})`;
+  }
+}
+const unreachable = process.env.CI === 'true' ? undefined : await registryUnreachable();
+if (unreachable) console.log(`the npm packages: skipped, ${unreachable}`);
+
+let embedding: Awaited<ReturnType<typeof embeddingPage>>;
 let work: string;
 let project: string;
 const tarballs = new Map<string, string>();
@@ -61,6 +98,7 @@ async function isolatedCopy(copy: string): Promise<string> {
  * a project outside the workspace, where nothing resolves to the sources.
  */
 beforeAll(async () => {
+  if (unreachable) return;
   work = await mkdtemp(path.join(tmpdir(), 'mdstore-packaging-'));
   const copy = await isolatedCopy(path.join(work, 'repo'));
   await run(
@@ -88,6 +126,7 @@ beforeAll(async () => {
   }>) {
     tarballs.set(entry.name, path.join(work, entry.filename));
   }
+  embedding = await embeddingPage();
   project = path.join(work, 'app');
   await mkdir(project);
   const lock = JSON.parse(await readFile(path.join(REPO, 'package-lock.json'), 'utf8'));
@@ -104,6 +143,8 @@ beforeAll(async () => {
         'better-sqlite3': version('better-sqlite3'),
         '@types/node': version('@types/node'),
       },
+      // What docs/embedding.md tells a project to declare (npm 11's install-script policy).
+      allowScripts: embedding.packageJson.allowScripts,
     }),
   );
   // Install scripts are skipped: ours have none, and better-sqlite3's would compile SQLite for minutes;
@@ -117,13 +158,14 @@ beforeAll(async () => {
   for (const file of ['embed.mjs', 'sdk.mjs', 'consumer.ts']) {
     await copyFile(path.join(REPO, 'examples/packaged', file), path.join(project, file));
   }
+  for (const [file, code] of embedding.programs) await writeFile(path.join(project, file), code);
 }, 600_000);
 
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-describe('the npm packages', () => {
+describe.skipIf(unreachable !== undefined)('the npm packages', () => {
   it('each tarball holds the built code with types, the licence and no tests; none is private', async () => {
     expect([...tarballs.keys()].sort()).toEqual(PACKAGES.map((p) => `@mdstore/${p}`).sort());
     for (const name of tarballs.keys()) {
@@ -147,6 +189,33 @@ describe('the npm packages', () => {
       env: { PATH: process.env.PATH, DATA_DIR: path.join(work, 'data') },
     });
     expect(stdout).toMatch(/^embedding: ok \(file:\/\/mdstore-[0-9a-f-]{36}\/hello\.md\)\n$/);
+  });
+
+  it("docs/embedding.md's programs run as they are on the installed packages (the first one twice)", async () => {
+    expect([...embedding.programs.keys()].sort()).toEqual(['embed-memory.mjs', 'embed-sqlite.mjs']);
+    const env = { PATH: process.env.PATH };
+    const first = await run(process.execPath, ['embed-sqlite.mjs'], { cwd: project, env });
+    expect(first.stdout).toBe('sqlite: guides/setup.md revision 3, 34 bytes, 1 search result(s)\n');
+    // Again on the same data: it finds what the first run made and goes on.
+    const second = await run(process.execPath, ['embed-sqlite.mjs'], { cwd: project, env });
+    expect(second.stdout).toBe('sqlite: guides/setup.md revision 5, 34 bytes, 1 search result(s)\n');
+    const memory = await run(process.execPath, ['embed-memory.mjs'], { cwd: project, env });
+    expect(memory.stdout).toMatch(/^memory: hello\.md 8 bytes, sha256 [0-9a-f]{12}…\n$/);
+  });
+
+  it("installing with the page's allowScripts prints no install-scripts warning", async () => {
+    expect(embedding.packageJson.allowScripts).toEqual({ 'better-sqlite3': true });
+    // A dry run: npm resolves everything and applies its install-script policy without running any.
+    const { stderr } = await npm(['install', '--dry-run', '--prefer-offline'], project);
+    expect(stderr).not.toContain('install-scripts');
+    const withoutPolicy = path.join(work, 'no-policy');
+    await mkdir(withoutPolicy);
+    const manifest = JSON.parse(await readFile(path.join(project, 'package.json'), 'utf8'));
+    delete manifest.allowScripts;
+    await writeFile(path.join(withoutPolicy, 'package.json'), JSON.stringify(manifest));
+    // The check can fail: without the policy npm does warn about better-sqlite3's script.
+    const warned = await npm(['install', '--dry-run', '--prefer-offline'], withoutPolicy);
+    expect(warned.stderr).toContain('install-scripts');
   });
 
   it('a TypeScript program type-checks against the installed packages', async () => {

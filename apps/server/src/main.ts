@@ -1,4 +1,5 @@
 // The server entry point (`npm start`).
+import { silenceAwsSdkNodeNotice } from './aws-sdk-notice.js';
 import { type ServerProcess, startServer } from './composition/server.js';
 import {
   ConfigError,
@@ -48,15 +49,9 @@ async function main(): Promise<void> {
   shutdown.attach(server);
 }
 
-/**
- * The AWS SDK prints a multi-line notice on stderr when it runs on Node.js older than the version its
- * future releases will need, which would break the JSON-lines log. Its documented switch
- * (`AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true`, aws/aws-sdk-js-v3#7983) turns it off, and the
- * same information goes into the log as one warn line instead. An operator's own value is kept.
- */
+/** The AWS SDK's Node.js version notice, as one warn line of the log instead of text on stderr. */
 function logAwsSdkNodeSupport(logger: Logger): void {
-  if (process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED !== undefined) return;
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  if (!silenceAwsSdkNodeNotice()) return;
   const major = Number(process.versions.node.split('.')[0]);
   if (major < 22) {
     logger.warn(

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { MdStoreApiError } from '@mdstore/client';
+import { exportProject } from './commands/export.js';
 import { cat, ls, put, rm } from './commands/files.js';
 import { pull, push, sync } from './commands/folders.js';
 import { projectsCreate, projectsList } from './commands/projects.js';
@@ -8,7 +9,18 @@ import { configPath } from './config.js';
 import { CommandContext, EXIT, type GlobalFlags, type Io, UsageError, VERSION } from './context.js';
 import { describeError } from './errors.js';
 
-const COMMANDS: readonly Command[] = [projectsList, projectsCreate, ls, cat, put, rm, push, pull, sync];
+const COMMANDS: readonly Command[] = [
+  projectsList,
+  projectsCreate,
+  ls,
+  cat,
+  put,
+  rm,
+  push,
+  pull,
+  sync,
+  exportProject,
+];
 
 const GLOBAL_OPTIONS: Options = {
   url: { type: 'string' },

@@ -118,7 +118,7 @@ describe('push and pull', () => {
 
     const into = path.join(dir, 'pulled');
     const pull = await runCli(['pull', into], { env });
-    expect(pull.stdout).toContain('pull: 3 download');
+    expect(pull.stdout).toContain('pull: 3 downloaded');
     expect(await readTree(into)).toEqual({ 'a.md': '# a\n', 'b.md': '# b\n', 'only-remote.md': '# r\n' });
     await writeFile(path.join(into, 'local-only.md'), '# l\n');
     await client.files.updateContent(projectId, 'b.md', '# b2\n');

@@ -75,7 +75,7 @@ describe('the mdstore command as a process', () => {
     const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} push ${JSON.stringify(dir)}`;
     const tty = await run('script', ['-qec', command, '/dev/null'], { env });
     expect(tty.stdout).toMatch(/push \[[\u2588\u2591]+\] \d+\/8/);
-    expect(tty.stdout).toContain('push: 8 upload');
+    expect(tty.stdout).toContain('push: 8 uploaded');
     const piped = await spawnCli(['push', dir], {
       env: { MDSTORE_URL: server.url, MDSTORE_API_KEY: account.apiKey },
     });

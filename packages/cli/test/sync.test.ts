@@ -245,6 +245,41 @@ describe('sync DIR', () => {
     expect(await remoteTree()).toEqual({ 'b.md': '# b\n' });
   });
 
+  it('--dry-run that predicts a conflict exits 3, changes nothing and words every line as a plan', async () => {
+    const dir = await folder({ 'same.md': '# same\n', 'differs.md': '# here\n', 'new.md': '# new\n' });
+    await remote.files.upload(projectId, 'same.md', '# same\n');
+    await remote.files.upload(projectId, 'differs.md', '# there\n');
+    const json = await sync(dir, '--dry-run');
+    expect(json.code).toBe(3);
+    expect(actions(json.report)).toEqual({
+      'same.md': 'record',
+      'differs.md': 'conflict',
+      'new.md': 'upload',
+    });
+    const human = await runCli(['sync', dir, '--dry-run'], { env });
+    expect(human.code).toBe(3);
+    expect(human.stdout.split('\n')).toEqual([
+      'would CONFLICT: differs.md',
+      'would upload: new.md',
+      'would record as in sync: same.md',
+      'sync (dry run): 1 would CONFLICT, 1 would upload, 1 would record as in sync',
+      '1 conflict(s) ahead: a sync would keep both versions of each (exit code 3)',
+      '',
+    ]);
+    expect(human.stdout).not.toContain('would in sync');
+    expect(existsSync(path.join(dir, '.mdstore-sync.json'))).toBe(false);
+    expect(await readTree(dir)).toEqual({
+      'same.md': '# same\n',
+      'differs.md': '# here\n',
+      'new.md': '# new\n',
+    });
+    expect(await remoteTree()).toEqual({ 'differs.md': '# there\n', 'same.md': '# same\n' });
+    const done = await runCli(['sync', dir], { env });
+    expect(done.code).toBe(3);
+    expect(done.stdout).toContain('uploaded: new.md');
+    expect(done.stdout).toContain('in sync: same.md');
+  });
+
   it('hidden files, other extensions and conflict copies are left alone on both sides', async () => {
     const dir = await folder({
       'ok.md': '# ok\n',

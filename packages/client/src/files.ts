@@ -10,6 +10,7 @@ import {
 import { bufferOf, type ContentInput, isStreamInput, toWireBody } from './content.js';
 import { digestField, isSha256Hex, sha256Hex } from './digest.js';
 import { FileDownload, type FileHead, readFileHead } from './download.js';
+import { MdStoreApiError } from './errors.js';
 import type { components } from './generated/openapi.js';
 import { uploadBody } from './multipart.js';
 import type { PageOptions } from './projects.js';
@@ -32,6 +33,16 @@ export interface UploadOptions extends RequestOptions {
    * The content's SHA-256 (lower-case hex) for the server to check, or `true` to compute it here
    * (not for streams). A mismatch is a 400 and nothing is stored.
    */
+  readonly sha256?: string | true;
+}
+
+/** Options of `put`: create or replace. */
+export interface PutOptions extends RequestOptions {
+  /** Set on a new file; on an existing one it replaces the metadata (`null` clears it). Kept when omitted. */
+  readonly metadata?: Metadata | null;
+  /** Replace only: the file must exist and still have this ETag (412 otherwise, 404 when it is gone). */
+  readonly ifMatch?: string;
+  /** As for uploads: sent as `Content-Digest`. */
   readonly sha256?: string | true;
 }
 
@@ -82,6 +93,9 @@ export interface FileListQuery {
   readonly delimiter?: '/';
 }
 
+const isStatus = (error: unknown, status: number) =>
+  error instanceof MdStoreApiError && error.status === status;
+
 /** Files of one project. A filename is sent as one path segment (`/` → `%2F`). */
 export class FilesApi {
   constructor(private readonly api: TypedApi) {}
@@ -92,11 +106,11 @@ export class FilesApi {
    */
   async list(
     projectId: string,
-    options?: RequestOptions & FileListQuery & { limit?: number; cursor?: string },
+    options?: RequestOptions & FileListQuery & { limit?: number; cursor?: string | null },
   ): Promise<FileList> {
     const query = {
       limit: options?.limit,
-      cursor: options?.cursor,
+      cursor: options?.cursor ?? undefined,
       sort: options?.sort,
       order: options?.order,
       prefix: options?.prefix,
@@ -147,6 +161,50 @@ export class FilesApi {
       options,
     );
     return (await response.json()) as MdStoreFile;
+  }
+
+  /**
+   * Creates the file or, when the name is taken, replaces its content (then its metadata, when
+   * `metadata` is given, under the ETag the content write returned). With `ifMatch` it only replaces.
+   * Running it again with the same arguments succeeds again (a new revision each time), so scripts
+   * that use it can be re-run. A stream is not replayable: for one, a `HEAD` decides first.
+   */
+  async put(
+    projectId: string,
+    filename: string,
+    content: ContentInput,
+    options: PutOptions = {},
+  ): Promise<FileUpdate> {
+    const { ifMatch: etag, metadata, ...rest } = options;
+    if (etag === undefined) {
+      const created = await this.createUnlessTaken(projectId, filename, content, options);
+      if (created) return created;
+    }
+    const replaced = await this.updateContent(projectId, filename, content, { ...rest, ifMatch: etag });
+    if (metadata === undefined) return replaced;
+    return this.updateMetadata(projectId, filename, metadata, { ...rest, ifMatch: replaced.etag });
+  }
+
+  /** `upload`, or undefined when the name is taken (decided by a `HEAD` first for a stream). */
+  private async createUnlessTaken(
+    projectId: string,
+    filename: string,
+    content: ContentInput,
+    options: UploadOptions,
+  ): Promise<MdStoreFile | undefined> {
+    if (isStreamInput(content)) {
+      const exists = await this.head(projectId, filename, options).then(
+        () => true,
+        (error: unknown) => (isStatus(error, 404) ? false : Promise.reject(error)),
+      );
+      return exists ? undefined : this.upload(projectId, filename, content, options);
+    }
+    try {
+      return await this.upload(projectId, filename, content, options);
+    } catch (error) {
+      if (isStatus(error, 409)) return undefined;
+      throw error;
+    }
   }
 
   /**

@@ -25,10 +25,10 @@ export class HistoryApi {
   async listRevisions(
     projectId: string,
     filename: string,
-    options?: RequestOptions & { limit?: number; cursor?: string },
+    options?: RequestOptions & { limit?: number; cursor?: string | null },
   ): Promise<RevisionList> {
     const path = { project_id: projectId, filename };
-    const query = { limit: options?.limit, cursor: options?.cursor };
+    const query = { limit: options?.limit, cursor: options?.cursor ?? undefined };
     const route = '/api/projects/{project_id}/files/{filename}/revisions';
     return (await this.api.json('get', route, { path, query }, options)).data;
   }

@@ -23,6 +23,7 @@ export type {
 export type { components, operations, paths } from './generated/openapi.js';
 export type { HistoryApi, Revision, RevisionList } from './history.js';
 export type {
+  ExportFormat,
   PageOptions,
   Project,
   ProjectCreate,
@@ -32,6 +33,7 @@ export type {
   ProjectsApi,
   ProjectUpdate,
 } from './projects.js';
+export { dispositionFilename, ProjectArchive } from './projects.js';
 export type { RetryEvent, RetryOptions } from './retry.js';
 export type {
   SearchAllRequest,

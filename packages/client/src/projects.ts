@@ -19,8 +19,8 @@ export class ProjectsApi {
   constructor(private readonly api: TypedApi) {}
 
   /** Every project, deleted ones included (`is_active: false`). */
-  async list(options?: RequestOptions & { limit?: number; cursor?: string }): Promise<ProjectList> {
-    const query = { limit: options?.limit, cursor: options?.cursor };
+  async list(options?: RequestOptions & { limit?: number; cursor?: string | null }): Promise<ProjectList> {
+    const query = { limit: options?.limit, cursor: options?.cursor ?? undefined };
     return (await this.api.json('get', '/api/projects', { query }, options)).data;
   }
 
@@ -94,4 +94,66 @@ export class ProjectsApi {
     const path = { project_id: projectId };
     return (await this.api.json('delete', '/api/projects/{project_id}', { path, headers }, options)).data;
   }
+
+  /**
+   * Exports the project (extensions §10) as one archive, streamed: every file (of `prefix`) at its
+   * filename and `mdstore.json`. The answer is not read here: take `archive.body` (a stream) or
+   * `archive.arrayBuffer()`.
+   */
+  async export(
+    projectId: string,
+    options: RequestOptions & { format?: ExportFormat; prefix?: string } = {},
+  ): Promise<ProjectArchive> {
+    const query = { format: options.format, prefix: options.prefix };
+    const path = { project_id: projectId };
+    const response = await this.api.request(
+      'get',
+      '/api/projects/{project_id}/export',
+      { path, query },
+      options,
+    );
+    return new ProjectArchive(response);
+  }
+}
+
+export type ExportFormat = 'zip' | 'tar.gz';
+
+/** An export's answer: the archive's media type, the name the server suggests, and its bytes. */
+export class ProjectArchive {
+  /** `application/zip` or `application/gzip`. */
+  readonly contentType: string;
+  /** From `Content-Disposition` (`<project name>.zip`), or undefined. */
+  readonly filename: string | undefined;
+  readonly requestId: string | undefined;
+
+  constructor(readonly response: Response) {
+    this.contentType = (response.headers.get('content-type') ?? '').split(';', 1)[0]!.trim();
+    this.filename = dispositionFilename(response.headers.get('content-disposition'));
+    this.requestId = response.headers.get('x-request-id') ?? undefined;
+  }
+
+  /** The archive as it streams in (read it once). */
+  get body(): ReadableStream<Uint8Array> {
+    if (!this.response.body) throw new Error('the export answer has no body');
+    return this.response.body;
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    return this.response.arrayBuffer();
+  }
+}
+
+/** The `filename*` (RFC 8187, UTF-8) of a `Content-Disposition`, else its `filename`. */
+export function dispositionFilename(value: string | null): string | undefined {
+  if (value === null) return undefined;
+  const extended = /filename\*=UTF-8''([^;\s]+)/i.exec(value);
+  if (extended) {
+    try {
+      return decodeURIComponent(extended[1]!);
+    } catch {
+      // Not valid percent-encoded UTF-8: fall back to the plain parameter.
+    }
+  }
+  const plain = /filename="([^"]*)"/i.exec(value);
+  return plain ? plain[1] : undefined;
 }

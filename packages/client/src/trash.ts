@@ -16,9 +16,9 @@ export class TrashApi {
   /** One page of the trash, newest deletion first. */
   async list(
     projectId: string,
-    options?: RequestOptions & { limit?: number; cursor?: string },
+    options?: RequestOptions & { limit?: number; cursor?: string | null },
   ): Promise<TrashList> {
-    const query = { limit: options?.limit, cursor: options?.cursor };
+    const query = { limit: options?.limit, cursor: options?.cursor ?? undefined };
     const path = { project_id: projectId };
     return (await this.api.json('get', '/api/projects/{project_id}/trash', { path, query }, options)).data;
   }

@@ -241,7 +241,7 @@ describe('files', () => {
     expect(typeof first.next_cursor).toBe('string');
     const second = await client.files.list(projectId, {
       limit: 5,
-      cursor: first.next_cursor!,
+      cursor: first.next_cursor,
       sort: 'size_bytes',
       order: 'desc',
       prefix: 'docs/',

@@ -22,6 +22,7 @@ const CALLS: Record<
   updateProject: (c, s) => c.projects.update(s.projectId, { description: 'all of them' }),
   uploadFile: (c, s) => c.files.upload(s.projectId, 'op.md', '# op\n', { metadata: { n: 1 } }),
   listFiles: (c, s) => c.files.list(s.projectId),
+  exportProject: async (c, s) => (await c.projects.export(s.projectId, { format: 'tar.gz' })).arrayBuffer(),
   downloadFile: (c, s) => c.files.readText(s.projectId, 'op.md'),
   headFile: (c, s) => c.files.head(s.projectId, 'op.md'),
   updateFileMetadata: (c, s) => c.files.updateMetadata(s.projectId, 'op.md', { n: 2 }),

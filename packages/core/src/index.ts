@@ -26,7 +26,7 @@ export {
 } from './rate-limit/leased-rate-limiter.js';
 export * from './search/index.js';
 export type { ApiKeyView, CreatedAccount, IssuedApiKey } from './use-cases/accounts.js';
-export { DEFAULT_PROJECT_NAME } from './use-cases/accounts.js';
+export { DEFAULT_PROJECT_NAME, IN_PROCESS_KEY_ID } from './use-cases/accounts.js';
 export type { Principal, RateLimitStatus } from './use-cases/authentication.js';
 export {
   constantTimeEqual,
@@ -34,7 +34,14 @@ export {
   refusedBudgetStatus,
 } from './use-cases/authentication.js';
 export { DEFAULT_SETTINGS, type MdStoreEvents, type MdStoreSettings } from './use-cases/context.js';
-export { type DeferredBody, deferredBody, isDeferredBody } from './use-cases/deferred-body.js';
+export {
+  type BodyOf,
+  type DeferredBody,
+  deferredBody,
+  isDeferredBody,
+  wireBody,
+} from './use-cases/deferred-body.js';
+export type { ExportedFile, ExportProjectInput, ProjectExport } from './use-cases/export/index.js';
 export type {
   ByteRange,
   CopyFileInput,
@@ -75,6 +82,7 @@ export {
 } from './use-cases/search/index.js';
 export type { ExpiryReport, TrashItemView, TrashPage } from './use-cases/trash/index.js';
 export type { FileView, ProjectView } from './use-cases/views.js';
+export * from './validation/bodies.js';
 export { checkedContent } from './validation/content.js';
 export { RevisionSchema } from './validation/history.js';
 export * from './validation/issues.js';

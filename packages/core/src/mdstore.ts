@@ -13,6 +13,7 @@ import {
   type MdStoreEvents,
   type MdStoreSettings,
 } from './use-cases/context.js';
+import { exportProject } from './use-cases/export/index.js';
 import * as files from './use-cases/files/index.js';
 import * as maintenance from './use-cases/maintenance.js';
 import * as projects from './use-cases/projects.js';
@@ -75,6 +76,8 @@ export function createMdStore(adapters: MdStoreAdapters) {
       list: (): Promise<AccountRecord[]> => ctx.records.listAccounts(),
       find: (input: { account: string }) => accounts.resolveAccount(ctx.records, input.account),
       setTier: bind(ctx, accounts.setAccountTier),
+      /** A principal of the account for in-process use: no API key needed (see docs/embedding.md). */
+      principal: bind(ctx, accounts.inProcessPrincipal),
     },
     apiKeys: {
       create: bind(ctx, accounts.createApiKey),
@@ -93,6 +96,8 @@ export function createMdStore(adapters: MdStoreAdapters) {
       read: bind(ctx, projects.readProject),
       update: bind(ctx, projects.updateProject),
       delete: bind(ctx, projects.deleteProject),
+      // Extensions §10: the files with their contents, for an archive.
+      export: bind(ctx, exportProject),
     },
     files: {
       upload: bind(ctx, files.uploadFile),

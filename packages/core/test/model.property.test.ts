@@ -9,6 +9,7 @@ import {
   type Principal,
   type ProjectView,
   type RecordsRepository,
+  wireBody,
 } from '@mdstore/core';
 import { createMemoryBlobStore, createMemoryRateLimiter, createMemoryRecords } from '@mdstore/memory';
 import fc from 'fast-check';
@@ -544,7 +545,7 @@ class CreateProject extends Step {
             ? 'PROJECT_NAME_TAKEN'
             : 'OK';
     const outcome = await attempt(() =>
-      real.store.projects.create({ principal: real.principals[this.who], body }),
+      real.store.projects.create({ principal: real.principals[this.who], body: wireBody(body) }),
     );
     expect(outcome.code).toBe(expected);
     if (outcome.code !== 'OK') return;
@@ -835,7 +836,7 @@ class UpdateMetadata extends FileStep {
     const expected = target.code === 'OK' && !valid ? 'INVALID_INPUT' : target.code;
     const body = buildBody({ metadata: this.metadata });
     const outcome = await attempt(() =>
-      real.store.files.updateMetadata({ ...this.input(model, real), body }),
+      real.store.files.updateMetadata({ ...this.input(model, real), body: wireBody(body) }),
     );
     expect(outcome.code).toBe(expected);
     if (outcome.code !== 'OK' || target.code !== 'OK') return;

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { AccountRecord, ApiKeyView, MdStore } from '@mdstore/core';
+import { type AccountRecord, type ApiKeyView, type MdStore, parseTier } from '@mdstore/core';
 
 /** A mistake in the command line itself. */
 export class UsageError extends Error {
@@ -156,7 +156,8 @@ export async function runCommand(
 ): Promise<unknown> {
   switch (command.kind) {
     case 'accounts create': {
-      const created = await store.accounts.create({ name: command.name, tier: command.tier });
+      const tier = command.tier === undefined ? undefined : parseTier(command.tier);
+      const created = await store.accounts.create({ name: command.name, ...(tier && { tier }) });
       return {
         ...accountJson(created.account),
         api_key: created.apiKey.apiKey,
@@ -167,7 +168,9 @@ export async function runCommand(
     case 'accounts list':
       return (await store.accounts.list()).map(accountJson);
     case 'accounts set-tier':
-      return accountJson(await store.accounts.setTier({ account: command.account, tier: command.tier }));
+      return accountJson(
+        await store.accounts.setTier({ account: command.account, tier: parseTier(command.tier) }),
+      );
     case 'keys create': {
       const issued = await store.apiKeys.create({ account: command.account });
       return {

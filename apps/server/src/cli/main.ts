@@ -1,5 +1,6 @@
 // The admin CLI entry point.
 import { isMdStoreError, type MdStoreError } from '@mdstore/core';
+import { silenceAwsSdkNodeNotice } from '../aws-sdk-notice.js';
 import { createRuntime, type Runtime } from '../composition/index.js';
 import { ConfigError, loadConfig } from '../config/index.js';
 import { createLogger } from '../logger.js';
@@ -33,6 +34,9 @@ async function main(argv: readonly string[]): Promise<number> {
       return 0;
     }
     const config = loadConfig(process.env);
+    // stderr is for one line on failure: the AWS SDK's Node.js version notice would add a paragraph to
+    // every command.
+    if (config.blobStore.kind === 's3') silenceAwsSdkNodeNotice();
     // stdout carries the JSON result only: every log line goes to stderr.
     const logger = createLogger({ level: 'warn', stdout: process.stderr, stderr: process.stderr });
     runtime = await createRuntime(config, { logger });

@@ -1,4 +1,4 @@
-import { type ByteStream, PreconditionRequiredError } from '@mdstore/core';
+import { type ByteStream, PreconditionRequiredError, wireBody } from '@mdstore/core';
 import * as v from 'valibot';
 import {
   editJson,
@@ -179,7 +179,7 @@ export const TOOLS: readonly McpTool[] = [
       const body = { edits: args.raw('edits'), ...(args.has('dry_run') && { dry_run: args.raw('dry_run') }) };
       const result = await context.store.files.edit({
         ...fileArgs(context, args),
-        body,
+        body: wireBody(body),
         conditions: ifMatchOf(args.optionalString('if_match')),
         signal: context.signal,
       });
@@ -215,7 +215,7 @@ export const TOOLS: readonly McpTool[] = [
     run: async (context, args) => {
       const file = await context.store.files.updateMetadata({
         ...fileArgs(context, args),
-        body: { metadata: args.raw('metadata') },
+        body: wireBody({ metadata: args.raw('metadata') }),
         conditions: ifMatchOf(args.optionalString('if_match')),
       });
       return fileUpdateJson(file);
@@ -305,7 +305,7 @@ export const TOOLS: readonly McpTool[] = [
     run: async (context, args) => {
       const file = await context.store.files.restore({
         ...fileArgs(context, args),
-        body: { revision: args.raw('revision') },
+        body: wireBody({ revision: args.raw('revision') }),
         conditions: requiredIfMatch(args),
       });
       return fileJson(file);
@@ -322,7 +322,7 @@ export const TOOLS: readonly McpTool[] = [
     run: async (context, args) => {
       const file = await context.store.files.move({
         ...fileArgs(context, args),
-        body: { to: args.raw('to') },
+        body: wireBody({ to: args.raw('to') }),
         conditions: requiredIfMatch(args),
       });
       return fileJson(file);

@@ -30,6 +30,8 @@ const HTTP_SUITES = [
   'trash',
   // issue 22: hostile input at the edge
   'edge',
+  // extensions §10
+  'export',
 ];
 
 /**

@@ -341,6 +341,20 @@ const CALLS: Call[] = [
     expect: 200,
   },
   { operationId: 'listFiles', method: 'GET', path: (s) => `${project(s)}/files?sort=nope`, expect: 422 },
+  // Extensions §10.
+  { operationId: 'exportProject', method: 'GET', path: (s) => `${project(s)}/export`, expect: 200 },
+  {
+    operationId: 'exportProject',
+    method: 'GET',
+    path: (s) => `${project(s)}/export?format=tar.gz&prefix=doc`,
+    expect: 200,
+  },
+  {
+    operationId: 'exportProject',
+    method: 'GET',
+    path: (s) => `${project(s)}/export?format=rar`,
+    expect: 422,
+  },
   // Extensions §5: the trash (the project keeps deleted files for a day from here on).
   {
     operationId: 'updateProject',

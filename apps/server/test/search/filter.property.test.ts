@@ -7,6 +7,7 @@ import {
   type MdStore,
   type Principal,
   parseFilter,
+  wireBody,
 } from '@mdstore/core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -202,7 +203,7 @@ for (const set of SETS) {
             const answer = await store.files.search({
               principal,
               projectId,
-              body: { filter: raw, limit: 100 },
+              body: wireBody({ filter: raw, limit: 100 }),
             });
             found = answer.results.map((result) => result.file.filename);
           } catch (error) {

@@ -18,22 +18,37 @@ function jobsOf(values: Values): number {
   return jobs;
 }
 
-const VERBS: Record<string, string> = {
-  upload: 'upload',
-  download: 'download',
-  'delete-remote': 'delete on the server',
-  'delete-local': 'delete here',
+/** What was done, line by line (and in the summary). */
+const DONE: Record<string, string> = {
+  upload: 'uploaded',
+  download: 'downloaded',
+  'delete-remote': 'deleted on the server',
+  'delete-local': 'deleted here',
   record: 'in sync',
   forget: 'gone on both sides',
   conflict: 'CONFLICT',
   unresolved: 'CONFLICT still unresolved',
 };
 
+/** What a dry run would do: each line reads as a sentence ("would upload: a.md"). */
+const PLANNED: Record<string, string> = {
+  upload: 'would upload',
+  download: 'would download',
+  'delete-remote': 'would delete on the server',
+  'delete-local': 'would delete here',
+  record: 'would record as in sync',
+  forget: 'would forget (gone on both sides)',
+  conflict: 'would CONFLICT',
+  unresolved: 'CONFLICT still unresolved',
+};
+
+const verbOf = (report: SyncReport | TransferReport, action: string) =>
+  (report.dry_run ? PLANNED : DONE)[action] ?? action;
+
 function printItems(ctx: CommandContext, report: SyncReport | TransferReport): void {
-  const prefix = report.dry_run ? 'would ' : '';
   for (const item of report.items) {
     const copy = 'copy' in item && item.copy ? ` (the server's version is in ${item.copy})` : '';
-    ctx.out(`${prefix}${VERBS[item.action] ?? item.action}: ${item.name}${copy}`);
+    ctx.out(`${verbOf(report, item.action)}: ${item.name}${copy}`);
   }
   for (const error of report.errors) ctx.warn(`${error.name}: ${error.error}`);
 }
@@ -41,14 +56,19 @@ function printItems(ctx: CommandContext, report: SyncReport | TransferReport): v
 function summary(report: SyncReport | TransferReport): string {
   const counts = new Map<string, number>();
   for (const item of report.items) counts.set(item.action, (counts.get(item.action) ?? 0) + 1);
-  const parts = [...counts].map(([action, n]) => `${n} ${VERBS[action] ?? action}`);
+  const parts = [...counts].map(([action, n]) => `${n} ${verbOf(report, action)}`);
   if (report.errors.length > 0) parts.push(`${report.errors.length} failed`);
   return parts.length === 0 ? 'nothing to do' : parts.join(', ');
 }
 
+/** A conflict found, still unresolved, or (in a dry run) predicted: exit 3. */
+const hasConflicts = (report: SyncReport | TransferReport) =>
+  ('conflicts' in report && report.conflicts.length > 0) ||
+  report.items.some((item) => item.action === 'conflict' || item.action === 'unresolved');
+
 function exitCode(report: SyncReport | TransferReport): number {
   if (report.errors.length > 0) return EXIT.failure;
-  if ('conflicts' in report && report.conflicts.length > 0) return EXIT.conflicts;
+  if (hasConflicts(report)) return EXIT.conflicts;
   return EXIT.ok;
 }
 
@@ -118,6 +138,10 @@ export const sync: Command = {
     else {
       printItems(ctx, report);
       ctx.out(`sync${report.dry_run ? ' (dry run)' : ''}: ${summary(report)}`);
+      const predicted = report.dry_run ? report.items.filter((i) => i.action === 'conflict').length : 0;
+      if (predicted > 0) {
+        ctx.out(`${predicted} conflict(s) ahead: a sync would keep both versions of each (exit code 3)`);
+      }
       if (report.conflicts.length > 0) {
         ctx.out(
           `${report.conflicts.length} conflict(s): merge each copy into its file, delete the copy, and sync again`,

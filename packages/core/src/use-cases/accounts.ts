@@ -14,6 +14,7 @@ import {
 } from '../model/records.js';
 import type { RecordsReader } from '../ports/records.js';
 import { parseAccountName, parseTier } from '../validation/schemas.js';
+import type { Principal } from './authentication.js';
 import { withStagedResource } from './blob-intents.js';
 import type { MdStoreContext } from './context.js';
 import { type ProjectView, toProjectView } from './views.js';
@@ -51,6 +52,22 @@ export async function resolveAccount(records: RecordsReader, idOrName: string): 
   const account = byId ?? (await records.findAccountByName({ name: idOrName }));
   if (!account) throw new AccountNotFoundError(idOrName);
   return account;
+}
+
+/** The `keyId` of a principal made in process: it names no API key (there is none to revoke or count). */
+export const IN_PROCESS_KEY_ID = 'in-process';
+
+/**
+ * The principal of an account (by id or name) for in-process use, embedding the core: no API key is
+ * created or authenticated. It acts with the account's rights on its projects, as a key of it would; the
+ * rate budget is the edges' (`consumeRequestBudget`), so calls made with it are not counted.
+ */
+export async function inProcessPrincipal(
+  ctx: MdStoreContext,
+  input: { account: string },
+): Promise<Principal> {
+  const account = await resolveAccount(ctx.records, input.account);
+  return { accountId: account.id, keyId: IN_PROCESS_KEY_ID, tier: account.tier };
 }
 
 export function newProjectRecord(
@@ -100,7 +117,7 @@ async function newApiKey(ctx: MdStoreContext, accountId: string, at: number) {
 /** Creates an account with its first API key and its default project (and that project's bucket). */
 export async function createAccount(
   ctx: MdStoreContext,
-  input: { name: unknown; tier?: unknown },
+  input: { name: string; tier?: Tier },
 ): Promise<CreatedAccount> {
   const name = parseAccountName(input.name);
   const tier = parseTier(input.tier ?? 'standard');
@@ -135,7 +152,7 @@ export async function createAccount(
 
 export async function setAccountTier(
   ctx: MdStoreContext,
-  input: { account: string; tier: unknown },
+  input: { account: string; tier: Tier },
 ): Promise<AccountRecord> {
   const tier: Tier = parseTier(input.tier);
   const account = await resolveAccount(ctx.records, input.account);

@@ -24,6 +24,19 @@ export function deferredBody<T>(parts: { check: () => void; read: () => T }): De
 export const isDeferredBody = (value: unknown): value is DeferredBody<unknown> =>
   typeof value === 'object' && value !== null && (value as { [DEFERRED]?: unknown })[DEFERRED] === true;
 
+/**
+ * A body as a use case takes it: the typed value (embedding: a typo does not compile), or a deferred one
+ * from the wire, whose content the core validates.
+ */
+export type BodyOf<T> = T | DeferredBody<unknown>;
+
+/**
+ * A value an edge received and has not checked (parsed JSON, a tool's arguments), handed to a use case
+ * that validates it: a deferred body with nothing to check first, read at once.
+ */
+export const wireBody = (value: unknown): DeferredBody<unknown> =>
+  deferredBody({ check: () => {}, read: () => value });
+
 /** The body as a deferred one, whichever way it came. */
 export function deferred<T>(body: T | DeferredBody<T>): DeferredBody<T> {
   if (isDeferredBody(body)) return body as DeferredBody<T>;

@@ -10,13 +10,14 @@ import { LIST_LIMITS } from '../listing/limits.js';
 import { type ListParams, parseListParams } from '../listing/query.js';
 import type { BlobIntentRecord, ProjectRecord } from '../model/records.js';
 import type { RecordsTransaction } from '../ports/records.js';
+import type { ProjectCreateInput, ProjectUpdateInput } from '../validation/bodies.js';
 import { parseCreateProjectBody, parseProjectId, parseUpdateProjectBody } from '../validation/schemas.js';
 import { assertOwnedActive, loadOwnedProject } from './access.js';
 import { newProjectRecord } from './accounts.js';
 import type { Principal } from './authentication.js';
 import { removeDoomed, withStagedResource } from './blob-intents.js';
 import { type MdStoreContext, notBefore } from './context.js';
-import { deferred } from './deferred-body.js';
+import { type BodyOf, deferred } from './deferred-body.js';
 import { conditionsOf, type ParsedConditions, type RequestConditions } from './files/conditions.js';
 import { applyPlan, planPrune } from './files/revisions.js';
 import { type ProjectView, toProjectView } from './views.js';
@@ -48,7 +49,7 @@ async function assertNameFree(tx: RecordsTransaction, accountId: string, name: s
 /** Creates the project's bucket, then the record; a name already in use among active projects is 409. */
 export async function createProject(
   ctx: MdStoreContext,
-  input: { principal: Principal; body: unknown },
+  input: { principal: Principal; body: BodyOf<ProjectCreateInput> },
 ): Promise<ProjectView> {
   const body = deferred<unknown>(input.body);
   body.check();
@@ -160,8 +161,8 @@ export async function updateProject(
   input: {
     principal: Principal;
     projectId: string;
-    /** The parsed JSON body, or (HTTP) a deferred one. */
-    body: unknown;
+    /** The fields to change, or (HTTP) a deferred body. */
+    body: BodyOf<ProjectUpdateInput>;
     conditions?: RequestConditions;
   },
 ): Promise<ProjectView> {

@@ -7,6 +7,7 @@ import {
   type MdStore,
   type Principal,
   type RecordsRepository,
+  wireBody,
 } from '@mdstore/core';
 import { createMemoryBlobStore, createMemoryRateLimiter, createMemoryRecords } from '@mdstore/memory';
 import fc from 'fast-check';
@@ -565,7 +566,7 @@ async function run(
           principal,
           projectId,
           filename: cmd.filename,
-          body: { metadata: cmd.metadata },
+          body: wireBody({ metadata: cmd.metadata }),
         }),
       );
       const previous = project.files.get(cmd.filename);

@@ -6,6 +6,7 @@ import {
   type RecordsRepository,
   type SearchAnswer,
   type ValidationIssue,
+  wireBody,
 } from '@mdstore/core';
 import { expect } from 'vitest';
 import { anAccount, createFixture, textStream } from './fixture.js';
@@ -46,7 +47,11 @@ export async function scene(
     });
   /** A project's search, or with `ACCOUNT` the account's (`/api/search`). */
   const search = (body: unknown, projectId: string | null = at.projectId, who = alice) =>
-    store.files.search({ principal: who.principal, ...(projectId !== null && { projectId }), body });
+    store.files.search({
+      principal: who.principal,
+      ...(projectId !== null && { projectId }),
+      body: wireBody(body),
+    });
   const names = async (body: unknown, projectId: string | null = at.projectId) =>
     filenames(await search(body, projectId));
   return { ...fixture, store, alice, at, put, search, names };

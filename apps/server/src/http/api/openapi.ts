@@ -99,15 +99,19 @@ function answer(route: RouteDescription, status: number, found: Answer, withBody
   for (const name of names) headers[name] = { $ref: `#/components/headers/${name}` };
   // Optional ones are written out: the components say `required: true`.
   for (const name of found.optionalHeaders ?? []) headers[name] = { ...headerObject(name), required: false };
+  const bodies = found.body ? [found.body, ...(found.otherBodies ?? [])] : [];
   const content =
-    withBody && found.body
-      ? {
-          [found.body.contentType]: {
-            schema: found.body.schema
-              ? jsonSchema(found.body.schema)
-              : { type: 'string', contentMediaType: found.body.contentType },
-          },
-        }
+    withBody && bodies.length > 0
+      ? Object.fromEntries(
+          bodies.map((body) => [
+            body.contentType,
+            {
+              schema: body.schema
+                ? jsonSchema(body.schema)
+                : { type: 'string', contentMediaType: body.contentType },
+            },
+          ]),
+        )
       : undefined;
   return { description: found.description, headers, ...(content && { content }) };
 }

@@ -39,7 +39,13 @@ export type RequestHeader =
   | 'Repr-Digest';
 
 export interface AnswerBody {
-  readonly contentType: 'application/json' | 'text/markdown' | 'text/x-diff';
+  readonly contentType:
+    | 'application/json'
+    | 'text/markdown'
+    | 'text/x-diff'
+    // Extensions §10: the archives of an export.
+    | 'application/zip'
+    | 'application/gzip';
   /** A valibot schema; for text, omitted (the body is the text). */
   readonly schema?: Schema;
 }
@@ -47,6 +53,8 @@ export interface AnswerBody {
 export interface Answer {
   readonly description: string;
   readonly body?: AnswerBody;
+  /** Other media types the same answer may have instead, as a request chooses (an export's format). */
+  readonly otherBodies?: readonly AnswerBody[];
   /** Headers the answer always carries (besides `X-Request-Id`, and the rate-limit headers under `/api`). */
   readonly headers?: readonly ResponseHeader[];
   /** Headers some of these answers carry (e.g. `Repr-Digest` on a whole download, not on `?lines=`). */

@@ -1,5 +1,6 @@
 import { downloadFile } from '../routes/download.js';
 import { editingRoutes } from '../routes/editing.js';
+import { exportProject } from '../routes/export.js';
 import { fileRoutes } from '../routes/files.js';
 import { historyRoutes } from '../routes/history.js';
 import { operationRoutes } from '../routes/operations.js';
@@ -34,5 +35,7 @@ export const ROUTES: readonly DefinedRoute[] = [
   ...historyRoutes,
   ...searchRoutes,
   ...trashRoutes,
+  // Extensions §10.
+  exportProject,
   ...operationRoutes,
 ];

@@ -1,11 +1,20 @@
 import {
+  CopyRequestSchema,
   DescriptionSchema,
   EditRequestSchema,
   MetadataSchema,
+  MetadataUpdateSchema,
+  MoveRequestSchema,
   NameSchema,
+  ProjectCreateSchema,
+  ProjectSettingsInputSchema,
+  ProjectUpdateSchema,
   REVISION_CHANGES,
-  RevisionSchema,
+  RestoreRequestSchema,
   SETTING_SCHEMAS,
+  SearchAllRequestSchema,
+  SearchRequestSchema,
+  TrashRestoreSchema,
   UuidSchema,
 } from '@mdstore/core';
 import * as v from 'valibot';
@@ -36,14 +45,7 @@ export const ProjectSettings = v.object({
   trash_retention_days: SETTING_SCHEMAS.trash_retention_days,
 });
 
-export const ProjectSettingsInput = v.pipe(
-  v.strictObject({
-    require_if_match: v.optional(ProjectSettings.entries.require_if_match),
-    keep_revisions: v.optional(SETTING_SCHEMAS.keep_revisions),
-    trash_retention_days: v.optional(SETTING_SCHEMAS.trash_retention_days),
-  }),
-  v.description('Any subset of the settings; omitted keys keep their value.'),
-);
+export const ProjectSettingsInput = ProjectSettingsInputSchema;
 
 export const Project = v.object({
   id: UuidSchema,
@@ -70,20 +72,8 @@ export const ProjectList = v.object({
   ),
 });
 
-export const ProjectCreate = v.looseObject({
-  name: NameSchema,
-  description: v.optional(DescriptionSchema),
-  settings: v.optional(ProjectSettingsInput),
-});
-
-export const ProjectUpdate = v.pipe(
-  v.looseObject({
-    name: v.optional(NameSchema),
-    description: v.optional(DescriptionSchema),
-    settings: v.optional(ProjectSettingsInput),
-  }),
-  v.description('At least one of name, description, settings (else 400).'),
-);
+export const ProjectCreate = ProjectCreateSchema;
+export const ProjectUpdate = ProjectUpdateSchema;
 
 export const ProjectDeleted = v.object({ message: v.string(), project_id: UuidSchema });
 
@@ -138,7 +128,7 @@ export const UploadForm = v.object({
   sha256: v.optional(Sha256),
 });
 
-export const MetadataUpdate = v.object({ metadata: Metadata });
+export const MetadataUpdate = MetadataUpdateSchema;
 
 export const FileEdit = EditRequestSchema;
 
@@ -180,65 +170,12 @@ export const RevisionList = v.object({
   next_cursor: v.pipe(v.nullable(v.string()), v.description('null on the last page.')),
 });
 
-const Target = v.pipe(v.string(), v.description('The new filename (the upload rules: 400, or 415).'));
-export const RestoreRequest = v.object({ revision: RevisionSchema });
-export const MoveRequest = v.object({ to: Target });
-export const CopyRequest = v.object({
-  to: Target,
-  project_id: v.optional(
-    v.pipe(
-      v.nullable(UuidSchema),
-      v.description('Another project of the account; absent or null: this one.'),
-    ),
-  ),
-});
+export const RestoreRequest = RestoreRequestSchema;
+export const MoveRequest = MoveRequestSchema;
+export const CopyRequest = CopyRequestSchema;
 
-const SEARCH_FIELDS = {
-  query: v.optional(
-    v.pipe(
-      v.nullable(v.string()),
-      v.description(
-        'Words (all must occur), "phrases", -exclusions, prefix*, a OR b; at most 1 000 code points, 32 words.',
-      ),
-    ),
-  ),
-  filter: v.optional(
-    v.pipe(
-      v.nullable(v.record(v.string(), v.unknown())),
-      v.description(
-        'A condition {field, op, value} or {"and": [...]}, {"or": [...]}, {"not": FILTER}; at most 50 conditions and 8 levels.',
-      ),
-    ),
-  ),
-  sort: v.optional(
-    v.pipe(
-      v.nullable(v.picklist(['relevance', 'filename', 'created_date', 'updated_date', 'size_bytes'])),
-      v.description('Default: relevance with a query, else filename.'),
-    ),
-  ),
-  order: v.optional(v.nullable(v.picklist(['asc', 'desc']))),
-  limit: v.optional(
-    v.pipe(
-      v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100))),
-      v.description('Default 20.'),
-    ),
-  ),
-  cursor: v.optional(v.pipe(v.nullable(v.string()), v.description('The next_cursor of the previous page.'))),
-};
-
-export const SearchRequest = v.looseObject(SEARCH_FIELDS);
-
-export const SearchAllRequest = v.looseObject({
-  ...SEARCH_FIELDS,
-  project_ids: v.optional(
-    v.pipe(
-      v.nullable(v.pipe(v.array(UuidSchema), v.maxLength(100))),
-      v.description(
-        "The projects to search (default: every active project of the account; another account's: 403).",
-      ),
-    ),
-  ),
-});
+export const SearchRequest = SearchRequestSchema;
+export const SearchAllRequest = SearchAllRequestSchema;
 
 export const SearchSnippet = v.object({
   text: v.string(),
@@ -280,17 +217,7 @@ export const TrashList = v.object({
   total_count: v.pipe(Count, v.description('Unexpired items of the whole trash, not just the page.')),
   next_cursor: v.pipe(v.nullable(v.string()), v.description('null on the last page.')),
 });
-export const TrashRestore = v.object({
-  to: v.optional(
-    v.pipe(
-      v.nullable(v.string()),
-      v.description(
-        "Restore under this name (the upload rules: 400, or 415); absent or null: the item's own.",
-      ),
-    ),
-  ),
-});
-
+export const TrashRestore = TrashRestoreSchema;
 export const ErrorMessage = v.object({ detail: v.string() });
 export const ValidationIssue = v.object({
   loc: v.array(v.union([v.string(), v.pipe(v.number(), v.integer())])),

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import express, { type Router } from 'express';
+import { PrecompressedAsset } from './compressed.js';
 
 const require = createRequire(import.meta.url);
 
@@ -15,12 +16,15 @@ const REDOC_VERSION = (require('redoc/package.json') as { version: string }).ver
 const REDOC_REMOTE_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
 const EMPTY_IMAGE = 'data:image/svg+xml,%3Csvg xmlns=%22http://www.w3.org/2000/svg%22/%3E';
 
-let bundle: string | undefined;
-function redocBundle(): string {
+let bundle: PrecompressedAsset | undefined;
+function redocBundle(): PrecompressedAsset {
   if (bundle === undefined) {
     const original = readFileSync(REDOC_BUNDLE, 'utf8');
     // Should a newer Redoc load something else, the Chromium test of /docs names it.
-    bundle = original.replaceAll(REDOC_REMOTE_LOGO, EMPTY_IMAGE);
+    bundle = new PrecompressedAsset(
+      original.replaceAll(REDOC_REMOTE_LOGO, EMPTY_IMAGE),
+      `redoc-${REDOC_VERSION}`,
+    );
   }
   return bundle;
 }
@@ -63,25 +67,22 @@ const PAGE = `<!doctype html>
  */
 export function referenceRoutes(options: { document: () => unknown }): Router {
   const router = express.Router({ caseSensitive: true, strict: false });
-  let documentText: string | undefined;
-  router.get('/openapi.json', (_req, res) => {
-    documentText ??= JSON.stringify(options.document());
+  let document: PrecompressedAsset | undefined;
+  router.get('/openapi.json', async (req, res) => {
+    document ??= new PrecompressedAsset(JSON.stringify(options.document()));
     res.setHeader('Cache-Control', 'no-cache');
-    res.type('application/json; charset=utf-8').send(documentText);
+    res.type('application/json; charset=utf-8');
+    await document.send(req, res);
   });
   router.get('/docs', (_req, res) => {
     res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
     res.setHeader('Cache-Control', 'no-cache');
     res.type('text/html; charset=utf-8').send(PAGE);
   });
-  router.get('/docs/redoc.standalone.js', (req, res) => {
+  router.get('/docs/redoc.standalone.js', async (req, res) => {
     res.setHeader('Cache-Control', 'no-cache');
-    res.setHeader('ETag', `"redoc-${REDOC_VERSION}"`);
-    if (req.fresh) {
-      res.status(304).end();
-      return;
-    }
-    res.type('text/javascript; charset=utf-8').send(redocBundle());
+    res.type('text/javascript; charset=utf-8');
+    await redocBundle().send(req, res);
   });
   return router;
 }

@@ -1,11 +1,12 @@
 import { FileNotFoundError, FilenameTakenError, isMdStoreError, isRecordConflict } from '../../errors.js';
 import type { FileRecord, ProjectRecord } from '../../model/records.js';
 import type { ByteStream } from '../../ports/blobs.js';
+import type { CopyRequestInput } from '../../validation/bodies.js';
 import { parseCopyBody } from '../../validation/history.js';
 import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import { type MdStoreContext, notBefore } from '../context.js';
-import { deferred } from '../deferred-body.js';
+import { type BodyOf, deferred } from '../deferred-body.js';
 import { type FileView, toFileView } from '../views.js';
 import { checkWriteConditions, conditionsOf, type RequestConditions } from './conditions.js';
 import { storeContent } from './content.js';
@@ -18,7 +19,7 @@ export interface CopyFileInput {
   readonly projectId: string;
   readonly filename: string;
   /** `{"to": "…", "project_id"?: "…"}`, or (HTTP) the deferred request body. */
-  readonly body: unknown;
+  readonly body: BodyOf<CopyRequestInput>;
   /** Judged against the source file (`If-Match`: copy only this version); never required (no 428). */
   readonly conditions?: RequestConditions;
   readonly signal?: AbortSignal;

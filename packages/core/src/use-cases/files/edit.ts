@@ -10,12 +10,13 @@ import { applyEditsInTurns } from '../../markdown/edits.js';
 import { newWorkBudget, type WorkBudget } from '../../markdown/work-budget.js';
 import type { FileRecord, ProjectRecord } from '../../model/records.js';
 import type { ByteStream } from '../../ports/blobs.js';
+import type { EditRequestInput } from '../../validation/bodies.js';
 import { issueAt } from '../../validation/issues.js';
 import { isJsonObject } from '../../validation/schemas.js';
 import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
-import { deferred } from '../deferred-body.js';
+import { type BodyOf, deferred } from '../deferred-body.js';
 import { type FileView, toFileView } from '../views.js';
 import {
   checkWriteConditions,
@@ -34,7 +35,7 @@ export interface EditFileInput {
   readonly projectId: string;
   readonly filename: string;
   /** `{"edits": [...], "dry_run": false}` as parsed JSON, or (HTTP) the request body it comes in. */
-  readonly body: unknown;
+  readonly body: BodyOf<EditRequestInput>;
   readonly conditions?: RequestConditions;
   readonly signal?: AbortSignal;
 }

@@ -1,11 +1,12 @@
 import { FilenameTakenError, isRecordConflict } from '../../errors.js';
 import type { FileRecord } from '../../model/records.js';
+import type { MoveRequestInput } from '../../validation/bodies.js';
 import { parseMoveBody } from '../../validation/history.js';
 import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import { removeDoomed } from '../blob-intents.js';
 import { type MdStoreContext, notBefore } from '../context.js';
-import { deferred } from '../deferred-body.js';
+import { type BodyOf, deferred } from '../deferred-body.js';
 import { type FileView, toFileView } from '../views.js';
 import { checkWriteConditions, conditionsOf, type RequestConditions } from './conditions.js';
 import { recordRevision } from './revisions.js';
@@ -16,7 +17,7 @@ export interface MoveFileInput {
   readonly projectId: string;
   readonly filename: string;
   /** `{"to": "new.md"}`, or (HTTP) the deferred request body. */
-  readonly body: unknown;
+  readonly body: BodyOf<MoveRequestInput>;
   readonly conditions?: RequestConditions;
 }
 

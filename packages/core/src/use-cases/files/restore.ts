@@ -1,11 +1,12 @@
 import { RevisionNotFoundError } from '../../errors.js';
 import type { FileRecord } from '../../model/records.js';
+import type { RestoreRequestInput } from '../../validation/bodies.js';
 import { parseRestoreBody } from '../../validation/history.js';
 import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import { removeDoomed } from '../blob-intents.js';
 import { type MdStoreContext, notBefore } from '../context.js';
-import { deferred } from '../deferred-body.js';
+import { type BodyOf, deferred } from '../deferred-body.js';
 import { contentSearchFields } from '../search/content-fields.js';
 import { type FileView, toFileView } from '../views.js';
 import { checkWriteConditions, conditionsOf, type RequestConditions } from './conditions.js';
@@ -17,7 +18,7 @@ export interface RestoreRevisionInput {
   readonly projectId: string;
   readonly filename: string;
   /** `{"revision": n}`, or (HTTP) the deferred request body. */
-  readonly body: unknown;
+  readonly body: BodyOf<RestoreRequestInput>;
   readonly conditions?: RequestConditions;
 }
 

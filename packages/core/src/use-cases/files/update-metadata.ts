@@ -1,10 +1,11 @@
 import type { FileRecord } from '../../model/records.js';
+import type { MetadataUpdateInput } from '../../validation/bodies.js';
 import { parseMetadataUpdateBody } from '../../validation/schemas.js';
 import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import { removeDoomed } from '../blob-intents.js';
 import { type MdStoreContext, notBefore } from '../context.js';
-import { deferred } from '../deferred-body.js';
+import { type BodyOf, deferred } from '../deferred-body.js';
 import { type FileView, toFileView } from '../views.js';
 import { checkWriteConditions, conditionsOf, type RequestConditions } from './conditions.js';
 import { recordRevision } from './revisions.js';
@@ -15,7 +16,7 @@ export interface UpdateFileMetadataInput {
   readonly projectId: string;
   readonly filename: string;
   /** The parsed JSON body, or (HTTP) a deferred one. */
-  readonly body: unknown;
+  readonly body: BodyOf<MetadataUpdateInput>;
   readonly conditions?: RequestConditions;
 }
 

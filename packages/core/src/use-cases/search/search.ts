@@ -5,11 +5,12 @@ import { invalidAt } from '../../search/issues.js';
 import { SEARCH_LIMITS } from '../../search/limits.js';
 import { scoreDocuments } from '../../search/rank.js';
 import { type Snippet, snippets } from '../../search/snippets.js';
+import type { SearchAllRequestInput, SearchRequestInput } from '../../validation/bodies.js';
 import { compareCodePoints } from '../../validation/text.js';
 import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
-import { deferred } from '../deferred-body.js';
+import { type BodyOf, deferred } from '../deferred-body.js';
 import { type FileView, toFileView } from '../views.js';
 import { parseSearchRequest, type SearchRequest } from './request.js';
 import { type Match, scanMatches } from './scan.js';
@@ -31,7 +32,7 @@ export interface SearchInput {
   /** The project of `/api/projects/{id}/search`; absent for `/api/search`. */
   readonly projectId?: string;
   /** The JSON body, or (HTTP) a deferred one, read once the projects have been checked. */
-  readonly body: unknown;
+  readonly body: BodyOf<SearchRequestInput | SearchAllRequestInput>;
 }
 
 /** A match in answer order, with its sort key (the score for relevance). */

@@ -1,11 +1,12 @@
 import { FilenameTakenError, isRecordConflict, TrashItemNotFoundError } from '../../errors.js';
 import type { FileRecord } from '../../model/records.js';
+import type { TrashRestoreInput } from '../../validation/bodies.js';
 import { parseTrashRestoreBody } from '../../validation/trash.js';
 import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import { removeDoomed } from '../blob-intents.js';
 import { type MdStoreContext, notBefore } from '../context.js';
-import { deferred } from '../deferred-body.js';
+import { type BodyOf, deferred } from '../deferred-body.js';
 import { historyBytes, recordRevision } from '../files/revisions.js';
 import { lockActiveProject, withCounterChange } from '../files/shared.js';
 import { contentSearchFields } from '../search/content-fields.js';
@@ -26,7 +27,7 @@ export async function restoreTrashItem(
     projectId: string;
     trashId: string;
     /** `{"to"?: "…"}`, absent, or (HTTP) a deferred body: read once the item is known to exist. */
-    body?: unknown;
+    body?: BodyOf<TrashRestoreInput>;
   },
 ): Promise<FileView> {
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);

@@ -1,0 +1,104 @@
+import { LIST_LIMITS } from '../../listing/limits.js';
+import { parseFileListParams } from '../../listing/query.js';
+import type { FileRecord, ProjectRecord } from '../../model/records.js';
+import type { ByteStream } from '../../ports/blobs.js';
+import { loadOwnedProject } from '../access.js';
+import type { Principal } from '../authentication.js';
+import type { MdStoreContext } from '../context.js';
+import { openContent } from '../files/download.js';
+import { type FileView, type ProjectView, toFileView, toProjectView } from '../views.js';
+
+export interface ExportProjectInput {
+  readonly principal: Principal;
+  readonly projectId: string;
+  /** Only files whose filename starts with it (the rules of List Files' `prefix`). */
+  readonly prefix?: string;
+  readonly signal?: AbortSignal;
+}
+
+/** One file of an export: the version its view describes, and that version's bytes. */
+export interface ExportedFile {
+  readonly file: FileView;
+  /** Read it to the end (or stop iterating) before asking for the next file. */
+  readonly content: ByteStream;
+}
+
+export interface ProjectExport {
+  readonly project: ProjectView;
+  /**
+   * Every file of the project (of `prefix`), in filename order (code points), read page by page: one
+   * page of records and one open content at a time, whatever the project holds. Iterate once.
+   */
+  readonly files: AsyncIterable<ExportedFile>;
+}
+
+/** Records read per statement while an export walks the project. */
+export const EXPORT_PAGE_ROWS = Math.min(200, LIST_LIMITS.batchRows);
+/** Times a file is read again when its version was replaced between its record and its content. */
+const MAX_ATTEMPTS = 3;
+
+/**
+ * Export (extensions §10): the project and its files with their contents, for an archive. Access and
+ * `prefix` are checked before anything is returned, so a refusal comes before the first byte.
+ *
+ * What it promises while writes go on (no transaction can be held across blob reads):
+ * - every file comes whole, as one version, and its view (`revision`, `sha256`, `metadata`, sizes,
+ *   dates) describes exactly that version;
+ * - a file is read when the walk reaches it: one written meanwhile comes in its newer version, one
+ *   deleted before the walk reaches it is left out, one created comes if its name sorts after the
+ *   page being read. Each file is in the export at most once.
+ * It is not a point-in-time copy of the whole project; for one, stop the writers while it runs.
+ */
+export async function exportProject(ctx: MdStoreContext, input: ExportProjectInput): Promise<ProjectExport> {
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const { prefix } = parseFileListParams(input.prefix === undefined ? {} : { prefix: input.prefix });
+  return { project: toProjectView(project), files: walk(ctx, project, prefix, input.signal) };
+}
+
+async function* walk(
+  ctx: MdStoreContext,
+  project: ProjectRecord,
+  prefix: string,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<ExportedFile, void, undefined> {
+  let after: { filename: string } | undefined;
+  for (;;) {
+    signal?.throwIfAborted();
+    const rows = await ctx.records.listFilePage({
+      projectId: project.id,
+      sort: 'filename',
+      descending: false,
+      prefix,
+      limit: EXPORT_PAGE_ROWS,
+      ...(after && { after }),
+    });
+    for (const row of rows) {
+      const opened = await openCurrent(ctx, project, row, signal);
+      if (opened) yield opened;
+    }
+    const last = rows.at(-1);
+    if (last === undefined || rows.length < EXPORT_PAGE_ROWS) return;
+    after = { filename: last.filename };
+  }
+}
+
+/**
+ * The file's content in the version of `row`, or, when that version is gone (replaced and pruned since
+ * the page was read), the file as it is now; null when the file is gone.
+ */
+async function openCurrent(
+  ctx: MdStoreContext,
+  project: ProjectRecord,
+  row: FileRecord,
+  signal: AbortSignal | undefined,
+): Promise<ExportedFile | null> {
+  let file: FileRecord | null = row;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS && file !== null; attempt++) {
+    const content = await openContent(ctx, project, file, null, signal);
+    if (content) return { file: toFileView(file, project, ctx.blobs.scheme), content };
+    file = await ctx.records.findFile({ projectId: project.id, filename: row.filename });
+  }
+  if (file === null) return null;
+  // Still there, yet each version read was gone at once: not a race an export should hide.
+  throw new Error(`the content of ${JSON.stringify(row.filename)} could not be read`);
+}
