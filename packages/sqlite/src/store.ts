@@ -9,6 +9,7 @@ import {
 import { applyMigrations } from './migrations.js';
 import { openSqliteRateLimiter } from './rate-limiter.js';
 import { createSqliteRecords } from './records/repository.js';
+import { openWalSync, type WalSync, withSyncedCommits } from './wal-sync.js';
 
 export interface SqliteStoreOptions {
   /** The database file, created with the latest schema when missing. Not `:memory:` (see below). */
@@ -53,12 +54,17 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   const path = checkedPath(options.path);
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   const opened: Db[] = [];
+  let wal: WalSync | undefined;
   try {
-    const writer = openConnection({ path, busyTimeoutMs, synchronous: 'FULL' });
+    // NORMAL: a COMMIT writes the WAL without syncing it, on the event loop; `wal` syncs it off the loop,
+    // and the transaction is acknowledged only after that (withSyncedCommits).
+    const writer = openConnection({ path, busyTimeoutMs, synchronous: 'NORMAL' });
     opened.push(writer);
     await enableWal(writer, busyTimeoutMs);
     await applyMigrations(writer, { busyTimeoutMs });
-    const reader = openConnection({ path, busyTimeoutMs, synchronous: 'FULL', readonly: true });
+    wal = await openWalSync(path);
+    await wal.sync(); // what the migrations committed
+    const reader = openConnection({ path, busyTimeoutMs, synchronous: 'NORMAL', readonly: true });
     opened.push(reader);
     const { limiter, db: limiterDb } = await openSqliteRateLimiter({
       path: options.rateLimitPath ?? `${path}.rate-limits`,
@@ -69,11 +75,13 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     waitForWriteLockAsynchronously(writer);
     return assemble({
       records: createSqliteRecords({ writer, reader, busyTimeoutMs }),
+      wal,
       rateLimiter: limiter,
       connections: { writer, reader, rateLimiter: limiterDb },
     });
   } catch (error) {
     for (const db of opened.reverse()) db.close();
+    await wal?.close();
     throw error;
   }
 }
@@ -87,13 +95,14 @@ function checkedPath(path: string): string {
 
 function assemble(parts: {
   records: RecordsRepository;
+  wal: WalSync;
   rateLimiter: RateLimiter;
   connections: Record<'writer' | 'reader' | 'rateLimiter', Db>;
 }): SqliteStore {
-  const { records, rateLimiter, connections } = parts;
+  const { records, wal, rateLimiter, connections } = parts;
   let closing: Promise<void> | undefined;
   return {
-    records,
+    records: withSyncedCommits(records, wal),
     rateLimiter,
     connectionSettings: () => ({
       writer: settingsOf(connections.writer),
@@ -101,7 +110,10 @@ function assemble(parts: {
       rateLimiter: settingsOf(connections.rateLimiter),
     }),
     close() {
-      closing ??= Promise.all([records.close(), rateLimiter.close()]).then(() => undefined);
+      // The WAL's last sync follows the writer's last COMMIT (closing the records commits a pending batch).
+      closing ??= Promise.all([records.close().then(() => wal.close()), rateLimiter.close()]).then(
+        () => undefined,
+      );
       return closing;
     },
   };
