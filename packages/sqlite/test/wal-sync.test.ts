@@ -1,4 +1,3 @@
-import type { fdatasync as realFdatasync } from 'node:fs';
 import { isMdStoreError } from '@mdstore/core';
 import { anAccount } from '@mdstore/core/testing';
 import Database from 'better-sqlite3';
@@ -7,7 +6,7 @@ import { openSqliteStore, type SqliteStore } from '../src/index.js';
 import { createWalSync, type WalSyncIo } from '../src/wal-sync.js';
 import { tempDatabase } from './temp-db.js';
 
-type Datasync = typeof realFdatasync;
+type Datasync = (fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => void;
 
 /** The store's fdatasync, replaceable per test (the real one by default). */
 const stub = vi.hoisted(() => ({ datasync: undefined as Datasync | undefined, calls: 0 }));
