@@ -4,7 +4,9 @@
 // requests by autocannon (10 connections); only the samples taken during those requests are counted.
 // Usage: node --conditions=mdstore-source --import tsx bench/support/request-profile.ts [--requests N]
 //        [--only get-project,download-4k,upload-4k] [--keep DIR]
-import { readdir, readFile } from 'node:fs/promises';
+// `--keep DIR` keeps the profiles (with the measured window, `<case>.window.json`); `--resplit DIR`
+// prints the split of profiles kept earlier, without running anything.
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { KiB, markdownBytes, multipartTemplate } from '../lib/content.js';
@@ -52,6 +54,9 @@ type Area = (typeof AREAS)[number];
 
 /** The area of a script, by its file; undefined for what decides nothing (natives, Node internals). */
 function areaOfUrl(url: string): Area | undefined {
+  // Node's HTTP, stream and socket code (the socket writes included) is Node's, whoever called it.
+  if (/^node:(net|_http_|stream|internal\/streams|internal\/stream_base_commons)/.test(url))
+    return 'Node HTTP, streams, sockets';
   if (url === '' || url.startsWith('node:')) return undefined;
   if (/rate-limit|rate-budget|budget/.test(url)) return 'rate limit';
   if (/\/(auth|authentication|api-key[^/]*|secrets)\.[jt]s$/.test(url)) return 'authentication';
@@ -75,24 +80,34 @@ function areaOfUrl(url: string): Area | undefined {
   return 'other';
 }
 
+/** Time per deciding function (`area  function file`), for `--detail`. */
+const detail = new Map<string, number>();
+
 function splitProfile(profile: Profile, window: { from: number; to: number }): Map<Area, number> {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   const areaOfNode = new Map<number, Area>();
+  const decidedBy = new Map<number, string>();
   const areaOf = (id: number): Area => {
     const known = areaOfNode.get(id);
     if (known) return known;
     const leaf = byId.get(id)!;
     let area: Area | undefined;
+    let decider = leaf.callFrame;
     if (leaf.callFrame.functionName === '(garbage collector)') area = 'garbage collection';
-    // From the leaf up: the first script that is ours or a dependency's decides (a native such as
-    // JSON.stringify, or Node's socket writes, count for whoever called them).
+    // JSON.stringify is serialisation, whoever calls it (Express's res.json does).
+    else if (leaf.callFrame.url === '' && leaf.callFrame.functionName === 'stringify') area = 'serialisation';
+    // From the leaf up: the first script that is ours, a dependency's or Node's HTTP decides (a native
+    // such as JSON.stringify, or node:crypto, counts for whoever called it).
     for (let at: number | undefined = id; area === undefined && at !== undefined; at = parent.get(at)) {
-      area = areaOfUrl(byId.get(at)!.callFrame.url);
+      decider = byId.get(at)!.callFrame;
+      area = areaOfUrl(decider.url);
     }
     area ??= leaf.callFrame.functionName === '(program)' ? 'other' : 'Node HTTP, streams, sockets';
     areaOfNode.set(id, area);
+    const where = decider.url.replace(/^.*\/(node_modules|packages|apps)\//, '');
+    decidedBy.set(id, `${area}  ${decider.functionName || '(anonymous)'} ${where}`);
     return area;
   };
   const totals = new Map<Area, number>();
@@ -105,6 +120,8 @@ function splitProfile(profile: Profile, window: { from: number; to: number }): M
     if (node.callFrame.functionName === '(idle)') continue;
     const area = areaOf(node.id);
     totals.set(area, (totals.get(area) ?? 0) + delta);
+    const key = `${profile.startTime}  ${decidedBy.get(node.id)}`;
+    detail.set(key, (detail.get(key) ?? 0) + delta);
   }
   return totals;
 }
@@ -154,10 +171,11 @@ const CASES: readonly Case[] = [
         method: 'POST',
         body: template.body,
         headers: { 'content-type': template.contentType },
+        // A unique filename per request: the template is re-stamped, autocannon copies it into the request.
         setupRequest: (request) => {
           counter += 1;
           template.stamp(counter);
-          return { ...request, body: template.body };
+          return request;
         },
       };
     },
@@ -183,12 +201,16 @@ async function profileCase(test: Case, requests: number, keep: string | undefine
         runAutocannon({
           title: test.name,
           url: `${server.url}${request.path}`,
-          method: request.method,
           connections: 10,
           amount,
-          headers: { ...auth, ...request.headers },
-          ...(request.body && { body: request.body }),
-          ...(request.setupRequest && { setupRequest: request.setupRequest }),
+          requests: [
+            {
+              method: request.method,
+              headers: { ...auth, ...request.headers },
+              ...(request.body && { body: request.body }),
+              ...(request.setupRequest && { setupRequest: request.setupRequest }),
+            },
+          ],
         } as Parameters<typeof runAutocannon>[0]);
       await load(Math.ceil(requests / 5));
       const from = nowMicros();
@@ -202,6 +224,8 @@ async function profileCase(test: Case, requests: number, keep: string | undefine
     }
     const file = (await readdir(profileDir)).find((name) => name.startsWith(test.name));
     if (!file) throw new Error(`no profile written in ${profileDir}`);
+    if (keep)
+      await writeFile(path.join(keep, `${test.name}.window.json`), JSON.stringify({ ...window, requests }));
     const profile = JSON.parse(await readFile(path.join(profileDir, file), 'utf8')) as Profile;
     return splitProfile(profile, window);
   } finally {
@@ -215,14 +239,35 @@ async function main() {
       requests: { type: 'string', default: '20000' },
       only: { type: 'string' },
       keep: { type: 'string' },
+      resplit: { type: 'string' },
+      detail: { type: 'boolean', default: false },
     },
   });
+  if (values.resplit) return resplit(values.resplit);
   const requests = Number(values.requests);
   const names = values.only?.split(',');
   const cases = CASES.filter((test) => !names || names.includes(test.name));
   const columns: { name: string; split: Map<Area, number> }[] = [];
   for (const test of cases)
     columns.push({ name: test.name, split: await profileCase(test, requests, values.keep) });
+  printSplit(columns, requests);
+}
+
+async function resplit(dir: string) {
+  const columns: { name: string; split: Map<Area, number> }[] = [];
+  let requests = 0;
+  for (const test of CASES) {
+    const found = await readFile(path.join(dir, `${test.name}.window.json`), 'utf8').catch(() => undefined);
+    if (!found) continue;
+    const window = JSON.parse(found) as { from: number; to: number; requests: number };
+    requests = window.requests;
+    const profile = JSON.parse(await readFile(path.join(dir, `${test.name}.cpuprofile`), 'utf8')) as Profile;
+    columns.push({ name: test.name, split: splitProfile(profile, window) });
+  }
+  printSplit(columns, requests);
+}
+
+function printSplit(columns: { name: string; split: Map<Area, number> }[], requests: number) {
   const perRequest = (micros: number | undefined) => ((micros ?? 0) / requests).toFixed(1);
   const rows = [
     `| µs of CPU per request | ${columns.map((c) => c.name).join(' | ')} |`,
@@ -231,6 +276,11 @@ async function main() {
     `| **total** | ${columns.map((c) => perRequest([...c.split.values()].reduce((a, b) => a + b, 0))).join(' | ')} |`,
   ];
   process.stdout.write(`\n${rows.join('\n')}\n`);
+  if (process.argv.includes('--detail')) {
+    const top = [...detail].sort((a, b) => b[1] - a[1]).slice(0, 60);
+    for (const [key, micros] of top)
+      process.stdout.write(`${(micros / requests).toFixed(1).padStart(8)} µs  ${key}\n`);
+  }
 }
 
 main().then(
