@@ -74,6 +74,12 @@ function areaOfUrl(url: string): Area | undefined {
   if (/packages\/core\/(src|dist)\/use-cases\/views\./.test(url)) return 'serialisation';
   if (/apps\/server\/(src|dist)\/http\/(routes\/|api\/(route|mount|parameters)|query|validators)/.test(url))
     return 'route handler';
+  if (
+    /node_modules\/(pino|@pinojs|pino-std-serializers|sonic-boom|fast-redact|quick-format-unescaped)\//.test(
+      url,
+    )
+  )
+    return 'middleware (request id, headers, access log)';
   if (/apps\/server\/(src|dist)\/(http\/|logger|metrics|request-context)/.test(url))
     return 'middleware (request id, headers, access log)';
   if (/packages\/(core|sqlite|sql|fs)\/|node_modules\/better-sqlite3\//.test(url)) return 'use case + store';
@@ -277,9 +283,12 @@ function printSplit(columns: { name: string; split: Map<Area, number> }[], reque
   ];
   process.stdout.write(`\n${rows.join('\n')}\n`);
   if (process.argv.includes('--detail')) {
-    const top = [...detail].sort((a, b) => b[1] - a[1]).slice(0, 60);
-    for (const [key, micros] of top)
-      process.stdout.write(`${(micros / requests).toFixed(1).padStart(8)} µs  ${key}\n`);
+    const sorted = [...detail].sort((a, b) => b[1] - a[1]);
+    for (const profileStart of new Set(sorted.map(([key]) => key.split('  ')[0]))) {
+      const top = sorted.filter(([key]) => key.startsWith(`${profileStart}  `)).slice(0, 30);
+      for (const [key, micros] of top)
+        process.stdout.write(`${(micros / requests).toFixed(1).padStart(8)} µs  ${key}\n`);
+    }
   }
 }
 
