@@ -1,4 +1,5 @@
 import type { LeasePolicy, RateLimiter, RecordsRepository } from '@mdstore/core';
+import { type Checkpointer, startCheckpointer, WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
 import {
   type Db,
   DEFAULT_BUSY_TIMEOUT_MS,
@@ -55,6 +56,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   const opened: Db[] = [];
   let wal: WalSync | undefined;
+  let checkpointer: Checkpointer | undefined;
   try {
     // NORMAL: a COMMIT writes the WAL without syncing it, on the event loop; `wal` syncs it off the loop,
     // and the transaction is acknowledged only after that (withSyncedCommits).
@@ -62,7 +64,11 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     opened.push(writer);
     await enableWal(writer, busyTimeoutMs);
     await applyMigrations(writer, { busyTimeoutMs });
-    wal = await openWalSync(path);
+    // Checkpoints run in a worker thread; the writer's own only past a much larger WAL (a safety net).
+    writer.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
+    const background = startCheckpointer(path);
+    checkpointer = background;
+    wal = await openWalSync(path, { afterSync: () => background.committed() });
     await wal.sync(); // what the migrations committed
     const reader = openConnection({ path, busyTimeoutMs, synchronous: 'NORMAL', readonly: true });
     opened.push(reader);
@@ -76,12 +82,13 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     return assemble({
       records: createSqliteRecords({ writer, reader, busyTimeoutMs }),
       wal,
+      checkpointer,
       rateLimiter: limiter,
       connections: { writer, reader, rateLimiter: limiterDb },
     });
   } catch (error) {
     for (const db of opened.reverse()) db.close();
-    await wal?.close();
+    await Promise.allSettled([wal?.close(), checkpointer?.close()]);
     throw error;
   }
 }
@@ -96,10 +103,11 @@ function checkedPath(path: string): string {
 function assemble(parts: {
   records: RecordsRepository;
   wal: WalSync;
+  checkpointer: Checkpointer;
   rateLimiter: RateLimiter;
   connections: Record<'writer' | 'reader' | 'rateLimiter', Db>;
 }): SqliteStore {
-  const { records, wal, rateLimiter, connections } = parts;
+  const { records, wal, checkpointer, rateLimiter, connections } = parts;
   let closing: Promise<void> | undefined;
   return {
     records: withSyncedCommits(records, wal),
@@ -111,9 +119,11 @@ function assemble(parts: {
     }),
     close() {
       // The WAL's last sync follows the writer's last COMMIT (closing the records commits a pending batch).
-      closing ??= Promise.all([records.close().then(() => wal.close()), rateLimiter.close()]).then(
-        () => undefined,
-      );
+      closing ??= Promise.all([
+        checkpointer.close(),
+        records.close().then(() => wal.close()),
+        rateLimiter.close(),
+      ]).then(() => undefined);
       return closing;
     },
   };

@@ -52,7 +52,7 @@ const brokenDurability = (cause: unknown) =>
 /** A promise that never settles: the fate of commits a failed fdatasync was to cover is unknown. */
 const never = new Promise<never>(() => undefined);
 
-export function createWalSync(fd: number, io: WalSyncIo): WalSync {
+export function createWalSync(fd: number, io: WalSyncIo, afterSync: () => void = () => undefined): WalSync {
   /** The fdatasync in flight. */
   let running: Promise<void> | undefined;
   /** The next one, shared by the callers that arrived while `running` ran. */
@@ -67,7 +67,7 @@ export function createWalSync(fd: number, io: WalSyncIo): WalSync {
   let closed = false;
 
   const begin = (): Promise<void> => {
-    const round = io.datasync(fd).catch((error: unknown) => {
+    const round = io.datasync(fd).then(afterSync, (error: unknown) => {
       // Linux may already have dropped the pages that failed to write, so a retry could "succeed"
       // without them: the store stops here. The transactions waiting for this sync are committed in
       // the file (and may be lost on a power cut): they are never settled, since a rejection would make
@@ -122,7 +122,10 @@ export function createWalSync(fd: number, io: WalSyncIo): WalSync {
  * WAL mode) and syncs its folder once, so the WAL's own name is on disk too, as SQLite does for a WAL
  * it creates when it first syncs it.
  */
-export async function openWalSync(databasePath: string, io: Partial<WalSyncIo> = {}): Promise<WalSync> {
+export async function openWalSync(
+  databasePath: string,
+  options: { afterSync?: () => void } = {},
+): Promise<WalSync> {
   const fd = await openFile(`${databasePath}-wal`, 'r');
   try {
     const folder = await openFile(dirname(databasePath), 'r');
@@ -135,7 +138,7 @@ export async function openWalSync(databasePath: string, io: Partial<WalSyncIo> =
     await closeFile(fd);
     throw error;
   }
-  return createWalSync(fd, { datasync: datasyncFile, close: closeFile, ...io });
+  return createWalSync(fd, { datasync: datasyncFile, close: closeFile }, options.afterSync);
 }
 
 /**
