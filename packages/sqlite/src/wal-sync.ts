@@ -122,12 +122,16 @@ export function createWalSync(fd: number, io: WalSyncIo, afterSync: () => void =
  * WAL mode) and syncs its folder once, so the WAL's own name is on disk too, as SQLite does for a WAL
  * it creates when it first syncs it.
  */
+const io: WalSyncIo = { datasync: datasyncFile, close: closeFile };
+
 export async function openWalSync(
   databasePath: string,
   options: { afterSync?: () => void } = {},
 ): Promise<WalSync> {
   const fd = await openFile(`${databasePath}-wal`, 'r');
   try {
+    // Windows cannot open a folder, nor needs to: its file system records the name with the file.
+    if (process.platform === 'win32') return createWalSync(fd, io, options.afterSync);
     const folder = await openFile(dirname(databasePath), 'r');
     try {
       await syncFile(folder);
@@ -138,14 +142,14 @@ export async function openWalSync(
     await closeFile(fd);
     throw error;
   }
-  return createWalSync(fd, { datasync: datasyncFile, close: closeFile }, options.afterSync);
+  return createWalSync(fd, io, options.afterSync);
 }
 
 /**
  * The repository whose `withTransaction` resolves only once its COMMIT is on disk: after the commit (a
  * NORMAL one, not synced) the WAL is synced. A read after the acknowledgement sees the write
  * (read-your-writes); a read made between the COMMIT and its sync may see it before it is acknowledged
- * (docs/performance.md, "SQLite commits"). Once a sync has failed, reads and new transactions are refused.
+ * (docs/reliability.md, "Records, SQLite"). Once a sync has failed, reads and new transactions are refused.
  */
 export function withSyncedCommits(records: RecordsRepository, wal: WalSync): RecordsRepository {
   const guarded: Record<string, unknown> = {};
