@@ -107,6 +107,8 @@ export function createWalSync(fd: number, io: WalSyncIo, afterSync: () => void =
       closing ??= (async () => {
         try {
           await Promise.race([sync(), failed]);
+          // A caller that came during that sync started another: it ends before the descriptor closes.
+          while (running || next) await Promise.race([next ?? running, failed]);
           closed = true;
         } finally {
           await io.close(fd);

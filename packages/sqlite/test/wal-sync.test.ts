@@ -112,6 +112,22 @@ describe('WAL sync (unit)', () => {
     expect(io.close).toHaveBeenCalledWith(7);
   });
 
+  it('closes the descriptor only after a sync that started while it closed', async () => {
+    const { io, rounds } = manualIo();
+    const wal = createWalSync(7, io);
+    const closed = watch(wal.close());
+    const late = watch(wal.sync()); // a commit acknowledged late, while the last sync runs
+    rounds[0]?.settle();
+    await turns(3);
+    expect(rounds).toHaveLength(2);
+    expect(io.close).not.toHaveBeenCalled();
+    rounds[1]?.settle();
+    await turns(5);
+    expect(late.settled).toBe(true);
+    expect(closed.settled).toBe(true);
+    expect(io.close).toHaveBeenCalledWith(7);
+  });
+
   it('syncs once more when closing, then lets later callers through at once', async () => {
     const { io, rounds } = manualIo();
     const wal = createWalSync(7, io);
