@@ -67,7 +67,14 @@ export function createWalSync(fd: number, io: WalSyncIo, afterSync: () => void =
   let closed = false;
 
   const begin = (): Promise<void> => {
-    const round = io.datasync(fd).then(afterSync, (error: unknown) => {
+    const synced = () => {
+      try {
+        afterSync();
+      } catch {
+        // A listener's failure (the checkpointer's) must not turn a durable commit into a failed one.
+      }
+    };
+    const round = io.datasync(fd).then(synced, (error: unknown) => {
       // Linux may already have dropped the pages that failed to write, so a retry could "succeed"
       // without them: the store stops here. The transactions waiting for this sync are committed in
       // the file (and may be lost on a power cut): they are never settled, since a rejection would make
