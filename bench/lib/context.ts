@@ -45,7 +45,7 @@ export interface Settings {
   readonly logLevel: string;
 }
 
-export function settingsFor(quick: boolean, profile: boolean, compiled = false): Settings {
+export function settingsFor(quick: boolean, profile: boolean, compiled = true): Settings {
   return quick
     ? {
         quick,

@@ -93,7 +93,7 @@ export async function startMdstore(options: StartOptions): Promise<MdstoreServer
   const port = await freePort();
   const env = { ...options.env, PORT: String(port) };
   if (options.compiled && !existsSync(path.join(REPO_ROOT, COMPILED_ENTRY)))
-    throw new Error(`--compiled needs a build: run npm run build first (${COMPILED_ENTRY} is missing)`);
+    throw new Error(`${COMPILED_ENTRY} is missing: run npm run build (or the bench with --source)`);
   const child = spawnNode({
     script: options.compiled ? COMPILED_ENTRY : 'apps/server/src/main.ts',
     env,

@@ -92,8 +92,8 @@ function slowDownload(url: string, account: BenchAccount, expected: number, seco
   });
 }
 
-/** The label's mark for a server run from its build (`--compiled`) rather than from source. */
-const built = (bench: Bench) => (bench.settings.compiled ? ', compiled' : '');
+/** The label's mark for a server run from its sources (`--source`) rather than from its build. */
+const built = (bench: Bench) => (bench.settings.compiled ? '' : ', source');
 
 const memoryUpload: Scenario = {
   name: 'memory-upload',

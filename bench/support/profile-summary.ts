@@ -44,7 +44,7 @@ function area(frame: CallFrame): string {
   if (dependency) return dependency[1]!;
   const workspace = /\/packages\/([^/]+)\//.exec(url);
   if (workspace) return `@mdstore/${workspace[1]}`;
-  const server = /\/apps\/server\/src\/([^/]+)/.exec(url);
+  const server = /\/apps\/server\/(?:src|dist)\/([^/]+)/.exec(url);
   if (server) return `server/${server[1]!.replace(/\.ts$/, '')}`;
   return url;
 }

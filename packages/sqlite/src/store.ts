@@ -1,4 +1,5 @@
 import type { LeasePolicy, RateLimiter, RecordsRepository } from '@mdstore/core';
+import { type Checkpointer, startCheckpointer, WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
 import {
   type Db,
   DEFAULT_BUSY_TIMEOUT_MS,
@@ -9,6 +10,7 @@ import {
 import { applyMigrations } from './migrations.js';
 import { openSqliteRateLimiter } from './rate-limiter.js';
 import { createSqliteRecords } from './records/repository.js';
+import { openWalSync, type WalSync, withSyncedCommits } from './wal-sync.js';
 
 export interface SqliteStoreOptions {
   /** The database file, created with the latest schema when missing. Not `:memory:` (see below). */
@@ -53,12 +55,22 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   const path = checkedPath(options.path);
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   const opened: Db[] = [];
+  let wal: WalSync | undefined;
+  let checkpointer: Checkpointer | undefined;
   try {
-    const writer = openConnection({ path, busyTimeoutMs, synchronous: 'FULL' });
+    // NORMAL: a COMMIT writes the WAL without syncing it, on the event loop; `wal` syncs it off the loop,
+    // and the transaction is acknowledged only after that (withSyncedCommits).
+    const writer = openConnection({ path, busyTimeoutMs, synchronous: 'NORMAL' });
     opened.push(writer);
     await enableWal(writer, busyTimeoutMs);
     await applyMigrations(writer, { busyTimeoutMs });
-    const reader = openConnection({ path, busyTimeoutMs, synchronous: 'FULL', readonly: true });
+    // Checkpoints run in a worker thread; the writer's own only past a much larger WAL (a safety net).
+    writer.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
+    const background = startCheckpointer(path);
+    checkpointer = background;
+    wal = await openWalSync(path, { afterSync: () => background.committed() });
+    await wal.sync(); // what the migrations committed
+    const reader = openConnection({ path, busyTimeoutMs, synchronous: 'NORMAL', readonly: true });
     opened.push(reader);
     const { limiter, db: limiterDb } = await openSqliteRateLimiter({
       path: options.rateLimitPath ?? `${path}.rate-limits`,
@@ -69,11 +81,14 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     waitForWriteLockAsynchronously(writer);
     return assemble({
       records: createSqliteRecords({ writer, reader, busyTimeoutMs }),
+      wal,
+      checkpointer,
       rateLimiter: limiter,
       connections: { writer, reader, rateLimiter: limiterDb },
     });
   } catch (error) {
     for (const db of opened.reverse()) db.close();
+    await Promise.allSettled([wal?.close(), checkpointer?.close()]);
     throw error;
   }
 }
@@ -87,13 +102,15 @@ function checkedPath(path: string): string {
 
 function assemble(parts: {
   records: RecordsRepository;
+  wal: WalSync;
+  checkpointer: Checkpointer;
   rateLimiter: RateLimiter;
   connections: Record<'writer' | 'reader' | 'rateLimiter', Db>;
 }): SqliteStore {
-  const { records, rateLimiter, connections } = parts;
+  const { records, wal, checkpointer, rateLimiter, connections } = parts;
   let closing: Promise<void> | undefined;
   return {
-    records,
+    records: withSyncedCommits(records, wal),
     rateLimiter,
     connectionSettings: () => ({
       writer: settingsOf(connections.writer),
@@ -101,7 +118,12 @@ function assemble(parts: {
       rateLimiter: settingsOf(connections.rateLimiter),
     }),
     close() {
-      closing ??= Promise.all([records.close(), rateLimiter.close()]).then(() => undefined);
+      // The WAL's last sync follows the writer's last COMMIT (closing the records commits a pending batch).
+      closing ??= Promise.all([
+        checkpointer.close(),
+        records.close().then(() => wal.close()),
+        rateLimiter.close(),
+      ]).then(() => undefined);
       return closing;
     },
   };

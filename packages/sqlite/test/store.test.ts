@@ -32,11 +32,11 @@ const gate = () => {
 };
 
 describe('connections', () => {
-  it('uses WAL everywhere, fsyncs record commits (FULL) but not rate counts (NORMAL)', async () => {
+  it('uses WAL everywhere, NORMAL commits (records: the WAL is synced after them, off the loop)', async () => {
     const settings = (await open(1_234)).connectionSettings();
     expect(settings.writer).toMatchObject({
       journalMode: 'wal',
-      synchronous: 2,
+      synchronous: 1,
       foreignKeys: true,
       readonly: false,
     });

@@ -113,14 +113,22 @@ export function createHttpApp(options: HttpAppOptions): Express {
   return app;
 }
 
+const ignore = () => {};
+
 function baseHeaders(options: HttpAppOptions) {
+  // Plain HTTP without a trusted proxy: no request is secure, so Express's `req.secure` (a getter that
+  // parses the protocol) need not run on every request.
+  const mayBeSecure = options.trustProxy;
   return (req: Request, res: Response, next: NextFunction) => {
     // A failing socket must never take the process down.
-    req.on('error', () => {});
-    res.on('error', () => {});
+    req.on('error', ignore);
+    res.on('error', ignore);
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    if (req.path.startsWith('/api')) res.setHeader('Cache-Control', 'no-store');
-    if (options.tls || req.secure) res.setHeader('Strict-Transport-Security', HSTS);
+    // `req.url` is origin-form (`/api/…`) but for the rare absolute-form request, which `req.path` parses.
+    if (req.url.startsWith('/api') || (req.url[0] !== '/' && req.path.startsWith('/api'))) {
+      res.setHeader('Cache-Control', 'no-store');
+    }
+    if (options.tls || (mayBeSecure && req.secure)) res.setHeader('Strict-Transport-Security', HSTS);
     next();
   };
 }

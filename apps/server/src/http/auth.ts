@@ -11,12 +11,16 @@ const BEARER = /^bearer[ \t]+([A-Za-z0-9\-._~+/]+=*)[ \t]*$/i;
  * are counted).
  */
 export function bearerKey(req: IncomingMessage): string | undefined {
+  const value = req.headers.authorization;
+  if (value === undefined) return undefined;
   let headers = 0;
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    if (req.rawHeaders[i]?.toLowerCase() === 'authorization') headers++;
+    const name = req.rawHeaders[i];
+    // Most names differ in length: only a name of 13 characters is lower-cased and compared.
+    if (name?.length === 13 && name.toLowerCase() === 'authorization') headers++;
   }
   if (headers !== 1) return undefined;
-  return BEARER.exec(req.headers.authorization ?? '')?.[1];
+  return BEARER.exec(value)?.[1];
 }
 
 export function setRateLimitHeaders(res: ServerResponse, status: RateLimitStatus): void {
