@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { isRetryableTransactionError, translateError } from './errors.js';
-import type { Query } from './records.js';
+import type { Query } from './executor.js';
 
 /** The first try and up to three retries. */
 const MAX_ATTEMPTS = 4;

@@ -4,23 +4,8 @@ import { StoreUnavailableError } from '@mdstore/core';
 import { type Db, retryOnBusy } from '../connections.js';
 import { toStoreError, translated } from '../errors.js';
 import { createMutex } from '../mutex.js';
-import { createReadQueries } from './read-queries.js';
-import { createWriteQueries } from './write-queries.js';
-
-// biome-ignore lint/suspicious/noExplicitAny: a generic bag of synchronous methods
-type SyncMethods = Record<string, (...args: any[]) => unknown>;
-type AsyncMethods<S extends SyncMethods> = {
-  [K in keyof S]: (...args: Parameters<S[K]>) => Promise<ReturnType<S[K]>>;
-};
-
-/** Exposes synchronous statement runners as the port's async methods, each call going through `run`. */
-function asAsync<S extends SyncMethods>(methods: S, run: <R>(call: () => R) => R): AsyncMethods<S> {
-  const entries = Object.entries(methods).map(([name, method]) => [
-    name,
-    async (...args: unknown[]) => run(() => method(...args)),
-  ]);
-  return Object.fromEntries(entries) as AsyncMethods<S>;
-}
+import { SQLITE_RECORDS } from './dialect.js';
+import { sqliteExecutor, statementCache } from './executor.js';
 
 /** What one `withTransaction` call knows about its (logical) transaction. */
 interface TransactionState {
@@ -72,9 +57,8 @@ export function createSqliteRecords(c: {
 }): RecordsRepository {
   const { writer, reader, busyTimeoutMs } = c;
   const lockReleased = c.onPhysicalTransactionEnd ?? (() => undefined);
-  const readerQueries = createReadQueries(reader);
-  const writerReads = createReadQueries(writer);
-  const writerWrites = createWriteQueries(writer);
+  const readerStatements = statementCache(reader);
+  const writerStatements = statementCache(writer);
   const mutex = createMutex();
   const currentTransaction = new AsyncLocalStorage<TransactionState>();
   let batch: Batch | undefined;
@@ -84,10 +68,12 @@ export function createSqliteRecords(c: {
     if (closing) throw new StoreUnavailableError('SQLite records store is closed');
   };
 
-  const reads: RecordsReader = asAsync(readerQueries, (call) => {
-    ensureOpen();
-    return translated(call);
-  });
+  const reads: RecordsReader = SQLITE_RECORDS.reader(
+    sqliteExecutor(readerStatements, (call) => {
+      ensureOpen();
+      return translated(call);
+    }),
+  );
 
   const transactionFor = (state: TransactionState): RecordsTransaction => {
     const run = <R>(call: () => R): R => {
@@ -100,13 +86,9 @@ export function createSqliteRecords(c: {
         throw state.failure;
       }
     };
-    const txReads = asAsync(writerReads, run);
-    return {
-      ...txReads,
-      ...asAsync(writerWrites, run),
-      // BEGIN IMMEDIATE took the database's write lock: no other writer can change the row until COMMIT.
-      lockProject: txReads.findProjectById,
-    };
+    // `lockProject` is a plain read here: BEGIN IMMEDIATE took the database's write lock, so no other
+    // writer can change the row until COMMIT.
+    return SQLITE_RECORDS.transaction(sqliteExecutor(writerStatements, run));
   };
 
   const rollbackQuietly = (): void => {
