@@ -40,17 +40,17 @@ const SEARCH: SearchIndexDialect = {
             | undefined) ?? '')
         : // Postgres text cannot hold U+0000; it is no word character, so search reads it as a space.
           truncateUtf8(contentText, SEARCH_LIMITS.contentMaxBytes).replaceAll('\0', ' ');
-    await x.run(
+    await x.write(
       `INSERT INTO search_documents (file_id, project_id, text, lexemes) VALUES ($1, $2, $3, $4::tsvector)
        ON CONFLICT (file_id) DO UPDATE SET text = EXCLUDED.text, lexemes = EXCLUDED.lexemes`,
       [file.id, file.projectId, text, tsvectorLiteral(fileSearchDocument(file, text))],
     );
   },
   async unindexFile(x, fileId) {
-    await x.run('DELETE FROM search_documents WHERE file_id = $1', [fileId]);
+    await x.write('DELETE FROM search_documents WHERE file_id = $1', [fileId]);
   },
   async unindexProject(x, projectId) {
-    await x.run('DELETE FROM search_documents WHERE project_id = $1', [projectId]);
+    await x.write('DELETE FROM search_documents WHERE project_id = $1', [projectId]);
   },
 };
 

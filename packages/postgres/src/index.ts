@@ -118,7 +118,9 @@ const assembleStore = (
       if (!users.has('records')) {
         return Promise.reject(new StoreUnavailableError('The PostgreSQL records store is closed'));
       }
-      return runTransaction(pool, (query) => work(POSTGRES_RECORDS.transaction(postgresExecutor(query))));
+      return runTransaction(pool, (statements) =>
+        work(POSTGRES_RECORDS.transaction(postgresExecutor(statements.query, statements))),
+      );
     },
     close: closeUser('records'),
   };

@@ -18,6 +18,12 @@ export interface SqlExecutor {
   get(sql: string, params: readonly unknown[]): Promise<Row | undefined>;
   /** A statement that returns no rows; resolves to the number of rows it changed. */
   run(sql: string, params: readonly unknown[]): Promise<number>;
+  /**
+   * A write whose answer nobody reads. Inside a transaction an executor may hold it and send it with
+   * the next statement or the commit (Postgres: one round trip for several statements); its error then
+   * surfaces there, at `withTransaction` at the latest, which rolls the whole transaction back.
+   */
+  write(sql: string, params: readonly unknown[]): Promise<void>;
 }
 
 /** The element type of a list parameter (`inList`). */

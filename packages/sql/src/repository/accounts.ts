@@ -42,11 +42,11 @@ export function accountStatements(c: SqlContext) {
     }),
     writes: (x: SqlExecutor): AccountWrites => ({
       insertAccount: async (c) => {
-        await x.run(accounts.insert, accounts.insertValues(c.account));
+        await x.write(accounts.insert, accounts.insertValues(c.account));
       },
       updateAccountTier: async (c) => (await x.run(s.updateTier, [c.tier, c.accountId])) > 0,
       insertApiKey: async (c) => {
-        await x.run(apiKeys.insert, apiKeys.insertValues(c.apiKey));
+        await x.write(apiKeys.insert, apiKeys.insertValues(c.apiKey));
       },
       revokeApiKey: async (c) => (await x.run(s.revokeApiKey, [c.revokedAt, c.keyId])) > 0,
     }),

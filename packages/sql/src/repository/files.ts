@@ -55,18 +55,18 @@ export function fileStatements(c: SqlContext) {
     }),
     writes: (x: SqlExecutor): FileWrites => ({
       insertFile: async (c) => {
-        await x.run(files.insert, files.insertValues(c.file));
+        await x.write(files.insert, files.insertValues(c.file));
       },
       updateFile: async (c) => {
-        await x.run(files.update, files.updateValues(c.file));
+        await x.write(files.update, files.updateValues(c.file));
       },
       deleteFile: async (c) => {
         await dialect.search.unindexFile(x, c.fileId);
-        await x.run(s.delete, [c.fileId]);
+        await x.write(s.delete, [c.fileId]);
       },
       deleteFilesOfProject: async (c) => {
         await dialect.search.unindexProject(x, c.projectId);
-        for (const sql of s.deleteOfProject) await x.run(sql, [c.projectId]);
+        for (const sql of s.deleteOfProject) await x.write(sql, [c.projectId]);
         return x.run(s.deleteFilesOfProject, [c.projectId]);
       },
     }),

@@ -28,14 +28,14 @@ export function operationStatements(c: SqlContext) {
     }),
     writes: (x: SqlExecutor): OperationWrites => ({
       insertBlobIntent: async (c) => {
-        await x.run(blobIntents.insert, blobIntents.insertValues(c.intent));
+        await x.write(blobIntents.insert, blobIntents.insertValues(c.intent));
       },
       deleteBlobIntent: async (c) => (await x.run(s.deleteIntent, [c.intentId])) > 0,
       upsertInstance: async (c) => {
-        await x.run(s.upsertInstance, instances.insertValues(c.instance));
+        await x.write(s.upsertInstance, instances.insertValues(c.instance));
       },
       deleteInstance: async (c) => {
-        await x.run(s.deleteInstance, [c.instanceId]);
+        await x.write(s.deleteInstance, [c.instanceId]);
       },
     }),
   };

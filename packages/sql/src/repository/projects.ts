@@ -43,10 +43,10 @@ export function projectStatements(c: SqlContext) {
     writes: (x: SqlExecutor): ProjectWrites => ({
       lockProject: async (q) => orNull(await x.get(s.lock, [q.projectId]), projects.fromRow),
       insertProject: async (c) => {
-        await x.run(projects.insert, projects.insertValues(c.project));
+        await x.write(projects.insert, projects.insertValues(c.project));
       },
       updateProject: async (c) => {
-        await x.run(projects.update, projects.updateValues(c.project));
+        await x.write(projects.update, projects.updateValues(c.project));
       },
     }),
   };

@@ -48,17 +48,17 @@ export function revisionStatements(c: SqlContext) {
     }),
     writes: (x: SqlExecutor): RevisionWrites => ({
       insertRevision: async (c) => {
-        await x.run(revisions.insert, revisions.insertValues(c.revision));
+        await x.write(revisions.insert, revisions.insertValues(c.revision));
       },
       deleteRevisions: async (c) => {
         if (c.revisions.length === 0) return;
-        await x.run(deleteRevisions, [c.fileId, dialect.list(c.revisions, 'integer')]);
+        await x.write(deleteRevisions, [c.fileId, dialect.list(c.revisions, 'integer')]);
       },
       insertInlineContent: async (c) => {
-        await x.run(s.insertInline, [c.projectId, c.contentKey, dialect.encode('bytes', c.bytes)]);
+        await x.write(s.insertInline, [c.projectId, c.contentKey, dialect.encode('bytes', c.bytes)]);
       },
       deleteInlineContent: async (c) => {
-        await x.run(s.deleteInline, [c.projectId, c.contentKey]);
+        await x.write(s.deleteInline, [c.projectId, c.contentKey]);
       },
     }),
   };

@@ -38,7 +38,7 @@ export function trashStatements(c: SqlContext) {
     }),
     writes: (x: SqlExecutor): TrashWrites => ({
       insertTrashItem: async (c) => {
-        await x.run(trash.insert, trash.insertValues(toTrashRow(c.item)));
+        await x.write(trash.insert, trash.insertValues(toTrashRow(c.item)));
       },
       deleteTrashItem: async (c) => orNull(await x.get(s.claim, [c.projectId, c.trashId]), toTrash),
     }),

@@ -52,9 +52,9 @@ const SEARCH: SearchIndexDialect = {
     let rowid: number;
     if (stored) {
       rowid = stored.rowid as number;
-      await x.run('DELETE FROM search_fts WHERE rowid = ?', [rowid]);
+      await x.write('DELETE FROM search_fts WHERE rowid = ?', [rowid]);
       if (contentText !== null)
-        await x.run('UPDATE search_texts SET text = ? WHERE rowid = ?', [text, rowid]);
+        await x.write('UPDATE search_texts SET text = ? WHERE rowid = ?', [text, rowid]);
     } else {
       const inserted = await x.get(
         'INSERT INTO search_texts (file_id, project_id, text) VALUES (?, ?, ?) RETURNING rowid',
@@ -63,7 +63,7 @@ const SEARCH: SearchIndexDialect = {
       rowid = inserted!.rowid as number;
     }
     const doc = fileSearchDocument(file, text);
-    await x.run('INSERT INTO search_fts (rowid, filename, content, meta) VALUES (?, ?, ?, ?)', [
+    await x.write('INSERT INTO search_fts (rowid, filename, content, meta) VALUES (?, ?, ?, ?)', [
       rowid,
       fts5ColumnText(doc.filename),
       fts5ColumnText(doc.content),
@@ -73,15 +73,15 @@ const SEARCH: SearchIndexDialect = {
   async unindexFile(x, fileId) {
     const stored = await x.get('SELECT rowid FROM search_texts WHERE file_id = ?', [fileId]);
     if (!stored) return;
-    await x.run('DELETE FROM search_fts WHERE rowid = ?', [stored.rowid]);
-    await x.run('DELETE FROM search_texts WHERE rowid = ?', [stored.rowid]);
+    await x.write('DELETE FROM search_fts WHERE rowid = ?', [stored.rowid]);
+    await x.write('DELETE FROM search_texts WHERE rowid = ?', [stored.rowid]);
   },
   async unindexProject(x, projectId) {
-    await x.run(
+    await x.write(
       'DELETE FROM search_fts WHERE rowid IN (SELECT rowid FROM search_texts WHERE project_id = ?)',
       [projectId],
     );
-    await x.run('DELETE FROM search_texts WHERE project_id = ?', [projectId]);
+    await x.write('DELETE FROM search_texts WHERE project_id = ?', [projectId]);
   },
 };
 

@@ -34,5 +34,8 @@ export function sqliteExecutor(
     all: async (sql, params) => guard(() => prepared(sql).all(params as unknown[])),
     get: async (sql, params) => guard(() => prepared(sql).get(params as unknown[])),
     run: async (sql, params) => guard(() => prepared(sql).run(params as unknown[]).changes),
+    write: async (sql, params) => {
+      guard(() => prepared(sql).run(params as unknown[]));
+    },
   };
 }
