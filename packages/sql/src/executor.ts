@@ -5,25 +5,29 @@ import type { Dialect } from './table.js';
 /** A row as the driver gives it, keyed by column name. */
 export type Row = Readonly<Record<string, unknown>>;
 
+/** A value, or a promise of it: what an executor's call gives (the shared code awaits either). */
+export type Awaitable<T> = T | Promise<T>;
+
 /**
- * Runs statements, in the dialect's placeholders, on one engine. Every method returns a promise: the
- * Postgres executor sends the statement to the server; SQLite's runs it synchronously (better-sqlite3,
- * its statement cache) and returns a settled promise. Errors come out in the core's vocabulary
- * (`RecordConflictError`, `StoreUnavailableError`), translated by the executor.
+ * Runs statements, in the dialect's placeholders, on one engine. The shared code awaits every call: the
+ * Postgres executor returns promises (the statement goes to the server); SQLite's runs the statement
+ * synchronously (better-sqlite3, its statement cache) and returns the value itself, so its hot reads
+ * allocate no promise of their own. Errors come out in the core's vocabulary (`RecordConflictError`,
+ * `StoreUnavailableError`), translated by the executor, thrown or as a rejection.
  */
 export interface SqlExecutor {
   /** Every row of a statement that returns rows (a SELECT, or a write with RETURNING). */
-  all(sql: string, params: readonly unknown[]): Promise<Row[]>;
+  all(sql: string, params: readonly unknown[]): Awaitable<Row[]>;
   /** The first row, or undefined. */
-  get(sql: string, params: readonly unknown[]): Promise<Row | undefined>;
-  /** A statement that returns no rows; resolves to the number of rows it changed. */
-  run(sql: string, params: readonly unknown[]): Promise<number>;
+  get(sql: string, params: readonly unknown[]): Awaitable<Row | undefined>;
+  /** A statement that returns no rows; gives the number of rows it changed. */
+  run(sql: string, params: readonly unknown[]): Awaitable<number>;
   /**
    * A write whose answer nobody reads. Inside a transaction an executor may hold it and send it with
    * the next statement or the commit (Postgres: one round trip for several statements); its error then
    * surfaces there, at `withTransaction` at the latest, which rolls the whole transaction back.
    */
-  write(sql: string, params: readonly unknown[]): Promise<void>;
+  write(sql: string, params: readonly unknown[]): Awaitable<void>;
 }
 
 /** The element type of a list parameter (`inList`). */

@@ -20,22 +20,55 @@ export function statementCache(db: Db): (sql: string) => Statement<unknown[], Ro
   };
 }
 
+/** What an executor does around each statement: refuse it (a closed store, an ended transaction), translate its error. */
+export interface StatementGuard {
+  /** Throws when no statement may run now. */
+  check(): void;
+  /** The error to throw for a statement's failure (translated; a transaction also remembers it). */
+  failed(error: unknown): unknown;
+}
+
 /**
- * The executor of the shared records implementation on one better-sqlite3 connection (its `statementCache`).
- * Statements run
- * synchronously, inside `guard` (which translates errors and refuses calls on a closed store or an
- * ended transaction); the promise each method returns is already settled.
+ * The executor of the shared records implementation on one better-sqlite3 connection (its
+ * `statementCache`). Statements run synchronously and each call returns its value itself, no promise
+ * (the shared code awaits it all the same).
  */
 export function sqliteExecutor(
   prepared: (sql: string) => Statement<unknown[], Row>,
-  guard: <R>(call: () => R) => R,
+  guard: StatementGuard,
 ): SqlExecutor {
   return {
-    all: async (sql, params) => guard(() => prepared(sql).all(params as unknown[])),
-    get: async (sql, params) => guard(() => prepared(sql).get(params as unknown[])),
-    run: async (sql, params) => guard(() => prepared(sql).run(params as unknown[]).changes),
-    write: async (sql, params) => {
-      guard(() => prepared(sql).run(params as unknown[]));
+    all(sql, params) {
+      guard.check();
+      try {
+        return prepared(sql).all(params as unknown[]);
+      } catch (error) {
+        throw guard.failed(error);
+      }
+    },
+    get(sql, params) {
+      guard.check();
+      try {
+        return prepared(sql).get(params as unknown[]);
+      } catch (error) {
+        throw guard.failed(error);
+      }
+    },
+    run(sql, params) {
+      guard.check();
+      try {
+        return prepared(sql).run(params as unknown[]).changes;
+      } catch (error) {
+        throw guard.failed(error);
+      }
+    },
+    write(sql, params) {
+      guard.check();
+      try {
+        prepared(sql).run(params as unknown[]);
+      } catch (error) {
+        throw guard.failed(error);
+      }
     },
   };
 }

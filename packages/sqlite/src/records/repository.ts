@@ -69,27 +69,25 @@ export function createSqliteRecords(c: {
   };
 
   const reads: RecordsReader = SQLITE_RECORDS.reader(
-    sqliteExecutor(readerStatements, (call) => {
-      ensureOpen();
-      return translated(call);
-    }),
+    sqliteExecutor(readerStatements, { check: ensureOpen, failed: toStoreError }),
   );
 
-  const transactionFor = (state: TransactionState): RecordsTransaction => {
-    const run = <R>(call: () => R): R => {
-      if (!state.active) throw new Error('This transaction has ended: use the repository, not a kept `tx`');
-      if (state.failure !== undefined) throw state.failure;
-      try {
-        return call();
-      } catch (error) {
-        state.failure = toStoreError(error);
-        throw state.failure;
-      }
-    };
+  const transactionFor = (state: TransactionState): RecordsTransaction =>
     // `lockProject` is a plain read here: BEGIN IMMEDIATE took the database's write lock, so no other
     // writer can change the row until COMMIT.
-    return SQLITE_RECORDS.transaction(sqliteExecutor(writerStatements, run));
-  };
+    SQLITE_RECORDS.transaction(
+      sqliteExecutor(writerStatements, {
+        check() {
+          if (!state.active)
+            throw new Error('This transaction has ended: use the repository, not a kept `tx`');
+          if (state.failure !== undefined) throw state.failure;
+        },
+        failed(error) {
+          state.failure = toStoreError(error);
+          return state.failure;
+        },
+      }),
+    );
 
   const rollbackQuietly = (): void => {
     try {
