@@ -37,13 +37,23 @@ const dialect = (lockClause: string): SqlDialect => ({
 /** An executor that records every statement and answers with `rows`. */
 const recording = (rows: Row[] = []) => {
   const sent: { kind: string; sql: string; params: readonly unknown[] }[] = [];
+  const record = (kind: string, sql: string, params: readonly unknown[]) => {
+    sent.push({ kind, sql, params });
+  };
   const x: SqlExecutor = {
-    all: (sql, params) => (sent.push({ kind: 'all', sql, params }), rows),
-    get: (sql, params) => (sent.push({ kind: 'get', sql, params }), rows[0]),
-    run: async (sql, params) => (sent.push({ kind: 'run', sql, params }), rows.length),
-    write: (sql, params) => {
-      sent.push({ kind: 'write', sql, params });
+    all: (sql, params) => {
+      record('all', sql, params);
+      return rows;
     },
+    get: (sql, params) => {
+      record('get', sql, params);
+      return rows[0];
+    },
+    run: async (sql, params) => {
+      record('run', sql, params);
+      return rows.length;
+    },
+    write: (sql, params) => record('write', sql, params),
   };
   return { x, sent };
 };
