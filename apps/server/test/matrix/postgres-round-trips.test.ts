@@ -39,33 +39,33 @@ describe.skipIf(skip)('Postgres round trips per hot request', () => {
     }
   }
 
-  it('GET project: the key, its account and the project (3)', async () => {
+  it('GET project: the key with its account, then the project (2, was 3)', async () => {
     const { status, count } = await roundTrips(() =>
       h.fetch(`/api/projects/${account.defaultProjectId}`, { key: account.apiKey }),
     );
     expect(status).toBe(200);
-    expect(count).toBeLessThanOrEqual(3);
+    expect(count).toBeLessThanOrEqual(2);
   });
 
-  it('download of an inline 4 KiB file: authentication, the project, the file, its bytes (5)', async () => {
+  it('download of an inline 4 KiB file: the key with its account, the project, the file, its bytes (4, was 5)', async () => {
     const { status, count } = await roundTrips(() =>
       h.fetch(`/api/projects/${account.defaultProjectId}/files/seed.md`, { key: account.apiKey }),
     );
     expect(status).toBe(200);
-    expect(count).toBeLessThanOrEqual(5);
+    expect(count).toBeLessThanOrEqual(4);
   });
 
   let n = 0;
-  it('upload of an inline 4 KiB file: the reads before the body, then the commit transaction (6, was 12)', async () => {
+  it('upload of an inline 4 KiB file: the reads before the body, then the commit transaction (5, was 12)', async () => {
     const { status, count } = await roundTrips(() =>
       h.upload(account.apiKey, account.defaultProjectId, [
         { name: 'file', filename: `new-${n++}.md`, data: content },
       ]),
     );
     expect(status).toBe(201);
-    // 4 reads before the body (key, account, project, file), then the commit transaction in 2: BEGIN with
+    // 3 reads before the body (key with account, project, file), then the commit transaction in 2: BEGIN with
     // the inline content's insert and the project's lock, then the file, its index, its revision, the
     // project's counters and the COMMIT. Before: 12 (the transaction alone was 8).
-    expect(count).toBeLessThanOrEqual(6);
+    expect(count).toBeLessThanOrEqual(5);
   });
 });

@@ -9,6 +9,7 @@ type AccountReads = Pick<
   | 'listAccounts'
   | 'findApiKeyById'
   | 'findApiKeyByHash'
+  | 'findApiKeyWithAccount'
   | 'listApiKeys'
 >;
 type AccountWrites = Pick<
@@ -28,6 +29,12 @@ export function accountStatements(c: SqlContext) {
     apiKeyById: c.sql(`${API_KEY} WHERE id = ?`),
     apiKeyByHash: c.sql(`${API_KEY} WHERE key_hash = ?`),
     apiKeysOfAccount: c.sql(`${API_KEY} WHERE account_id = ? ORDER BY created_at, id`),
+    // Authentication's read: the key and its account in one statement (the key's columns as they are,
+    // the account's prefixed).
+    apiKeyWithAccount: c.sql(
+      `SELECT ${apiKeys.columns('k')}, ${accounts.prefixedColumns('a', 'account__')}
+       FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`,
+    ),
     updateTier: c.sql('UPDATE accounts SET tier = ? WHERE id = ?'),
     revokeApiKey: c.sql('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
   };
@@ -38,6 +45,11 @@ export function accountStatements(c: SqlContext) {
       listAccounts: async () => (await x.all(s.allAccounts, [])).map(accounts.fromRow),
       findApiKeyById: async (q) => orNull(await x.get(s.apiKeyById, [q.keyId]), apiKeys.fromRow),
       findApiKeyByHash: async (q) => orNull(await x.get(s.apiKeyByHash, [q.keyHash]), apiKeys.fromRow),
+      findApiKeyWithAccount: async (q) =>
+        orNull(await x.get(s.apiKeyWithAccount, [q.keyHash]), (row) => ({
+          apiKey: apiKeys.fromRow(row),
+          account: accounts.fromPrefixedRow(row, 'account__'),
+        })),
       listApiKeys: async (q) => (await x.all(s.apiKeysOfAccount, [q.accountId])).map(apiKeys.fromRow),
     }),
     writes: (x: SqlExecutor): AccountWrites => ({
