@@ -134,6 +134,13 @@ abstract class TablesReader implements RecordsReader {
     return copyOrNull(find(this.tables().apiKeys, (apiKey) => apiKey.keyHash === q.keyHash));
   }
 
+  async findApiKeyWithAccount(q: { keyHash: string }) {
+    const tables = this.tables();
+    const apiKey = find(tables.apiKeys, (key) => key.keyHash === q.keyHash);
+    const account = apiKey && tables.accounts.get(apiKey.accountId);
+    return apiKey && account ? { apiKey: copy(apiKey), account: copy(account) } : null;
+  }
+
   async listApiKeys(q: { accountId: string }) {
     return select(this.tables().apiKeys, (apiKey) => apiKey.accountId === q.accountId)
       .sort(byCreatedAtThenId)

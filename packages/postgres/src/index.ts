@@ -5,11 +5,12 @@ import {
   StoreUnavailableError,
 } from '@mdstore/core';
 import type pg from 'pg';
+import { POSTGRES_RECORDS } from './dialect.js';
 import { translateError } from './errors.js';
+import { postgresExecutor, type Query } from './executor.js';
 import { migrate } from './migrations.js';
 import { assertSchemaName, createPool } from './pool.js';
 import { createRateLimiter } from './rate-limiter.js';
-import { createReader, createTransaction, type Query } from './records.js';
 import { runTransaction } from './transaction.js';
 
 export { MIGRATIONS } from './migrations.js';
@@ -111,13 +112,15 @@ const assembleStore = (
     };
 
   const records: RecordsRepository = {
-    ...createReader(guardedQuery('records')),
+    ...POSTGRES_RECORDS.reader(postgresExecutor(guardedQuery('records'))),
     supports: { durable: true, sharedBetweenProcesses: true },
     withTransaction(work) {
       if (!users.has('records')) {
         return Promise.reject(new StoreUnavailableError('The PostgreSQL records store is closed'));
       }
-      return runTransaction(pool, (query) => work(createTransaction(query)));
+      return runTransaction(pool, (statements) =>
+        work(POSTGRES_RECORDS.transaction(postgresExecutor(statements.query, statements))),
+      );
     },
     close: closeUser('records'),
   };

@@ -6,7 +6,7 @@ import {
   type LeasePolicy,
   type SharedBudget,
 } from '@mdstore/core';
-import type { Query } from './records.js';
+import type { Query } from './executor.js';
 
 /**
  * Takes `$5` units in one statement, atomically, whatever the number of instances on the database: the

@@ -72,8 +72,9 @@ describe('postgres transaction retries', () => {
   it('runs work four times at most on serialization failures, then reports the store unavailable', async () => {
     const { pool, log } = fakePool(pgError('40001'));
     let runs = 0;
-    const error = await runTransaction(pool, async () => {
+    const error = await runTransaction(pool, async ({ query }) => {
       runs += 1;
+      await query('SELECT 1');
     }).catch((e: unknown) => e);
     expect(runs).toBe(4);
     expect(error).toBeInstanceOf(StoreUnavailableError);
@@ -84,8 +85,9 @@ describe('postgres transaction retries', () => {
   it('does not retry other failures', async () => {
     const { pool } = fakePool(pgError('23505', { constraint: 'files_project_filename_key' }));
     let runs = 0;
-    const error = await runTransaction(pool, async () => {
+    const error = await runTransaction(pool, async ({ query }) => {
       runs += 1;
+      await query('SELECT 1');
     }).catch((e: unknown) => e);
     expect(runs).toBe(1);
     expect(error).toMatchObject({ code: 'RECORD_CONFLICT', rule: 'filename' });

@@ -59,6 +59,8 @@ export interface Dialect {
 export interface TableSql<R> {
   /** `a, b, c`, or `t.a, t.b, t.c` with an alias. */
   columns(alias?: string): string;
+  /** `t.a AS <prefix>a, …`: the columns of `alias` named apart from another table's in one row. */
+  prefixedColumns(alias: string, prefix: string): string;
   readonly insert: string;
   /** `UPDATE … SET <every mutable column> WHERE <key>`. */
   readonly update: string;
@@ -66,6 +68,8 @@ export interface TableSql<R> {
   /** In the order of `update`'s placeholders: the mutable columns, then the key. */
   updateValues(record: R): unknown[];
   fromRow(row: Readonly<Record<string, unknown>>): R;
+  /** The record of the columns `prefixedColumns` named with `prefix`. */
+  fromPrefixedRow(row: Readonly<Record<string, unknown>>, prefix: string): R;
 }
 
 export function tableSql<R>(table: Table<R>, dialect: Dialect): TableSql<R> {
@@ -84,16 +88,21 @@ export function tableSql<R>(table: Table<R>, dialect: Dialect): TableSql<R> {
   const update = `UPDATE ${table.name} SET ${sets.join(', ')} WHERE ${where.join(' AND ')}`;
   const valuesOf = (record: R, list: readonly Column<R>[]) =>
     list.map((column) => dialect.encode(column.type, record[column.field]));
+  const fromPrefixedRow = (row: Readonly<Record<string, unknown>>, prefix: string): R => {
+    const record: Record<string, unknown> = {};
+    for (const column of columns)
+      record[column.field] = dialect.decode(column.type, row[prefix + column.name]);
+    return record as R;
+  };
   return {
     columns: (alias) => (alias ? names.map((name) => `${alias}.${name}`) : names).join(', '),
     insert,
     update,
     insertValues: (record) => valuesOf(record, columns),
     updateValues: (record) => [...valuesOf(record, mutable), ...valuesOf(record, keys)],
-    fromRow: (row) => {
-      const record: Record<string, unknown> = {};
-      for (const column of columns) record[column.field] = dialect.decode(column.type, row[column.name]);
-      return record as R;
-    },
+    prefixedColumns: (alias, prefix) =>
+      names.map((name) => `${alias}.${name} AS ${prefix}${name}`).join(', '),
+    fromRow: (row) => fromPrefixedRow(row, ''),
+    fromPrefixedRow,
   };
 }

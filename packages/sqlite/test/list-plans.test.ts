@@ -1,10 +1,20 @@
 import type { FilePageQuery, FileSortField } from '@mdstore/core';
-import { fileCountsStatement, filePageStatement, projectPageStatement } from '@mdstore/sql';
+import {
+  FILES,
+  fileCountsStatement,
+  filePageStatement,
+  PROJECTS,
+  projectPageStatement,
+  tableSql,
+} from '@mdstore/sql';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrateSqlite } from '../src/index.js';
-import { files, projects, SQLITE_DIALECT } from '../src/records/rows.js';
+import { SQLITE_DIALECT } from '../src/records/dialect.js';
 import { tempDatabase } from './temp-db.js';
+
+const files = tableSql(FILES, SQLITE_DIALECT);
+const projects = tableSql(PROJECTS, SQLITE_DIALECT);
 
 let database: Awaited<ReturnType<typeof tempDatabase>>;
 beforeEach(async () => {

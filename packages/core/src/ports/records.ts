@@ -120,6 +120,14 @@ export interface RecordsReader {
   findApiKeyById(q: { keyId: string }): Promise<ApiKeyRecord | null>;
   /** Revoked keys are returned too; the domain decides. */
   findApiKeyByHash(q: { keyHash: string }): Promise<ApiKeyRecord | null>;
+  /**
+   * The key with this hash and its account, read together (authentication's one read: one round trip on
+   * a networked store), or null when there is no such key or its account is gone. Revoked keys are
+   * returned too.
+   */
+  findApiKeyWithAccount(q: {
+    keyHash: string;
+  }): Promise<{ apiKey: ApiKeyRecord; account: AccountRecord } | null>;
   listApiKeys(q: { accountId: string }): Promise<ApiKeyRecord[]>;
 
   findProjectById(q: { projectId: string }): Promise<ProjectRecord | null>;

@@ -66,10 +66,11 @@ export async function authenticate(
 
 async function findPrincipal(ctx: MdStoreContext, apiKey: string): Promise<Principal | null> {
   const keyHash = await ctx.secrets.hash(apiKey);
-  const stored = await ctx.records.findApiKeyByHash({ keyHash });
-  if (!stored || stored.revokedAt !== null || !constantTimeEqual(stored.keyHash, keyHash)) return null;
-  const account = await ctx.records.findAccountById({ accountId: stored.accountId });
-  return account ? { accountId: account.id, keyId: stored.id, tier: account.tier } : null;
+  const found = await ctx.records.findApiKeyWithAccount({ keyHash });
+  if (!found) return null;
+  const { apiKey: stored, account } = found;
+  if (stored.revokedAt !== null || !constantTimeEqual(stored.keyHash, keyHash)) return null;
+  return { accountId: account.id, keyId: stored.id, tier: account.tier };
 }
 
 const MAX_BLOCKED_ADDRESSES = 10_000;

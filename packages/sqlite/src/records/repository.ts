@@ -4,23 +4,8 @@ import { StoreUnavailableError } from '@mdstore/core';
 import { type Db, retryOnBusy } from '../connections.js';
 import { toStoreError, translated } from '../errors.js';
 import { createMutex } from '../mutex.js';
-import { createReadQueries } from './read-queries.js';
-import { createWriteQueries } from './write-queries.js';
-
-// biome-ignore lint/suspicious/noExplicitAny: a generic bag of synchronous methods
-type SyncMethods = Record<string, (...args: any[]) => unknown>;
-type AsyncMethods<S extends SyncMethods> = {
-  [K in keyof S]: (...args: Parameters<S[K]>) => Promise<ReturnType<S[K]>>;
-};
-
-/** Exposes synchronous statement runners as the port's async methods, each call going through `run`. */
-function asAsync<S extends SyncMethods>(methods: S, run: <R>(call: () => R) => R): AsyncMethods<S> {
-  const entries = Object.entries(methods).map(([name, method]) => [
-    name,
-    async (...args: unknown[]) => run(() => method(...args)),
-  ]);
-  return Object.fromEntries(entries) as AsyncMethods<S>;
-}
+import { SQLITE_RECORDS } from './dialect.js';
+import { sqliteExecutor, statementCache } from './executor.js';
 
 /** What one `withTransaction` call knows about its (logical) transaction. */
 interface TransactionState {
@@ -53,13 +38,14 @@ const SAVEPOINT = 'mdstore_logical';
 
 /**
  * The records repository on two connections to one SQLite file (WAL mode, migrated): `writer` runs
- * every transaction with `synchronous=FULL` (an acknowledged commit is fsynced and survives power loss);
+ * every transaction with `synchronous=NORMAL` (the COMMIT writes the WAL without syncing it); the store
+ * (`store.ts`, `wal-sync.ts`) acknowledges a transaction only after an `fdatasync` of the WAL on libuv's
+ * thread pool, so an acknowledged commit survives power loss and the sync never holds the event loop;
  * `reader` is read-only and serves reads outside transactions, so each sees the last committed state (a
  * WAL snapshot), never another request's uncommitted writes. The repository owns and closes both.
  *
  * Group commit: `withTransaction` calls still run one at a time (a mutex), each inside a SAVEPOINT of a
- * shared physical transaction. When one ends, its savepoint is released but the COMMIT (and its fsync,
- * which blocks the event loop) waits until the transactions already waiting have joined; one COMMIT then
+ * shared physical transaction. When one ends, its savepoint is released but the COMMIT waits until the transactions already waiting have joined; one COMMIT then
  * makes the whole batch durable, and only after it does any of them resolve. A logical transaction that
  * fails rolls back to its savepoint alone; a failed COMMIT rejects every member of the batch.
  * `onPhysicalTransactionEnd` is told whenever the write lock is given back (the rate limiter waits on it).
@@ -72,9 +58,8 @@ export function createSqliteRecords(c: {
 }): RecordsRepository {
   const { writer, reader, busyTimeoutMs } = c;
   const lockReleased = c.onPhysicalTransactionEnd ?? (() => undefined);
-  const readerQueries = createReadQueries(reader);
-  const writerReads = createReadQueries(writer);
-  const writerWrites = createWriteQueries(writer);
+  const readerStatements = statementCache(reader);
+  const writerStatements = statementCache(writer);
   const mutex = createMutex();
   const currentTransaction = new AsyncLocalStorage<TransactionState>();
   let batch: Batch | undefined;
@@ -84,30 +69,26 @@ export function createSqliteRecords(c: {
     if (closing) throw new StoreUnavailableError('SQLite records store is closed');
   };
 
-  const reads: RecordsReader = asAsync(readerQueries, (call) => {
-    ensureOpen();
-    return translated(call);
-  });
+  const reads: RecordsReader = SQLITE_RECORDS.reader(
+    sqliteExecutor(readerStatements, { check: ensureOpen, failed: toStoreError }),
+  );
 
-  const transactionFor = (state: TransactionState): RecordsTransaction => {
-    const run = <R>(call: () => R): R => {
-      if (!state.active) throw new Error('This transaction has ended: use the repository, not a kept `tx`');
-      if (state.failure !== undefined) throw state.failure;
-      try {
-        return call();
-      } catch (error) {
-        state.failure = toStoreError(error);
-        throw state.failure;
-      }
-    };
-    const txReads = asAsync(writerReads, run);
-    return {
-      ...txReads,
-      ...asAsync(writerWrites, run),
-      // BEGIN IMMEDIATE took the database's write lock: no other writer can change the row until COMMIT.
-      lockProject: txReads.findProjectById,
-    };
-  };
+  const transactionFor = (state: TransactionState): RecordsTransaction =>
+    // `lockProject` is a plain read here: BEGIN IMMEDIATE took the database's write lock, so no other
+    // writer can change the row until COMMIT.
+    SQLITE_RECORDS.transaction(
+      sqliteExecutor(writerStatements, {
+        check() {
+          if (!state.active)
+            throw new Error('This transaction has ended: use the repository, not a kept `tx`');
+          if (state.failure !== undefined) throw state.failure;
+        },
+        failed(error) {
+          state.failure = toStoreError(error);
+          return state.failure;
+        },
+      }),
+    );
 
   const rollbackQuietly = (): void => {
     try {

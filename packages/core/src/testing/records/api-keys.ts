@@ -13,6 +13,25 @@ export function apiKeysSuite({ test }: SuiteContext): void {
       expect(await repository.findApiKeyByHash({ keyHash: sha256Hex('unknown') })).toBeNull();
     });
 
+    test('finds a key with its account in one read; revoked keys too; null for an unknown hash', async ({
+      repository,
+    }) => {
+      const account = await seedAccount(repository, { tier: 'premium' });
+      await seedApiKey(repository, { accountId: (await seedAccount(repository)).id });
+      const apiKey = await seedApiKey(repository, { accountId: account.id });
+      expect(await repository.findApiKeyWithAccount({ keyHash: apiKey.keyHash })).toEqual({
+        apiKey,
+        account,
+      });
+      expect(await repository.findApiKeyWithAccount({ keyHash: sha256Hex('unknown') })).toBeNull();
+      const revokedAt = BASE_TIME + 1;
+      await repository.withTransaction((tx) => tx.revokeApiKey({ keyId: apiKey.id, revokedAt }));
+      expect(await repository.findApiKeyWithAccount({ keyHash: apiKey.keyHash })).toEqual({
+        apiKey: { ...apiKey, revokedAt },
+        account,
+      });
+    });
+
     test("lists an account's keys by createdAt, then id", async ({ repository }) => {
       const account = await seedAccount(repository);
       const other = await seedAccount(repository);

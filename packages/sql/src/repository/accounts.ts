@@ -1,0 +1,66 @@
+import type { RecordsReader, RecordsTransaction } from '@mdstore/core';
+import type { SqlExecutor } from '../executor.js';
+import { orNull, type SqlContext } from './context.js';
+
+type AccountReads = Pick<
+  RecordsReader,
+  | 'findAccountById'
+  | 'findAccountByName'
+  | 'listAccounts'
+  | 'findApiKeyById'
+  | 'findApiKeyByHash'
+  | 'findApiKeyWithAccount'
+  | 'listApiKeys'
+>;
+type AccountWrites = Pick<
+  RecordsTransaction,
+  'insertAccount' | 'updateAccountTier' | 'insertApiKey' | 'revokeApiKey'
+>;
+
+/** Accounts and their API keys. */
+export function accountStatements(c: SqlContext) {
+  const { accounts, apiKeys } = c;
+  const ACCOUNT = `SELECT ${accounts.columns()} FROM accounts`;
+  const API_KEY = `SELECT ${apiKeys.columns()} FROM api_keys`;
+  const s = {
+    accountById: c.sql(`${ACCOUNT} WHERE id = ?`),
+    accountByName: c.sql(`${ACCOUNT} WHERE name = ?`),
+    allAccounts: `${ACCOUNT} ORDER BY created_at, id`,
+    apiKeyById: c.sql(`${API_KEY} WHERE id = ?`),
+    apiKeyByHash: c.sql(`${API_KEY} WHERE key_hash = ?`),
+    apiKeysOfAccount: c.sql(`${API_KEY} WHERE account_id = ? ORDER BY created_at, id`),
+    // Authentication's read: the key and its account in one statement (the key's columns as they are,
+    // the account's prefixed).
+    apiKeyWithAccount: c.sql(
+      `SELECT ${apiKeys.columns('k')}, ${accounts.prefixedColumns('a', 'account__')}
+       FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`,
+    ),
+    updateTier: c.sql('UPDATE accounts SET tier = ? WHERE id = ?'),
+    revokeApiKey: c.sql('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+  };
+  return {
+    reads: (x: SqlExecutor): AccountReads => ({
+      findAccountById: async (q) => orNull(await x.get(s.accountById, [q.accountId]), accounts.fromRow),
+      findAccountByName: async (q) => orNull(await x.get(s.accountByName, [q.name]), accounts.fromRow),
+      listAccounts: async () => (await x.all(s.allAccounts, [])).map(accounts.fromRow),
+      findApiKeyById: async (q) => orNull(await x.get(s.apiKeyById, [q.keyId]), apiKeys.fromRow),
+      findApiKeyByHash: async (q) => orNull(await x.get(s.apiKeyByHash, [q.keyHash]), apiKeys.fromRow),
+      findApiKeyWithAccount: async (q) =>
+        orNull(await x.get(s.apiKeyWithAccount, [q.keyHash]), (row) => ({
+          apiKey: apiKeys.fromRow(row),
+          account: accounts.fromPrefixedRow(row, 'account__'),
+        })),
+      listApiKeys: async (q) => (await x.all(s.apiKeysOfAccount, [q.accountId])).map(apiKeys.fromRow),
+    }),
+    writes: (x: SqlExecutor): AccountWrites => ({
+      insertAccount: async (c) => {
+        await x.write(accounts.insert, accounts.insertValues(c.account));
+      },
+      updateAccountTier: async (c) => (await x.run(s.updateTier, [c.tier, c.accountId])) > 0,
+      insertApiKey: async (c) => {
+        await x.write(apiKeys.insert, apiKeys.insertValues(c.apiKey));
+      },
+      revokeApiKey: async (c) => (await x.run(s.revokeApiKey, [c.revokedAt, c.keyId])) > 0,
+    }),
+  };
+}

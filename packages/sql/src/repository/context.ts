@@ -1,0 +1,63 @@
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  BlobIntentRecord,
+  FileRecord,
+  InstanceRecord,
+  ProjectRecord,
+  RevisionRecord,
+  TrashRecord,
+} from '@mdstore/core';
+import { placeholders, type Row, type SqlDialect } from '../executor.js';
+import {
+  ACCOUNTS,
+  API_KEYS,
+  BLOB_INTENTS,
+  FILES,
+  fromTrashRow,
+  INSTANCES,
+  PROJECTS,
+  REVISIONS,
+  TRASH,
+  type TrashRow,
+} from '../records.js';
+import { type TableSql, tableSql } from '../table.js';
+
+/** The tables' statements and mappers on one dialect, built once per repository. */
+export interface SqlContext {
+  readonly dialect: SqlDialect;
+  readonly accounts: TableSql<AccountRecord>;
+  readonly apiKeys: TableSql<ApiKeyRecord>;
+  readonly projects: TableSql<ProjectRecord>;
+  readonly files: TableSql<FileRecord>;
+  readonly revisions: TableSql<RevisionRecord>;
+  readonly trash: TableSql<TrashRow>;
+  readonly blobIntents: TableSql<BlobIntentRecord>;
+  readonly instances: TableSql<InstanceRecord>;
+  /** A statement written with `?` placeholders, in the dialect's. */
+  sql(text: string): string;
+  toTrash(row: Row): TrashRecord;
+}
+
+export function sqlContext(dialect: SqlDialect): SqlContext {
+  const trash = tableSql(TRASH, dialect);
+  return {
+    dialect,
+    accounts: tableSql(ACCOUNTS, dialect),
+    apiKeys: tableSql(API_KEYS, dialect),
+    projects: tableSql(PROJECTS, dialect),
+    files: tableSql(FILES, dialect),
+    revisions: tableSql(REVISIONS, dialect),
+    trash,
+    blobIntents: tableSql(BLOB_INTENTS, dialect),
+    instances: tableSql(INSTANCES, dialect),
+    sql: (text) => placeholders(dialect, text),
+    toTrash: (row) => fromTrashRow(trash.fromRow(row)),
+  };
+}
+
+export const orNull = <T>(row: Row | undefined, map: (row: Row) => T): T | null =>
+  row === undefined ? null : map(row);
+
+/** A count as a number: Postgres gives `bigint` counts as numbers (the pool's parser) and sums as strings. */
+export const count = (value: unknown): number => Number(value ?? 0);

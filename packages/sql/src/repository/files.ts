@@ -1,0 +1,74 @@
+import type { RecordsReader, RecordsTransaction } from '@mdstore/core';
+import type { SqlExecutor } from '../executor.js';
+import { fileCountsStatement, filePageStatement } from '../listing.js';
+import { count, orNull, type SqlContext } from './context.js';
+
+type FileReads = Pick<
+  RecordsReader,
+  'findFile' | 'listFiles' | 'listFilePage' | 'countFiles' | 'isBlobReferenced'
+>;
+type FileWrites = Pick<
+  RecordsTransaction,
+  'insertFile' | 'updateFile' | 'deleteFile' | 'deleteFilesOfProject'
+>;
+
+/** File records, and what refers to blobs. */
+export function fileStatements(c: SqlContext) {
+  const { files, dialect } = c;
+  const FILE = `SELECT ${files.columns()} FROM files`;
+  const s = {
+    file: c.sql(`${FILE} WHERE project_id = ? AND filename = ?`),
+    // filename compares in code point order on both engines (BINARY; COLLATE "C").
+    ofProject: c.sql(`${FILE} WHERE project_id = ? ORDER BY filename`),
+    bucketReferenced: c.sql(
+      `SELECT 1 AS found FROM projects WHERE bucket_name = ? AND status <> 'deleted' LIMIT 1`,
+    ),
+    keyReferenced: c.sql(
+      `SELECT 1 AS found FROM file_revisions r JOIN projects p ON p.id = r.project_id
+       WHERE p.bucket_name = ? AND r.content_key = ? AND r.inline = ? LIMIT 1`,
+    ),
+    delete: c.sql('DELETE FROM files WHERE id = ?'),
+    // A project's files go with their revisions, inline contents and trash (the search index first).
+    deleteOfProject: ['file_revisions', 'inline_contents', 'trash_items'].map((table) =>
+      c.sql(`DELETE FROM ${table} WHERE project_id = ?`),
+    ),
+    deleteFilesOfProject: c.sql('DELETE FROM files WHERE project_id = ?'),
+  };
+  const notInline = dialect.encode('boolean', false);
+  return {
+    reads: (x: SqlExecutor): FileReads => ({
+      findFile: async (q) => orNull(await x.get(s.file, [q.projectId, q.filename]), files.fromRow),
+      listFiles: async (q) => (await x.all(s.ofProject, [q.projectId])).map(files.fromRow),
+      listFilePage: async (q) => {
+        const { sql, params } = filePageStatement(files.columns(), dialect, q);
+        return (await x.all(sql, params)).map(files.fromRow);
+      },
+      countFiles: async (q) => {
+        const { sql, params } = fileCountsStatement(dialect, q);
+        const row = await x.get(sql, params);
+        return { files: count(row?.files), sizeBytes: count(row?.size_bytes), folders: count(row?.folders) };
+      },
+      isBlobReferenced: async ({ bucket, key }) =>
+        (key === null
+          ? await x.get(s.bucketReferenced, [bucket])
+          : await x.get(s.keyReferenced, [bucket, key, notInline])) !== undefined,
+    }),
+    writes: (x: SqlExecutor): FileWrites => ({
+      insertFile: async (c) => {
+        await x.write(files.insert, files.insertValues(c.file));
+      },
+      updateFile: async (c) => {
+        await x.write(files.update, files.updateValues(c.file));
+      },
+      deleteFile: async (c) => {
+        await dialect.search.unindexFile(x, c.fileId);
+        await x.write(s.delete, [c.fileId]);
+      },
+      deleteFilesOfProject: async (c) => {
+        await dialect.search.unindexProject(x, c.projectId);
+        for (const sql of s.deleteOfProject) await x.write(sql, [c.projectId]);
+        return x.run(s.deleteFilesOfProject, [c.projectId]);
+      },
+    }),
+  };
+}

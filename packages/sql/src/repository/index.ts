@@ -1,0 +1,56 @@
+import type { RecordsReader, RecordsTransaction } from '@mdstore/core';
+import type { SqlDialect, SqlExecutor } from '../executor.js';
+import { accountStatements } from './accounts.js';
+import { sqlContext } from './context.js';
+import { fileStatements } from './files.js';
+import { operationStatements } from './operations.js';
+import { projectStatements } from './projects.js';
+import { revisionStatements } from './revisions.js';
+import { searchStatements } from './search.js';
+import { trashStatements } from './trash.js';
+
+/** The records port on one SQL engine: its reads and its transactions over any executor of that engine. */
+export interface SqlRecords {
+  /** The reads of the port on `x` (outside a transaction: a pool, or a read-only connection). */
+  reader(x: SqlExecutor): RecordsReader;
+  /** Reads and writes inside one transaction, every statement on `x` (the transaction's connection). */
+  transaction(x: SqlExecutor): RecordsTransaction;
+}
+
+/**
+ * The one implementation of the records port for SQL engines: every statement is written once (with `?`
+ * placeholders, turned into the dialect's once, here) and runs through an executor. Statements are built
+ * once per call of this function; `reader` and `transaction` only bind them to an executor.
+ */
+export function sqlRecords(dialect: SqlDialect): SqlRecords {
+  const c = sqlContext(dialect);
+  const accounts = accountStatements(c);
+  const projects = projectStatements(c);
+  const files = fileStatements(c);
+  const revisions = revisionStatements(c);
+  const trash = trashStatements(c);
+  const search = searchStatements(c);
+  const operations = operationStatements(c);
+  const reader = (x: SqlExecutor): RecordsReader => ({
+    ...accounts.reads(x),
+    ...projects.reads(x),
+    ...files.reads(x),
+    ...revisions.reads(x),
+    ...trash.reads(x),
+    ...search.reads(x),
+    ...operations.reads(x),
+  });
+  return {
+    reader,
+    transaction: (x) => ({
+      ...reader(x),
+      ...accounts.writes(x),
+      ...projects.writes(x),
+      ...files.writes(x),
+      ...revisions.writes(x),
+      ...trash.writes(x),
+      ...search.writes(x),
+      ...operations.writes(x),
+    }),
+  };
+}
