@@ -45,8 +45,9 @@ const SAVEPOINT = 'mdstore_logical';
  * WAL snapshot), never another request's uncommitted writes. The repository owns and closes both.
  *
  * Group commit: `withTransaction` calls still run one at a time (a mutex), each inside a SAVEPOINT of a
- * shared physical transaction. When one ends, its savepoint is released but the COMMIT waits until the transactions already waiting have joined; one COMMIT then
- * makes the whole batch durable, and only after it does any of them resolve. A logical transaction that
+ * shared physical transaction. When one ends, its savepoint is released but the COMMIT waits until the
+ * transactions already waiting have joined; one COMMIT (and the WAL sync after it) then makes the whole
+ * batch durable, and only after it does any of them resolve. A logical transaction that
  * fails rolls back to its savepoint alone; a failed COMMIT rejects every member of the batch.
  * `onPhysicalTransactionEnd` is told whenever the write lock is given back (the rate limiter waits on it).
  */
