@@ -218,10 +218,10 @@ export class DiffTooLargeError extends MdStoreError {
 
 export class OutlineTooLargeError extends MdStoreError {
   declare readonly code: 'OUTLINE_TOO_LARGE';
-  constructor(readonly maxLength: number) {
+  constructor() {
     super(
       'OUTLINE_TOO_LARGE',
-      `File too large for an outline: at most ${maxLength} characters are parsed for one; ` +
+      'File too large for an outline: its parse would pass the work one request may do; ' +
         'read parts of it with ?lines= or ?section= instead',
     );
   }

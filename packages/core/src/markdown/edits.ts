@@ -1,4 +1,4 @@
-import { EditConflictError, InvalidInputError } from '../errors.js';
+import { ContentTooLargeError, EditConflictError, InvalidInputError } from '../errors.js';
 import { issueAt } from '../validation/issues.js';
 import { frontMatterLength } from './front-matter.js';
 import { lineAt, lineStarts } from './lines.js';
@@ -34,8 +34,10 @@ import { OCCURRENCE_COST, parseHeadings, SCAN_COST, spendWork, type WorkBudget }
  * block quote or list item, inserted lines get no `>` or indentation added: they are text, used as given.
  *
  * Work: edits that name no section parse nothing (unless text goes right before a possible setext
- * heading), section edits parse headings only, and a text is parsed at most once. With a `WorkBudget`
- * (work-budget.ts), every edit pays for its work before doing it.
+ * heading), section edits parse headings only, and a text is parsed at most once. Every step has its
+ * cost estimated before it runs and is refused past one step's bound (work-budget.ts); with a
+ * `WorkBudget`, the request's steps also pay from it. With `maxBytes`, an edit whose result would be
+ * longer is refused (413) before the result is built: its length is known from the occurrences.
  */
 export type MarkdownEdit =
   | { readonly op: 'replace'; readonly old: string; readonly new: string; readonly count: number | 'all' }
@@ -46,8 +48,13 @@ export type MarkdownEdit =
 export interface ApplyEditsOptions extends ParseOptions {
   /** Where the edits are in the request, for `loc`s; `["body","edits"]` by default. */
   readonly loc?: readonly (string | number)[];
-  /** What the edits may do in all; unlimited when absent. */
+  /** What the edits may do in all; only each step is bounded when absent. */
   readonly budget?: WorkBudget;
+  /**
+   * The content size limit (UTF-8 bytes) of the result. A UTF-16 code unit is at least one byte, so a
+   * result of more code units than this is sure to pass it: it is refused before it is built.
+   */
+  readonly maxBytes?: number;
 }
 
 export function applyEdits(
@@ -96,7 +103,7 @@ function* editSteps(
     const parsedBefore = headings.parses;
     const loc = [...prefix, index];
     spendWork(options.budget, SCAN_COST * text.length, loc);
-    text = applyEdit(text, edit, { eol, headings, budget: options.budget, loc });
+    text = applyEdit(text, edit, { eol, headings, budget: options.budget, maxBytes: options.maxBytes, loc });
     if (headings.parses > parsedBefore || text.length >= LARGE_TEXT) yield;
   }
   return bom + text;
@@ -106,7 +113,15 @@ interface EditContext {
   readonly eol: string;
   readonly headings: MemoisedHeadings;
   readonly budget: WorkBudget | undefined;
+  readonly maxBytes: number | undefined;
   readonly loc: readonly (string | number)[];
+}
+
+/** Refuses (413) a result of `length` code units when it is sure to pass the size limit. */
+function checkResultLength(length: number, context: EditContext): void {
+  if (context.maxBytes !== undefined && length > context.maxBytes) {
+    throw new ContentTooLargeError(context.maxBytes);
+  }
 }
 
 interface MemoisedHeadings {
@@ -209,7 +224,10 @@ function replaceOccurrences(
       },
     ]);
   }
-  spendWork(context.budget, OCCURRENCE_COST * found, [...context.loc, 'old']);
+  // The result's length is known before it is built: the size limit and the step's bound come first.
+  const resultLength = text.length + found * (edit.new.length - old.length);
+  checkResultLength(resultLength, context);
+  spendWork(context.budget, OCCURRENCE_COST * found + SCAN_COST * resultLength, [...context.loc, 'old']);
   // split/join replaces the same non-overlapping, left-to-right occurrences the loop counted.
   return text.split(old).join(edit.new);
 }
@@ -282,6 +300,7 @@ function splice(
     if (!block.endsWith('\n')) block += context.eol;
     if (setextAt(to) && !/(?:^|\n)[ \t]*\r?\n$/.test(block)) block += context.eol;
   }
+  checkResultLength(text.length - (to - from) + block.length, context);
   return text.slice(0, from) + block + text.slice(to);
 }
 

@@ -1,3 +1,4 @@
+export { headingsParseCost, outlineCost } from './cost.js';
 export { type DiffNames, diffCost, MAX_DIFF_COMPARISONS, unifiedDiff } from './diff.js';
 export {
   type EditRequest,
@@ -15,6 +16,7 @@ export {
   type DocumentHeading,
   type DocumentLink,
   type MdxFallback,
+  markdownParserCalls,
   type ParsedDocument,
   type ParseOptions,
   parseDocument,
@@ -24,9 +26,8 @@ export { type FindSectionOptions, findSection, type HeadingPath, type Section } 
 export {
   newWorkBudget,
   OCCURRENCE_COST,
-  OUTLINE_MAX_LENGTH,
-  PARSE_COST,
   SCAN_COST,
+  STEP_WORK_LIMIT,
   spendWork,
   WORK_BUDGET,
   type WorkBudget,

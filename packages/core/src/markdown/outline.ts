@@ -1,5 +1,8 @@
+import { OutlineTooLargeError } from '../errors.js';
+import { outlineCost } from './cost.js';
 import { type DocumentHeading, type ParsedDocument, type ParseOptions, parseDocument } from './parse.js';
 import type { HeadingLevel } from './parse-types.js';
+import { STEP_WORK_LIMIT } from './work-limits.js';
 
 export interface OutlineHeading {
   readonly level: HeadingLevel;
@@ -57,7 +60,13 @@ export function outlineOf(document: ParsedDocument, contentLength: number): Outl
   };
 }
 
-/** The outline of `GET …/outline`: headings with their paths, and links outside code and HTML. */
+/**
+ * The outline of `GET …/outline`: headings with their paths, and links outside code and HTML. Its
+ * estimated cost (cost.ts) is checked before the parse: past one step's bound, `OUTLINE_TOO_LARGE`
+ * (413) and no parse.
+ */
 export function outline(content: string, options: ParseOptions): Outline {
+  const cost = outlineCost(content, options.mdx);
+  if (cost > STEP_WORK_LIMIT) throw new OutlineTooLargeError();
   return outlineOf(parseDocument(content, options), content.length);
 }

@@ -81,16 +81,28 @@ export function parseDocument(content: string, options: ParseOptions): ParsedDoc
   };
 }
 
+const parserCalls = { commonMark: 0, micromark: 0 };
+
+/**
+ * How many parses of each parser this copy of the core has run: a work counter, for the tests that
+ * check a text past its bound is refused (or parsed as CommonMark) before any parse starts.
+ */
+export const markdownParserCalls = (): { commonMark: number; micromark: number } => ({ ...parserCalls });
+
 function parseText(
   text: string,
   { mdx, links = true }: ParseOptions,
 ): { raw: RawDocument; syntax: ParsedDocument['syntax']; mdxFallback: MdxFallback | null } {
-  const commonMark = () => parseCommonMark(text, { links });
+  const commonMark = () => {
+    parserCalls.commonMark++;
+    return parseCommonMark(text, { links });
+  };
   if (!mdx) return { raw: commonMark(), syntax: 'commonmark', mdxFallback: null };
   if (!mdxWithinBudget(text)) {
     return { raw: commonMark(), syntax: 'commonmark', mdxFallback: 'too_complex' };
   }
   try {
+    parserCalls.micromark++;
     const raw = parseWithMicromark(text, { mdx: true });
     return { raw: links ? raw : { headings: raw.headings, links: [] }, syntax: 'mdx', mdxFallback: null };
   } catch {

@@ -1,7 +1,8 @@
 import { EditConflictError } from '../errors.js';
 import { headingTree, type OutlineHeading, type TreeHeading } from './outline.js';
-import { type ParseOptions, parseDocument } from './parse.js';
+import type { ParseOptions } from './parse.js';
 import { collapseWhiteSpace } from './text.js';
+import { parseHeadings } from './work-budget.js';
 
 /**
  * A heading path: heading texts from an outer heading down (`["Setup", "Linux"]`), or one heading text.
@@ -34,12 +35,18 @@ export interface FindSectionOptions extends ParseOptions {
   readonly loc: readonly (string | number)[];
 }
 
-/** Finds a section of `content`; no match is `section_not_found`, several `section_ambiguous` (409). */
+/**
+ * Finds a section of `content`; no match is `section_not_found`, several `section_ambiguous` (409). The
+ * parse's estimated cost is checked first: past one step's bound, 409 `work_budget` and no parse.
+ */
 export function findSection(content: string, path: HeadingPath, options: FindSectionOptions): Section {
-  const tree = headingTree(
-    parseDocument(content, { mdx: options.mdx, links: false }).headings,
-    content.length,
-  );
+  const headings = parseHeadings(content, {
+    mdx: options.mdx,
+    budget: undefined,
+    loc: options.loc,
+    advice: 'read the file by lines (?lines=) instead',
+  });
+  const tree = headingTree(headings, content.length);
   const found = locateSection(tree, path, options.loc);
   return {
     heading: { level: found.level, text: found.text, line: found.line, path: found.path },

@@ -157,6 +157,7 @@ async function attemptEdit(
     mdx: isMdxFilename(input.filename),
     loc: EDITS_LOC,
     budget,
+    maxBytes: ctx.settings.maxFileBytes,
   });
   const bytes = checkedResult(ctx, new TextEncoder().encode(after));
   const diff = unifiedDiff(before, after, { oldName: `a/${file.filename}`, newName: `b/${file.filename}` });

@@ -1,8 +1,7 @@
-import { FileNotFoundError, InvalidInputError, isMdStoreError, OutlineTooLargeError } from '../../errors.js';
+import { FileNotFoundError, InvalidInputError, isMdStoreError } from '../../errors.js';
 import { LINES_LOC, lineAt, lineStarts, parseLineRange, sliceLines } from '../../markdown/lines.js';
 import { type Outline, type OutlineHeading, outline } from '../../markdown/outline.js';
 import { findSection, type HeadingPath } from '../../markdown/sections.js';
-import { OUTLINE_MAX_LENGTH } from '../../markdown/work-budget.js';
 import type { FileRecord, ProjectRecord } from '../../model/records.js';
 import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
@@ -161,7 +160,8 @@ export interface FileOutline extends Outline {
 
 /**
  * `GET …/files/{filename}/outline`: headings with their paths and links, from one whole parse (links
- * included) of the current version; above `OUTLINE_MAX_LENGTH` code units refused (413).
+ * included) of the current version; refused (413) when that parse is estimated to pass one step's
+ * bound (markdown/outline.ts).
  */
 export async function readOutline(
   ctx: MdStoreContext,
@@ -170,7 +170,6 @@ export async function readOutline(
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
   const read = await currentText(ctx, project, input.filename, { signal: input.signal });
   const text = read.text!;
-  if (text.length > OUTLINE_MAX_LENGTH) throw new OutlineTooLargeError(OUTLINE_MAX_LENGTH);
   const found = outline(text, { mdx: isMdxFilename(input.filename) });
   return { ...found, file: toFileView(read.file, project, ctx.blobs.scheme) };
 }
