@@ -250,7 +250,7 @@ describe('parts of a file', () => {
 
   it('outlines a file whose estimated parse fits one step, and refuses one past it before parsing', async () => {
     const { store, at } = await scene();
-    // Plain text costs FULL_PARSE_UNIT_COST (80) per code unit: 1 250 000 of them is the bound.
+    // One line of plain text costs OUTLINE_COST.unit (80) per code unit: about 1 250 000 is the bound.
     await store.files.upload({
       ...at,
       filename: 'max.md',

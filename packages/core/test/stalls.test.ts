@@ -99,12 +99,15 @@ describe('nested MDX expressions (finding 3)', () => {
   });
 
   it.each([10, 100, 300, 1_000, 5_000, 20_000])(
-    'depth %i: micromark runs only when the estimate is within one step',
+    'depth %i: micromark runs only when its estimate is within one step, the outline only when its own is',
     async (depth) => {
       const text = nested(depth);
       const { store, file } = await withFile('n.mdx', text);
       const before = markdownParserCalls();
-      await store.files.outline(file);
+      const outline = await store.files.outline(file).catch((error: unknown) => error);
+      if (outlineCost(text, true) <= STEP_WORK_LIMIT)
+        expect(outline).toMatchObject({ headings: expect.any(Array) });
+      else expect(outline).toMatchObject({ code: 'OUTLINE_TOO_LARGE' });
       const ranMicromark = markdownParserCalls().micromark - before.micromark;
       expect(ranMicromark).toBe(mdxWithinBudget(text) ? 1 : 0);
       if (depth <= 100) expect(ranMicromark).toBe(1);

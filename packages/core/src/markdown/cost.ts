@@ -6,24 +6,30 @@ import { mdxWithinBudget, mdxWorkEstimate } from './mdx-budget.js';
  * service's CI machine (docs/reliability.md) and rounded up: an estimate should never be below the
  * real cost of a text of that shape.
  *
- * CommonMark (markdown-it, linear): a headings-only parse costs a few nanoseconds per code unit and a
- * few microseconds per heading; a whole parse (links too, for the outline) costs more per code unit and
- * per punctuation character (inline delimiters, brackets: what the inline parse works on), and the
- * outline pays per heading for its path. MDX (micromark): mdx-budget.ts; an MDX file beyond its budget
+ * CommonMark (markdown-it, linear): a parse costs per code unit, per line (the block parse), more per
+ * list item line and per heading (their tokens), and a whole parse (links too, for the outline) also
+ * per punctuation character (inline delimiters, brackets: what the inline parse works on); the outline
+ * pays per heading for its path and answer. MDX (micromark): mdx-budget.ts; an MDX file beyond its budget
  * is parsed as CommonMark, and one that fails to parse as MDX is parsed again as CommonMark, so an MDX
  * parse is paid as both.
  */
 
-/** A headings-only CommonMark parse, per code unit. */
-export const HEADINGS_PARSE_UNIT_COST = 25;
-/** A whole CommonMark parse (links included), per code unit. */
-export const FULL_PARSE_UNIT_COST = 80;
-/** A whole CommonMark parse, per punctuation character the inline parse works on. */
-export const FULL_PARSE_PUNCTUATION_COST = 2_500;
-/** A heading found by a parse (its block, its inline text, its place in the tree). */
-export const HEADING_COST = 6_000;
-/** A heading in an outline: the above, its path and its answer object. */
-export const OUTLINE_HEADING_COST = 12_000;
+/** A headings-only CommonMark parse: per code unit, line, list item line and heading. */
+export const HEADINGS_PARSE_COST = { unit: 25, line: 2_000, listItem: 6_000, heading: 8_000 } as const;
+/**
+ * A whole CommonMark parse (links included) and its outline: per code unit, line, list item line,
+ * heading (with its path and answer object) and punctuation character.
+ */
+export const OUTLINE_COST = {
+  unit: 80,
+  line: 6_000,
+  listItem: 12_000,
+  heading: 15_000,
+  punctuation: 4_000,
+} as const;
+
+/** Lines that open a list item: a bullet or an ordered marker, after spaces or `>`. */
+const LIST_ITEM = /^[ \t>]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|\r?$)/gm;
 
 /**
  * Lines that may be or make a heading: an ATX `#` after container markers, or a line of only `=` or
@@ -31,34 +37,28 @@ export const OUTLINE_HEADING_COST = 12_000;
  */
 const HEADING_LIKE = /^[ \t>]*(?:#|(?:=+|-+)[ \t]*\r?$)/gm;
 
-/** How many lines of `text` may be headings (see HEADING_LIKE). */
-export function headingLikeLines(text: string): number {
-  HEADING_LIKE.lastIndex = 0;
+function matches(text: string, pattern: RegExp): number {
+  pattern.lastIndex = 0;
   let count = 0;
-  while (HEADING_LIKE.exec(text) !== null) count++;
+  while (pattern.exec(text) !== null) count++;
   return count;
 }
 
-/** Characters markdown-it's inline parse stops at and works on. */
-function isInlinePunctuation(code: number): boolean {
-  switch (code) {
-    case 0x21: // !
-    case 0x26: // &
-    case 0x28: // (
-    case 0x29: // )
-    case 0x2a: // *
-    case 0x3c: // <
-    case 0x3e: // >
-    case 0x5b: // [
-    case 0x5c: // \
-    case 0x5d: // ]
-    case 0x5f: // _
-    case 0x60: // `
-      return true;
-    default:
-      return false;
-  }
+/** The counts the CommonMark estimates are made of, from one pass per pattern. */
+export function textShape(text: string): { lines: number; listItems: number; headings: number } {
+  return {
+    lines: matches(text, /\n/g) + 1,
+    listItems: matches(text, LIST_ITEM),
+    headings: matches(text, HEADING_LIKE),
+  };
 }
+
+/**
+ * Characters markdown-it's inline parse stops at and works on (its text rule's terminators: each one
+ * ends a text run and is tried by every inline rule).
+ */
+const TERMINATORS = new Set('\n!#$%&*+-:<=>@[\\]^_`{}~'.split('').map((char) => char.charCodeAt(0)));
+const isInlinePunctuation = (code: number): boolean => TERMINATORS.has(code);
 
 export function inlinePunctuation(text: string): number {
   let count = 0;
@@ -66,25 +66,30 @@ export function inlinePunctuation(text: string): number {
   return count;
 }
 
-const commonMarkHeadingsCost = (text: string, headings: number): number =>
-  HEADINGS_PARSE_UNIT_COST * text.length + HEADING_COST * headings;
+type Shape = ReturnType<typeof textShape>;
 
-const commonMarkFullCost = (text: string, headings: number): number =>
-  FULL_PARSE_UNIT_COST * text.length +
-  FULL_PARSE_PUNCTUATION_COST * inlinePunctuation(text) +
-  OUTLINE_HEADING_COST * headings;
+const commonMarkCost = (
+  text: string,
+  shape: Shape,
+  costs: { unit: number; line: number; listItem: number; heading: number },
+): number =>
+  costs.unit * text.length +
+  costs.line * shape.lines +
+  costs.listItem * shape.listItems +
+  costs.heading * shape.headings;
 
 /** What `parseDocument(text, { mdx, links: false })` (sections, section edits) is estimated to cost. */
 export function headingsParseCost(text: string, mdx: boolean): number {
-  const commonMark = commonMarkHeadingsCost(text, headingLikeLines(text));
+  const commonMark = commonMarkCost(text, textShape(text), HEADINGS_PARSE_COST);
   return mdx && mdxWithinBudget(text) ? mdxWorkEstimate(text) + commonMark : commonMark;
 }
 
 /** What an outline (`parseDocument(text, { mdx })` and its heading tree) is estimated to cost. */
 export function outlineCost(text: string, mdx: boolean): number {
-  const headings = headingLikeLines(text);
-  const commonMark = commonMarkFullCost(text, headings);
+  const shape = textShape(text);
+  const commonMark =
+    commonMarkCost(text, shape, OUTLINE_COST) + OUTLINE_COST.punctuation * inlinePunctuation(text);
   return mdx && mdxWithinBudget(text)
-    ? mdxWorkEstimate(text) + OUTLINE_HEADING_COST * headings + commonMark
+    ? mdxWorkEstimate(text) + OUTLINE_COST.heading * shape.headings + commonMark
     : commonMark;
 }
