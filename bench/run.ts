@@ -14,6 +14,7 @@ import { inlineScenario } from './scenarios/inline.js';
 import { memoryScenarios } from './scenarios/memory.js';
 import { metadataScenarios } from './scenarios/metadata.js';
 import { searchScenarios } from './scenarios/search.js';
+import { stallScenario } from './scenarios/stall.js';
 import { transferScenarios } from './scenarios/transfer.js';
 import type { Scenario } from './scenarios/types.js';
 
@@ -26,6 +27,7 @@ const SCENARIOS: readonly Scenario[] = [
   inlineScenario,
   ...searchScenarios,
   ...findingScenarios,
+  stallScenario,
 ];
 const RESULTS_FILE = path.join(REPO_ROOT, 'bench/results/latest.json');
 
