@@ -6,7 +6,15 @@ import { headingTree, type TreeHeading } from './outline.js';
 import type { ParseOptions } from './parse.js';
 import { type HeadingPath, locateSection } from './sections.js';
 import { BOM, bomLength, detectLineEnding } from './text.js';
-import { OCCURRENCE_COST, parseHeadings, SCAN_COST, spendWork, type WorkBudget } from './work-budget.js';
+import {
+  giveTurn,
+  LARGE_TEXT,
+  OCCURRENCE_COST,
+  parseHeadings,
+  SCAN_COST,
+  spendWork,
+  type WorkBudget,
+} from './work-budget.js';
 
 /**
  * The edits of `PATCH …/files/{filename}` (extensions §4), applied in order, each to the result of the
@@ -78,15 +86,9 @@ export async function applyEditsInTurns(
   const steps = editSteps(content, edits, options);
   for (let step = steps.next(); ; step = steps.next()) {
     if (step.done) return step.value;
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await giveTurn();
   }
 }
-
-/**
- * From this length on (UTF-16 units), one edit's linear work (searching, splicing, counting lines) is
- * worth a turn of the event loop: about ten milliseconds.
- */
-const LARGE_TEXT = 1024 * 1024;
 
 /** Applies the edits one by one, yielding after each edit that had to parse or worked on a large text. */
 function* editSteps(

@@ -30,6 +30,20 @@ export const OCCURRENCE_COST = 50;
 
 export { STEP_WORK_LIMIT, WORK_BUDGET };
 
+/**
+ * From this length on (UTF-16 units), one linear step over a text (decoding, searching, splicing,
+ * encoding, diff trimming) is worth a turn of the event loop after it: about ten milliseconds.
+ */
+export const LARGE_TEXT = 1024 * 1024;
+
+/** Lets every other request run before the next step of this one. */
+export const giveTurn = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** A turn after a step on `text` when the text is large (see `LARGE_TEXT`). */
+export const turnAfterLargeStep = async (text: { readonly length: number }): Promise<void> => {
+  if (text.length >= LARGE_TEXT) await giveTurn();
+};
+
 export const newWorkBudget = (units: number = WORK_BUDGET): WorkBudget => ({
   total: units,
   remaining: units,

@@ -2,6 +2,7 @@ import { FileNotFoundError, InvalidInputError, isMdStoreError } from '../../erro
 import { LINES_LOC, lineAt, lineStarts, parseLineRange, sliceLines } from '../../markdown/lines.js';
 import { type Outline, type OutlineHeading, outline } from '../../markdown/outline.js';
 import { findSection, type HeadingPath } from '../../markdown/sections.js';
+import { turnAfterLargeStep } from '../../markdown/work-budget.js';
 import type { FileRecord, ProjectRecord } from '../../model/records.js';
 import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
@@ -50,7 +51,10 @@ export async function readText(
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return decoder.decode(bytes);
+  const text = decoder.decode(bytes);
+  // Concatenating and decoding a large content is a step of its own: other requests go first now.
+  await turnAfterLargeStep(text);
+  return text;
 }
 
 /**
