@@ -178,3 +178,22 @@ describe('heading counts (finding 4) and line counts', () => {
     expect(performance.now() - started).toBeLessThan(GUARD_MS);
   });
 });
+
+describe('turns of the event loop between the linear steps on a large text', () => {
+  it('an edit of a 2 MB file lets timers run after decoding, the edit, encoding and the diff', async () => {
+    const { store, file } = await withFile('big.md', 'line of text\n'.repeat(160_000));
+    const timeout = vi.spyOn(globalThis, 'setTimeout');
+    const turns = () => timeout.mock.calls.filter(([, delay]) => delay === 0 || delay === undefined).length;
+    const before = turns();
+    await store.files.edit({ ...file, body: { edits: [{ op: 'append', text: 'end\n' }], dry_run: true } });
+    // decode (readText), the edit (applyEditsInTurns), encode, diff: four turns.
+    expect(turns() - before).toBeGreaterThanOrEqual(4);
+    const small = await withFile('small.md', 'line of text\n'.repeat(10));
+    const beforeSmall = turns();
+    await small.store.files.edit({
+      ...small.file,
+      body: { edits: [{ op: 'append', text: 'end\n' }], dry_run: true },
+    });
+    expect(turns() - beforeSmall).toBe(0);
+  });
+});
