@@ -40,6 +40,13 @@ export type ErrorCode =
   | 'DIFF_TOO_LARGE'
   /** A file too large to parse whole for its outline within one request's bound: 413. */
   | 'OUTLINE_TOO_LARGE'
+  /** Every worker of the content work pool busy and its queue full: 503 with `Retry-After`. */
+  | 'CONTENT_WORK_BUSY'
+  /**
+   * A step of content work passed its bound where it ran (estimate, deadline or memory limit of a
+   * worker): raised by `ContentWork`, answered by the use case as that step's documented refusal.
+   */
+  | 'WORK_LIMIT_EXCEEDED'
   | 'STORAGE_LIMIT_REACHED'
   // administration
   | 'ACCOUNT_NOT_FOUND'
@@ -224,6 +231,25 @@ export class OutlineTooLargeError extends MdStoreError {
       'File too large for an outline: its parse would pass the work one request may do; ' +
         'read parts of it with ?lines= or ?section= instead',
     );
+  }
+}
+
+export class ContentWorkBusyError extends MdStoreError {
+  declare readonly code: 'CONTENT_WORK_BUSY';
+  /** Seconds a client should wait before it tries again. */
+  readonly retryAfterSeconds = 1;
+  constructor() {
+    super(
+      'CONTENT_WORK_BUSY',
+      'Service Unavailable: too much work on large files is under way; try again shortly',
+    );
+  }
+}
+
+export class WorkLimitExceededError extends MdStoreError {
+  declare readonly code: 'WORK_LIMIT_EXCEEDED';
+  constructor(readonly reason: 'estimate' | 'deadline' | 'memory') {
+    super('WORK_LIMIT_EXCEEDED', `Content work stopped: past its ${reason} limit`);
   }
 }
 

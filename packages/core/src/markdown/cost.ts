@@ -1,4 +1,4 @@
-import { mdxWithinBudget, mdxWorkEstimate } from './mdx-budget.js';
+import { INLINE_MDX_LIMITS, type MdxLimits, mdxWithinBudget, mdxWorkEstimate } from './mdx-budget.js';
 
 /**
  * Cost estimates of the parses, computed from the text by one linear scan BEFORE the parse runs, in
@@ -79,17 +79,17 @@ const commonMarkCost = (
   costs.heading * shape.headings;
 
 /** What `parseDocument(text, { mdx, links: false })` (sections, section edits) is estimated to cost. */
-export function headingsParseCost(text: string, mdx: boolean): number {
+export function headingsParseCost(text: string, mdx: boolean, limits: MdxLimits = INLINE_MDX_LIMITS): number {
   const commonMark = commonMarkCost(text, textShape(text), HEADINGS_PARSE_COST);
-  return mdx && mdxWithinBudget(text) ? mdxWorkEstimate(text) + commonMark : commonMark;
+  return mdx && mdxWithinBudget(text, limits) ? mdxWorkEstimate(text) + commonMark : commonMark;
 }
 
 /** What an outline (`parseDocument(text, { mdx })` and its heading tree) is estimated to cost. */
-export function outlineCost(text: string, mdx: boolean): number {
+export function outlineCost(text: string, mdx: boolean, limits: MdxLimits = INLINE_MDX_LIMITS): number {
   const shape = textShape(text);
   const commonMark =
     commonMarkCost(text, shape, OUTLINE_COST) + OUTLINE_COST.punctuation * inlinePunctuation(text);
-  return mdx && mdxWithinBudget(text)
+  return mdx && mdxWithinBudget(text, limits)
     ? mdxWorkEstimate(text) + OUTLINE_COST.heading * shape.headings + commonMark
     : commonMark;
 }

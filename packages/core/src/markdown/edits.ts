@@ -1,9 +1,11 @@
 import { ContentTooLargeError, EditConflictError, InvalidInputError } from '../errors.js';
+import type { ContentWork, ContentWorkTask } from '../ports/content-work.js';
 import { issueAt } from '../validation/issues.js';
+import { headingsCost, inlineHeadings, pooledHeadings } from './content-work.js';
 import { frontMatterLength } from './front-matter.js';
 import { lineAt, lineStarts } from './lines.js';
 import { headingTree, type TreeHeading } from './outline.js';
-import type { ParseOptions } from './parse.js';
+import type { DocumentHeading, ParseOptions } from './parse.js';
 import { type HeadingPath, locateSection } from './sections.js';
 import { BOM, bomLength, detectLineEnding } from './text.js';
 import {
@@ -63,6 +65,12 @@ export interface ApplyEditsOptions extends ParseOptions {
    * result of more code units than this is sure to pass it: it is refused before it is built.
    */
   readonly maxBytes?: number;
+  /**
+   * Where a heading parse above one inline step's bound runs (content-work.ts); only
+   * `applyEditsInTurns` can wait for it. Without it every parse is inline, within one step's bound.
+   */
+  readonly work?: ContentWork;
+  readonly signal?: AbortSignal;
 }
 
 export function applyEdits(
@@ -70,13 +78,14 @@ export function applyEdits(
   edits: readonly MarkdownEdit[],
   options: ApplyEditsOptions,
 ): string {
-  const steps = editSteps(content, edits, options);
+  const steps = editSteps(content, edits, { ...options, work: undefined });
   for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
 }
 
 /**
  * `applyEdits`, giving the event loop a turn after every edit that parsed or worked on a large text, so
- * that a request of many edits on a large file never holds the thread for more than one edit's work.
+ * that a request of many edits on a large file never holds the thread for more than one edit's work;
+ * a heading parse above one inline step's bound runs in `options.work` meanwhile (content-work.ts).
  */
 export async function applyEditsInTurns(
   content: string,
@@ -86,16 +95,39 @@ export async function applyEditsInTurns(
   const steps = editSteps(content, edits, options);
   for (let step = steps.next(); ; step = steps.next()) {
     if (step.done) return step.value;
-    await giveTurn();
+    const parse = step.value;
+    if (parse && options.work) {
+      const { budget, signal } = options;
+      parse.provide(
+        await pooledHeadings(options.work, parse.task, parse.cost, { budget, loc: parse.loc, signal }),
+      );
+    } else await giveTurn();
   }
 }
 
-/** Applies the edits one by one, yielding after each edit that had to parse or worked on a large text. */
+/**
+ * A heading parse an edit needs that is too costly to run inline: the edit stops, the caller has it
+ * run in a pool and `provide`s the headings, and the edit runs again (edits are pure functions of the
+ * text: nothing was changed by the stopped attempt).
+ */
+class HeadingsNeeded {
+  constructor(
+    readonly task: ContentWorkTask,
+    readonly cost: number,
+    readonly loc: readonly (string | number)[],
+    readonly provide: (headings: readonly DocumentHeading[]) => void,
+  ) {}
+}
+
+/**
+ * Applies the edits one by one, yielding after each edit that had to parse or worked on a large text
+ * (undefined), or for a heading parse to be run elsewhere (`HeadingsNeeded`).
+ */
 function* editSteps(
   content: string,
   edits: readonly MarkdownEdit[],
   options: ApplyEditsOptions,
-): Generator<void, string> {
+): Generator<HeadingsNeeded | undefined, string> {
   const bom = bomLength(content) === 1 ? BOM : '';
   const eol = detectLineEnding(content);
   const prefix = options.loc ?? ['body', 'edits'];
@@ -105,8 +137,17 @@ function* editSteps(
     const parsedBefore = headings.parses;
     const loc = [...prefix, index];
     spendWork(options.budget, SCAN_COST * text.length, loc);
-    text = applyEdit(text, edit, { eol, headings, budget: options.budget, maxBytes: options.maxBytes, loc });
-    if (headings.parses > parsedBefore || text.length >= LARGE_TEXT) yield;
+    const context = { eol, headings, budget: options.budget, maxBytes: options.maxBytes, loc };
+    for (;;) {
+      try {
+        text = applyEdit(text, edit, context);
+        break;
+      } catch (error) {
+        if (!(error instanceof HeadingsNeeded)) throw error;
+        yield error;
+      }
+    }
+    if (headings.parses > parsedBefore || text.length >= LARGE_TEXT) yield undefined;
   }
   return bom + text;
 }
@@ -135,19 +176,29 @@ interface MemoisedHeadings {
 function memoisedHeadings(options: ApplyEditsOptions): MemoisedHeadings {
   let last: { text: string; tree: TreeHeading[] } | undefined;
   let parses = 0;
+  const remember = (text: string, found: readonly DocumentHeading[]) => {
+    last = { text, tree: headingTree(found, text.length) };
+    parses++;
+  };
   return {
     tree(text, loc) {
-      if (last?.text !== text) {
-        const found = parseHeadings(text, { mdx: options.mdx, budget: options.budget, loc });
-        last = { text, tree: headingTree(found, text.length) };
-        parses++;
-      }
-      return last.tree;
+      if (last?.text !== text) remember(text, parsedHeadings(text, loc));
+      return last!.tree;
     },
     get parses() {
       return parses;
     },
   };
+
+  /** Inline within one step's bound, or (with `options.work`) a `HeadingsNeeded` thrown for the pool. */
+  function parsedHeadings(text: string, loc: readonly (string | number)[]): readonly DocumentHeading[] {
+    const { work, budget } = options;
+    if (!work) return parseHeadings(text, { mdx: options.mdx, budget, loc });
+    const task = { text, mdx: options.mdx };
+    const { cost, inline } = headingsCost(work, task);
+    if (inline) return inlineHeadings(work, task, cost, { budget, loc });
+    throw new HeadingsNeeded(task, cost, loc, (found) => remember(text, found));
+  }
 }
 
 function applyEdit(text: string, edit: MarkdownEdit, context: EditContext): string {

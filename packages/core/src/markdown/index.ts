@@ -1,3 +1,8 @@
+export {
+  headingsTask,
+  inlineContentWork,
+  outlineTask,
+} from './content-work.js';
 export { headingsParseCost, outlineCost } from './cost.js';
 export { type DiffNames, diffCost, MAX_DIFF_COMPARISONS, unifiedDiff } from './diff.js';
 export {
@@ -10,6 +15,13 @@ export {
 } from './edit-schema.js';
 export { type ApplyEditsOptions, applyEdits, applyEditsInTurns, type MarkdownEdit } from './edits.js';
 export { frontMatterLength } from './front-matter.js';
+export {
+  type ContentWorkLimits,
+  INLINE_WORK_LIMITS,
+  OUTLINE_MAX_LENGTH,
+  POOL_STEP_WORK_LIMIT,
+  POOL_WORK_LIMITS,
+} from './limits.js';
 export { LINES_LOC, type LineSlice, lineCount, parseLineRange, sliceLines } from './lines.js';
 export { type Outline, type OutlineHeading, type OutlineLink, outline } from './outline.js';
 export {

@@ -12,11 +12,23 @@ import { STEP_WORK_LIMIT } from './work-limits.js';
  * as CommonMark (HTML) for that file (`mdxFallback: "too_complex"`).
  */
 
-/** Above this many UTF-16 units an MDX file is parsed as CommonMark, whatever its shape. */
+/** Above this many UTF-16 units an MDX file is parsed as CommonMark, whatever its shape (inline). */
 export const MDX_MAX_LENGTH = 64 * 1024;
 
-/** The most estimated work micromark may be given; above it the file is parsed as CommonMark. */
+/** The most estimated work micromark may be given inline; above it the file is parsed as CommonMark. */
 export const MDX_WORK_BUDGET = STEP_WORK_LIMIT;
+
+/**
+ * When an MDX file is parsed as MDX: at most `maxLength` UTF-16 units and `maxWork` estimated
+ * nanoseconds of micromark's work. Inline (`INLINE_MDX_LIMITS`) one step's bound; in a worker pool
+ * (content-work.ts) the limits of before the inline bound, 256 KiB.
+ */
+export interface MdxLimits {
+  readonly maxLength: number;
+  readonly maxWork: number;
+}
+
+export const INLINE_MDX_LIMITS: MdxLimits = { maxLength: MDX_MAX_LENGTH, maxWork: MDX_WORK_BUDGET };
 
 /** Per code unit, per line, per punctuation character, per expression `{`. */
 const UNIT_COST = 1_500;
@@ -91,6 +103,6 @@ export function mdxWorkEstimate(text: string): number {
   );
 }
 
-export function mdxWithinBudget(text: string): boolean {
-  return text.length <= MDX_MAX_LENGTH && mdxWorkEstimate(text) <= MDX_WORK_BUDGET;
+export function mdxWithinBudget(text: string, limits: MdxLimits = INLINE_MDX_LIMITS): boolean {
+  return text.length <= limits.maxLength && mdxWorkEstimate(text) <= limits.maxWork;
 }

@@ -1,8 +1,8 @@
 import { OutlineTooLargeError } from '../errors.js';
 import { outlineCost } from './cost.js';
+import { type ContentWorkLimits, INLINE_WORK_LIMITS, OUTLINE_MAX_LENGTH } from './limits.js';
 import { type DocumentHeading, type ParsedDocument, type ParseOptions, parseDocument } from './parse.js';
 import type { HeadingLevel } from './parse-types.js';
-import { STEP_WORK_LIMIT } from './work-limits.js';
 
 export interface OutlineHeading {
   readonly level: HeadingLevel;
@@ -62,11 +62,15 @@ export function outlineOf(document: ParsedDocument, contentLength: number): Outl
 
 /**
  * The outline of `GET …/outline`: headings with their paths, and links outside code and HTML. Its
- * estimated cost (cost.ts) is checked before the parse: past one step's bound, `OUTLINE_TOO_LARGE`
- * (413) and no parse.
+ * estimated cost (cost.ts) is checked before the parse: past `OUTLINE_MAX_LENGTH` or the step bound of
+ * where it runs (`limits`, inline by default), `OUTLINE_TOO_LARGE` (413) and no parse.
  */
-export function outline(content: string, options: ParseOptions): Outline {
-  const cost = outlineCost(content, options.mdx);
-  if (cost > STEP_WORK_LIMIT) throw new OutlineTooLargeError();
-  return outlineOf(parseDocument(content, options), content.length);
+export function outline(
+  content: string,
+  options: ParseOptions,
+  limits: ContentWorkLimits = INLINE_WORK_LIMITS,
+): Outline {
+  if (outlineCost(content, options.mdx, limits.mdx) > limits.stepWork || content.length > OUTLINE_MAX_LENGTH)
+    throw new OutlineTooLargeError();
+  return outlineOf(parseDocument(content, { ...options, mdxLimits: limits.mdx }), content.length);
 }

@@ -1,6 +1,6 @@
 import { maskFrontMatter } from './front-matter.js';
 import { lineAt, lineStarts } from './lines.js';
-import { mdxWithinBudget } from './mdx-budget.js';
+import { INLINE_MDX_LIMITS, type MdxLimits, mdxWithinBudget } from './mdx-budget.js';
 import { parseCommonMark } from './parse-commonmark.js';
 import { parseWithMicromark } from './parse-mdx.js';
 import type { HeadingLevel, RawDocument } from './parse-types.js';
@@ -25,6 +25,8 @@ export interface ParseOptions {
    * skips the inline parse of everything but headings, about ten times less work.
    */
   readonly links?: boolean;
+  /** When an MDX file is parsed as MDX (mdx-budget.ts); one step's inline limits by default. */
+  readonly mdxLimits?: MdxLimits;
 }
 
 export interface DocumentHeading {
@@ -91,14 +93,14 @@ export const markdownParserCalls = (): { commonMark: number; micromark: number }
 
 function parseText(
   text: string,
-  { mdx, links = true }: ParseOptions,
+  { mdx, links = true, mdxLimits = INLINE_MDX_LIMITS }: ParseOptions,
 ): { raw: RawDocument; syntax: ParsedDocument['syntax']; mdxFallback: MdxFallback | null } {
   const commonMark = () => {
     parserCalls.commonMark++;
     return parseCommonMark(text, { links });
   };
   if (!mdx) return { raw: commonMark(), syntax: 'commonmark', mdxFallback: null };
-  if (!mdxWithinBudget(text)) {
+  if (!mdxWithinBudget(text, mdxLimits)) {
     return { raw: commonMark(), syntax: 'commonmark', mdxFallback: 'too_complex' };
   }
   try {

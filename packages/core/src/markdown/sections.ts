@@ -1,8 +1,10 @@
 import { EditConflictError } from '../errors.js';
+import type { ContentWork } from '../ports/content-work.js';
+import { headingsWithin } from './content-work.js';
 import { headingTree, type OutlineHeading, type TreeHeading } from './outline.js';
-import type { ParseOptions } from './parse.js';
+import type { DocumentHeading, ParseOptions } from './parse.js';
 import { collapseWhiteSpace } from './text.js';
-import { parseHeadings } from './work-budget.js';
+import { parseHeadings, SECTION_ADVICE } from './work-budget.js';
 
 /**
  * A heading path: heading texts from an outer heading down (`["Setup", "Linux"]`), or one heading text.
@@ -44,10 +46,37 @@ export function findSection(content: string, path: HeadingPath, options: FindSec
     mdx: options.mdx,
     budget: undefined,
     loc: options.loc,
-    advice: 'read the file by lines (?lines=) instead',
+    advice: SECTION_ADVICE,
   });
+  return sectionIn(headings, content, path, options.loc);
+}
+
+/**
+ * `findSection` with the parse where the rule of content-work.ts puts it: inline under one step's
+ * bound, else in `work` (a worker pool), refused (409 `work_budget`) past `work`'s bounds.
+ */
+export async function findSectionWithin(
+  work: ContentWork,
+  content: string,
+  path: HeadingPath,
+  options: FindSectionOptions & { readonly signal?: AbortSignal },
+): Promise<Section> {
+  const headings = await headingsWithin(
+    work,
+    { text: content, mdx: options.mdx },
+    { budget: undefined, loc: options.loc, advice: SECTION_ADVICE, signal: options.signal },
+  );
+  return sectionIn(headings, content, path, options.loc);
+}
+
+function sectionIn(
+  headings: readonly DocumentHeading[],
+  content: string,
+  path: HeadingPath,
+  loc: readonly (string | number)[],
+): Section {
   const tree = headingTree(headings, content.length);
-  const found = locateSection(tree, path, options.loc);
+  const found = locateSection(tree, path, loc);
   return {
     heading: { level: found.level, text: found.text, line: found.line, path: found.path },
     start: found.start,

@@ -1,5 +1,6 @@
 import { EditConflictError } from '../errors.js';
 import { headingsParseCost } from './cost.js';
+import { type ContentWorkLimits, INLINE_WORK_LIMITS } from './limits.js';
 import { type DocumentHeading, parseDocument } from './parse.js';
 import { STEP_WORK_LIMIT, WORK_BUDGET } from './work-limits.js';
 
@@ -53,30 +54,41 @@ const EDIT_ADVICE = 'send the edits in several requests, or edit a smaller file'
 
 /**
  * Spends `units` on one step, or refuses before the work is done: the step alone costs more than
- * `STEP_WORK_LIMIT`, or the request needs more than it may have. Without a budget only the step is
- * bounded.
+ * `stepLimit` (`STEP_WORK_LIMIT` inline; more for a step run in a worker pool, limits.ts), or the request
+ * needs more than it may have. Without a budget only the step is bounded.
  */
 export function spendWork(
   budget: WorkBudget | undefined,
   units: number,
   loc: readonly (string | number)[],
   advice: string = EDIT_ADVICE,
+  stepLimit: number = STEP_WORK_LIMIT,
 ): void {
-  if (units > STEP_WORK_LIMIT || (budget !== undefined && units > budget.remaining)) {
-    throw new EditConflictError([
-      {
-        loc,
-        msg:
-          'Too much work for one request on this text: this step would pass the limit of what one ' +
-          `request may do (nothing was changed); ${advice}`,
-        type: 'work_budget',
-      },
-    ]);
-  }
+  if (units > stepLimit || (budget !== undefined && units > budget.remaining)) throw workRefusal(loc, advice);
   if (budget) budget.remaining -= units;
 }
 
-/** The headings of `text` (no links), its estimated cost paid first (from `budget` when there is one). */
+export const SECTION_ADVICE = 'read the file by lines (?lines=) instead';
+
+/** A refusal of a step's work past its bound (409 `work_budget`), when the estimate or a pool says so. */
+export const workRefusal = (
+  loc: readonly (string | number)[],
+  advice: string = EDIT_ADVICE,
+): EditConflictError =>
+  new EditConflictError([
+    {
+      loc,
+      msg:
+        'Too much work for one request on this text: this step would pass the limit of what one ' +
+        `request may do (nothing was changed); ${advice}`,
+      type: 'work_budget',
+    },
+  ]);
+
+/**
+ * The headings of `text` (no links), its estimated cost paid first (from `budget` when there is one),
+ * within the step bound of where it runs (`limits`, inline by default).
+ */
 export function parseHeadings(
   text: string,
   o: {
@@ -84,8 +96,10 @@ export function parseHeadings(
     budget: WorkBudget | undefined;
     loc: readonly (string | number)[];
     advice?: string;
+    limits?: ContentWorkLimits;
   },
 ): DocumentHeading[] {
-  spendWork(o.budget, headingsParseCost(text, o.mdx), o.loc, o.advice);
-  return parseDocument(text, { mdx: o.mdx, links: false }).headings;
+  const limits = o.limits ?? INLINE_WORK_LIMITS;
+  spendWork(o.budget, headingsParseCost(text, o.mdx, limits.mdx), o.loc, o.advice, limits.stepWork);
+  return parseDocument(text, { mdx: o.mdx, links: false, mdxLimits: limits.mdx }).headings;
 }

@@ -158,6 +158,8 @@ async function attemptEdit(
     loc: EDITS_LOC,
     budget,
     maxBytes: ctx.settings.maxFileBytes,
+    work: ctx.contentWork,
+    signal: input.signal,
   });
   // Each linear step on a large text is followed by a turn of the event loop (work-budget.ts).
   const bytes = checkedResult(ctx, new TextEncoder().encode(after));

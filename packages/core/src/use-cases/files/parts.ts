@@ -1,7 +1,8 @@
 import { FileNotFoundError, InvalidInputError, isMdStoreError } from '../../errors.js';
+import { outlineWithin } from '../../markdown/content-work.js';
 import { LINES_LOC, lineAt, lineStarts, parseLineRange, sliceLines } from '../../markdown/lines.js';
-import { type Outline, type OutlineHeading, outline } from '../../markdown/outline.js';
-import { findSection, type HeadingPath } from '../../markdown/sections.js';
+import type { Outline, OutlineHeading } from '../../markdown/outline.js';
+import { findSectionWithin, type HeadingPath } from '../../markdown/sections.js';
 import { turnAfterLargeStep } from '../../markdown/work-budget.js';
 import type { FileRecord, ProjectRecord } from '../../model/records.js';
 import { loadOwnedProject } from '../access.js';
@@ -147,7 +148,11 @@ export async function readFilePart(ctx: MdStoreContext, input: ReadPartInput): P
     };
   }
   const path = input.section ?? [];
-  const section = findSection(text, path, { mdx: isMdxFilename(input.filename), loc: SECTION_LOC });
+  const section = await findSectionWithin(ctx.contentWork, text, path, {
+    mdx: isMdxFilename(input.filename),
+    loc: SECTION_LOC,
+    signal: input.signal,
+  });
   const starts = lineStarts(text);
   return {
     kind: 'part',
@@ -164,8 +169,8 @@ export interface FileOutline extends Outline {
 
 /**
  * `GET …/files/{filename}/outline`: headings with their paths and links, from one whole parse (links
- * included) of the current version; refused (413) when that parse is estimated to pass one step's
- * bound (markdown/outline.ts).
+ * included) of the current version: inline under one step's bound, else in `ctx.contentWork` (a worker
+ * pool in the server); refused (413) past its bounds (markdown/content-work.ts).
  */
 export async function readOutline(
   ctx: MdStoreContext,
@@ -174,6 +179,10 @@ export async function readOutline(
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
   const read = await currentText(ctx, project, input.filename, { signal: input.signal });
   const text = read.text!;
-  const found = outline(text, { mdx: isMdxFilename(input.filename) });
+  const found = await outlineWithin(
+    ctx.contentWork,
+    { text, mdx: isMdxFilename(input.filename) },
+    input.signal,
+  );
   return { ...found, file: toFileView(read.file, project, ctx.blobs.scheme) };
 }
