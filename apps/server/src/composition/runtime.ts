@@ -1,7 +1,9 @@
 import {
   type BlobStore,
+  type ContentWork,
   createMdStore,
   type InstanceProbe,
+  inlineContentWork,
   type MdStore,
   type MdStoreEvents,
   type RateLimiter,
@@ -9,6 +11,7 @@ import {
 } from '@mdstore/core';
 import { type DependencyContainer, instanceCachingFactory, container as rootContainer } from 'tsyringe';
 import type { ServerConfig } from '../config/index.js';
+import { PiscinaContentWork } from '../content-work/pool.js';
 import { createInstanceProbe } from '../instance-probe.js';
 import type { Logger } from '../logger.js';
 import type { ServerMetrics } from '../metrics/metrics.js';
@@ -64,6 +67,8 @@ export async function createRuntime(config: ServerConfig, options: RuntimeOption
     closers.push(() => blobs.close());
     container.register(TOKENS.blobs, { useValue: blobs });
 
+    container.register(TOKENS.contentWork, { useValue: openContentWork(config, options.logger, closers) });
+
     container.register(TOKENS.store, { useFactory: instanceCachingFactory(buildStore) });
     const store = container.resolve<MdStore>(TOKENS.store);
     return { store, config, container, close: closeAll };
@@ -81,6 +86,7 @@ function buildStore(c: DependencyContainer): MdStore {
     blobs: c.resolve<BlobStore>(TOKENS.blobs),
     probe: c.resolve<InstanceProbe>(TOKENS.probe),
     events: c.resolve<MdStoreEvents>(TOKENS.events),
+    contentWork: c.resolve<ContentWork>(TOKENS.contentWork),
     secrets: nodeCryptoSecrets,
     hashing: nodeCryptoHashing,
     ...withCursorKey(cursorKeyOf(config.cursorSecret)),
@@ -92,6 +98,23 @@ function buildStore(c: DependencyContainer): MdStore {
       bucketPrefix: config.bucketPrefix,
     },
   });
+}
+
+/**
+ * The worker pool of parses too costly for this thread (content-work/pool.ts), closed with the
+ * adapters; with `MDSTORE_CONTENT_WORK_THREADS=0`, the core's inline default (one step's bound).
+ */
+function openContentWork(
+  config: ServerConfig,
+  logger: Logger,
+  closers: Array<() => Promise<void>>,
+): ContentWork {
+  if (config.contentWork.threads === 0) return inlineContentWork;
+  const pool = new PiscinaContentWork(config.contentWork, (error) =>
+    logger.error('a content work thread failed', { error }),
+  );
+  closers.push(() => pool.close());
+  return pool;
 }
 
 const withCursorKey = (cursorKey: Uint8Array | undefined) => (cursorKey ? { cursorKey } : {});
