@@ -1,6 +1,6 @@
 import { isMdStoreError, OutlineTooLargeError, WorkLimitExceededError } from '../errors.js';
 import type { ContentWork, ContentWorkTask } from '../ports/content-work.js';
-import { headingsParseCost, outlineCost } from './cost.js';
+import { answerItems, headingsParseCost, outlineCost } from './cost.js';
 import { type ContentWorkLimits, INLINE_WORK_LIMITS, OUTLINE_MAX_LENGTH } from './limits.js';
 import { type Outline, outline } from './outline.js';
 import { type DocumentHeading, parseDocument } from './parse.js';
@@ -14,9 +14,10 @@ import { STEP_WORK_LIMIT } from './work-limits.js';
  *   small file;
  * - above it and under the bounds of the `ContentWork` in use (`limits`: the inline ones by default, so
  *   nothing more is allowed; a worker pool's are larger) it is sent there, with the request's signal;
- * - past those it is refused before any work, with the step's documented answer (413 for an outline,
- *   409 `work_budget` for a section or a section edit), as it is when the pool stops it (deadline,
- *   memory limit).
+ * - past those (its estimated work, or the items its answer may hold: what comes back costs this
+ *   thread per heading and link) it is refused before any work, with the step's documented answer
+ *   (413 for an outline, 409 `work_budget` for a section or a section edit), as it is when the pool
+ *   stops it (deadline, memory limit).
  * MDX is parsed as MDX within the MDX limits of the `ContentWork` in use, wherever the step runs, so an
  * answer never depends on where it was computed.
  */
@@ -47,10 +48,7 @@ export const inlineContentWork: ContentWork = {
 };
 
 /** `limits` with the inline step bound: what runs on this thread. */
-const inlineStep = (work: ContentWork): ContentWorkLimits => ({
-  stepWork: STEP_WORK_LIMIT,
-  mdx: work.limits.mdx,
-});
+const inlineStep = (work: ContentWork): ContentWorkLimits => ({ ...work.limits, stepWork: STEP_WORK_LIMIT });
 
 /** `GET …/outline`'s outline: inline, in `work`, or refused (413) by the rule above. */
 export async function outlineWithin(
@@ -61,7 +59,9 @@ export async function outlineWithin(
   if (task.text.length > OUTLINE_MAX_LENGTH) throw new OutlineTooLargeError();
   const cost = outlineCost(task.text, task.mdx, work.limits.mdx);
   if (cost <= STEP_WORK_LIMIT) return outline(task.text, { mdx: task.mdx }, inlineStep(work));
-  if (cost > work.limits.stepWork) throw new OutlineTooLargeError();
+  if (cost > work.limits.stepWork || answerItems(task.text, true) > work.limits.answerItems) {
+    throw new OutlineTooLargeError();
+  }
   try {
     return await work.outline(task, signal);
   } catch (error) {
@@ -101,7 +101,14 @@ export async function pooledHeadings(
   cost: number,
   o: HeadingsWithinOptions,
 ): Promise<DocumentHeading[]> {
-  spendWork(o.budget, cost, o.loc, o.advice, work.limits.stepWork);
+  const items = answerItems(task.text, false);
+  spendWork(
+    o.budget,
+    items > work.limits.answerItems ? Number.POSITIVE_INFINITY : cost,
+    o.loc,
+    o.advice,
+    work.limits.stepWork,
+  );
   try {
     return await work.headings(task, o.signal);
   } catch (error) {

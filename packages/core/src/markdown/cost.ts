@@ -93,3 +93,17 @@ export function outlineCost(text: string, mdx: boolean, limits: MdxLimits = INLI
     ? mdxWorkEstimate(text) + OUTLINE_COST.heading * shape.headings + commonMark
     : commonMark;
 }
+
+/**
+ * An upper bound of the items (headings, and links when `links`) a parse of `text` gives: lines that
+ * may be headings, and `[` characters (every link, Markdown or wiki, has one). What comes back from a
+ * worker costs the thread serving requests per item (structured clone, heading tree), so a step sent
+ * to a pool is bounded by it too (limits.ts, `answerItems`).
+ */
+export function answerItems(text: string, links: boolean): number {
+  const headings = textShape(text).headings;
+  if (!links) return headings;
+  let brackets = 0;
+  for (let at = text.indexOf('['); at !== -1; at = text.indexOf('[', at + 1)) brackets++;
+  return headings + brackets;
+}

@@ -11,7 +11,7 @@ function recording(): ContentWork & { seen: string[] } {
   const seen: string[] = [];
   return {
     seen,
-    limits: { stepWork: 3_000_000_000, mdx: INLINE_WORK_LIMITS.mdx },
+    limits: { stepWork: 3_000_000_000, mdx: INLINE_WORK_LIMITS.mdx, answerItems: 20_000 },
     outline: async (task) => {
       seen.push(`outline:${task.text.length}`);
       return { headings: [], links: [] };
@@ -36,7 +36,7 @@ describe('the rule: inline under one step, in ContentWork above it, refused past
   it('an outline above the inline bound is sent (no parse here); past the limits, 413 and not sent', async () => {
     const work = recording();
     const before = markdownParserCalls().commonMark;
-    const large = 'Some prose with [a](b) link.\n\n'.repeat(40_000);
+    const large = 'Some prose with [a](b) link.\n\n'.repeat(15_000);
     await outlineWithin(work, { text: large, mdx: false });
     expect(work.seen).toEqual([`outline:${large.length}`]);
     await expect(outlineWithin(work, { text: '## h\n'.repeat(700_000), mdx: false })).rejects.toMatchObject({
@@ -45,6 +45,11 @@ describe('the rule: inline under one step, in ContentWork above it, refused past
     await expect(
       outlineWithin(work, { text: 'x'.repeat(3 * 1024 * 1024 + 1), mdx: false }),
     ).rejects.toMatchObject({ code: 'OUTLINE_TOO_LARGE' });
+    // Within the work bound, but more links than an answer may bring back to this thread.
+    const links = 'a [b](c)\n'.repeat(25_000);
+    await expect(outlineWithin(work, { text: links, mdx: false })).rejects.toMatchObject({
+      code: 'OUTLINE_TOO_LARGE',
+    });
     expect(work.seen).toHaveLength(1);
     expect(markdownParserCalls().commonMark).toBe(before);
   });
@@ -56,7 +61,7 @@ describe('the rule: inline under one step, in ContentWork above it, refused past
         throw Object.assign(new Error('stopped'), { code: 'WORK_LIMIT_EXCEEDED' });
       },
     };
-    const large = 'Some prose with [a](b) link.\n\n'.repeat(40_000);
+    const large = 'Some prose with [a](b) link.\n\n'.repeat(15_000);
     // Recognised by code, as any copy of the core's errors: a plain object with the mark is not one.
     await expect(outlineWithin(failing, { text: large, mdx: false })).rejects.toThrow('stopped');
   });
