@@ -30,6 +30,14 @@ function hostileFiles(): Record<string, string> {
     'headings-8000.md': Array.from({ length: 8_000 }, (_, i) => `## h${i}\n\ntext\n`).join(''),
     'list.md': Array.from({ length: 200_000 }, (_, i) => `- item ${i}\n`).join(''),
     'lines.md': 'line\n'.repeat(1_000_000),
+    'prose-3mib.md': Array.from(
+      { length: 64_000 },
+      (_, i) =>
+        `${i % 20 === 0 ? `## Part ${i}\n\n` : ''}Some *prose*, ${i % 10 === 0 ? '[a](b.md)' : 'no'} link.\n\n`,
+    )
+      .join('')
+      .slice(0, 3 * MiB - 1024),
+    'page-100k.mdx': `# Page\n\n<Note>x</Note>\n\n${'Words of plain prose here. '.repeat(3_800)}\n\n## End\n`,
     'small.md': '# Small\n\nA small file for the probe.\n',
   };
 }
@@ -73,6 +81,11 @@ function hostileRequests(): HostileRequest[] {
     get('8 000 headings: outline', '/files/headings-8000.md/outline'),
     get('8 000 headings: section', '/files/headings-8000.md?section=h7999'),
     get('200 000 list items: outline', '/files/list.md/outline'),
+    get('3 MiB of prose: outline (worker pool)', '/files/prose-3mib.md/outline'),
+    get('100 KiB MDX: outline as MDX (worker pool)', '/files/page-100k.mdx/outline'),
+    patch('8 000 headings: section edit (worker pool)', 'headings-8000.md', [
+      { op: 'append', section: 'h4000', text: 'more\n' },
+    ]),
     patch('200 000 list items: section edit', 'list.md', [{ op: 'append', section: 'x', text: 'y' }]),
     get('1 000 000 lines: last lines', '/files/lines.md?lines=999999-1000000'),
     patch('1 000 000 lines: insert in the middle', 'lines.md', [
