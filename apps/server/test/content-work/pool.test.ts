@@ -79,3 +79,15 @@ describe('PiscinaContentWork', () => {
     expect(threadErrors).toEqual([]);
   });
 });
+
+describe('the HTTP answer of a full pool', () => {
+  it('CONTENT_WORK_BUSY is 503 with Retry-After: 1', async () => {
+    const { ContentWorkBusyError } = await import('@mdstore/core');
+    const { toErrorResponse } = await import('../../src/http/errors.js');
+    expect(toErrorResponse(new ContentWorkBusyError())).toEqual({
+      status: 503,
+      detail: 'Service Unavailable: too much work on large files is under way; try again shortly',
+      headers: { 'Retry-After': '1' },
+    });
+  });
+});

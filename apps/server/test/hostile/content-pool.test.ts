@@ -18,6 +18,12 @@ afterAll(() => pool.close());
 
 const test = hostileTest({ settings: { maxFileBytes: 10 * MiB }, contentWork: pool });
 
+const hasty = new PiscinaContentWork({ threads: 1, deadlineMs: 1, memoryMb: 256, queue: 8 }, (error) => {
+  throw error;
+});
+afterAll(() => hasty.close());
+const hastyTest = hostileTest({ settings: { maxFileBytes: 10 * MiB }, contentWork: hasty });
+
 const filePath = (ctx: HostileContext, filename: string) =>
   `/api/projects/${ctx.account.defaultProjectId}/files/${encodeURIComponent(filename)}`;
 
@@ -110,4 +116,25 @@ describe('the pool lifts the inline limits', () => {
     expect(markdownParserCalls().commonMark).toBe(before);
     await expectHealthy(ctx);
   }, 60_000);
+});
+
+describe('a step the pool stops', () => {
+  hastyTest(
+    'past its deadline: the outline is 413, a section 409 work_budget, the server healthy',
+    async (ctx) => {
+      await upload(ctx, 'large.md', LARGE);
+      const outline = await call(ctx, `${filePath(ctx, 'large.md')}/outline`);
+      expect(outline.status).toBe(413);
+      expect(JSON.parse(outline.text).detail).toMatch(/^File too large for an outline/);
+      const dense = Array.from({ length: 15_000 }, (_, index) => `## h${index}\n\ntext\n`).join('');
+      await upload(ctx, 'dense.md', dense);
+      const section = await call(ctx, `${filePath(ctx, 'dense.md')}?section=h7`);
+      expect(section.status).toBe(409);
+      expect(JSON.parse(section.text).detail).toMatchObject([
+        { loc: ['query', 'section'], type: 'work_budget' },
+      ]);
+      await expectHealthy(ctx);
+    },
+    60_000,
+  );
 });
