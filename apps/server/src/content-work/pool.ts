@@ -18,18 +18,22 @@ import type { WorkAnswer, WorkRequest } from './worker.js';
  * functions with the pool's limits (`POOL_WORK_LIMITS`: an outline of up to 3 MiB, MDX as MDX up to
  * 256 KiB), so that the thread serving requests never waits on a parse above one inline step's bound.
  *
- * - Deadline: every task gets `deadlineMs`; past it the task is aborted, which terminates its worker
+ * - Deadline: every task gets `deadlineMs` from when it is handed to a free worker (time waiting for
+ *   one does not count); past it the task is aborted, which terminates its worker
  *   (piscina starts another), and it is refused (`WORK_LIMIT_EXCEEDED`, which the use case answers
  *   as the step's documented refusal: 413 for an outline, 409 `work_budget` for a section).
  * - Memory: each worker's heap is limited (`memoryMb`); a worker past it dies, its task is refused the
  *   same way, the pool goes on with a new worker.
- * - Queue: at most `queue` tasks wait for a worker; past it a task is refused at once
- *   (`CONTENT_WORK_BUSY`: 503 with `Retry-After`), never queued without bound.
+ * - Queue: at most `threads` tasks run and `queue` wait for a worker (here, not in piscina, so that
+ *   the deadline starts with the work); past it a task is refused at once (`CONTENT_WORK_BUSY`: 503
+ *   with `Retry-After`), never queued without bound. A waiting task leaves when its request goes away.
  * - The request's signal (the client went away) aborts its task too.
  */
 export class PiscinaContentWork implements ContentWork {
   readonly limits = POOL_WORK_LIMITS;
   private readonly pool: Piscina<WorkRequest, WorkAnswer>;
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
 
   /**
    * `onError`: a worker that failed outside any task (it could not start, or died idle); piscina
@@ -43,7 +47,9 @@ export class PiscinaContentWork implements ContentWork {
       ...workerModule(),
       minThreads: Math.min(1, config.threads),
       maxThreads: config.threads,
-      maxQueue: config.queue,
+      // Tasks are handed over only when a worker is free (`slot`); a worker being replaced may
+      // still make one wait in piscina for a moment.
+      maxQueue: config.threads,
       resourceLimits: { maxOldGenerationSizeMb: config.memoryMb },
     });
     this.pool.on('error', onError);
@@ -61,8 +67,45 @@ export class PiscinaContentWork implements ContentWork {
     return this.pool.destroy();
   }
 
-  private async run(request: WorkRequest, signal: AbortSignal | undefined): Promise<unknown> {
+  /** A free worker's turn: at once, or after the tasks waiting before it; refused past the queue. */
+  private async slot(signal: AbortSignal | undefined): Promise<void> {
     signal?.throwIfAborted();
+    if (this.running < this.config.threads) {
+      this.running++;
+      return;
+    }
+    if (this.waiting.length >= this.config.queue) throw new ContentWorkBusyError();
+    await new Promise<void>((resolve, reject) => {
+      const turn = () => {
+        signal?.removeEventListener('abort', leave);
+        resolve();
+      };
+      const leave = () => {
+        this.waiting.splice(this.waiting.indexOf(turn), 1);
+        reject(signal!.reason);
+      };
+      signal?.addEventListener('abort', leave, { once: true });
+      this.waiting.push(turn);
+    });
+  }
+
+  /** Hands the finished task's worker to the next waiting task (its `running` place goes with it). */
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.running--;
+  }
+
+  private async run(request: WorkRequest, signal: AbortSignal | undefined): Promise<unknown> {
+    await this.slot(signal);
+    try {
+      return await this.runNow(request, signal);
+    } finally {
+      this.release();
+    }
+  }
+
+  private async runNow(request: WorkRequest, signal: AbortSignal | undefined): Promise<unknown> {
     const deadline = AbortSignal.timeout(this.config.deadlineMs);
     const either = signal ? AbortSignal.any([deadline, signal]) : deadline;
     let answer: WorkAnswer;

@@ -68,6 +68,26 @@ describe('PiscinaContentWork', () => {
     }
   }, 60_000);
 
+  it('tasks wait in a bounded queue; a waiting task whose request goes away leaves it', async () => {
+    const pool = open({ queue: 1 });
+    try {
+      await pool.outline({ text: '# warm\n', mdx: false });
+      const running = pool.outline({ text: LARGE, mdx: false });
+      const controller = new AbortController();
+      const waiting = pool.outline({ text: '# b\n', mdx: false }, controller.signal);
+      await expect(pool.outline({ text: '# c\n', mdx: false })).rejects.toMatchObject({
+        code: 'CONTENT_WORK_BUSY',
+      });
+      controller.abort(new Error('went away'));
+      await expect(waiting).rejects.toThrow('went away');
+      const next = pool.outline({ text: '# d\n', mdx: false });
+      await expect(running).resolves.toMatchObject({ headings: [] });
+      await expect(next).resolves.toMatchObject({ headings: [{ text: 'd' }] });
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+
   it('the request going away aborts its task with the request signal`s reason', async () => {
     const controller = new AbortController();
     const task = shared.outline({ text: LARGE, mdx: false }, controller.signal);
