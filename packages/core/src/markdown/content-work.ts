@@ -101,14 +101,8 @@ export async function pooledHeadings(
   cost: number,
   o: HeadingsWithinOptions,
 ): Promise<DocumentHeading[]> {
-  const items = answerItems(task.text, false);
-  spendWork(
-    o.budget,
-    items > work.limits.answerItems ? Number.POSITIVE_INFINITY : cost,
-    o.loc,
-    o.advice,
-    work.limits.stepWork,
-  );
+  if (answerItems(task.text, false) > work.limits.answerItems) throw workRefusal(o.loc, o.advice);
+  spendWork(o.budget, cost, o.loc, o.advice, work.limits.stepWork);
   try {
     return await work.headings(task, o.signal);
   } catch (error) {
