@@ -25,7 +25,7 @@ describeContentWorkContract('piscina', async () => ({ work: shared, close: async
 const LARGE = 'Some prose with [a](b.md) link and *emphasis*.\n\n'.repeat(32_000);
 
 describe('PiscinaContentWork', () => {
-  it('a task past its deadline is stopped and refused with WORK_LIMIT_EXCEEDED (deadline); the pool goes on', async () => {
+  it('a task past its deadline is stopped and refused with WORK_LIMIT_EXCEEDED (deadline)', async () => {
     const pool = open({ deadlineMs: 1 });
     try {
       await expect(pool.outline({ text: LARGE, mdx: false })).rejects.toMatchObject({
