@@ -16,6 +16,7 @@ import { inlineScenario } from './scenarios/inline.js';
 import { memoryScenarios } from './scenarios/memory.js';
 import { metadataScenarios } from './scenarios/metadata.js';
 import { searchScenarios } from './scenarios/search.js';
+import { stallScenario } from './scenarios/stall.js';
 import { transferScenarios } from './scenarios/transfer.js';
 import type { Scenario } from './scenarios/types.js';
 
@@ -29,6 +30,7 @@ const SCENARIOS: readonly Scenario[] = [
   ...searchScenarios,
   ...findingScenarios,
   ...exportScenarios,
+  stallScenario,
 ];
 const RESULTS_FILE = path.join(REPO_ROOT, 'bench/results/latest.json');
 

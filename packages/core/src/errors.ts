@@ -44,6 +44,13 @@ export type ErrorCode =
   | 'DIFF_TOO_LARGE'
   /** A file too large to parse whole for its outline within one request's bound: 413. */
   | 'OUTLINE_TOO_LARGE'
+  /** Every worker of the content work pool busy and its queue full: 503 with `Retry-After`. */
+  | 'CONTENT_WORK_BUSY'
+  /**
+   * A step of content work passed its bound where it ran (estimate, deadline or memory limit of a
+   * worker): raised by `ContentWork`, answered by the use case as that step's documented refusal.
+   */
+  | 'WORK_LIMIT_EXCEEDED'
   | 'STORAGE_LIMIT_REACHED'
   // administration
   | 'ACCOUNT_NOT_FOUND'
@@ -100,8 +107,8 @@ const MESSAGES = {
   REVISION_NOT_FOUND: () => 'Revision not found',
   TRASH_ITEM_NOT_FOUND: () => 'Trash item not found',
   DIFF_TOO_LARGE: () => 'Diff too large',
-  OUTLINE_TOO_LARGE: (o: { maxLength: number }) =>
-    `File too large for an outline: at most ${o.maxLength} characters are parsed for one; ` +
+  OUTLINE_TOO_LARGE: () =>
+    'File too large for an outline: its parse would pass the work one request may do; ' +
     'read parts of it with ?lines= or ?section= instead',
   STORAGE_LIMIT_REACHED: () => 'Project storage limit reached',
   ACCOUNT_NOT_FOUND: (o: { account: string }) => `Account '${o.account}' not found`,
@@ -199,9 +206,7 @@ export const TrashItemNotFoundError = errorOfCode('TRASH_ITEM_NOT_FOUND', () =>
 export type TrashItemNotFoundError = MdStoreErrorOf<'TRASH_ITEM_NOT_FOUND'>;
 export const DiffTooLargeError = errorOfCode('DIFF_TOO_LARGE', () => mdStoreError('DIFF_TOO_LARGE'));
 export type DiffTooLargeError = MdStoreErrorOf<'DIFF_TOO_LARGE'>;
-export const OutlineTooLargeError = errorOfCode('OUTLINE_TOO_LARGE', (maxLength: number) =>
-  mdStoreError('OUTLINE_TOO_LARGE', { maxLength }),
-);
+export const OutlineTooLargeError = errorOfCode('OUTLINE_TOO_LARGE', () => mdStoreError('OUTLINE_TOO_LARGE'));
 export type OutlineTooLargeError = MdStoreErrorOf<'OUTLINE_TOO_LARGE'>;
 export const StorageLimitReachedError = errorOfCode('STORAGE_LIMIT_REACHED', () =>
   mdStoreError('STORAGE_LIMIT_REACHED'),
@@ -285,6 +290,27 @@ export class RangeNotSatisfiableError extends MdStoreError {
   /** The representation's size, sent back in the 416's `Content-Range`. */
   constructor(readonly sizeBytes: number) {
     super('RANGE_NOT_SATISFIABLE', 'Range not satisfiable');
+  }
+}
+
+/** Every worker of the content work pool busy and its queue full (503); `Retry-After` from the field. */
+export class ContentWorkBusyError extends MdStoreError {
+  declare readonly code: 'CONTENT_WORK_BUSY';
+  /** Seconds a client should wait before it tries again. */
+  readonly retryAfterSeconds = 1;
+  constructor() {
+    super(
+      'CONTENT_WORK_BUSY',
+      'Service Unavailable: too much work on large files is under way; try again shortly',
+    );
+  }
+}
+
+/** A step of content work stopped past its bound; the use case answers it as the step's refusal. */
+export class WorkLimitExceededError extends MdStoreError {
+  declare readonly code: 'WORK_LIMIT_EXCEEDED';
+  constructor(readonly reason: 'estimate' | 'deadline' | 'memory') {
+    super('WORK_LIMIT_EXCEEDED', `Content work stopped: past its ${reason} limit`);
   }
 }
 

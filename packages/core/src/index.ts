@@ -15,6 +15,7 @@ export { createMdStore, type MdStore, type MdStoreAdapters } from './mdstore.js'
 export { contentTag, fileEtag } from './model/etags.js';
 export * from './model/records.js';
 export type * from './ports/blobs.js';
+export type * from './ports/content-work.js';
 export type * from './ports/rate-limiter.js';
 export type * from './ports/records.js';
 export type * from './ports/runtime.js';

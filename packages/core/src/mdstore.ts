@@ -1,6 +1,8 @@
 import { portableHashing, randomIds, systemClock, webCryptoSecrets } from './defaults/web-runtime.js';
+import { inlineContentWork } from './markdown/content-work.js';
 import type { AccountRecord } from './model/records.js';
 import type { BlobStore } from './ports/blobs.js';
+import type { ContentWork } from './ports/content-work.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import type { RecordsRepository } from './ports/records.js';
 import type { ApiKeySecrets, Clock, ContentHashing, IdSource, InstanceProbe } from './ports/runtime.js';
@@ -40,6 +42,12 @@ export interface MdStoreAdapters {
    * balancer must share it; without one, a random key per process (cursors then die with the process).
    */
   readonly cursorKey?: Uint8Array;
+  /**
+   * Where parses of large files run (outline, sections, section edits): the server passes a worker
+   * pool, which lifts the inline bounds (an outline of up to 3 MiB, MDX as MDX up to 256 KiB); without
+   * one, inline within one step's bound (markdown/content-work.ts).
+   */
+  readonly contentWork?: ContentWork;
 }
 
 type Bound<F> = F extends (ctx: MdStoreContext, ...rest: infer A) => infer R ? (...rest: A) => R : never;
@@ -65,6 +73,7 @@ export function createMdStore(adapters: MdStoreAdapters) {
     instanceId: (adapters.ids ?? randomIds).uuid(),
     cursorKey: adapters.cursorKey ?? globalThis.crypto.getRandomValues(new Uint8Array(32)),
     searchDocuments: new SearchDocumentCache(SEARCH_LIMITS.documentCacheMaxTokens),
+    contentWork: adapters.contentWork ?? inlineContentWork,
   };
   const blockedAddresses = new Map<string, number>();
   const startedAt = ctx.clock.now();

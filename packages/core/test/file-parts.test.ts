@@ -1,4 +1,4 @@
-import type { MdStoreSettings } from '@mdstore/core';
+import { type MdStoreSettings, markdownParserCalls, outlineCost, STEP_WORK_LIMIT } from '@mdstore/core';
 import { describe, expect, it } from 'vitest';
 import { codeOf, textStream } from './support/fixture.js';
 import { BLOB, failure, INLINE, scene, UNKNOWN_PROJECT } from './support/store-scene.js';
@@ -248,23 +248,46 @@ describe('parts of a file', () => {
     );
   });
 
-  it('outlines files up to 3 MiB of text and refuses longer ones with OUTLINE_TOO_LARGE', async () => {
+  it('outlines a file whose estimated parse fits one step, and refuses one past it before parsing', async () => {
     const { store, at } = await scene();
-    const limit = 3 * 1024 * 1024;
+    // One line of plain text costs OUTLINE_COST.unit (80) per code unit: about 1 250 000 is the bound.
     await store.files.upload({
       ...at,
       filename: 'max.md',
-      content: textStream(`# Big\n${'a'.repeat(limit - 6)}`),
+      content: textStream(`# Big\n${'a'.repeat(1_000_000)}`),
     });
     await store.files.upload({
       ...at,
       filename: 'over.md',
-      content: textStream(`# Big\n${'a'.repeat(limit - 5)}`),
+      content: textStream(`# Big\n${'a'.repeat(1_300_000)}`),
     });
+    expect(outlineCost(`# Big\n${'a'.repeat(1_000_000)}`, false)).toBeLessThanOrEqual(STEP_WORK_LIMIT);
     expect((await store.files.outline({ ...at, filename: 'max.md' })).headings).toEqual([
       { level: 1, text: 'Big', line: 1, path: ['Big'] },
     ]);
+    const parses = markdownParserCalls();
     const refused = await failure(() => store.files.outline({ ...at, filename: 'over.md' }));
     expect(refused.code).toBe('OUTLINE_TOO_LARGE');
+    expect(markdownParserCalls()).toEqual(parses);
+  });
+
+  it('finding 4: 300 000 headings (2.9 MB) are refused before any parse, within 2 s', async () => {
+    const { store, at } = await scene({ ...BLOB, maxFileBytes: 4 * 1024 * 1024 });
+    const text = Array.from({ length: 300_000 }, (_, index) => `## h${index}\n`)
+      .join('')
+      .slice(0, 2_900_000);
+    await store.files.upload({ ...at, filename: 'headings.md', content: textStream(text) });
+    const parses = markdownParserCalls();
+    const started = performance.now();
+    expect((await failure(() => store.files.outline({ ...at, filename: 'headings.md' }))).code).toBe(
+      'OUTLINE_TOO_LARGE',
+    );
+    const section = await failure(() =>
+      store.files.readPart({ ...at, filename: 'headings.md', section: ['h1'] }),
+    );
+    expect(section.code).toBe('EDIT_CONFLICT');
+    expect(section.issues?.[0]?.type).toBe('work_budget');
+    expect(markdownParserCalls()).toEqual(parses);
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 });

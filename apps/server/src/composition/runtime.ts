@@ -2,8 +2,10 @@
 import 'reflect-metadata';
 import {
   type BlobStore,
+  type ContentWork,
   createMdStore,
   type InstanceProbe,
+  inlineContentWork,
   type MdStore,
   type MdStoreEvents,
   type RateLimiter,
@@ -15,6 +17,7 @@ import {
   container as rootContainer,
 } from 'tsyringe';
 import type { ServerConfig } from '../config/index.js';
+import { PiscinaContentWork } from '../content-work/pool.js';
 import { createInstanceProbe } from '../instance-probe.js';
 import type { Logger } from '../logger.js';
 import type { ServerMetrics } from '../metrics/metrics.js';
@@ -76,6 +79,8 @@ export async function createRuntime(config: ServerConfig, options: RuntimeOption
     closers.push(() => blobs.close());
     container.register(TOKENS.blobs, { useValue: blobs });
 
+    container.register(TOKENS.contentWork, { useValue: openContentWork(config, options.logger, closers) });
+
     container.register(TOKENS.store, { useFactory: instancePerContainerCachingFactory(buildStore) });
     const scope = options.override ? withOverrides(container, options.override) : container;
     const store = scope.resolve<MdStore>(TOKENS.store);
@@ -103,6 +108,7 @@ function buildStore(c: DependencyContainer): MdStore {
     blobs: c.resolve<BlobStore>(TOKENS.blobs),
     probe: c.resolve<InstanceProbe>(TOKENS.probe),
     events: c.resolve<MdStoreEvents>(TOKENS.events),
+    contentWork: c.resolve<ContentWork>(TOKENS.contentWork),
     secrets: nodeCryptoSecrets,
     hashing: nodeCryptoHashing,
     ...withCursorKey(cursorKeyOf(config.cursorSecret)),
@@ -114,6 +120,23 @@ function buildStore(c: DependencyContainer): MdStore {
       bucketPrefix: config.bucketPrefix,
     },
   });
+}
+
+/**
+ * The worker pool of parses too costly for this thread (content-work/pool.ts), closed with the
+ * adapters; with `MDSTORE_CONTENT_WORK_THREADS=0`, the core's inline default (one step's bound).
+ */
+function openContentWork(
+  config: ServerConfig,
+  logger: Logger,
+  closers: Array<() => Promise<void>>,
+): ContentWork {
+  if (config.contentWork.threads === 0) return inlineContentWork;
+  const pool = new PiscinaContentWork(config.contentWork, (error) =>
+    logger.error('a content work thread failed', { error }),
+  );
+  closers.push(() => pool.close());
+  return pool;
 }
 
 const withCursorKey = (cursorKey: Uint8Array | undefined) => (cursorKey ? { cursorKey } : {});

@@ -10,5 +10,6 @@ export const TOKENS = {
   blobs: Symbol('BlobStore'),
   probe: Symbol('InstanceProbe'),
   events: Symbol('MdStoreEvents'),
+  contentWork: Symbol('ContentWork'),
   store: Symbol('MdStore'),
 } as const;

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { DEFAULT_SETTINGS, SettingsSchema } from '@mdstore/core';
 import * as v from 'valibot';
+import { CONTENT_WORK_DEFAULTS } from '../content-work/defaults.js';
 import { LOG_LEVELS } from '../logger.js';
 import { ConfigError } from './errors.js';
 import { isLoopbackAddress } from './loopback.js';
@@ -148,6 +149,22 @@ const EnvironmentSchema = v.object({
     String(DEFAULT_SETTINGS.inlineMaxBytes),
   ),
   MDSTORE_MAX_PROJECT_BYTES: v.optional(PositiveSchema, String(DEFAULT_SETTINGS.maxProjectBytes)),
+  MDSTORE_CONTENT_WORK_THREADS: v.optional(
+    wholeNumber(0, 64, 'a whole number of threads from 0 (no pool) to 64'),
+    String(CONTENT_WORK_DEFAULTS.threads),
+  ),
+  MDSTORE_CONTENT_WORK_DEADLINE_MS: v.optional(
+    wholeNumber(100, 600_000, 'a whole number of milliseconds from 100 to 600000'),
+    String(CONTENT_WORK_DEFAULTS.deadlineMs),
+  ),
+  MDSTORE_CONTENT_WORK_MEMORY_MB: v.optional(
+    wholeNumber(64, 16_384, 'a whole number of megabytes from 64 to 16384'),
+    String(CONTENT_WORK_DEFAULTS.memoryMb),
+  ),
+  MDSTORE_CONTENT_WORK_QUEUE: v.optional(
+    wholeNumber(0, 10_000, 'a whole number of tasks from 0 to 10000'),
+    String(CONTENT_WORK_DEFAULTS.queue),
+  ),
   MDSTORE_TLS_CERT: v.optional(nonBlank('a PEM file path')),
   MDSTORE_TLS_KEY: v.optional(nonBlank('a PEM file path')),
   MDSTORE_HTTP_REDIRECT_PORT: v.optional(PortSchema),
@@ -199,6 +216,12 @@ export function loadConfig(env: Environment, options: { cwd?: string } = {}): Se
     maxFileBytes: vars.MDSTORE_MAX_FILE_BYTES,
     inlineMaxBytes: vars.MDSTORE_INLINE_MAX_BYTES,
     maxProjectBytes: vars.MDSTORE_MAX_PROJECT_BYTES,
+    contentWork: {
+      threads: vars.MDSTORE_CONTENT_WORK_THREADS,
+      deadlineMs: vars.MDSTORE_CONTENT_WORK_DEADLINE_MS,
+      memoryMb: vars.MDSTORE_CONTENT_WORK_MEMORY_MB,
+      queue: vars.MDSTORE_CONTENT_WORK_QUEUE,
+    },
     tls,
     httpRedirectPort: vars.MDSTORE_HTTP_REDIRECT_PORT ?? null,
     trustProxy,

@@ -1,3 +1,4 @@
+import type { ContentWorkConfig } from '../content-work/defaults.js';
 import type { LogLevel } from '../logger.js';
 
 export type DatabaseConfig =
@@ -39,6 +40,8 @@ export interface ServerConfig {
   readonly inlineMaxBytes: number;
   /** Cap of a project's current, history and trash bytes together. */
   readonly maxProjectBytes: number;
+  /** The worker pool of parses too costly for the thread serving requests (`MDSTORE_CONTENT_WORK_*`). */
+  readonly contentWork: ContentWorkConfig;
   /** PEM file paths; the files are read at start-up by `readTlsFiles`. */
   readonly tls: { readonly certPath: string; readonly keyPath: string } | null;
   readonly httpRedirectPort: number | null;

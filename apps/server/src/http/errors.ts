@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import {
+  type ContentWorkBusyError,
   type ErrorCode,
   type InputError,
   isMdStoreError,
@@ -34,6 +35,7 @@ export const STATUS_BY_CODE: Readonly<Partial<Record<ErrorCode, number>>> = {
   DIFF_TOO_LARGE: 413,
   OUTLINE_TOO_LARGE: 413,
   STORAGE_LIMIT_REACHED: 413,
+  CONTENT_WORK_BUSY: 503,
 };
 
 export type ErrorDetail = string | readonly ValidationIssue[];
@@ -97,6 +99,8 @@ function coreErrorHeaders(error: MdStoreError): Record<string, string> {
       return { 'WWW-Authenticate': 'Bearer' };
     case 'RATE_LIMITED':
       return { 'Retry-After': String((error as RateLimitedError).retryAfterSeconds) };
+    case 'CONTENT_WORK_BUSY':
+      return { 'Retry-After': String((error as ContentWorkBusyError).retryAfterSeconds) };
     case 'PRECONDITION_FAILED': {
       const etag = (error as PreconditionFailedError).currentEtag;
       return etag === undefined ? {} : { ETag: etag };

@@ -31,6 +31,7 @@ describe('loadConfig defaults', () => {
       maxFileBytes: 10485760,
       inlineMaxBytes: 65536,
       maxProjectBytes: 107374182400,
+      contentWork: { threads: 1, deadlineMs: 10000, memoryMb: 256, queue: 8 },
       tls: null,
       httpRedirectPort: null,
       trustProxy: false,

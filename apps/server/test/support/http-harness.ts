@@ -1,5 +1,11 @@
 import { connect } from 'node:net';
-import { type Clock, createMdStore, type MdStore, type MdStoreSettings } from '@mdstore/core';
+import {
+  type Clock,
+  type ContentWork,
+  createMdStore,
+  type MdStore,
+  type MdStoreSettings,
+} from '@mdstore/core';
 import { it } from 'vitest';
 import { createHttpApp, type HttpAppOptions } from '../../src/http/index.js';
 import { type RunningHttpServer, type ServerTimeouts, startHttpServer } from '../../src/http/server.js';
@@ -32,6 +38,8 @@ export interface HarnessOptions {
   readonly app?: Partial<Omit<HttpAppOptions, 'store' | 'logger'>>;
   /** Short server timeouts let slow-client tests finish quickly. */
   readonly timeouts?: Partial<ServerTimeouts>;
+  /** Where parses of large files run (the core's inline default when absent); the test closes it. */
+  readonly contentWork?: ContentWork;
 }
 
 /** Small limits so that size rules can be tested with small bodies. */
@@ -71,6 +79,7 @@ export class HttpHarness {
       rateLimiter: adapters.rateLimiter,
       clock,
       settings,
+      ...(options.contentWork ? { contentWork: options.contentWork } : {}),
     });
     const { lines, logger } = collectingLogger();
     const app = createHttpApp({ store, logger, trustProxy: false, tls: false, ...options.app });

@@ -32,15 +32,99 @@ export interface DiffNames {
 
 /** The estimated comparisons for a pair, as above: what `unifiedDiff` checks before diffing. */
 export function diffCost(oldText: string, newText: string): number {
-  const { oldMiddle, newMiddle } = trimCommon(splitLines(oldText), splitLines(newText));
+  const frame = commonFrame(oldText, newText);
+  const { oldMiddle, newMiddle } = trimCommon(
+    splitLines(oldText.slice(frame.prefix, frame.oldSuffix)),
+    splitLines(newText.slice(frame.prefix, frame.newSuffix)),
+  );
   if (oldMiddle === 0 || newMiddle === 0) return 0;
   return (oldMiddle + newMiddle) ** 2;
 }
 
+/**
+ * The common whole lines at both ends, found on the texts themselves (no line array of a large file is
+ * made for an edit that changed a few lines): `prefix` is where the first differing line starts in
+ * both, `oldSuffix`/`newSuffix` where the common last lines start in each.
+ */
+function commonFrame(
+  oldText: string,
+  newText: string,
+): { prefix: number; oldSuffix: number; newSuffix: number } {
+  const shorter = Math.min(oldText.length, newText.length);
+  let same = 0;
+  const BLOCK = 4096;
+  while (same + BLOCK <= shorter && oldText.startsWith(newText.slice(same, same + BLOCK), same))
+    same += BLOCK;
+  while (same < shorter && oldText.charCodeAt(same) === newText.charCodeAt(same)) same++;
+  const prefix = same === 0 ? 0 : oldText.lastIndexOf('\n', same - 1) + 1;
+  let tail = 0;
+  const room = shorter - prefix;
+  while (
+    tail + BLOCK <= room &&
+    oldText.endsWith(
+      newText.slice(newText.length - tail - BLOCK, newText.length - tail),
+      oldText.length - tail,
+    )
+  ) {
+    tail += BLOCK;
+  }
+  while (
+    tail < room &&
+    oldText.charCodeAt(oldText.length - 1 - tail) === newText.charCodeAt(newText.length - 1 - tail)
+  ) {
+    tail++;
+  }
+  // The common tail starts at `oldText.length - tail`; its first whole line starts after an LF inside it
+  // (the same in both), or right at it when both texts have an LF just before it.
+  const start = oldText.length - tail;
+  const lineStartsBoth =
+    (start === prefix || oldText.charCodeAt(start - 1) === 10) &&
+    (newText.length - tail === prefix || newText.charCodeAt(newText.length - tail - 1) === 10);
+  let oldSuffix = oldText.length;
+  if (tail > 0) {
+    if (lineStartsBoth) oldSuffix = start;
+    else {
+      const lf = oldText.indexOf('\n', start);
+      if (lf !== -1) oldSuffix = lf + 1;
+    }
+  }
+  return { prefix, oldSuffix, newSuffix: newText.length - (oldText.length - oldSuffix) };
+}
+
+/** The last `count` lines of `text` before `end`, with their line endings. */
+function linesBefore(text: string, end: number, count: number): string[] {
+  let from = end;
+  // `from` is a line start; the line before it starts after the LF before its own LF (at `from - 1`).
+  for (let taken = 0; taken < count && from > 0; taken++) {
+    from = from >= 2 ? text.lastIndexOf('\n', from - 2) + 1 : 0;
+  }
+  return splitLines(text.slice(from, end));
+}
+
+/** The first `count` lines of `text` from `start`. */
+function linesAfter(text: string, start: number, count: number): string[] {
+  let to = start;
+  for (let taken = 0; taken < count && to < text.length; taken++) {
+    const lf = text.indexOf('\n', to);
+    to = lf === -1 ? text.length : lf + 1;
+  }
+  return splitLines(text.slice(start, to));
+}
+
+function countLines(text: string, end: number): number {
+  let count = 0;
+  for (let at = text.indexOf('\n'); at !== -1 && at < end; at = text.indexOf('\n', at + 1)) count++;
+  return count;
+}
+
 export function unifiedDiff(oldText: string, newText: string, names: DiffNames): string | null {
   if (oldText === newText) return '';
-  const oldLines = splitLines(oldText);
-  const newLines = splitLines(newText);
+  const frame = commonFrame(oldText, newText);
+  const before = linesBefore(oldText, frame.prefix, DIFF_CONTEXT_LINES);
+  const after = linesAfter(oldText, frame.oldSuffix, DIFF_CONTEXT_LINES);
+  const oldLines = [...before, ...splitLines(oldText.slice(frame.prefix, frame.oldSuffix)), ...after];
+  const newLines = [...before, ...splitLines(newText.slice(frame.prefix, frame.newSuffix)), ...after];
+  const skipped = countLines(oldText, frame.prefix) - before.length;
   const { prefix, oldMiddle, newMiddle } = trimCommon(oldLines, newLines);
   const removed = oldLines.slice(prefix, prefix + oldMiddle);
   const added = newLines.slice(prefix, prefix + newMiddle);
@@ -62,7 +146,7 @@ export function unifiedDiff(oldText: string, newText: string, names: DiffNames):
       newFileName: names.newName,
       oldHeader: undefined,
       newHeader: undefined,
-      hunks: hunksOf(changes),
+      hunks: hunksOf(changes, skipped + 1),
     },
     FILE_HEADERS_ONLY,
   );
@@ -108,11 +192,11 @@ function change(value: string[], kind: { added?: true; removed?: true }): Change
 const NO_NEWLINE = '\\ No newline at end of file';
 
 /** Groups changes into hunks with `DIFF_CONTEXT_LINES` of context, merging hunks whose context meets. */
-function hunksOf(changes: readonly ChangeObject<string[]>[]): StructuredPatchHunk[] {
+function hunksOf(changes: readonly ChangeObject<string[]>[], firstLine: number): StructuredPatchHunk[] {
   const hunks: StructuredPatchHunk[] = [];
   let hunk: StructuredPatchHunk | undefined;
-  let oldLine = 1;
-  let newLine = 1;
+  let oldLine = firstLine;
+  let newLine = firstLine;
   changes.forEach((part, index) => {
     if (part.added || part.removed) {
       if (!hunk) {

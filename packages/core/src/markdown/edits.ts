@@ -1,12 +1,22 @@
-import { EditConflictError, InvalidInputError } from '../errors.js';
+import { ContentTooLargeError, EditConflictError, InvalidInputError } from '../errors.js';
+import type { ContentWork, ContentWorkTask } from '../ports/content-work.js';
 import { issueAt } from '../validation/issues.js';
+import { headingsCost, inlineHeadings, pooledHeadings } from './content-work.js';
 import { frontMatterLength } from './front-matter.js';
 import { lineAt, lineStarts } from './lines.js';
 import { headingTree, type TreeHeading } from './outline.js';
-import type { ParseOptions } from './parse.js';
+import type { DocumentHeading, ParseOptions } from './parse.js';
 import { type HeadingPath, locateSection } from './sections.js';
 import { BOM, bomLength, detectLineEnding } from './text.js';
-import { OCCURRENCE_COST, parseHeadings, SCAN_COST, spendWork, type WorkBudget } from './work-budget.js';
+import {
+  giveTurn,
+  LARGE_TEXT,
+  OCCURRENCE_COST,
+  parseHeadings,
+  SCAN_COST,
+  spendWork,
+  type WorkBudget,
+} from './work-budget.js';
 
 /**
  * The edits of `PATCH …/files/{filename}` (extensions §4), applied in order, each to the result of the
@@ -34,8 +44,10 @@ import { OCCURRENCE_COST, parseHeadings, SCAN_COST, spendWork, type WorkBudget }
  * block quote or list item, inserted lines get no `>` or indentation added: they are text, used as given.
  *
  * Work: edits that name no section parse nothing (unless text goes right before a possible setext
- * heading), section edits parse headings only, and a text is parsed at most once. With a `WorkBudget`
- * (work-budget.ts), every edit pays for its work before doing it.
+ * heading), section edits parse headings only, and a text is parsed at most once. Every step has its
+ * cost estimated before it runs and is refused past one step's bound (work-budget.ts); with a
+ * `WorkBudget`, the request's steps also pay from it. With `maxBytes`, an edit whose result would be
+ * longer is refused (413) before the result is built: its length is known from the occurrences.
  */
 export type MarkdownEdit =
   | { readonly op: 'replace'; readonly old: string; readonly new: string; readonly count: number | 'all' }
@@ -46,8 +58,19 @@ export type MarkdownEdit =
 export interface ApplyEditsOptions extends ParseOptions {
   /** Where the edits are in the request, for `loc`s; `["body","edits"]` by default. */
   readonly loc?: readonly (string | number)[];
-  /** What the edits may do in all; unlimited when absent. */
+  /** What the edits may do in all; only each step is bounded when absent. */
   readonly budget?: WorkBudget;
+  /**
+   * The content size limit (UTF-8 bytes) of the result. A UTF-16 code unit is at least one byte, so a
+   * result of more code units than this is sure to pass it: it is refused before it is built.
+   */
+  readonly maxBytes?: number;
+  /**
+   * Where a heading parse above one inline step's bound runs (content-work.ts); only
+   * `applyEditsInTurns` can wait for it. Without it every parse is inline, within one step's bound.
+   */
+  readonly work?: ContentWork;
+  readonly signal?: AbortSignal;
 }
 
 export function applyEdits(
@@ -55,13 +78,14 @@ export function applyEdits(
   edits: readonly MarkdownEdit[],
   options: ApplyEditsOptions,
 ): string {
-  const steps = editSteps(content, edits, options);
+  const steps = editSteps(content, edits, { ...options, work: undefined });
   for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
 }
 
 /**
  * `applyEdits`, giving the event loop a turn after every edit that parsed or worked on a large text, so
- * that a request of many edits on a large file never holds the thread for more than one edit's work.
+ * that a request of many edits on a large file never holds the thread for more than one edit's work;
+ * a heading parse above one inline step's bound runs in `options.work` meanwhile (content-work.ts).
  */
 export async function applyEditsInTurns(
   content: string,
@@ -71,22 +95,39 @@ export async function applyEditsInTurns(
   const steps = editSteps(content, edits, options);
   for (let step = steps.next(); ; step = steps.next()) {
     if (step.done) return step.value;
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    const parse = step.value;
+    if (parse && options.work) {
+      const { budget, signal } = options;
+      parse.provide(
+        await pooledHeadings(options.work, parse.task, parse.cost, { budget, loc: parse.loc, signal }),
+      );
+    } else await giveTurn();
   }
 }
 
 /**
- * From this length on (UTF-16 units), one edit's linear work (searching, splicing, counting lines) is
- * worth a turn of the event loop: about ten milliseconds.
+ * A heading parse an edit needs that is too costly to run inline: the edit stops, the caller has it
+ * run in a pool and `provide`s the headings, and the edit runs again (edits are pure functions of the
+ * text: nothing was changed by the stopped attempt).
  */
-const LARGE_TEXT = 1024 * 1024;
+class HeadingsNeeded {
+  constructor(
+    readonly task: ContentWorkTask,
+    readonly cost: number,
+    readonly loc: readonly (string | number)[],
+    readonly provide: (headings: readonly DocumentHeading[]) => void,
+  ) {}
+}
 
-/** Applies the edits one by one, yielding after each edit that had to parse or worked on a large text. */
+/**
+ * Applies the edits one by one, yielding after each edit that had to parse or worked on a large text
+ * (undefined), or for a heading parse to be run elsewhere (`HeadingsNeeded`).
+ */
 function* editSteps(
   content: string,
   edits: readonly MarkdownEdit[],
   options: ApplyEditsOptions,
-): Generator<void, string> {
+): Generator<HeadingsNeeded | undefined, string> {
   const bom = bomLength(content) === 1 ? BOM : '';
   const eol = detectLineEnding(content);
   const prefix = options.loc ?? ['body', 'edits'];
@@ -96,8 +137,17 @@ function* editSteps(
     const parsedBefore = headings.parses;
     const loc = [...prefix, index];
     spendWork(options.budget, SCAN_COST * text.length, loc);
-    text = applyEdit(text, edit, { eol, headings, budget: options.budget, loc });
-    if (headings.parses > parsedBefore || text.length >= LARGE_TEXT) yield;
+    const context = { eol, headings, budget: options.budget, maxBytes: options.maxBytes, loc };
+    for (;;) {
+      try {
+        text = applyEdit(text, edit, context);
+        break;
+      } catch (error) {
+        if (!(error instanceof HeadingsNeeded)) throw error;
+        yield error;
+      }
+    }
+    if (headings.parses > parsedBefore || text.length >= LARGE_TEXT) yield undefined;
   }
   return bom + text;
 }
@@ -106,7 +156,15 @@ interface EditContext {
   readonly eol: string;
   readonly headings: MemoisedHeadings;
   readonly budget: WorkBudget | undefined;
+  readonly maxBytes: number | undefined;
   readonly loc: readonly (string | number)[];
+}
+
+/** Refuses (413) a result of `length` code units when it is sure to pass the size limit. */
+function checkResultLength(length: number, context: EditContext): void {
+  if (context.maxBytes !== undefined && length > context.maxBytes) {
+    throw new ContentTooLargeError(context.maxBytes);
+  }
 }
 
 interface MemoisedHeadings {
@@ -118,19 +176,29 @@ interface MemoisedHeadings {
 function memoisedHeadings(options: ApplyEditsOptions): MemoisedHeadings {
   let last: { text: string; tree: TreeHeading[] } | undefined;
   let parses = 0;
+  const remember = (text: string, found: readonly DocumentHeading[]) => {
+    last = { text, tree: headingTree(found, text.length) };
+    parses++;
+  };
   return {
     tree(text, loc) {
-      if (last?.text !== text) {
-        const found = parseHeadings(text, { mdx: options.mdx, budget: options.budget, loc });
-        last = { text, tree: headingTree(found, text.length) };
-        parses++;
-      }
-      return last.tree;
+      if (last?.text !== text) remember(text, parsedHeadings(text, loc));
+      return last!.tree;
     },
     get parses() {
       return parses;
     },
   };
+
+  /** Inline within one step's bound, or (with `options.work`) a `HeadingsNeeded` thrown for the pool. */
+  function parsedHeadings(text: string, loc: readonly (string | number)[]): readonly DocumentHeading[] {
+    const { work, budget } = options;
+    if (!work) return parseHeadings(text, { mdx: options.mdx, budget, loc });
+    const task = { text, mdx: options.mdx };
+    const { cost, inline } = headingsCost(work, task);
+    if (inline) return inlineHeadings(work, task, cost, { budget, loc });
+    throw new HeadingsNeeded(task, cost, loc, (found) => remember(text, found));
+  }
 }
 
 function applyEdit(text: string, edit: MarkdownEdit, context: EditContext): string {
@@ -209,7 +277,10 @@ function replaceOccurrences(
       },
     ]);
   }
-  spendWork(context.budget, OCCURRENCE_COST * found, [...context.loc, 'old']);
+  // The result's length is known before it is built: the size limit and the step's bound come first.
+  const resultLength = text.length + found * (edit.new.length - old.length);
+  checkResultLength(resultLength, context);
+  spendWork(context.budget, OCCURRENCE_COST * found + SCAN_COST * resultLength, [...context.loc, 'old']);
   // split/join replaces the same non-overlapping, left-to-right occurrences the loop counted.
   return text.split(old).join(edit.new);
 }
@@ -282,6 +353,7 @@ function splice(
     if (!block.endsWith('\n')) block += context.eol;
     if (setextAt(to) && !/(?:^|\n)[ \t]*\r?\n$/.test(block)) block += context.eol;
   }
+  checkResultLength(text.length - (to - from) + block.length, context);
   return text.slice(0, from) + block + text.slice(to);
 }
 

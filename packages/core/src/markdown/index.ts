@@ -1,3 +1,9 @@
+export {
+  headingsTask,
+  inlineContentWork,
+  outlineTask,
+} from './content-work.js';
+export { headingsParseCost, outlineCost } from './cost.js';
 export { type DiffNames, diffCost, MAX_DIFF_COMPARISONS, unifiedDiff } from './diff.js';
 export {
   type EditRequest,
@@ -9,12 +15,20 @@ export {
 } from './edit-schema.js';
 export { type ApplyEditsOptions, applyEdits, applyEditsInTurns, type MarkdownEdit } from './edits.js';
 export { frontMatterLength } from './front-matter.js';
+export {
+  type ContentWorkLimits,
+  INLINE_WORK_LIMITS,
+  OUTLINE_MAX_LENGTH,
+  POOL_STEP_WORK_LIMIT,
+  POOL_WORK_LIMITS,
+} from './limits.js';
 export { LINES_LOC, type LineSlice, lineCount, parseLineRange, sliceLines } from './lines.js';
 export { type Outline, type OutlineHeading, type OutlineLink, outline } from './outline.js';
 export {
   type DocumentHeading,
   type DocumentLink,
   type MdxFallback,
+  markdownParserCalls,
   type ParsedDocument,
   type ParseOptions,
   parseDocument,
@@ -24,9 +38,8 @@ export { type FindSectionOptions, findSection, type HeadingPath, type Section } 
 export {
   newWorkBudget,
   OCCURRENCE_COST,
-  OUTLINE_MAX_LENGTH,
-  PARSE_COST,
   SCAN_COST,
+  STEP_WORK_LIMIT,
   spendWork,
   WORK_BUDGET,
   type WorkBudget,

@@ -1,3 +1,6 @@
+import { OutlineTooLargeError } from '../errors.js';
+import { outlineCost } from './cost.js';
+import { type ContentWorkLimits, INLINE_WORK_LIMITS, OUTLINE_MAX_LENGTH } from './limits.js';
 import { type DocumentHeading, type ParsedDocument, type ParseOptions, parseDocument } from './parse.js';
 import type { HeadingLevel } from './parse-types.js';
 
@@ -57,7 +60,17 @@ export function outlineOf(document: ParsedDocument, contentLength: number): Outl
   };
 }
 
-/** The outline of `GET …/outline`: headings with their paths, and links outside code and HTML. */
-export function outline(content: string, options: ParseOptions): Outline {
-  return outlineOf(parseDocument(content, options), content.length);
+/**
+ * The outline of `GET …/outline`: headings with their paths, and links outside code and HTML. Its
+ * estimated cost (cost.ts) is checked before the parse: past `OUTLINE_MAX_LENGTH` or the step bound of
+ * where it runs (`limits`, inline by default), `OUTLINE_TOO_LARGE` (413) and no parse.
+ */
+export function outline(
+  content: string,
+  options: ParseOptions,
+  limits: ContentWorkLimits = INLINE_WORK_LIMITS,
+): Outline {
+  if (outlineCost(content, options.mdx, limits.mdx) > limits.stepWork || content.length > OUTLINE_MAX_LENGTH)
+    throw new OutlineTooLargeError();
+  return outlineOf(parseDocument(content, { ...options, mdxLimits: limits.mdx }), content.length);
 }

@@ -1,6 +1,6 @@
 import { maskFrontMatter } from './front-matter.js';
 import { lineAt, lineStarts } from './lines.js';
-import { mdxWithinBudget } from './mdx-budget.js';
+import { INLINE_MDX_LIMITS, type MdxLimits, mdxWithinBudget } from './mdx-budget.js';
 import { parseCommonMark } from './parse-commonmark.js';
 import { parseWithMicromark } from './parse-mdx.js';
 import type { HeadingLevel, RawDocument } from './parse-types.js';
@@ -25,6 +25,8 @@ export interface ParseOptions {
    * skips the inline parse of everything but headings, about ten times less work.
    */
   readonly links?: boolean;
+  /** When an MDX file is parsed as MDX (mdx-budget.ts); one step's inline limits by default. */
+  readonly mdxLimits?: MdxLimits;
 }
 
 export interface DocumentHeading {
@@ -81,16 +83,28 @@ export function parseDocument(content: string, options: ParseOptions): ParsedDoc
   };
 }
 
+const parserCalls = { commonMark: 0, micromark: 0 };
+
+/**
+ * How many parses of each parser this copy of the core has run: a work counter, for the tests that
+ * check a text past its bound is refused (or parsed as CommonMark) before any parse starts.
+ */
+export const markdownParserCalls = (): { commonMark: number; micromark: number } => ({ ...parserCalls });
+
 function parseText(
   text: string,
-  { mdx, links = true }: ParseOptions,
+  { mdx, links = true, mdxLimits = INLINE_MDX_LIMITS }: ParseOptions,
 ): { raw: RawDocument; syntax: ParsedDocument['syntax']; mdxFallback: MdxFallback | null } {
-  const commonMark = () => parseCommonMark(text, { links });
+  const commonMark = () => {
+    parserCalls.commonMark++;
+    return parseCommonMark(text, { links });
+  };
   if (!mdx) return { raw: commonMark(), syntax: 'commonmark', mdxFallback: null };
-  if (!mdxWithinBudget(text)) {
+  if (!mdxWithinBudget(text, mdxLimits)) {
     return { raw: commonMark(), syntax: 'commonmark', mdxFallback: 'too_complex' };
   }
   try {
+    parserCalls.micromark++;
     const raw = parseWithMicromark(text, { mdx: true });
     return { raw: links ? raw : { headings: raw.headings, links: [] }, syntax: 'mdx', mdxFallback: null };
   } catch {

@@ -1,7 +1,10 @@
 import { EditConflictError } from '../errors.js';
+import type { ContentWork } from '../ports/content-work.js';
+import { headingsWithin } from './content-work.js';
 import { headingTree, type OutlineHeading, type TreeHeading } from './outline.js';
-import { type ParseOptions, parseDocument } from './parse.js';
+import type { DocumentHeading, ParseOptions } from './parse.js';
 import { collapseWhiteSpace } from './text.js';
+import { parseHeadings, SECTION_ADVICE } from './work-budget.js';
 
 /**
  * A heading path: heading texts from an outer heading down (`["Setup", "Linux"]`), or one heading text.
@@ -34,13 +37,46 @@ export interface FindSectionOptions extends ParseOptions {
   readonly loc: readonly (string | number)[];
 }
 
-/** Finds a section of `content`; no match is `section_not_found`, several `section_ambiguous` (409). */
+/**
+ * Finds a section of `content`; no match is `section_not_found`, several `section_ambiguous` (409). The
+ * parse's estimated cost is checked first: past one step's bound, 409 `work_budget` and no parse.
+ */
 export function findSection(content: string, path: HeadingPath, options: FindSectionOptions): Section {
-  const tree = headingTree(
-    parseDocument(content, { mdx: options.mdx, links: false }).headings,
-    content.length,
+  const headings = parseHeadings(content, {
+    mdx: options.mdx,
+    budget: undefined,
+    loc: options.loc,
+    advice: SECTION_ADVICE,
+  });
+  return sectionIn(headings, content, path, options.loc);
+}
+
+/**
+ * `findSection` with the parse where the rule of content-work.ts puts it: inline under one step's
+ * bound, else in `work` (a worker pool), refused (409 `work_budget`) past `work`'s bounds.
+ */
+export async function findSectionWithin(
+  work: ContentWork,
+  content: string,
+  path: HeadingPath,
+  options: FindSectionOptions & { readonly signal?: AbortSignal },
+): Promise<Section> {
+  const headings = await headingsWithin(
+    work,
+    { text: content, mdx: options.mdx },
+    { budget: undefined, loc: options.loc, advice: SECTION_ADVICE, signal: options.signal },
   );
-  const found = locateSection(tree, path, options.loc);
+  return sectionIn(headings, content, path, options.loc);
+}
+
+function sectionIn(
+  headings: readonly DocumentHeading[],
+  content: string,
+  path: HeadingPath,
+  loc: readonly (string | number)[],
+): Section {
+  const tree = headingTree(headings, content.length);
+  const found = locateSection(tree, path, loc);
   return {
     heading: { level: found.level, text: found.text, line: found.line, path: found.path },
     start: found.start,

@@ -1,19 +1,22 @@
 import { EditConflictError } from '../errors.js';
+import { headingsParseCost } from './cost.js';
+import { type ContentWorkLimits, INLINE_WORK_LIMITS } from './limits.js';
 import { type DocumentHeading, parseDocument } from './parse.js';
+import { STEP_WORK_LIMIT, WORK_BUDGET } from './work-limits.js';
 
 /**
- * Editing runs on the thread that serves every request, and one PATCH may carry 100 edits on a 10 MiB
- * file: measured on this service's CI machine, each edit's linear pass over such a text (search, splice)
- * costs about 20 ms of CPU, a `replace` with a million occurrences about 200 ms, and a parse of its
- * headings (sections) about 0.8 s. Unbounded, one small request could cost half a minute of CPU.
+ * Work on user content runs on the thread that serves every request, so every step of it (one parse,
+ * one edit, one outline) has its cost estimated from its input BEFORE it runs (cost.ts, a linear scan),
+ * and is refused past a bound, never started:
  *
- * So each request gets a budget of work, in rough units of one pass over one UTF-16 code unit, and
- * every edit pays before it works: its pass over the text, each occurrence a `replace` replaces, each
- * parse. An edit the budget cannot pay is refused (409, `type` `work_budget`) and, edits being all or
- * nothing, so is the request: the client splits its edits. The budget is about 3 s of CPU: three
- * heading parses of a 10 MiB file, or 100 linear edits of it; every request on files up to about 2 MiB
- * fits whatever its edits. `applyEditsInTurns` gives the event loop a turn between edits, so that the
- * thread is held for one edit's work at a time (one parse, at most about 0.8 s, on 10 MiB).
+ * - one step may cost at most `STEP_WORK_LIMIT` (about 100 ms of CPU on this service's CI machine):
+ *   that is how long the event loop may be held by one request at a time;
+ * - one request (a PATCH of up to 100 edits) may cost at most `WORK_BUDGET` in all (about 3 s of CPU),
+ *   paid step by step with a turn of the event loop between steps (`applyEditsInTurns`).
+ *
+ * Units are estimated nanoseconds of CPU, from the measurements in docs/reliability.md. An edit the
+ * budget cannot pay is refused (409, `type` `work_budget`) and, edits being all or nothing, so is the
+ * request: the client splits its edits (or, for a step too large by itself, works on a smaller file).
  */
 export interface WorkBudget {
   readonly total: number;
@@ -21,53 +24,82 @@ export interface WorkBudget {
   remaining: number;
 }
 
-/** What one pass over a code unit costs. */
-export const SCAN_COST = 1;
-/** What a parse costs per code unit (headings only: block structure, and the inline text of headings). */
-export const PARSE_COST = 40;
+/** What one pass over a code unit costs (search, splice, line count). */
+export const SCAN_COST = 2;
 /** What one replaced occurrence costs (one more string piece made and joined). */
-export const OCCURRENCE_COST = 100;
+export const OCCURRENCE_COST = 50;
 
-export const WORK_BUDGET = 1536 * 1024 * 1024;
+export { STEP_WORK_LIMIT, WORK_BUDGET };
 
 /**
- * The largest text whose outline (a whole parse, links included, about four times a headings parse) is
- * given: about 0.8 s of CPU, as much as one heading parse of a 10 MiB file. Above it, `GET …/outline`
- * is refused (413) rather than holding the thread for seconds.
+ * From this length on (UTF-16 units), one linear step over a text (decoding, searching, splicing,
+ * encoding, diff trimming) is worth a turn of the event loop after it: about ten milliseconds.
  */
-export const OUTLINE_MAX_LENGTH = 3 * 1024 * 1024;
+export const LARGE_TEXT = 1024 * 1024;
+
+/** Lets every other request run before the next step of this one. */
+export const giveTurn = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** A turn after a step on `text` when the text is large (see `LARGE_TEXT`). */
+export const turnAfterLargeStep = async (text: { readonly length: number }): Promise<void> => {
+  if (text.length >= LARGE_TEXT) await giveTurn();
+};
 
 export const newWorkBudget = (units: number = WORK_BUDGET): WorkBudget => ({
   total: units,
   remaining: units,
 });
 
-/** Spends `units`, or refuses before the work is done: the request needs more than it may have. */
+const EDIT_ADVICE = 'send the edits in several requests, or edit a smaller file';
+
+/**
+ * Spends `units` on one step, or refuses before the work is done: the step alone costs more than
+ * `stepLimit` (`STEP_WORK_LIMIT` inline; more for a step run in a worker pool, limits.ts), or the request
+ * needs more than it may have. Without a budget only the step is bounded.
+ */
 export function spendWork(
   budget: WorkBudget | undefined,
   units: number,
   loc: readonly (string | number)[],
+  advice: string = EDIT_ADVICE,
+  stepLimit: number = STEP_WORK_LIMIT,
 ): void {
-  if (!budget) return;
-  if (units > budget.remaining) {
-    throw new EditConflictError([
-      {
-        loc,
-        msg:
-          'Too much work for one request on a text this large: this edit would pass the limit of what ' +
-          'one request may do (nothing was changed); send the edits in several requests',
-        type: 'work_budget',
-      },
-    ]);
-  }
-  budget.remaining -= units;
+  if (units > stepLimit || (budget !== undefined && units > budget.remaining)) throw workRefusal(loc, advice);
+  if (budget) budget.remaining -= units;
 }
 
-/** The headings of `text` (no links), paid from `budget` when there is one. */
+export const SECTION_ADVICE = 'read the file by lines (?lines=) instead';
+
+/** A refusal of a step's work past its bound (409 `work_budget`), when the estimate or a pool says so. */
+export const workRefusal = (
+  loc: readonly (string | number)[],
+  advice: string = EDIT_ADVICE,
+): EditConflictError =>
+  new EditConflictError([
+    {
+      loc,
+      msg:
+        'Too much work for one request on this text: this step would pass the limit of what one ' +
+        `request may do (nothing was changed); ${advice}`,
+      type: 'work_budget',
+    },
+  ]);
+
+/**
+ * The headings of `text` (no links), its estimated cost paid first (from `budget` when there is one),
+ * within the step bound of where it runs (`limits`, inline by default).
+ */
 export function parseHeadings(
   text: string,
-  o: { mdx: boolean; budget: WorkBudget | undefined; loc: readonly (string | number)[] },
+  o: {
+    mdx: boolean;
+    budget: WorkBudget | undefined;
+    loc: readonly (string | number)[];
+    advice?: string;
+    limits?: ContentWorkLimits;
+  },
 ): DocumentHeading[] {
-  spendWork(o.budget, PARSE_COST * text.length, o.loc);
-  return parseDocument(text, { mdx: o.mdx, links: false }).headings;
+  const limits = o.limits ?? INLINE_WORK_LIMITS;
+  spendWork(o.budget, headingsParseCost(text, o.mdx, limits.mdx), o.loc, o.advice, limits.stepWork);
+  return parseDocument(text, { mdx: o.mdx, links: false, mdxLimits: limits.mdx }).headings;
 }

@@ -15,6 +15,7 @@ export {
   BASE_TIME,
   sha256Hex,
 } from './builders.js';
+export { type ContentWorkHarness, describeContentWorkContract } from './content-work-contract.js';
 export * from './faults/index.js';
 export { expectedAccounting, readStoredContent } from './inspect.js';
 export { describeRateLimiterContract, type RateLimiterHarness } from './rate-limiter-contract.js';

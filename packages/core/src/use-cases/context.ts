@@ -1,5 +1,6 @@
 import type { Tier } from '../model/records.js';
 import type { BlobStore } from '../ports/blobs.js';
+import type { ContentWork } from '../ports/content-work.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { RecordsRepository } from '../ports/records.js';
 import type { ApiKeySecrets, Clock, ContentHashing, IdSource, InstanceProbe } from '../ports/runtime.js';
@@ -64,6 +65,8 @@ export interface MdStoreContext {
   readonly cursorKey: Uint8Array;
   /** What search made of recently matched files (see `SearchDocumentCache`). */
   readonly searchDocuments: SearchDocumentCache;
+  /** Where parses too costly for this thread run (markdown/content-work.ts); inline by default. */
+  readonly contentWork: ContentWork;
 }
 
 /** Never earlier than `previous`: timestamps do not go backwards even if the clock does. */

@@ -1,13 +1,16 @@
 import { parseDocument } from '@mdstore/core';
 import { describe, expect, it } from 'vitest';
 import {
+  braceNesting,
   MDX_MAX_LENGTH,
   MDX_WORK_BUDGET,
+  mdxStructureEstimate,
   mdxWithinBudget,
   mdxWorkEstimate,
 } from '../../src/markdown/mdx-budget.js';
+import { STEP_WORK_LIMIT } from '../../src/markdown/work-limits.js';
 
-describe('the MDX work estimate', () => {
+describe('the MDX structure estimate', () => {
   it.each([
     ['', 0],
     ['plain text', 0],
@@ -25,17 +28,46 @@ describe('the MDX work estimate', () => {
     [`${'>'.repeat(10)} x`, 12],
     ['1.1.1.1.1) x', 12],
     [`${'*'.repeat(9)}x`, 83],
+    // Expression nesting: each `{` pays the depth it opens at.
+    ['{1}', 0],
+    ['{{1}}', 1],
+    ['{{{1}}}', 3],
+    ['{1} {1}', 0],
   ])('%j costs %i', (text, work) => {
-    expect(mdxWorkEstimate(text)).toBe(work);
+    expect(mdxStructureEstimate(text)).toBe(work);
   });
 
-  it('has a length limit and a work budget', () => {
-    expect(MDX_MAX_LENGTH).toBe(262_144);
-    expect(MDX_WORK_BUDGET).toBe(2_000_000);
-    expect(mdxWithinBudget('a'.repeat(MDX_MAX_LENGTH))).toBe(true);
+  it('counts nesting in O(n): 5 000 nested braces are 12 497 500 units', () => {
+    const nested = `${'{'.repeat(5000)}1${'}'.repeat(5000)}`;
+    expect(braceNesting(nested)).toBe((5000 * 4999) / 2);
+    expect(braceNesting('}}}{')).toBe(0);
+  });
+});
+
+describe('the MDX work estimate', () => {
+  it('is linear in length, lines, punctuation and expressions, plus 200 per structure unit', () => {
+    expect(mdxWorkEstimate('')).toBe(50_000);
+    expect(mdxWorkEstimate('ab')).toBe(2 * 1_500 + 50_000);
+    expect(mdxWorkEstimate('a\nb')).toBe(3 * 1_500 + 2 * 50_000);
+    expect(mdxWorkEstimate('*')).toBe(1_500 + 50_000 + 25_000 + 200);
+    expect(mdxWorkEstimate('{{')).toBe(2 * 1_500 + 50_000 + 2 * 25_000 + 2 * 60_000 + 200);
+  });
+
+  it('has a length limit and a work budget of one step', () => {
+    expect(MDX_MAX_LENGTH).toBe(65_536);
+    expect(MDX_WORK_BUDGET).toBe(STEP_WORK_LIMIT);
     expect(mdxWithinBudget('a'.repeat(MDX_MAX_LENGTH + 1))).toBe(false);
-    expect(mdxWithinBudget('a_'.repeat(1414))).toBe(true); // 1 999 396
-    expect(mdxWithinBudget('a_'.repeat(1415))).toBe(false); // 2 002 225
+    expect(mdxWithinBudget('a'.repeat(60_000))).toBe(true);
+    expect(mdxWithinBudget('a_'.repeat(400))).toBe(true);
+    expect(mdxWithinBudget('a_'.repeat(700))).toBe(false);
+  });
+
+  it('finding 3: 5 000 nested expressions (10 KB) are read as CommonMark, without micromark', () => {
+    const nested = `${'{'.repeat(5000)}1${'}'.repeat(5000)}`;
+    expect(mdxWithinBudget(nested)).toBe(false);
+    const started = performance.now();
+    expect(parseDocument(nested, { mdx: true })).toMatchObject({ mdxFallback: 'too_complex' });
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 });
 
@@ -85,8 +117,12 @@ describe('hostile MDX is read as CommonMark, in linear time', () => {
   });
 
   it('just within the budget, micromark still answers quickly', () => {
-    // 235 repetitions: 1410 delimiters, 1 988 100 of work; micromark is cubic on this shape.
-    const text = `${'*a **a '.repeat(235)}b${' a** a*'.repeat(235)}`;
+    // micromark is cubic on this shape: the largest that fits the budget.
+    let repetitions = 1;
+    while (mdxWithinBudget(`${'*a **a '.repeat(repetitions + 1)}b${' a** a*'.repeat(repetitions + 1)}`)) {
+      repetitions++;
+    }
+    const text = `${'*a **a '.repeat(repetitions)}b${' a** a*'.repeat(repetitions)}`;
     expect(mdxWorkEstimate(text)).toBeLessThanOrEqual(MDX_WORK_BUDGET);
     const started = performance.now();
     expect(parseDocument(text, { mdx: true }).syntax).toBe('mdx');

@@ -6,11 +6,11 @@ import {
   applyEditsInTurns,
   EditConflictError,
   frontMatterLength,
+  headingsParseCost,
   type MarkdownEdit,
   newWorkBudget,
   OCCURRENCE_COST,
   outline,
-  PARSE_COST,
   parseDocument,
   SCAN_COST,
 } from '@mdstore/core';
@@ -173,6 +173,7 @@ describe('insert on a large text', () => {
 describe('the work budget', () => {
   const content = `# A\n\n${'text\n'.repeat(200)}## B\n\nend\n`;
   const L = content.length;
+  const parseCost = (text: string) => headingsParseCost(text, false);
   const sectionEdits: MarkdownEdit[] = [
     { op: 'append', section: 'A', text: 'one' },
     { op: 'append', section: 'B', text: 'two' },
@@ -181,7 +182,7 @@ describe('the work budget', () => {
 
   it('every edit pays its pass and each parse before working; the edit it cannot pay is refused', () => {
     // Enough for two edits with their parses, not a third.
-    const budget = newWorkBudget(2 * (PARSE_COST + SCAN_COST) * (L + 20));
+    const budget = newWorkBudget(2 * (parseCost(`${content}one\ntwo\n`) + SCAN_COST * (L + 20)));
     let caught: unknown;
     try {
       applyEdits(content, sectionEdits, { mdx: false, budget });
@@ -193,7 +194,7 @@ describe('the work budget', () => {
     expect(issue!.type).toBe('work_budget');
     expect(issue!.loc.slice(0, 3)).toEqual(['body', 'edits', 2]);
     expect(budget.remaining).toBeGreaterThanOrEqual(0);
-    expect(budget.remaining).toBeLessThan((PARSE_COST + SCAN_COST) * L);
+    expect(budget.remaining).toBeLessThan(parseCost(content) + SCAN_COST * L);
   });
 
   it('a text is parsed once, edits without sections parse nothing, occurrences are paid', () => {
@@ -212,7 +213,7 @@ describe('the work budget', () => {
     expect(result).toContain('END\ntail');
     // One parse of the first text; five passes (the last over the text grown by `tail`); one occurrence.
     expect(budget.total - budget.remaining).toBe(
-      PARSE_COST * L + SCAN_COST * (4 * L + (L + 4)) + OCCURRENCE_COST,
+      parseCost(content) + SCAN_COST * (4 * L + (L + 4)) + OCCURRENCE_COST + SCAN_COST * L,
     );
   });
 
@@ -222,14 +223,15 @@ describe('the work budget', () => {
     expect(() =>
       applyEdits(many, [{ op: 'replace', old: 'e', new: 'E', count: 'all' }], { mdx: false, budget: passes }),
     ).toThrow(EditConflictError);
-    const enough = newWorkBudget(SCAN_COST * many.length + OCCURRENCE_COST * many.length);
+    // The pass, then each occurrence and the result's length.
+    const enough = newWorkBudget(2 * SCAN_COST * many.length + OCCURRENCE_COST * many.length);
     expect(
       applyEdits(many, [{ op: 'replace', old: 'e', new: 'E', count: 'all' }], { mdx: false, budget: enough }),
     ).toBe('E'.repeat(10_000));
     expect(enough.remaining).toBe(0);
   });
 
-  it('without a budget nothing is refused', () => {
+  it('without a budget only a step past its bound is refused', () => {
     expect(() => applyEdits(content, sectionEdits, { mdx: false })).not.toThrow();
   });
 });

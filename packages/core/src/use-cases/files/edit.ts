@@ -7,7 +7,7 @@ import {
 import { unifiedDiff } from '../../markdown/diff.js';
 import { type EditRequest, parseEditRequest } from '../../markdown/edit-schema.js';
 import { applyEditsInTurns } from '../../markdown/edits.js';
-import { newWorkBudget, type WorkBudget } from '../../markdown/work-budget.js';
+import { newWorkBudget, turnAfterLargeStep, type WorkBudget } from '../../markdown/work-budget.js';
 import type { FileRecord, ProjectRecord } from '../../model/records.js';
 import type { ByteStream } from '../../ports/blobs.js';
 import type { EditRequestInput } from '../../validation/bodies.js';
@@ -175,9 +175,15 @@ async function attemptEdit(
     mdx: isMdxFilename(input.filename),
     loc: EDITS_LOC,
     budget,
+    maxBytes: ctx.settings.maxFileBytes,
+    work: ctx.contentWork,
+    signal: input.signal,
   });
+  // Each linear step on a large text is followed by a turn of the event loop (work-budget.ts).
   const bytes = checkedResult(ctx, new TextEncoder().encode(after));
+  await turnAfterLargeStep(after);
   const diff = unifiedDiff(before, after, { oldName: `a/${file.filename}`, newName: `b/${file.filename}` });
+  await turnAfterLargeStep(after);
   if (request.dryRun) {
     const hash = ctx.hashing.sha256();
     hash.update(bytes);

@@ -1,8 +1,9 @@
-import { FileNotFoundError, InvalidInputError, isMdStoreError, OutlineTooLargeError } from '../../errors.js';
+import { FileNotFoundError, InvalidInputError, isMdStoreError } from '../../errors.js';
+import { outlineWithin } from '../../markdown/content-work.js';
 import { LINES_LOC, lineAt, lineStarts, parseLineRange, sliceLines } from '../../markdown/lines.js';
-import { type Outline, type OutlineHeading, outline } from '../../markdown/outline.js';
-import { findSection, type HeadingPath } from '../../markdown/sections.js';
-import { OUTLINE_MAX_LENGTH } from '../../markdown/work-budget.js';
+import type { Outline, OutlineHeading } from '../../markdown/outline.js';
+import { findSectionWithin, type HeadingPath } from '../../markdown/sections.js';
+import { turnAfterLargeStep } from '../../markdown/work-budget.js';
 import type { FileRecord, ProjectRecord } from '../../model/records.js';
 import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
@@ -51,7 +52,10 @@ export async function readText(
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return decoder.decode(bytes);
+  const text = decoder.decode(bytes);
+  // Concatenating and decoding a large content is a step of its own: other requests go first now.
+  await turnAfterLargeStep(text);
+  return text;
 }
 
 /**
@@ -147,7 +151,11 @@ export async function readFilePart(ctx: MdStoreContext, input: ReadPartInput): P
     };
   }
   const path = input.section ?? [];
-  const section = findSection(text, path, { mdx: isMdxFilename(input.filename), loc: SECTION_LOC });
+  const section = await findSectionWithin(ctx.contentWork, text, path, {
+    mdx: isMdxFilename(input.filename),
+    loc: SECTION_LOC,
+    signal: input.signal,
+  });
   const starts = lineStarts(text);
   return {
     kind: 'part',
@@ -164,7 +172,8 @@ export interface FileOutline extends Outline {
 
 /**
  * `GET …/files/{filename}/outline`: headings with their paths and links, from one whole parse (links
- * included) of the current version; above `OUTLINE_MAX_LENGTH` code units refused (413).
+ * included) of the current version: inline under one step's bound, else in `ctx.contentWork` (a worker
+ * pool in the server); refused (413) past its bounds (markdown/content-work.ts).
  */
 export async function readOutline(
   ctx: MdStoreContext,
@@ -173,7 +182,10 @@ export async function readOutline(
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
   const read = await currentText(ctx, project, input.filename, { signal: input.signal });
   const text = read.text!;
-  if (text.length > OUTLINE_MAX_LENGTH) throw new OutlineTooLargeError(OUTLINE_MAX_LENGTH);
-  const found = outline(text, { mdx: isMdxFilename(input.filename) });
+  const found = await outlineWithin(
+    ctx.contentWork,
+    { text, mdx: isMdxFilename(input.filename) },
+    input.signal,
+  );
   return { ...found, file: toFileView(read.file, project, ctx.blobs.scheme) };
 }

@@ -1,0 +1,146 @@
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import {
+  type ContentWork,
+  ContentWorkBusyError,
+  type ContentWorkTask,
+  type DocumentHeading,
+  type Outline,
+  POOL_WORK_LIMITS,
+  WorkLimitExceededError,
+} from '@mdstore/core';
+import { Piscina } from 'piscina';
+import type { ContentWorkConfig } from './defaults.js';
+import type { WorkAnswer, WorkRequest } from './worker.js';
+
+/**
+ * The server's `ContentWork`: a piscina pool of worker threads running the core's pure markdown
+ * functions with the pool's limits (`POOL_WORK_LIMITS`: an outline of up to 3 MiB, MDX as MDX up to
+ * 256 KiB), so that the thread serving requests never waits on a parse above one inline step's bound.
+ *
+ * - Deadline: every task gets `deadlineMs` from when it is handed to a free worker (time waiting for
+ *   one does not count); past it the task is aborted, which terminates its worker
+ *   (piscina starts another), and it is refused (`WORK_LIMIT_EXCEEDED`, which the use case answers
+ *   as the step's documented refusal: 413 for an outline, 409 `work_budget` for a section).
+ * - Memory: each worker's heap is limited (`memoryMb`); a worker past it dies, its task is refused the
+ *   same way, the pool goes on with a new worker.
+ * - Queue: at most `threads` tasks run and `queue` wait for a worker (here, not in piscina, so that
+ *   the deadline starts with the work); past it a task is refused at once (`CONTENT_WORK_BUSY`: 503
+ *   with `Retry-After`), never queued without bound. A waiting task leaves when its request goes away.
+ * - The request's signal (the client went away) aborts its task too.
+ */
+export class PiscinaContentWork implements ContentWork {
+  readonly limits = POOL_WORK_LIMITS;
+  private readonly pool: Piscina<WorkRequest, WorkAnswer>;
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  /**
+   * `onError`: a worker that failed outside any task (it could not start, or died idle); piscina
+   * replaces it. Without a listener such an error would end the process.
+   */
+  constructor(
+    private readonly config: ContentWorkConfig,
+    onError: (error: unknown) => void,
+  ) {
+    this.pool = new Piscina<WorkRequest, WorkAnswer>({
+      ...workerModule(),
+      minThreads: Math.min(1, config.threads),
+      maxThreads: config.threads,
+      // Tasks are handed over only when a worker is free (`slot`); a worker being replaced may
+      // still make one wait in piscina for a moment.
+      maxQueue: config.threads,
+      resourceLimits: { maxOldGenerationSizeMb: config.memoryMb },
+    });
+    this.pool.on('error', onError);
+  }
+
+  async outline(task: ContentWorkTask, signal?: AbortSignal): Promise<Outline> {
+    return (await this.run({ op: 'outline', text: task.text, mdx: task.mdx }, signal)) as Outline;
+  }
+
+  async headings(task: ContentWorkTask, signal?: AbortSignal): Promise<DocumentHeading[]> {
+    return (await this.run({ op: 'headings', text: task.text, mdx: task.mdx }, signal)) as DocumentHeading[];
+  }
+
+  close(): Promise<void> {
+    return this.pool.destroy();
+  }
+
+  /** A free worker's turn: at once, or after the tasks waiting before it; refused past the queue. */
+  private async slot(signal: AbortSignal | undefined): Promise<void> {
+    signal?.throwIfAborted();
+    if (this.running < this.config.threads) {
+      this.running++;
+      return;
+    }
+    if (this.waiting.length >= this.config.queue) throw new ContentWorkBusyError();
+    await new Promise<void>((resolve, reject) => {
+      const turn = () => {
+        signal?.removeEventListener('abort', leave);
+        resolve();
+      };
+      const leave = () => {
+        this.waiting.splice(this.waiting.indexOf(turn), 1);
+        reject(signal!.reason);
+      };
+      signal?.addEventListener('abort', leave, { once: true });
+      this.waiting.push(turn);
+    });
+  }
+
+  /** Hands the finished task's worker to the next waiting task (its `running` place goes with it). */
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.running--;
+  }
+
+  private async run(request: WorkRequest, signal: AbortSignal | undefined): Promise<unknown> {
+    await this.slot(signal);
+    try {
+      return await this.runNow(request, signal);
+    } finally {
+      this.release();
+    }
+  }
+
+  private async runNow(request: WorkRequest, signal: AbortSignal | undefined): Promise<unknown> {
+    const deadline = AbortSignal.timeout(this.config.deadlineMs);
+    const either = signal ? AbortSignal.any([deadline, signal]) : deadline;
+    let answer: WorkAnswer;
+    try {
+      answer = await this.pool.run(request, { signal: either });
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      if (deadline.aborted) throw new WorkLimitExceededError('deadline');
+      if (isOutOfMemory(error)) throw new WorkLimitExceededError('memory');
+      if (isQueueFull(error)) throw new ContentWorkBusyError();
+      throw error;
+    }
+    if (answer.ok) return answer.value;
+    // The core refused in the worker (its estimate, checked before sending, agrees: this is a guard).
+    throw new WorkLimitExceededError('estimate');
+  }
+}
+
+/** piscina's refusals of a task no worker is free for and no queue place is left for. */
+const isQueueFull = (error: unknown): boolean =>
+  error instanceof Error &&
+  /^(?:Task queue is at limit|No task queue available and all Workers are busy)$/.test(error.message);
+
+const isOutOfMemory = (error: unknown): boolean =>
+  (error as { code?: unknown } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
+
+/**
+ * The worker's module: the compiled `worker.js` next to this file, or, when the server runs from its
+ * TypeScript sources (the tests), `worker.ts` through tsx with the sources' export condition.
+ */
+function workerModule(): { filename: string; execArgv?: string[] } {
+  if (!import.meta.url.endsWith('.ts')) return { filename: new URL('./worker.js', import.meta.url).href };
+  const loader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  return {
+    filename: new URL('./worker.ts', import.meta.url).href,
+    execArgv: ['--import', loader, '--conditions=mdstore-source'],
+  };
+}
