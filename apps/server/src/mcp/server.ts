@@ -7,11 +7,9 @@ import {
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
 } from '@modelcontextprotocol/sdk/types.js';
-import { toErrorResponse } from '../http/errors.js';
-import type { Logger } from '../logger.js';
-import { type McpTool, ToolArgumentError, ToolArguments, type ToolContext } from './tool-kit.js';
+import { type McpLogger, toolError, toolResult } from './results.js';
+import { type McpTool, ToolArguments, type ToolContext } from './tool-kit.js';
 import { TOOLS } from './tools.js';
 
 export const MCP_SERVER_INFO = { name: 'mdstore', version: '0.1.0' } as const;
@@ -31,10 +29,15 @@ export const MCP_INSTRUCTIONS = [
   'write_file, delete_file, restore_revision and move_file always need `if_match`.',
 ].join('\n');
 
-/** One MCP server per HTTP request (the endpoint is stateless), bound to the caller. */
-/** What the MCP server logs: a tool's unexpected failure. */
-export type McpLogger = Pick<Logger, 'error'>;
+export type { McpLogger } from './results.js';
 
+/**
+ * A JSON-RPC error with its code and the plain message. The SDK sends a thrown error's `code` and
+ * `message`; its `McpError` puts "MCP error <code>: " in the message, which the SDK client adds again.
+ */
+const rpcError = (code: ErrorCode, message: string) => Object.assign(new Error(message), { code });
+
+/** One MCP server per HTTP request (the endpoint is stateless), bound to the caller. */
 export function createMcpServer(context: ToolContext, logger: McpLogger, tools: readonly McpTool[] = TOOLS) {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const server = new Server(MCP_SERVER_INFO, {
@@ -42,17 +45,18 @@ export function createMcpServer(context: ToolContext, logger: McpLogger, tools: 
     instructions: MCP_INSTRUCTIONS,
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: tools.map(({ name, title, description, inputSchema, annotations }) => ({
+    tools: tools.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({
       name,
       title,
       description,
       inputSchema,
+      outputSchema,
       annotations: { title, ...annotations },
     })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    if (!tool) throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     try {
       return toolResult(await tool.run(context, new ToolArguments(request.params.arguments ?? {})));
     } catch (error) {
@@ -60,30 +64,4 @@ export function createMcpServer(context: ToolContext, logger: McpLogger, tools: 
     }
   });
   return server;
-}
-
-/** A tool's answer: the JSON object, structured and as text (for clients that read only text). */
-function toolResult(value: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
-}
-
-/**
- * A failed call as a tool error the model can read and act on: the HTTP status and `detail` the API
- * would have answered, and for a 412 the file's current `etag`.
- */
-function toolError(error: unknown, tool: McpTool, logger: McpLogger): CallToolResult {
-  const response =
-    error instanceof ToolArgumentError
-      ? { status: 422, detail: error.issues, headers: {} as Record<string, string> }
-      : toErrorResponse(error);
-  if (response.status >= 500) {
-    logger.error('MCP tool failed', {
-      tool: tool.name,
-      error:
-        error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : error,
-    });
-  }
-  const etag = response.headers.ETag;
-  const body = { status: response.status, detail: response.detail, ...(etag !== undefined && { etag }) };
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
 }

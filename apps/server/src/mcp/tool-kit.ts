@@ -4,7 +4,7 @@ import { hasNulCharacter, ISSUE, type MdStore, type Principal, type ValidationIs
  * What an MCP tool is made of: a name, a JSON Schema for its arguments, annotations, and a function
  * from arguments to a JSON answer. The table in tools.ts lists them; adding a tool is one entry.
  * Tools call the same use cases as the HTTP routes and throw the same errors, so a tool error carries
- * the HTTP API's `status` and `detail` (results.ts).
+ * the HTTP API's `status` and `detail`, phrased for a tool caller where it names HTTP (results.ts).
  */
 
 export interface ToolContext {
@@ -28,6 +28,8 @@ export interface McpTool {
   readonly title: string;
   readonly description: string;
   readonly inputSchema: JsonSchema & { type: 'object' };
+  /** The JSON Schema of its answer (`structuredContent`), from answers.ts. */
+  readonly outputSchema: JsonSchema & { type: 'object' };
   readonly annotations: ToolAnnotations;
   run(context: ToolContext, args: ToolArguments): Promise<Record<string, unknown>>;
 }

@@ -1,15 +1,15 @@
 import { type ByteStream, PreconditionRequiredError, wireBody } from '@mdstore/core';
 import * as v from 'valibot';
+import { fileUpdateJson, outlineJson, revisionListJson } from '../views.js';
 import {
-  editJson,
-  fileJson,
-  fileListJson,
-  fileUpdateJson,
-  outlineJson,
-  projectJson,
-  revisionListJson,
-  searchAnswerJson,
-} from '../views.js';
+  ANSWERS,
+  editAnswer,
+  fileAnswer,
+  fileListAnswer,
+  projectListAnswer,
+  searchAnswer,
+  toolOutput,
+} from './answers.js';
 import {
   ifMatchOf,
   type McpTool,
@@ -62,10 +62,10 @@ export const TOOLS: readonly McpTool[] = [
     title: 'List projects',
     description: 'The projects of your account, with their ids, file counts and settings.',
     inputSchema: toolInput({}),
+    outputSchema: toolOutput(ANSWERS.projectList),
     annotations: READ_ONLY,
     run: async (context) => {
-      const projects = await context.store.projects.list({ principal: context.principal });
-      return { projects: projects.map(projectJson), total_count: projects.length };
+      return projectListAnswer(await context.store.projects.list({ principal: context.principal }));
     },
   },
   {
@@ -81,6 +81,7 @@ export const TOOLS: readonly McpTool[] = [
       limit: ARG.fileListLimit,
       cursor: ARG.cursor,
     }),
+    outputSchema: toolOutput(ANSWERS.fileList),
     annotations: READ_ONLY,
     run: async (context, args) => {
       const list = await context.store.files.list({
@@ -92,7 +93,7 @@ export const TOOLS: readonly McpTool[] = [
           ...(args.has('limit') && { limit: args.raw('limit') as number }),
         },
       });
-      return fileListJson(list);
+      return fileListAnswer(list);
     },
   },
   {
@@ -108,6 +109,7 @@ export const TOOLS: readonly McpTool[] = [
         v.pipe(ARG.headingPath, v.description(`${ARG.headingPathHelp} Returns that section.`)),
       ),
     }),
+    outputSchema: toolOutput(ANSWERS.read),
     annotations: READ_ONLY,
     run: async (context, args) => {
       const target = fileArgs(context, args);
@@ -138,6 +140,7 @@ export const TOOLS: readonly McpTool[] = [
       'The headings of a file (level, text, line, path) and its links, with its etag. Use a heading path ' +
       'from here as the section of read_file or edit_file.',
     inputSchema: toolInput(FILE),
+    outputSchema: toolOutput(ANSWERS.outline),
     annotations: READ_ONLY,
     run: async (context, args) =>
       outlineJson(await context.store.files.outline({ ...fileArgs(context, args), signal: context.signal })),
@@ -147,6 +150,7 @@ export const TOOLS: readonly McpTool[] = [
     title: 'Create a file',
     description: 'Creates a new file; refuses (409) a name that exists already. Use edit_file to change one.',
     inputSchema: toolInput({ ...FILE, content: ARG.content, metadata: v.optional(ARG.metadata) }),
+    outputSchema: toolOutput(ANSWERS.file),
     annotations: writes({ destructive: false, idempotent: false }),
     run: async (context, args) => {
       const metadata = args.raw('metadata');
@@ -156,7 +160,7 @@ export const TOOLS: readonly McpTool[] = [
         ...(metadata !== undefined && metadata !== null && { metadata: JSON.stringify(metadata) }),
         signal: context.signal,
       });
-      return fileJson(file);
+      return fileAnswer(file);
     },
   },
   {
@@ -174,6 +178,7 @@ export const TOOLS: readonly McpTool[] = [
       dry_run: ARG.dryRun,
       if_match: v.optional(ARG.ifMatch),
     }),
+    outputSchema: toolOutput(ANSWERS.edited),
     annotations: writes({ destructive: true, idempotent: false }),
     run: async (context, args) => {
       const body = { edits: args.raw('edits'), ...(args.has('dry_run') && { dry_run: args.raw('dry_run') }) };
@@ -183,7 +188,7 @@ export const TOOLS: readonly McpTool[] = [
         conditions: ifMatchOf(args.optionalString('if_match')),
         signal: context.signal,
       });
-      return { ...editJson(result), dry_run: result.dryRun };
+      return editAnswer(result);
     },
   },
   {
@@ -193,6 +198,7 @@ export const TOOLS: readonly McpTool[] = [
       'Replaces the whole content of an existing file (metadata kept). Requires if_match: the etag of the ' +
       'version you read. Prefer edit_file for changes to part of a file.',
     inputSchema: toolInput({ ...FILE, content: ARG.content, if_match: ARG.ifMatch }),
+    outputSchema: toolOutput(ANSWERS.fileUpdate),
     annotations: writes({ destructive: true, idempotent: true }),
     run: async (context, args) => {
       const target = fileArgs(context, args);
@@ -211,6 +217,7 @@ export const TOOLS: readonly McpTool[] = [
     title: 'Set metadata',
     description: "Replaces a file's metadata object (null clears it). Takes if_match.",
     inputSchema: toolInput({ ...FILE, metadata: ARG.metadata, if_match: v.optional(ARG.ifMatch) }),
+    outputSchema: toolOutput(ANSWERS.fileUpdate),
     annotations: writes({ destructive: true, idempotent: true }),
     run: async (context, args) => {
       const file = await context.store.files.updateMetadata({
@@ -230,6 +237,7 @@ export const TOOLS: readonly McpTool[] = [
       '"api"}, with and/or/not). Without project_id it searches every project of your account (or those ' +
       'of project_ids). Results come best first with snippets; pass next_cursor as cursor for more.',
     inputSchema: toolInput({ project_id: v.optional(ARG.projectId), ...ARG.search }),
+    outputSchema: toolOutput(ANSWERS.search),
     annotations: READ_ONLY,
     run: async (context, args) => {
       const body: Record<string, unknown> = {};
@@ -241,7 +249,7 @@ export const TOOLS: readonly McpTool[] = [
         ...(projectId !== undefined && { projectId }),
         body,
       });
-      return searchAnswerJson(answer);
+      return searchAnswer(answer);
     },
   },
   {
@@ -250,6 +258,7 @@ export const TOOLS: readonly McpTool[] = [
     description:
       'Deletes a file (into the project trash when its trash_retention_days is above 0). Requires if_match: the etag of the version you mean to delete.',
     inputSchema: toolInput({ ...FILE, if_match: ARG.ifMatch }),
+    outputSchema: toolOutput(ANSWERS.deleted),
     annotations: writes({ destructive: true, idempotent: true }),
     run: async (context, args) => {
       const target = fileArgs(context, args);
@@ -265,6 +274,7 @@ export const TOOLS: readonly McpTool[] = [
       'The kept revisions of a file, newest first: revision, etag, size, sha256, metadata, change ' +
       '(created, content, metadata, edit, restore, move, copy) and date. Pages with limit and next_cursor.',
     inputSchema: toolInput({ ...FILE, limit: ARG.revisionListLimit, cursor: ARG.cursor }),
+    outputSchema: toolOutput(ANSWERS.revisionList),
     annotations: READ_ONLY,
     run: async (context, args) => {
       const limit = args.raw('limit');
@@ -281,6 +291,7 @@ export const TOOLS: readonly McpTool[] = [
     title: 'Read a revision',
     description: 'The content of one kept revision of a file (see list_revisions), with its etag.',
     inputSchema: toolInput({ ...FILE, revision: ARG.revision }),
+    outputSchema: toolOutput(ANSWERS.revision),
     annotations: READ_ONLY,
     run: async (context, args) => {
       const read = await context.store.files.readRevision({
@@ -301,6 +312,7 @@ export const TOOLS: readonly McpTool[] = [
       'Makes the content and metadata of a kept revision the current ones, as a new revision (nothing ' +
       'is lost: the replaced version stays in the history). Requires if_match: the current etag.',
     inputSchema: toolInput({ ...FILE, revision: ARG.revision, if_match: ARG.ifMatch }),
+    outputSchema: toolOutput(ANSWERS.file),
     annotations: writes({ destructive: true, idempotent: false }),
     run: async (context, args) => {
       const file = await context.store.files.restore({
@@ -308,7 +320,7 @@ export const TOOLS: readonly McpTool[] = [
         body: wireBody({ revision: args.raw('revision') }),
         conditions: requiredIfMatch(args),
       });
-      return fileJson(file);
+      return fileAnswer(file);
     },
   },
   {
@@ -318,6 +330,7 @@ export const TOOLS: readonly McpTool[] = [
       'Gives a file a new name (folders included); content, metadata and history go with it. Refuses ' +
       '(409) a name that exists. Requires if_match: the current etag.',
     inputSchema: toolInput({ ...FILE, to: ARG.to, if_match: ARG.ifMatch }),
+    outputSchema: toolOutput(ANSWERS.file),
     annotations: writes({ destructive: true, idempotent: false }),
     run: async (context, args) => {
       const file = await context.store.files.move({
@@ -325,7 +338,7 @@ export const TOOLS: readonly McpTool[] = [
         body: wireBody({ to: args.raw('to') }),
         conditions: requiredIfMatch(args),
       });
-      return fileJson(file);
+      return fileAnswer(file);
     },
   },
 ];

@@ -167,7 +167,7 @@ describe('values no store can hold are refused at the edge, never a 500 (finding
 });
 
 describe('the same values through MCP tools (finding 9)', () => {
-  /** One `tools/call` over raw JSON-RPC: the tool's structured answer. */
+  /** One `tools/call` over raw JSON-RPC: the tool's answer, or its error (JSON text) as `structuredContent`. */
   async function callTool(h: HttpHarness, apiKey: string, name: string, args: Record<string, unknown>) {
     const response = await h.fetch('/mcp', {
       method: 'POST',
@@ -181,10 +181,18 @@ describe('the same values through MCP tools (finding 9)', () => {
       }),
     });
     expect(response.status).toBe(200);
-    const body = (await response.json()) as {
-      result: { isError?: boolean; structuredContent: { status?: number; detail?: unknown } };
+    const { result } = (await response.json()) as {
+      result: {
+        isError?: boolean;
+        content: Array<{ text: string }>;
+        structuredContent: { status?: number; detail?: unknown };
+      };
     };
-    return body.result;
+    if (!result.isError) return result;
+    return {
+      isError: true,
+      structuredContent: JSON.parse(result.content[0]!.text) as typeof result.structuredContent,
+    };
   }
 
   test('U+0000 in a filename, prefix or cursor is a 422 tool error; in a content it is kept', async (h) => {

@@ -1,7 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { OutlineTooLargeError, PreconditionRequiredError } from '@mdstore/core';
 import { describe, expect, it } from 'vitest';
 import { API_VERSION, openApiDocument } from '../../src/http/api/openapi.js';
 import { ROUTES } from '../../src/http/api/routes-table.js';
+import { toolError } from '../../src/mcp/results.js';
 import { TOOLS } from '../../src/mcp/tools.js';
 
 /**
@@ -19,6 +21,15 @@ const tool = (name: string): Json => {
   const found = TOOLS.find((t) => t.name === name);
   if (!found) throw new Error(`no tool ${name}`);
   return found.inputSchema;
+};
+const output = (name: string): Json => {
+  const found = TOOLS.find((t) => t.name === name);
+  if (!found) throw new Error(`no tool ${name}`);
+  return found.outputSchema;
+};
+const without = ({ ...properties }: Json, name: string) => {
+  delete properties[name];
+  return properties;
 };
 
 describe('MCP tool input schemas', () => {
@@ -53,6 +64,61 @@ describe('MCP tool input schemas', () => {
     expect(tool('edit_file').required).toEqual(['project_id', 'filename', 'edits']);
     expect(tool('search').required).toEqual([]);
     expect(tool('move_file').required).toEqual(['project_id', 'filename', 'to', 'if_match']);
+  });
+});
+
+describe('MCP tool output schemas', () => {
+  it("are the OpenAPI document's answer schemas, without bucket_name and storage_path", () => {
+    const file = without(component('File').properties, 'storage_path');
+    for (const name of ['create_file', 'restore_revision', 'move_file']) {
+      expect(output(name).properties, name).toEqual(file);
+      expect(output(name).additionalProperties, name).toBe(false);
+      expect(output(name).required, name).toEqual(
+        component('File').required.filter((p: string) => p !== 'storage_path'),
+      );
+    }
+    expect(output('list_files').properties.files.items.properties).toEqual(file);
+    expect(output('search').properties.results.items.properties.file.properties).toEqual(file);
+    expect(output('edit_file').properties).toMatchObject({
+      ...file,
+      diff: component('FileEdited').properties.diff,
+    });
+    expect(output('write_file').properties).toEqual(component('FileUpdate').properties);
+    expect(output('outline')).toEqual(component('Outline'));
+    // The document refers to its components where the tools' schemas inline them.
+    expect(output('list_revisions').properties.revisions.items).toEqual(component('Revision'));
+    expect(output('list_revisions').properties.next_cursor).toEqual(
+      component('RevisionList').properties.next_cursor,
+    );
+    expect(output('list_projects').properties.projects.items.properties).toEqual({
+      ...without(component('Project').properties, 'bucket_name'),
+      settings: component('ProjectSettings'),
+    });
+    for (const t of TOOLS) {
+      expect(t.outputSchema.type, t.name).toBe('object');
+      expect(t.outputSchema.$schema, t.name).toBeUndefined();
+    }
+  });
+});
+
+describe('MCP tool errors', () => {
+  const tool = TOOLS[0]!;
+  const logger = { error: () => {} };
+  const said = (error: unknown) => {
+    const result = toolError(error, tool, logger);
+    expect(result.isError).toBe(true);
+    return JSON.parse((result.content[0] as { text: string }).text) as { status: number; detail: string };
+  };
+
+  it('name the tool arguments, not the HTTP header or query parameters, and keep the status', () => {
+    const required = said(new PreconditionRequiredError());
+    expect(required.status).toBe(428);
+    expect(required.detail).toContain('pass `if_match`');
+    expect(required.detail).not.toMatch(/If-Match|ETag/);
+    const outline = said(new OutlineTooLargeError(3));
+    expect(outline.status).toBe(413);
+    expect(outline.detail).toContain("read_file's `lines` or `section`");
+    expect(outline.detail).not.toContain('?');
   });
 });
 

@@ -1,6 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { describe, expect } from 'vitest';
 import { TOOLS } from '../../src/mcp/tools.js';
 import { type HttpHarness, serverTest } from '../support/http-harness.js';
@@ -13,6 +15,18 @@ import { type HttpHarness, serverTest } from '../support/http-harness.js';
  */
 
 const test = serverTest();
+
+// ajv-formats is CommonJS: its default export is the plugin function.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+/** What a tool error says to the agent: its text, JSON with the API's status and detail. */
+type ToolError = { status: number; detail: unknown; etag?: string };
+
+const PRECONDITION_REQUIRED: ToolError = {
+  status: 428,
+  detail:
+    "Precondition required: pass `if_match` with the file's etag (as read_file, outline or list_files gave it)",
+};
 
 async function connect(h: HttpHarness, apiKey: string): Promise<Client> {
   const client = new Client({ name: 'mdstore-tests', version: '1.0.0' });
@@ -29,6 +43,14 @@ async function scene(h: HttpHarness) {
   const { id: projectId } = await h.createProject(apiKey, 'Agents');
   await h.uploadFile(apiKey, projectId, 'notes.md', '# Notes\n\n## Todo\n\n- one\n', { kind: 'notes' });
   const client = await connect(h, apiKey);
+  // Every answer is checked against the outputSchema tools/list advertises, with ajv 2020 (the dialect
+  // of the conversion), besides the official client's own check.
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  const validators = new Map(
+    (await client.listTools()).tools.map((tool) => [tool.name, ajv.compile(tool.outputSchema ?? {})]),
+  );
+  const called = new Set<string>();
   const call = async (name: string, args: Record<string, unknown>) =>
     (await client.callTool({ name, arguments: args })) as CallToolResult;
   /** The structured answer of a call that must succeed. */
@@ -38,16 +60,21 @@ async function scene(h: HttpHarness) {
     // The text block carries the same JSON, for clients that only read text.
     const [block] = result.content as Array<{ type: string; text: string }>;
     expect(JSON.parse(block!.text)).toEqual(result.structuredContent);
+    const validate = validators.get(name)!;
+    expect(validate(result.structuredContent), `${name}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    called.add(name);
     return result.structuredContent as Record<string, unknown>;
   };
-  /** The structured error of a call that must fail as a tool error. */
+  /** What a call that must fail as a tool error says: JSON text, and no structuredContent. */
   const fails = async (name: string, args: Record<string, unknown>) => {
     const result = await call(name, args);
     expect(result.isError, `${name} should fail`).toBe(true);
-    return result.structuredContent as { status: number; detail: unknown; etag?: string };
+    expect(result.structuredContent).toBeUndefined();
+    const [block] = result.content as Array<{ type: string; text: string }>;
+    return JSON.parse(block!.text) as ToolError;
   };
   const file = { project_id: projectId, filename: 'notes.md' };
-  return { apiKey, defaultProjectId, projectId, client, call, ok, fails, file };
+  return { apiKey, defaultProjectId, projectId, client, call, ok, fails, file, called };
 }
 
 describe('MCP tools', () => {
@@ -90,6 +117,44 @@ describe('MCP tools', () => {
     }
     expect(s.client.getInstructions()).toContain('if_match');
     expect(s.client.getServerVersion()?.name).toBe('mdstore');
+  });
+
+  test('every tool advertises an outputSchema; every answer validates against it, without storage details', async (h) => {
+    const s = await scene(h);
+    const { tools } = await s.client.listTools();
+    for (const tool of tools) {
+      expect(tool.outputSchema?.type, tool.name).toBe('object');
+      expect(tool.outputSchema, tool.name).not.toHaveProperty('$schema');
+      expect(JSON.stringify(tool.outputSchema), tool.name).not.toMatch(/bucket_name|storage_path/);
+    }
+    const { etag } = await s.ok('read_file', s.file);
+    await s.ok('read_file', { ...s.file, lines: '1-2' });
+    await s.ok('list_projects', {});
+    await s.ok('list_files', { project_id: s.projectId, limit: 1 });
+    await s.ok('outline', s.file);
+    await s.ok('search', { query: 'one' });
+    const edited = await s.ok('edit_file', {
+      ...s.file,
+      edits: [{ op: 'append', text: 'x\n' }],
+      if_match: etag,
+    });
+    const written = await s.ok('write_file', { ...s.file, content: '# W\n', if_match: edited.etag });
+    const meta = await s.ok('set_metadata', { ...s.file, metadata: { a: 1 }, if_match: written.etag });
+    await s.ok('list_revisions', s.file);
+    await s.ok('read_revision', { ...s.file, revision: 1 });
+    const restored = await s.ok('restore_revision', { ...s.file, revision: 1, if_match: meta.etag });
+    const moved = await s.ok('move_file', { ...s.file, to: 'moved.md', if_match: restored.etag });
+    const file = { project_id: s.projectId, filename: 'moved.md' };
+    await s.ok('delete_file', { ...file, if_match: moved.etag });
+    const created = await s.ok('create_file', { ...file, content: '# C\n' });
+    expect([...s.called].sort()).toEqual(TOOLS.map((tool) => tool.name).sort());
+    // The HTTP API keeps them; the tools leave them out.
+    const listed = await h.fetch(`/api/projects/${s.projectId}/files`, { key: s.apiKey });
+    expect(JSON.stringify(await listed.json())).toContain('storage_path');
+    expect(created).not.toHaveProperty('storage_path');
+    const projects = await s.ok('list_projects', {});
+    expect((projects.projects as object[])[0]).not.toHaveProperty('bucket_name');
+    expect(JSON.stringify(await s.ok('search', { query: 'c' }))).not.toContain('storage_path');
   });
 
   test('list_projects, list_files, read_file (whole, lines, section) and outline; reads return etag', async (h) => {
@@ -203,7 +268,7 @@ describe('MCP tools', () => {
       status: 409,
       detail: [
         {
-          loc: ['body', 'edits', 0, 'old'],
+          loc: ['arguments', 'edits', 0, 'old'],
           msg: 'The old text was found 2 times (expected 1), on lines 1, 5',
           type: 'match_count',
         },
@@ -216,18 +281,18 @@ describe('MCP tools', () => {
     expect(missing).toMatchObject({ status: 409, detail: [{ type: 'section_not_found' }] });
     expect((missing.detail as Array<{ msg: string }>)[0]!.msg).toContain('["Notes","Todo"] (line 3)');
     const invalid = await s.fails('edit_file', { ...s.file, edits: [{ op: 'delete' }] });
-    expect(invalid).toMatchObject({ status: 422, detail: [{ loc: ['body', 'edits', 0, 'op'] }] });
+    expect(invalid).toMatchObject({ status: 422, detail: [{ loc: ['arguments', 'edits', 0, 'op'] }] });
     const noFile = await s.fails('read_file', { ...s.file, filename: 'none.md' });
     expect(noFile).toEqual({ status: 404, detail: 'File not found' });
     const badProject = await s.fails('list_files', { project_id: 'not-a-uuid' });
-    expect(badProject).toMatchObject({ status: 422, detail: [{ loc: ['path', 'project_id'] }] });
+    expect(badProject).toMatchObject({ status: 422, detail: [{ loc: ['arguments', 'project_id'] }] });
     const missingArgument = await s.fails('read_file', { project_id: s.projectId });
     expect(missingArgument).toEqual({
       status: 422,
       detail: [{ loc: ['arguments', 'filename'], msg: 'Field required', type: 'missing' }],
     });
     const lines = await s.fails('read_file', { ...s.file, lines: '9-10' });
-    expect(lines).toMatchObject({ status: 422, detail: [{ loc: ['query', 'lines'] }] });
+    expect(lines).toMatchObject({ status: 422, detail: [{ loc: ['arguments', 'lines'] }] });
   });
 
   test('create_file refuses an existing name; write_file and delete_file require if_match', async (h) => {
@@ -242,7 +307,7 @@ describe('MCP tools', () => {
     const again = await s.fails('create_file', { project_id: s.projectId, filename: 'new.md', content: 'x' });
     expect(again.status).toBe(409);
     const target = { project_id: s.projectId, filename: 'new.md' };
-    const required = { status: 428, detail: "Precondition required: send If-Match with the file's ETag" };
+    const required = PRECONDITION_REQUIRED;
     expect(await s.fails('write_file', { ...target, content: '# Replaced\n' })).toEqual(required);
     const written = await s.ok('write_file', { ...target, content: '# Replaced\n', if_match: created.etag });
     expect(written).toMatchObject({ revision: 2 });
@@ -290,7 +355,7 @@ describe('MCP tools', () => {
       settings: { require_if_match: true },
     });
     expect(updated.status).toBe(200);
-    const required = { status: 428, detail: "Precondition required: send If-Match with the file's ETag" };
+    const required = PRECONDITION_REQUIRED;
     expect(await s.fails('edit_file', { ...s.file, edits: [{ op: 'append', text: 'x' }] })).toEqual(required);
     expect(await s.fails('set_metadata', { ...s.file, metadata: null })).toEqual(required);
     // A dry run is never 428; a new file needs no etag.
@@ -311,7 +376,8 @@ describe('MCP tools', () => {
     const other = await h.account('other');
     const otherClient = await connect(h, other.apiKey);
     const result = (await otherClient.callTool({ name: 'read_file', arguments: s.file })) as CallToolResult;
-    expect(result).toMatchObject({ isError: true, structuredContent: { status: 403 } });
+    expect(result).toMatchObject({ isError: true, content: [{ type: 'text' }] });
+    expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toMatchObject({ status: 403 });
     // Stateless: a tools/call with no session and no initialize before it.
     const raw = await mcpPost(h, s.apiKey, {
       jsonrpc: '2.0',
@@ -326,7 +392,9 @@ describe('MCP tools', () => {
       result: { structuredContent: { total_count: number } };
     };
     expect(answer).toMatchObject({ id: 7, result: { structuredContent: { total_count: 2 } } });
-    await expect(s.client.callTool({ name: 'nope', arguments: {} })).rejects.toThrow(/Unknown tool/);
+    // The client prefixes "MCP error <code>: " to the message it receives: exactly once.
+    const unknown = await s.client.callTool({ name: 'nope', arguments: {} }).catch((error: unknown) => error);
+    expect(unknown).toMatchObject({ code: -32602, message: 'MCP error -32602: Unknown tool: nope' });
   });
 });
 
@@ -451,7 +519,7 @@ describe('MCP history tools (extensions §5)', () => {
       status: 404,
       detail: 'Revision not found',
     });
-    const required = { status: 428, detail: "Precondition required: send If-Match with the file's ETag" };
+    const required = PRECONDITION_REQUIRED;
     expect(await s.fails('restore_revision', { ...s.file, revision: 1 })).toEqual(required);
     expect((await s.fails('restore_revision', { ...s.file, revision: 1, if_match: first.etag })).status).toBe(
       412,

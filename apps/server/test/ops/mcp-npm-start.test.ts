@@ -60,7 +60,11 @@ describe('MCP against npm start', () => {
     );
     const call = async (name: string, args: Record<string, unknown>) => {
       const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-      return { isError: result.isError === true, value: result.structuredContent as Record<string, unknown> };
+      // A tool error is JSON text, without structuredContent.
+      const value = result.isError
+        ? JSON.parse((result.content as Array<{ text: string }>)[0]!.text)
+        : result.structuredContent;
+      return { isError: result.isError === true, value: value as Record<string, unknown> };
     };
     const file = { project_id: account.default_project_id, filename: 'plan.md' };
     expect((await call('create_file', { ...file, content: '# Plan\n\n## Steps\n\n1. read\n' })).isError).toBe(
