@@ -1,4 +1,4 @@
-import { isMdStoreError, type OutlineTooLargeError, type ValidationIssue } from '@mdstore/core';
+import { isMdStoreError, type ValidationIssue } from '@mdstore/core';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { toErrorResponse } from '../http/errors.js';
 import type { Logger } from '../logger.js';
@@ -42,8 +42,8 @@ function toolDetail(error: unknown): string | undefined {
     return "Precondition required: pass `if_match` with the file's etag (as read_file, outline or list_files gave it)";
   if (isMdStoreError(error, 'OUTLINE_TOO_LARGE'))
     return (
-      `File too large for an outline: at most ${(error as OutlineTooLargeError).maxLength} characters are ` +
-      "parsed for one; read parts of it with read_file's `lines` or `section` instead"
+      'File too large for an outline: its parse would pass the work one request may do; ' +
+      "read parts of it with read_file's `lines` or `section` instead"
     );
   return undefined;
 }

@@ -115,7 +115,7 @@ describe('MCP tool errors', () => {
     expect(required.status).toBe(428);
     expect(required.detail).toContain('pass `if_match`');
     expect(required.detail).not.toMatch(/If-Match|ETag/);
-    const outline = said(new OutlineTooLargeError(3));
+    const outline = said(new OutlineTooLargeError());
     expect(outline.status).toBe(413);
     expect(outline.detail).toContain("read_file's `lines` or `section`");
     expect(outline.detail).not.toContain('?');
