@@ -16,6 +16,11 @@ export type ErrorCode =
   // request outcomes the interface names
   | 'UNAUTHENTICATED'
   | 'FORBIDDEN'
+  // access (extensions §8)
+  /** The key is valid but its role (or project scope, for project creation) does not cover the operation. */
+  | 'OPERATION_NOT_ALLOWED'
+  /** The key is past its `expires_date`. */
+  | 'API_KEY_EXPIRED'
   | 'DEFAULT_PROJECT_PROTECTED'
   | 'PROJECT_NOT_FOUND'
   | 'FILE_NOT_FOUND'
@@ -87,6 +92,20 @@ export class ForbiddenError extends MdStoreError {
   declare readonly code: 'FORBIDDEN';
   constructor() {
     super('FORBIDDEN', 'You do not have permission to access this resource');
+  }
+}
+
+export class OperationNotAllowedError extends MdStoreError {
+  declare readonly code: 'OPERATION_NOT_ALLOWED';
+  constructor() {
+    super('OPERATION_NOT_ALLOWED', 'API key does not allow this operation');
+  }
+}
+
+export class ApiKeyExpiredError extends MdStoreError {
+  declare readonly code: 'API_KEY_EXPIRED';
+  constructor() {
+    super('API_KEY_EXPIRED', 'API key expired');
   }
 }
 

@@ -19,11 +19,13 @@ export {
   type LeasePolicy,
 } from './rate-limit/leased-rate-limiter.js';
 export * from './search/index.js';
+export { assertRole, inKeyScope, roleCovers } from './use-cases/access.js';
 export type { ApiKeyView, CreatedAccount, IssuedApiKey } from './use-cases/accounts.js';
-export { DEFAULT_PROJECT_NAME } from './use-cases/accounts.js';
+export { ADMIN_CLI_KEY_NAME, DEFAULT_PROJECT_NAME } from './use-cases/accounts.js';
 export type { Principal, RateLimitStatus } from './use-cases/authentication.js';
 export {
   constantTimeEqual,
+  LAST_USED_WRITE_INTERVAL_MS,
   RequestRateLimitedError,
   refusedBudgetStatus,
 } from './use-cases/authentication.js';
@@ -56,6 +58,7 @@ export type {
   UploadPart,
 } from './use-cases/files/index.js';
 export { isMdxFilename, MAX_EDIT_ATTEMPTS } from './use-cases/files/index.js';
+export { type CreatedKey, type KeyReach, type KeyView, reachesNoFurther } from './use-cases/keys.js';
 export type { ReconcileReport } from './use-cases/maintenance.js';
 export type { ProjectPage, ProjectRead } from './use-cases/projects.js';
 export {
@@ -71,6 +74,7 @@ export type { ExpiryReport, TrashItemView, TrashPage } from './use-cases/trash/i
 export type { FileView, ProjectView } from './use-cases/views.js';
 export { checkedContent } from './validation/content.js';
 export * from './validation/issues.js';
+export { CreateKeyBodySchema, KEY_LIMITS, RoleSchema } from './validation/keys.js';
 export * from './validation/schemas.js';
 export { SettingsSchema, validateSettings } from './validation/settings.js';
 export { compareCodePoints, countCodePoints } from './validation/text.js';

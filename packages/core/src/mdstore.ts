@@ -14,6 +14,7 @@ import {
   type MdStoreSettings,
 } from './use-cases/context.js';
 import * as files from './use-cases/files/index.js';
+import * as keys from './use-cases/keys.js';
 import * as maintenance from './use-cases/maintenance.js';
 import * as projects from './use-cases/projects.js';
 import { SearchDocumentCache } from './use-cases/search/document-cache.js';
@@ -65,7 +66,7 @@ export function createMdStore(adapters: MdStoreAdapters) {
     cursorKey: adapters.cursorKey ?? globalThis.crypto.getRandomValues(new Uint8Array(32)),
     searchDocuments: new SearchDocumentCache(SEARCH_LIMITS.documentCacheMaxTokens),
   };
-  const blockedAddresses = new Map<string, number>();
+  const authState = auth.newAuthenticationState();
   const startedAt = ctx.clock.now();
   return {
     instanceId: ctx.instanceId,
@@ -82,8 +83,14 @@ export function createMdStore(adapters: MdStoreAdapters) {
       revoke: bind(ctx, accounts.revokeApiKey),
     },
     authenticate: (input: { apiKey: string | undefined; clientAddress?: string }) =>
-      auth.authenticate(ctx, blockedAddresses, input),
+      auth.authenticate(ctx, authState, input),
     consumeRequestBudget: (principal: auth.Principal) => auth.consumeRequestBudget(ctx, principal),
+    // Extensions §8: the account's keys, by a key.
+    keys: {
+      create: bind(ctx, keys.createKey),
+      list: bind(ctx, keys.listKeys),
+      revoke: bind(ctx, keys.revokeKey),
+    },
     projects: {
       create: bind(ctx, projects.createProject),
       list: bind(ctx, projects.listProjects),

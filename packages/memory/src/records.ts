@@ -91,8 +91,14 @@ const CAPABILITIES: RecordsCapabilities = Object.freeze({ durable: false, shared
 
 /** Callers get their own copy of every record; records are flat, so a spread copies them fully. */
 /** Trash items nest the file record: it is copied too. */
-const copy = <R extends object>(record: R): R =>
-  'file' in record ? { ...record, file: { ...(record.file as object) } } : { ...record };
+const copy = <R extends object>(record: R): R => {
+  if ('file' in record) return { ...record, file: { ...(record.file as object) } };
+  // An API key's project list is an array: copied too, so a caller never holds the stored one.
+  if ('projectIds' in record && Array.isArray(record.projectIds)) {
+    return { ...record, projectIds: [...record.projectIds] };
+  }
+  return { ...record };
+};
 const copyOrNull = <R extends object>(record: R | undefined): R | null => (record ? copy(record) : null);
 const frozen = <R extends object>(record: R): R => Object.freeze(copy(record));
 
@@ -434,6 +440,12 @@ class MemoryTransaction extends TablesReader implements RecordsTransaction {
     if (!apiKey || apiKey.revokedAt !== null) return false;
     this.writable('apiKeys').set(apiKey.id, frozen({ ...apiKey, revokedAt: c.revokedAt }));
     return true;
+  }
+
+  async touchApiKey(c: { keyId: string; lastUsedAt: number }) {
+    const apiKey = this.tables().apiKeys.get(c.keyId);
+    if (!apiKey || (apiKey.lastUsedAt !== null && apiKey.lastUsedAt >= c.lastUsedAt)) return;
+    this.writable('apiKeys').set(apiKey.id, frozen({ ...apiKey, lastUsedAt: c.lastUsedAt }));
   }
 
   async lockProject(q: { projectId: string }) {

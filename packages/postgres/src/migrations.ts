@@ -203,6 +203,19 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX trash_items_expiry_idx ON trash_items (expires_at, id);
     `,
   },
+  {
+    version: 6,
+    name: 'key roles, project scopes, expiry, names and last use',
+    // Extensions §8. Keys made before are `admin` for the whole account (project_ids_json NULL).
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN name TEXT COLLATE "C" NOT NULL DEFAULT '';
+      ALTER TABLE api_keys ADD COLUMN role TEXT NOT NULL DEFAULT 'admin'
+        CHECK (role IN ('read', 'write', 'admin'));
+      ALTER TABLE api_keys ADD COLUMN project_ids_json TEXT;
+      ALTER TABLE api_keys ADD COLUMN expires_at BIGINT;
+      ALTER TABLE api_keys ADD COLUMN last_used_at BIGINT;
+    `,
+  },
 ];
 
 /**

@@ -104,6 +104,7 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
     );
     expect(rows).toEqual([
       { table_name: 'accounts', column_name: 'name', collation_name: 'C' },
+      { table_name: 'api_keys', column_name: 'name', collation_name: 'C' },
       { table_name: 'files', column_name: 'filename', collation_name: 'C' },
       { table_name: 'projects', column_name: 'name', collation_name: 'C' },
       { table_name: 'trash_items', column_name: 'filename', collation_name: 'C' },

@@ -197,6 +197,18 @@ CREATE INDEX trash_items_listing ON trash_items (project_id, deleted_at, id);
 CREATE INDEX trash_items_expiry ON trash_items (expires_at, id);
 `;
 
+/**
+ * Scoped keys (extensions §8): a role, an optional project list (JSON text) and expiry, a name, and the
+ * last use. Keys made before are `admin` for the whole account.
+ */
+const KEY_ACCESS = `
+ALTER TABLE api_keys ADD COLUMN name TEXT NOT NULL DEFAULT '';
+ALTER TABLE api_keys ADD COLUMN role TEXT NOT NULL DEFAULT 'admin' CHECK (role IN ('read', 'write', 'admin'));
+ALTER TABLE api_keys ADD COLUMN project_ids_json TEXT;
+ALTER TABLE api_keys ADD COLUMN expires_at INTEGER;
+ALTER TABLE api_keys ADD COLUMN last_used_at INTEGER;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -211,6 +223,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, description: 'indexes of the paged file lists', sql: LIST_INDEXES },
   { version: 4, description: 'search index (FTS5) and indexed texts', sql: SEARCH_INDEX },
   { version: 5, description: 'trash', sql: TRASH },
+  { version: 6, description: 'key roles, project scopes, expiry, names and last use', sql: KEY_ACCESS },
 ];
 
 /** The schema version this code writes and expects (SQLite's `user_version`). */

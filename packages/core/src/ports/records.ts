@@ -193,6 +193,8 @@ export interface RecordsTransaction extends RecordsReader {
   insertApiKey(c: { apiKey: ApiKeyRecord }): Promise<void>;
   /** Returns false when the key does not exist or is already revoked. */
   revokeApiKey(c: { keyId: string; revokedAt: number }): Promise<boolean>;
+  /** Notes a use of the key; a time earlier than the stored one is ignored. */
+  touchApiKey(c: { keyId: string; lastUsedAt: number }): Promise<void>;
 
   /** Reads the project and holds a write lock on it until the transaction ends. */
   lockProject(q: { projectId: string }): Promise<ProjectRecord | null>;

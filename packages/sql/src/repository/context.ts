@@ -1,6 +1,5 @@
 import type {
   AccountRecord,
-  ApiKeyRecord,
   BlobIntentRecord,
   FileRecord,
   InstanceRecord,
@@ -12,6 +11,7 @@ import { placeholders, type Row, type SqlDialect } from '../executor.js';
 import {
   ACCOUNTS,
   API_KEYS,
+  type ApiKeyRow,
   BLOB_INTENTS,
   FILES,
   fromTrashRow,
@@ -27,7 +27,7 @@ import { type TableSql, tableSql } from '../table.js';
 export interface SqlContext {
   readonly dialect: SqlDialect;
   readonly accounts: TableSql<AccountRecord>;
-  readonly apiKeys: TableSql<ApiKeyRecord>;
+  readonly apiKeys: TableSql<ApiKeyRow>;
   readonly projects: TableSql<ProjectRecord>;
   readonly files: TableSql<FileRecord>;
   readonly revisions: TableSql<RevisionRecord>;

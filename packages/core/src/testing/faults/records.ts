@@ -43,6 +43,7 @@ const WRITE_METHODS = Object.keys({
   updateAccountTier: true,
   insertApiKey: true,
   revokeApiKey: true,
+  touchApiKey: true,
   lockProject: true,
   insertProject: true,
   updateProject: true,
