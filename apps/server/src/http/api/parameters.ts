@@ -1,4 +1,4 @@
-import { LIST_LIMITS } from '@mdstore/core';
+import { LIST_LIMITS, UuidSchema } from '@mdstore/core';
 import * as v from 'valibot';
 import type { QueryParameter, RequestHeader, ResponseHeader, Schema } from './route.js';
 import { FilenameParam, ProjectIdParam } from './schemas.js';
@@ -18,6 +18,7 @@ export const PATH_PARAMETERS: Readonly<Record<string, { component: string; schem
     component: 'TrashId',
     schema: v.pipe(v.string(), v.description('The `trash_id` of a trash item (opaque).')),
   },
+  key_id: { component: 'KeyId', schema: v.pipe(UuidSchema, v.description('The `id` of an API key.')) },
 };
 
 const text = (description: string) => v.pipe(v.string(), v.description(description));

@@ -1,0 +1,40 @@
+import { CreateKeyBodySchema, NameSchema, RoleSchema, UuidSchema } from '@mdstore/core';
+import * as v from 'valibot';
+
+/** The bodies of the access routes (extensions §8): API keys and the audit log. */
+
+const Timestamp = v.pipe(v.string(), v.isoTimestamp(), v.description('UTC ISO 8601 with milliseconds'));
+const NullableTimestamp = v.nullable(Timestamp);
+
+export const KeyCreate = v.pipe(
+  CreateKeyBodySchema,
+  v.description(
+    'A key with no more than the creating key has: a role no higher, a subset of its projects when it is scoped, an expiry no later when it expires.',
+  ),
+);
+
+const keyEntries = {
+  id: UuidSchema,
+  name: NameSchema,
+  role: RoleSchema,
+  project_ids: v.pipe(
+    v.nullable(v.array(UuidSchema)),
+    v.description('The projects the key reaches; null: every project of the account.'),
+  ),
+  expires_date: NullableTimestamp,
+  created_date: Timestamp,
+};
+
+export const Key = v.object({
+  ...keyEntries,
+  last_used_date: v.pipe(NullableTimestamp, v.description('At most a minute stale.')),
+});
+
+export const KeyCreated = v.object({
+  ...keyEntries,
+  api_key: v.pipe(v.string(), v.description('The secret: shown only in this answer.')),
+});
+
+export const KeyList = v.object({ keys: v.array(Key) });
+
+export const ACCESS_COMPONENTS = { KeyCreate, Key, KeyCreated, KeyList } as const;
