@@ -127,7 +127,7 @@ describe('roles: every route of the table, every role (extensions §8)', () => {
     expect(((await listed.json()) as { files: unknown[] }).files).toEqual([]);
   });
 
-  test('every role of the table is one of the three; reading routes are read, project deletion admin', () => {
+  it('every role of the table is one of the three; reading routes are read, project deletion admin', () => {
     for (const route of KEYED_ROUTES) expect(ROLES, route.operationId).toContain(route.role);
     const roleOf = (operationId: string) => KEYED_ROUTES.find((r) => r.operationId === operationId)?.role;
     expect(roleOf('downloadFile')).toBe('read');
@@ -171,7 +171,10 @@ describe('roles: every route of the table, every role (extensions §8)', () => {
     expect(created.status).toBe(403);
     const renamed = await h.json(project, 'PUT', writer.apiKey, { description: 'by a writer' });
     expect(renamed.status).toBe(200);
-    const after = (await (await h.fetch(project, { key: s.apiKey })).json()) as Record<string, any>;
+    const after = (await (await h.fetch(project, { key: s.apiKey })).json()) as {
+      settings: { keep_revisions: number };
+      description: string;
+    };
     expect(after.settings.keep_revisions).toBe(20);
     expect(after.description).toBe('by a writer');
     const admin = await h.json(project, 'PUT', s.apiKey, { settings: { keep_revisions: 3 } });
