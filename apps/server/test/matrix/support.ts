@@ -28,6 +28,8 @@ const HTTP_SUITES = [
   // extensions §5
   'history',
   'trash',
+  // extensions §8
+  'access',
 ];
 
 /**
