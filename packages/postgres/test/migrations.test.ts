@@ -23,6 +23,7 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
     expect(rows.map((row) => row.table_name)).toEqual([
       'accounts',
       'api_keys',
+    'audit_entries',
       'blob_intents',
       'file_revisions',
       'files',
@@ -105,6 +106,7 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
     expect(rows).toEqual([
       { table_name: 'accounts', column_name: 'name', collation_name: 'C' },
       { table_name: 'api_keys', column_name: 'name', collation_name: 'C' },
+      { table_name: 'audit_entries', column_name: 'filename', collation_name: 'C' },
       { table_name: 'files', column_name: 'filename', collation_name: 'C' },
       { table_name: 'projects', column_name: 'name', collation_name: 'C' },
       { table_name: 'trash_items', column_name: 'filename', collation_name: 'C' },

@@ -1,6 +1,7 @@
 import type {
   AccountRecord,
   ApiKeyRecord,
+  AuditRecord,
   BlobIntentRecord,
   FileRecord,
   InstanceRecord,
@@ -208,6 +209,24 @@ export const INSTANCES = defineTable<InstanceRecord>(
   { key: ['id'] },
 );
 
+/** The audit log (extensions §8). */
+export const AUDIT = defineTable<AuditRecord>(
+  'audit_entries',
+  {
+    id: ['id', 'text'],
+    at: ['at', 'integer'],
+    accountId: ['account_id', 'text'],
+    keyId: ['key_id', 'text'],
+    action: ['action', 'text'],
+    projectId: ['project_id', 'text'],
+    filename: ['filename', 'text'],
+    status: ['status', 'integer'],
+    requestId: ['request_id', 'text'],
+    ip: ['ip', 'text'],
+  },
+  { key: ['id'] },
+);
+
 /** Every record table, for schema checks. */
 export const RECORD_TABLES = [
   ACCOUNTS,
@@ -218,4 +237,5 @@ export const RECORD_TABLES = [
   TRASH,
   BLOB_INTENTS,
   INSTANCES,
+  AUDIT,
 ] as const;

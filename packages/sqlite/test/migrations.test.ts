@@ -12,6 +12,7 @@ import { tempDatabase } from './temp-db.js';
 const TABLES = [
   'accounts',
   'api_keys',
+  'audit_entries',
   'blob_intents',
   'file_revisions',
   'files',

@@ -39,6 +39,30 @@ export interface ApiKeyRecord {
 }
 
 /**
+ * One line of the audit log (extensions §8): who (key, account, address) did what (`METHOD
+ * route-template`) to which project and file, and the answer's status. Never a key, content or metadata.
+ */
+export interface AuditRecord {
+  readonly id: string;
+  readonly at: EpochMillis;
+  /** Null for a request without a valid key (a failed authentication). */
+  readonly accountId: string | null;
+  readonly keyId: string | null;
+  readonly action: string;
+  readonly projectId: string | null;
+  readonly filename: string | null;
+  readonly status: number;
+  readonly requestId: string | null;
+  readonly ip: string | null;
+}
+
+/** Where a page of the audit log starts: after this entry, newest first. */
+export interface AuditPosition {
+  readonly at: EpochMillis;
+  readonly id: string;
+}
+
+/**
  * `deleting` is the durable marker of a deletion in progress: the project is already gone for every
  * caller (inactive, counters zero, no files) and its bucket is removed by whoever comes next (the
  * deleting request, a retry, or start-up reconciliation).

@@ -1,5 +1,6 @@
 import type {
   AccountRecord,
+  AuditRecord,
   BlobIntentRecord,
   FileRecord,
   InstanceRecord,
@@ -12,6 +13,7 @@ import {
   ACCOUNTS,
   API_KEYS,
   type ApiKeyRow,
+  AUDIT,
   BLOB_INTENTS,
   FILES,
   fromTrashRow,
@@ -28,6 +30,7 @@ export interface SqlContext {
   readonly dialect: SqlDialect;
   readonly accounts: TableSql<AccountRecord>;
   readonly apiKeys: TableSql<ApiKeyRow>;
+  readonly audit: TableSql<AuditRecord>;
   readonly projects: TableSql<ProjectRecord>;
   readonly files: TableSql<FileRecord>;
   readonly revisions: TableSql<RevisionRecord>;
@@ -45,6 +48,7 @@ export function sqlContext(dialect: SqlDialect): SqlContext {
     dialect,
     accounts: tableSql(ACCOUNTS, dialect),
     apiKeys: tableSql(API_KEYS, dialect),
+    audit: tableSql(AUDIT, dialect),
     projects: tableSql(PROJECTS, dialect),
     files: tableSql(FILES, dialect),
     revisions: tableSql(REVISIONS, dialect),
