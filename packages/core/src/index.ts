@@ -22,6 +22,12 @@ export * from './search/index.js';
 export { assertRole, inKeyScope, roleCovers } from './use-cases/access.js';
 export type { ApiKeyView, CreatedAccount, IssuedApiKey } from './use-cases/accounts.js';
 export { ADMIN_CLI_KEY_NAME, DEFAULT_PROJECT_NAME } from './use-cases/accounts.js';
+export {
+  AUDIT_LIMITS,
+  type AuditEntryInput,
+  type AuditPage,
+  type AuditParams,
+} from './use-cases/audit.js';
 export type { Principal, RateLimitStatus } from './use-cases/authentication.js';
 export {
   constantTimeEqual,

@@ -6,6 +6,7 @@ import type { RecordsRepository } from './ports/records.js';
 import type { ApiKeySecrets, Clock, ContentHashing, IdSource, InstanceProbe } from './ports/runtime.js';
 import { SEARCH_LIMITS } from './search/limits.js';
 import * as accounts from './use-cases/accounts.js';
+import * as audit from './use-cases/audit.js';
 import * as auth from './use-cases/authentication.js';
 import {
   DEFAULT_SETTINGS,
@@ -85,6 +86,11 @@ export function createMdStore(adapters: MdStoreAdapters) {
     authenticate: (input: { apiKey: string | undefined; clientAddress?: string }) =>
       auth.authenticate(ctx, authState, input),
     consumeRequestBudget: (principal: auth.Principal) => auth.consumeRequestBudget(ctx, principal),
+    // Extensions §8: the audit log; the server's queue writes batches, off the requests.
+    audit: {
+      write: bind(ctx, audit.writeAuditEntries),
+      list: bind(ctx, audit.listAudit),
+    },
     // Extensions §8: the account's keys, by a key.
     keys: {
       create: bind(ctx, keys.createKey),

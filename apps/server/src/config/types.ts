@@ -39,6 +39,8 @@ export interface ServerConfig {
   readonly inlineMaxBytes: number;
   /** Cap of a project's current, history and trash bytes together. */
   readonly maxProjectBytes: number;
+  /** Days an audit entry is kept (extensions §8). */
+  readonly auditRetentionDays: number;
   /** PEM file paths; the files are read at start-up by `readTlsFiles`. */
   readonly tls: { readonly certPath: string; readonly keyPath: string } | null;
   readonly httpRedirectPort: number | null;

@@ -4,6 +4,7 @@ import { mcpEndpoint, mcpGate } from '../mcp/endpoint.js';
 import { methodNotAllowed, mountRoutes } from './api/mount.js';
 import { servedOpenApiDocument } from './api/openapi.js';
 import { ROUTES } from './api/routes-table.js';
+import { type AuditQueue, auditRequests } from './audit.js';
 import { authenticateRequests } from './auth.js';
 import { DEFAULT_DRAIN_LIMITS, type DrainLimits, sendAfterDrainingRequest } from './body.js';
 import { HttpError, httpError, toErrorResponse } from './errors.js';
@@ -34,6 +35,8 @@ export interface HttpAppOptions {
   readonly readiness?: ReadinessCheck;
   /** Told of every request (the metrics listener); none by default. */
   readonly metrics?: RequestMetrics;
+  /** Where `/api` requests are recorded (extensions §8); without one, nothing is audited. */
+  readonly audit?: AuditQueue;
 }
 
 const HSTS = 'max-age=31536000';
@@ -94,6 +97,16 @@ export function createHttpApp(options: HttpAppOptions): Express {
     app.all(path, methodNotAllowed(['GET', 'HEAD']));
   }
 
+  if (options.audit) {
+    app.use(
+      '/api',
+      auditRequests(
+        options.audit,
+        ROUTES.map((route) => route.description),
+        routeOf,
+      ),
+    );
+  }
   app.use('/api', authenticateRequests(options.store));
   // Every route of the interface, `/healthz` and `/readyz` included: mounted from the table only.
   mountRoutes(app, ROUTES, deps);

@@ -443,9 +443,163 @@ describe('/api/keys (extensions §8)', () => {
   test('revoke: a scoped admin key cannot revoke a key that reaches further', async (h) => {
     const s = await scene(h);
     const scoped = await s.key('admin', { projectIds: [s.defaultProjectId] });
-    const [first] = await h.store.apiKeys.list({ account: s.accountId });
-    const refused = await h.fetch(`/api/keys/${first!.keyId}`, { method: 'DELETE', key: scoped.apiKey });
+    const wider = (await h.store.apiKeys.list({ account: s.accountId })).find(
+      (k) => k.keyId !== scoped.keyId,
+    );
+    const refused = await h.fetch(`/api/keys/${wider!.keyId}`, { method: 'DELETE', key: scoped.apiKey });
     expect(refused.status).toBe(403);
     expect((await h.fetch('/api/projects', { key: s.apiKey })).status).toBe(200);
+  });
+});
+
+describe('audit log (extensions §8)', () => {
+  interface Entry {
+    id: string;
+    date: string;
+    key_id: string | null;
+    action: string;
+    project_id: string | null;
+    filename: string | null;
+    status: number;
+    request_id: string | null;
+    ip: string | null;
+  }
+  const audit = async (h: HttpHarness, apiKey: string, query = '') => {
+    await h.audit.flush();
+    const response = await h.fetch(`/api/audit${query}`, { key: apiKey });
+    const text = await response.text();
+    return {
+      status: response.status,
+      text,
+      body: JSON.parse(text) as { entries: Entry[]; next_cursor: string | null },
+    };
+  };
+
+  test('records changes, refusals and key operations with who, what and where; never a secret; reads are not recorded', async (h) => {
+    const s = await scene(h);
+    const reader = await s.key('read');
+    const project = `/api/projects/${s.defaultProjectId}`;
+    const outside = (await h.createProject(s.apiKey, 'Elsewhere')).id;
+    const scoped = await s.key('write', { projectIds: [s.defaultProjectId] });
+    const renamed = await h.fetch(project, {
+      method: 'PUT',
+      key: s.apiKey,
+      headers: { 'Content-Type': 'application/json', 'X-Request-Id': 'audit-rename-1' },
+      body: JSON.stringify({ description: 'secret description value' }),
+    });
+    expect(renamed.status).toBe(200);
+    expect((await h.fetch(`${project}/files`, { key: s.apiKey })).status).toBe(200);
+    expect((await h.json(project, 'PUT', reader.apiKey, { description: 'x' })).status).toBe(403);
+    expect(
+      (
+        await h.fetch(project, {
+          method: 'PUT',
+          key: s.apiKey,
+          headers: { 'If-Match': '"stale"', 'Content-Type': 'application/json' },
+          body: '{"name":"n"}',
+        })
+      ).status,
+    ).toBe(412);
+    expect((await h.fetch(`/api/projects/${outside}`, { key: scoped.apiKey })).status).toBe(404);
+    const created = await h.json('/api/keys', 'POST', s.apiKey, { name: 'audited', role: 'read' });
+    const secret = ((await created.json()) as { api_key: string }).api_key;
+    const { status, text, body } = await audit(h, s.apiKey);
+    expect(status).toBe(200);
+    const actions = body.entries.map((e) => `${e.status} ${e.action}`);
+    expect(actions).toEqual([
+      '201 POST /api/keys',
+      '404 GET /api/projects/:project_id',
+      '412 PUT /api/projects/:project_id',
+      '403 PUT /api/projects/:project_id',
+      '200 PUT /api/projects/:project_id',
+      '201 POST /api/projects',
+    ]);
+    const rename = body.entries.find((e) => e.request_id === 'audit-rename-1')!;
+    expect(rename).toEqual({
+      id: expect.any(String),
+      date: expect.any(String),
+      key_id: (await h.store.authenticate({ apiKey: s.apiKey })).keyId,
+      action: 'PUT /api/projects/:project_id',
+      project_id: s.defaultProjectId,
+      filename: null,
+      status: 200,
+      request_id: 'audit-rename-1',
+      ip: expect.any(String),
+    });
+    expect(body.entries.find((e) => e.status === 403)!.key_id).toBe(reader.keyId);
+    expect(body.entries.find((e) => e.status === 404)).toMatchObject({
+      key_id: scoped.keyId,
+      project_id: outside,
+    });
+    for (const hidden of [s.apiKey, reader.apiKey, secret, 'secret description value'])
+      expect(text).not.toContain(hidden);
+  });
+
+  test('a 401 is recorded with key_id null, per address, without the key', async (h) => {
+    const pushed: unknown[] = [];
+    const push = h.audit.push.bind(h.audit);
+    h.audit.push = (entry) => {
+      pushed.push(entry);
+      push(entry);
+    };
+    const refused = await h.fetch('/api/projects', { key: 'mds_not-a-real-key-123' });
+    expect(refused.status).toBe(401);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(pushed).toEqual([
+      expect.objectContaining({
+        accountId: null,
+        keyId: null,
+        action: 'GET /api/projects',
+        status: 401,
+        ip: expect.any(String),
+      }),
+    ]);
+    expect(JSON.stringify(pushed)).not.toContain('mds_not-a-real-key-123');
+  });
+
+  test('filters (key_id, project_id, status, since, until) and pages newest first; admin only; a scoped key sees its projects', async (h) => {
+    const s = await scene(h);
+    const other = (await h.createProject(s.apiKey, 'Other')).id;
+    const writer = await s.key('write');
+    for (const description of ['a', 'b', 'c']) {
+      expect(
+        (await h.json(`/api/projects/${s.defaultProjectId}`, 'PUT', writer.apiKey, { description })).status,
+      ).toBe(200);
+    }
+    expect((await h.json(`/api/projects/${other}`, 'PUT', s.apiKey, { description: 'x' })).status).toBe(200);
+    const all = (await audit(h, s.apiKey)).body.entries;
+    expect(all).toHaveLength(5);
+    const byKey = (await audit(h, s.apiKey, `?key_id=${writer.keyId}`)).body.entries;
+    expect(byKey.map((e) => e.key_id)).toEqual([writer.keyId, writer.keyId, writer.keyId]);
+    const byProject = (await audit(h, s.apiKey, `?project_id=${other}`)).body.entries;
+    expect(byProject.map((e) => e.project_id)).toEqual([other]);
+    expect((await audit(h, s.apiKey, '?status=201')).body.entries.map((e) => e.action)).toEqual([
+      'POST /api/projects',
+    ]);
+    const middle = all[2]!.date;
+    const since = (await audit(h, s.apiKey, `?since=${encodeURIComponent(middle)}`)).body.entries;
+    expect(since.every((e) => e.date >= middle)).toBe(true);
+    const until = (await audit(h, s.apiKey, `?until=${encodeURIComponent(middle)}`)).body.entries;
+    expect(until.every((e) => e.date < middle)).toBe(true);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { entries: Entry[]; next_cursor: string | null } = (
+        await audit(h, s.apiKey, `?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)
+      ).body;
+      seen.push(...page.entries.map((e) => e.id));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual(all.map((e) => e.id));
+    const bad = await audit(h, s.apiKey, '?limit=0&status=abc&since=yesterday');
+    expect(bad.status).toBe(422);
+    expect(
+      (bad.body as unknown as { detail: { loc: string[] }[] }).detail.map((i) => i.loc[1]).sort(),
+    ).toEqual(['limit', 'since', 'status']);
+    expect((await audit(h, writer.apiKey)).status).toBe(403);
+    const scoped = await s.key('admin', { projectIds: [other] });
+    const mine = (await audit(h, scoped.apiKey)).body.entries;
+    expect(mine.map((e) => e.project_id)).toEqual([other]);
+    expect((await audit(h, scoped.apiKey, `?project_id=${s.defaultProjectId}`)).status).toBe(404);
   });
 });

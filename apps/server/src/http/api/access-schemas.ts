@@ -37,4 +37,21 @@ export const KeyCreated = v.object({
 
 export const KeyList = v.object({ keys: v.array(Key) });
 
-export const ACCESS_COMPONENTS = { KeyCreate, Key, KeyCreated, KeyList } as const;
+export const AuditEntry = v.object({
+  id: UuidSchema,
+  date: Timestamp,
+  key_id: v.pipe(v.nullable(UuidSchema), v.description('Null for a request without a valid key.')),
+  action: v.pipe(v.string(), v.description('`METHOD route-template`, e.g. `PUT /api/projects/:project_id`.')),
+  project_id: v.nullable(v.string()),
+  filename: v.nullable(v.string()),
+  status: v.pipe(v.number(), v.integer()),
+  request_id: v.nullable(v.string()),
+  ip: v.nullable(v.string()),
+});
+
+export const AuditList = v.object({
+  entries: v.array(AuditEntry),
+  next_cursor: v.pipe(v.nullable(v.string()), v.description('The next page, or null on the last.')),
+});
+
+export const ACCESS_COMPONENTS = { KeyCreate, Key, KeyCreated, KeyList, AuditEntry, AuditList } as const;

@@ -1,3 +1,4 @@
+import { auditRoutes } from '../routes/audit.js';
 import { downloadFile } from '../routes/download.js';
 import { editingRoutes } from '../routes/editing.js';
 import { fileRoutes } from '../routes/files.js';
@@ -36,5 +37,6 @@ export const ROUTES: readonly DefinedRoute[] = [
   ...searchRoutes,
   ...trashRoutes,
   ...keyRoutes,
+  ...auditRoutes,
   ...operationRoutes,
 ];
