@@ -7,6 +7,7 @@ import { Bench, settingsFor } from './lib/context.js';
 import { closeHttpAgent } from './lib/load.js';
 import { REPO_ROOT } from './lib/processes.js';
 import { markdownTable, Results } from './lib/results.js';
+import { auditScenarios } from './scenarios/audit.js';
 import { findingScenarios } from './scenarios/finding.js';
 import { growthScenarios } from './scenarios/growth.js';
 import { historyScenarios } from './scenarios/history.js';
@@ -26,6 +27,7 @@ const SCENARIOS: readonly Scenario[] = [
   inlineScenario,
   ...searchScenarios,
   ...findingScenarios,
+  ...auditScenarios,
 ];
 const RESULTS_FILE = path.join(REPO_ROOT, 'bench/results/latest.json');
 
