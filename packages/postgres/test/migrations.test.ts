@@ -23,7 +23,7 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
     expect(rows.map((row) => row.table_name)).toEqual([
       'accounts',
       'api_keys',
-    'audit_entries',
+      'audit_entries',
       'blob_intents',
       'file_revisions',
       'files',
