@@ -155,6 +155,8 @@ function redirectForwardedHttp(req: Request, res: Response, next: NextFunction) 
 function errorHandler(logger: HttpLogger, drainLimits: DrainLimits) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const response = toErrorResponse(error);
+    // For the audit log (extensions §8): which refusal this was (a project's 404, not a file's).
+    res.locals.errorCode = (error as { code?: unknown } | null)?.code;
     if (response.status >= 500) logServerError(logger, req, res, error);
     if (res.headersSent) {
       // Part of a success answer is already out: cutting the connection is the only honest signal.

@@ -74,17 +74,19 @@ const REFUSALS = new Set([401, 403, 412, 428]);
 
 /**
  * Whether a finished `/api` request is recorded: every change (a route that is not a `GET` and needs
- * more than `read`: searches are reads) that succeeded, every refusal (`401`, `403`, `412`, `428`, and `404` on a route naming a project),
- * and every operation on keys, whatever its answer.
+ * more than `read`: searches are reads) that succeeded, every refusal (`401`, `403`, `412`, `428`, and
+ * a `404` for a project: another account's, outside the key's scope, or gone; not a missing file), and
+ * every operation on keys, whatever its answer.
  */
 export function isAudited(
   route: Pick<RouteDescription, 'method' | 'path' | 'role'> | undefined,
   status: number,
+  errorCode?: unknown,
 ): boolean {
   if (REFUSALS.has(status)) return true;
   if (route === undefined) return false;
   if (route.path.startsWith('/api/keys')) return true;
-  if (status === 404) return route.path.includes(':project_id');
+  if (status === 404) return errorCode === 'PROJECT_NOT_FOUND';
   const changes = route.method !== 'GET' && route.role !== null && route.role !== 'read';
   return changes && status >= 200 && status < 300;
 }
@@ -120,7 +122,8 @@ export function auditRequests(
     res.on('finish', () => {
       const template = routeOf(req);
       const method = req.method === 'HEAD' ? 'GET' : req.method;
-      if (!isAudited(byTemplate.get(`${method} ${template}`), res.statusCode)) return;
+      const route = byTemplate.get(`${method} ${template}`);
+      if (!isAudited(route, res.statusCode, res.locals.errorCode)) return;
       const principal = res.locals.principal as Principal | undefined;
       const path = pathOf(req.originalUrl);
       queue.push({

@@ -489,6 +489,11 @@ describe('audit log (extensions §8)', () => {
     });
     expect(renamed.status).toBe(200);
     expect((await h.fetch(`${project}/files`, { key: s.apiKey })).status).toBe(200);
+    // A missing file is no refusal: not recorded (a project outside the key's reach is, below).
+    expect((await h.fetch(`${project}/files/missing.md`, { key: s.apiKey })).status).toBe(404);
+    expect((await h.fetch(`${project}/files/missing.md`, { method: 'DELETE', key: s.apiKey })).status).toBe(
+      404,
+    );
     expect((await h.json(project, 'PUT', reader.apiKey, { description: 'x' })).status).toBe(403);
     expect(
       (
