@@ -69,6 +69,29 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
     }
   });
 
+  it('version 6: a key written with the columns of before is admin of the whole account, never expiring', async () => {
+    const schema = await newSchema();
+    const store = await open({ schema });
+    await adminQuery(
+      `INSERT INTO ${schema}.accounts (id, name, tier, created_at) VALUES ('a1', 'acme', 'standard', 1)`,
+    );
+    await adminQuery(
+      `INSERT INTO ${schema}.api_keys (id, account_id, key_hash, created_at, revoked_at) VALUES ('k1', 'a1', 'h1', 2, NULL)`,
+    );
+    await expect(store.records.findApiKeyById({ keyId: 'k1' })).resolves.toEqual({
+      id: 'k1',
+      accountId: 'a1',
+      keyHash: 'h1',
+      name: '',
+      role: 'admin',
+      projectIds: null,
+      expiresAt: null,
+      createdAt: 2,
+      revokedAt: null,
+      lastUsedAt: null,
+    });
+  });
+
   it('migrates exactly once when four instances start together on a fresh schema', async () => {
     const schema = await newSchema();
     const stores = await Promise.all([1, 2, 3, 4].map(() => open({ schema, poolMax: 1 })));
