@@ -8,6 +8,7 @@ import { Bench, settingsFor } from './lib/context.js';
 import { closeHttpAgent } from './lib/load.js';
 import { REPO_ROOT } from './lib/processes.js';
 import { markdownTable, Results } from './lib/results.js';
+import { auditScenarios } from './scenarios/audit.js';
 import { exportScenarios } from './scenarios/export.js';
 import { findingScenarios } from './scenarios/finding.js';
 import { growthScenarios } from './scenarios/growth.js';
@@ -31,6 +32,7 @@ const SCENARIOS: readonly Scenario[] = [
   ...findingScenarios,
   ...exportScenarios,
   stallScenario,
+  ...auditScenarios,
 ];
 const RESULTS_FILE = path.join(REPO_ROOT, 'bench/results/latest.json');
 

@@ -86,7 +86,18 @@ async function seed(records: RecordsRepository): Promise<Fixture> {
   await records.withTransaction(async (tx) => {
     await tx.insertAccount({ account });
     await tx.insertApiKey({
-      apiKey: { id: randomUUID(), accountId: account.id, keyHash, createdAt: 0, revokedAt: null },
+      apiKey: {
+        id: randomUUID(),
+        accountId: account.id,
+        keyHash,
+        name: 'bench',
+        role: 'admin',
+        projectIds: null,
+        expiresAt: null,
+        createdAt: 0,
+        revokedAt: null,
+        lastUsedAt: null,
+      },
     });
     await tx.insertProject({
       project: {

@@ -60,6 +60,9 @@ try {
   });
   const created = await indexed.accounts.create({ name: `upload-index-${Date.now()}` });
   const principal = {
+    role: 'admin' as const,
+    projectIds: null,
+    expiresAt: null,
     accountId: created.account.id,
     keyId: created.apiKey.keyId,
     tier: created.account.tier,

@@ -1,3 +1,4 @@
+import { AccessApi } from './access.js';
 import { FilesApi } from './files.js';
 import type { components } from './generated/openapi.js';
 import { HistoryApi } from './history.js';
@@ -20,6 +21,8 @@ export class MdStoreClient {
   /** Search (extensions §3); `client.search` is its first page. */
   readonly searching: SearchApi;
   readonly trash: TrashApi;
+  /** API keys and the audit log (extensions §8; admin keys). */
+  readonly access: AccessApi;
 
   constructor(options: ClientOptions) {
     this.api = new TypedApi(new Transport(options));
@@ -28,6 +31,7 @@ export class MdStoreClient {
     this.history = new HistoryApi(this.api);
     this.searching = new SearchApi(this.api);
     this.trash = new TrashApi(this.api);
+    this.access = new AccessApi(this.api);
   }
 
   /**

@@ -1,5 +1,15 @@
 // @mdstore/client: the typed SDK of the mdstore HTTP API. Web-platform only (fetch, streams, Web Crypto):
 // runs in Node 20+ and browsers. Node stream helpers are in `@mdstore/client/node`.
+
+export type {
+  AccessApi,
+  AuditEntry,
+  AuditList,
+  AuditQuery,
+  Key,
+  KeyCreate,
+  KeyCreated,
+} from './access.js';
 export { createClient, MdStoreClient } from './client.js';
 export type { ReadPreconditions, WritePreconditions } from './conditions.js';
 export type { ContentInput } from './content.js';

@@ -10,7 +10,7 @@ import { type RealServer, startRealServer } from './support/server.js';
  */
 const CALLS: Record<
   string,
-  (client: MdStoreClient, s: { projectId: string; trashId: string }) => Promise<unknown>
+  (client: MdStoreClient, s: { projectId: string; trashId: string; keyId: string }) => Promise<unknown>
 > = {
   getHealth: (c) => c.health(),
   getReadiness: (c) => c.ready(),
@@ -69,6 +69,16 @@ const CALLS: Record<
     s.trashId = (await c.trash.list(s.projectId)).trash[0]!.trash_id;
   },
   deleteTrashItem: (c, s) => c.trash.delete(s.projectId, s.trashId),
+  // Extensions §8.
+  createKey: async (c, s) => {
+    const key = await c.access.createKey({ name: 'reader', role: 'read', project_ids: [s.projectId] });
+    s.keyId = key.id;
+  },
+  listKeys: async (c, s) => {
+    if (!(await c.access.listKeys()).some((k) => k.id === s.keyId)) throw new Error('key not listed');
+  },
+  revokeKey: (c, s) => c.access.revokeKey(s.keyId),
+  listAudit: (c) => c.access.audit({ limit: 10 }),
   deleteProject: (c, s) => c.projects.delete(s.projectId),
 };
 
@@ -93,7 +103,7 @@ describe('the SDK covers every operation of the document', () => {
   it('each call succeeds against a real server', async () => {
     const account = await server.account();
     const client = createClient({ baseUrl: server.url, apiKey: account.apiKey });
-    const state = { projectId: '', trashId: '' };
+    const state = { projectId: '', trashId: '', keyId: '' };
     for (const [id, call] of Object.entries(CALLS)) {
       await expect(call(client, state), id).resolves.not.toThrow();
     }

@@ -20,6 +20,11 @@ export type ErrorCode =
   // request outcomes the interface names
   | 'UNAUTHENTICATED'
   | 'FORBIDDEN'
+  // access (extensions §8)
+  /** The key is valid but its role (or project scope, for project creation) does not cover the operation. */
+  | 'OPERATION_NOT_ALLOWED'
+  /** The key is past its `expires_date`. */
+  | 'API_KEY_EXPIRED'
   | 'DEFAULT_PROJECT_PROTECTED'
   | 'PROJECT_NOT_FOUND'
   | 'FILE_NOT_FOUND'
@@ -95,6 +100,8 @@ export const isMdStoreError = (error: unknown, code?: ErrorCode): error is MdSto
 const MESSAGES = {
   UNAUTHENTICATED: () => 'Invalid authentication credentials',
   FORBIDDEN: () => 'You do not have permission to access this resource',
+  OPERATION_NOT_ALLOWED: () => 'API key does not allow this operation',
+  API_KEY_EXPIRED: () => 'API key expired',
   DEFAULT_PROJECT_PROTECTED: () => 'Cannot delete default project',
   PROJECT_NOT_FOUND: (_: { projectId: string }) => 'Project not found',
   FILE_NOT_FOUND: (_: { filename: string }) => 'File not found',
@@ -164,6 +171,12 @@ export const UnauthenticatedError = errorOfCode('UNAUTHENTICATED', () => mdStore
 export type UnauthenticatedError = MdStoreErrorOf<'UNAUTHENTICATED'>;
 export const ForbiddenError = errorOfCode('FORBIDDEN', () => mdStoreError('FORBIDDEN'));
 export type ForbiddenError = MdStoreErrorOf<'FORBIDDEN'>;
+export const OperationNotAllowedError = errorOfCode('OPERATION_NOT_ALLOWED', () =>
+  mdStoreError('OPERATION_NOT_ALLOWED'),
+);
+export type OperationNotAllowedError = MdStoreErrorOf<'OPERATION_NOT_ALLOWED'>;
+export const ApiKeyExpiredError = errorOfCode('API_KEY_EXPIRED', () => mdStoreError('API_KEY_EXPIRED'));
+export type ApiKeyExpiredError = MdStoreErrorOf<'API_KEY_EXPIRED'>;
 export const DefaultProjectProtectedError = errorOfCode('DEFAULT_PROJECT_PROTECTED', () =>
   mdStoreError('DEFAULT_PROJECT_PROTECTED'),
 );

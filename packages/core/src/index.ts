@@ -26,11 +26,19 @@ export {
   type LeasePolicy,
 } from './rate-limit/leased-rate-limiter.js';
 export * from './search/index.js';
+export { assertRole, inKeyScope, roleCovers } from './use-cases/access.js';
 export type { ApiKeyView, CreatedAccount, IssuedApiKey } from './use-cases/accounts.js';
-export { DEFAULT_PROJECT_NAME, IN_PROCESS_KEY_ID } from './use-cases/accounts.js';
+export { ADMIN_CLI_KEY_NAME, DEFAULT_PROJECT_NAME, IN_PROCESS_KEY_ID } from './use-cases/accounts.js';
+export {
+  AUDIT_LIMITS,
+  type AuditEntryInput,
+  type AuditPage,
+  type AuditParams,
+} from './use-cases/audit.js';
 export type { Principal, RateLimitStatus } from './use-cases/authentication.js';
 export {
   constantTimeEqual,
+  LAST_USED_WRITE_INTERVAL_MS,
   RequestRateLimitedError,
   refusedBudgetStatus,
 } from './use-cases/authentication.js';
@@ -70,6 +78,7 @@ export type {
   UploadPart,
 } from './use-cases/files/index.js';
 export { isMdxFilename, MAX_EDIT_ATTEMPTS } from './use-cases/files/index.js';
+export { type CreatedKey, type KeyReach, type KeyView, reachesNoFurther } from './use-cases/keys.js';
 export type { ReconcileReport } from './use-cases/maintenance.js';
 export type { ProjectPage, ProjectRead } from './use-cases/projects.js';
 export {
@@ -87,6 +96,7 @@ export * from './validation/bodies.js';
 export { checkedContent } from './validation/content.js';
 export { RevisionSchema } from './validation/history.js';
 export * from './validation/issues.js';
+export { CreateKeyBodySchema, KEY_LIMITS, RoleSchema } from './validation/keys.js';
 export * from './validation/schemas.js';
 export { SettingsSchema, validateSettings } from './validation/settings.js';
 export { compareCodePoints, countCodePoints, hasNulCharacter } from './validation/text.js';

@@ -8,6 +8,7 @@ import type { RecordsRepository } from './ports/records.js';
 import type { ApiKeySecrets, Clock, ContentHashing, IdSource, InstanceProbe } from './ports/runtime.js';
 import { SEARCH_LIMITS } from './search/limits.js';
 import * as accounts from './use-cases/accounts.js';
+import * as audit from './use-cases/audit.js';
 import * as auth from './use-cases/authentication.js';
 import {
   DEFAULT_SETTINGS,
@@ -17,6 +18,7 @@ import {
 } from './use-cases/context.js';
 import { exportProject } from './use-cases/export/index.js';
 import * as files from './use-cases/files/index.js';
+import * as keys from './use-cases/keys.js';
 import * as maintenance from './use-cases/maintenance.js';
 import * as projects from './use-cases/projects.js';
 import { SearchDocumentCache } from './use-cases/search/document-cache.js';
@@ -75,7 +77,7 @@ export function createMdStore(adapters: MdStoreAdapters) {
     searchDocuments: new SearchDocumentCache(SEARCH_LIMITS.documentCacheMaxTokens),
     contentWork: adapters.contentWork ?? inlineContentWork,
   };
-  const blockedAddresses = new Map<string, number>();
+  const authState = auth.newAuthenticationState();
   const startedAt = ctx.clock.now();
   return {
     instanceId: ctx.instanceId,
@@ -94,8 +96,19 @@ export function createMdStore(adapters: MdStoreAdapters) {
       revoke: bind(ctx, accounts.revokeApiKey),
     },
     authenticate: (input: { apiKey: string | undefined; clientAddress?: string }) =>
-      auth.authenticate(ctx, blockedAddresses, input),
+      auth.authenticate(ctx, authState, input),
     consumeRequestBudget: (principal: auth.Principal) => auth.consumeRequestBudget(ctx, principal),
+    // Extensions §8: the audit log; the server's queue writes batches, off the requests.
+    audit: {
+      write: bind(ctx, audit.writeAuditEntries),
+      list: bind(ctx, audit.listAudit),
+    },
+    // Extensions §8: the account's keys, by a key.
+    keys: {
+      create: bind(ctx, keys.createKey),
+      list: bind(ctx, keys.listKeys),
+      revoke: bind(ctx, keys.revokeKey),
+    },
     projects: {
       create: bind(ctx, projects.createProject),
       list: bind(ctx, projects.listProjects),

@@ -1,21 +1,64 @@
 import { createHash } from 'node:crypto';
-import { constantTimeEqual, RateLimitedError, RequestRateLimitedError } from '@mdstore/core';
+import {
+  constantTimeEqual,
+  createMdStore,
+  LAST_USED_WRITE_INTERVAL_MS,
+  RateLimitedError,
+  RequestRateLimitedError,
+} from '@mdstore/core';
+import { createMemoryBlobStore, createMemoryRateLimiter } from '@mdstore/memory';
 import { describe, expect, it } from 'vitest';
-import { anAccount, codeOf, createFixture } from './support/fixture.js';
+import { anAccount, codeOf, createFixture, overriding } from './support/fixture.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 describe('accounts and API keys', () => {
+  it('notes a key’s last use at most every 30 s per instance, not on every request', async () => {
+    const { store, records, clock } = createFixture();
+    const alice = await anAccount(store, 'alice');
+    const stored = async () => (await records.findApiKeyById({ keyId: alice.principal.keyId }))?.lastUsedAt;
+    const first = await stored();
+    expect(first).toBe(clock.now());
+    let writes = 0;
+    const counting = createMdStore({
+      records: overriding(records, {
+        withTransaction: (work) => {
+          writes++;
+          return records.withTransaction(work);
+        },
+      }),
+      blobs: createMemoryBlobStore(),
+      rateLimiter: createMemoryRateLimiter(),
+      clock,
+    });
+    for (let i = 0; i < 20; i++) {
+      clock.advance(1_000);
+      await counting.authenticate({ apiKey: alice.apiKey });
+    }
+    // 20 s after the last write: nothing written yet.
+    expect(writes).toBe(0);
+    expect(await stored()).toBe(first);
+    clock.advance(LAST_USED_WRITE_INTERVAL_MS);
+    await counting.authenticate({ apiKey: alice.apiKey });
+    await counting.authenticate({ apiKey: alice.apiKey });
+    expect(writes).toBe(1);
+    expect(await stored()).toBe(clock.now());
+  });
+
   it('creates an account with a default project and a key that authenticates', async () => {
     const { store } = createFixture();
     const created = await store.accounts.create({ name: 'alice' });
     expect(created.account).toMatchObject({ name: 'alice', tier: 'standard' });
     expect(created.defaultProject).toMatchObject({ name: 'Default', isDefault: true, isActive: true });
     const principal = await store.authenticate({ apiKey: created.apiKey.apiKey });
+    // Extensions §8: the account's first key is admin of every project and never expires.
     expect(principal).toEqual({
       accountId: created.account.id,
       keyId: created.apiKey.keyId,
       tier: 'standard',
+      role: 'admin',
+      projectIds: null,
+      expiresAt: null,
     });
     expect(await codeOf(() => store.accounts.create({ name: 'alice' }))).toBe('ACCOUNT_NAME_TAKEN');
   });
@@ -52,7 +95,17 @@ describe('accounts and API keys', () => {
     expect(byName).toHaveLength(2);
     expect(byId).toEqual(byName);
     for (const key of byName)
-      expect(Object.keys(key).sort()).toEqual(['accountId', 'createdAt', 'keyId', 'revokedAt']);
+      expect(Object.keys(key).sort()).toEqual([
+        'accountId',
+        'createdAt',
+        'expiresAt',
+        'keyId',
+        'lastUsedAt',
+        'name',
+        'projectIds',
+        'revokedAt',
+        'role',
+      ]);
     expect(await codeOf(() => store.apiKeys.list({ account: 'nobody' }))).toBe('ACCOUNT_NOT_FOUND');
   });
 

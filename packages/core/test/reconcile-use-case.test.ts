@@ -99,6 +99,7 @@ describe('reconciliation', () => {
       resourcesRemoved: 3,
       deletionsCompleted: 0,
       trashItemsExpired: 0,
+      auditEntriesExpired: 0,
       intentsInProgress: 2,
       failures: 0,
     });

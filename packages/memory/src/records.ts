@@ -1,6 +1,8 @@
 import {
   type AccountRecord,
   type ApiKeyRecord,
+  type AuditQuery,
+  type AuditRecord,
   type BlobIntentRecord,
   compareCodePoints,
   type FileCounts,
@@ -56,6 +58,8 @@ interface Tables {
   readonly searchIndex: ReadonlyMap<string, SearchEntry>;
   /** Keyed by trash id. */
   readonly trash: ReadonlyMap<string, TrashRecord>;
+  /** The audit log (extensions §8), keyed by entry id. */
+  readonly audit: ReadonlyMap<string, AuditRecord>;
 }
 
 interface SearchEntry {
@@ -85,14 +89,21 @@ const emptyTables = (): Tables => ({
   inlineContents: new Map(),
   searchIndex: new Map(),
   trash: new Map(),
+  audit: new Map(),
 });
 
 const CAPABILITIES: RecordsCapabilities = Object.freeze({ durable: false, sharedBetweenProcesses: false });
 
 /** Callers get their own copy of every record; records are flat, so a spread copies them fully. */
 /** Trash items nest the file record: it is copied too. */
-const copy = <R extends object>(record: R): R =>
-  'file' in record ? { ...record, file: { ...(record.file as object) } } : { ...record };
+const copy = <R extends object>(record: R): R => {
+  if ('file' in record) return { ...record, file: { ...(record.file as object) } };
+  // An API key's project list is an array: copied too, so a caller never holds the stored one.
+  if ('projectIds' in record && Array.isArray(record.projectIds)) {
+    return { ...record, projectIds: [...record.projectIds] };
+  }
+  return { ...record };
+};
 const copyOrNull = <R extends object>(record: R | undefined): R | null => (record ? copy(record) : null);
 const frozen = <R extends object>(record: R): R => Object.freeze(copy(record));
 
@@ -124,6 +135,21 @@ abstract class TablesReader implements RecordsReader {
 
   async listAccounts() {
     return [...this.tables().accounts.values()].sort(byCreatedAtThenId).map(copy);
+  }
+
+  async listAuditEntries(q: AuditQuery) {
+    const matches = (e: AuditRecord) =>
+      e.accountId === q.accountId &&
+      (q.after === undefined || e.at < q.after.at || (e.at === q.after.at && e.id < q.after.id)) &&
+      (q.since === undefined || e.at >= q.since) &&
+      (q.until === undefined || e.at < q.until) &&
+      (q.keyId === undefined || e.keyId === q.keyId) &&
+      (q.projectIds === undefined || (e.projectId !== null && q.projectIds.includes(e.projectId))) &&
+      (q.status === undefined || e.status === q.status);
+    return select(this.tables().audit, matches)
+      .sort((a, b) => b.at - a.at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .slice(0, q.limit)
+      .map(copy);
   }
 
   async findApiKeyById(q: { keyId: string }) {
@@ -441,6 +467,26 @@ class MemoryTransaction extends TablesReader implements RecordsTransaction {
     if (!apiKey || apiKey.revokedAt !== null) return false;
     this.writable('apiKeys').set(apiKey.id, frozen({ ...apiKey, revokedAt: c.revokedAt }));
     return true;
+  }
+
+  async insertAuditEntries(c: { entries: readonly AuditRecord[] }) {
+    for (const entry of c.entries) this.insertNew('audit', entry);
+  }
+
+  async deleteAuditEntriesBefore(c: { before: number; limit: number }) {
+    const doomed = select(this.tables().audit, (e) => e.at < c.before)
+      .sort((a, b) => a.at - b.at)
+      .slice(0, c.limit);
+    if (doomed.length === 0) return 0;
+    const table = this.writable('audit');
+    for (const entry of doomed) table.delete(entry.id);
+    return doomed.length;
+  }
+
+  async touchApiKey(c: { keyId: string; lastUsedAt: number }) {
+    const apiKey = this.tables().apiKeys.get(c.keyId);
+    if (!apiKey || (apiKey.lastUsedAt !== null && apiKey.lastUsedAt >= c.lastUsedAt)) return;
+    this.writable('apiKeys').set(apiKey.id, frozen({ ...apiKey, lastUsedAt: c.lastUsedAt }));
   }
 
   async lockProject(q: { projectId: string }) {

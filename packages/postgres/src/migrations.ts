@@ -203,6 +203,33 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX trash_items_expiry_idx ON trash_items (expires_at, id);
     `,
   },
+  {
+    version: 6,
+    name: 'key roles, project scopes, expiry, names and last use; audit log',
+    // Extensions §8. Keys made before are `admin` for the whole account (project_ids_json NULL).
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN name TEXT COLLATE "C" NOT NULL DEFAULT '';
+      ALTER TABLE api_keys ADD COLUMN role TEXT NOT NULL DEFAULT 'admin'
+        CHECK (role IN ('read', 'write', 'admin'));
+      ALTER TABLE api_keys ADD COLUMN project_ids_json TEXT;
+      ALTER TABLE api_keys ADD COLUMN expires_at BIGINT;
+      ALTER TABLE api_keys ADD COLUMN last_used_at BIGINT;
+      CREATE TABLE audit_entries (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        at BIGINT NOT NULL,
+        account_id TEXT COLLATE "C",
+        key_id TEXT COLLATE "C",
+        action TEXT NOT NULL,
+        project_id TEXT COLLATE "C",
+        filename TEXT COLLATE "C",
+        status INTEGER NOT NULL,
+        request_id TEXT,
+        ip TEXT
+      );
+      CREATE INDEX audit_entries_account_idx ON audit_entries (account_id, at, id);
+      CREATE INDEX audit_entries_age_idx ON audit_entries (at);
+    `,
+  },
 ];
 
 /**

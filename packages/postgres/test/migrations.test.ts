@@ -23,6 +23,7 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
     expect(rows.map((row) => row.table_name)).toEqual([
       'accounts',
       'api_keys',
+      'audit_entries',
       'blob_intents',
       'file_revisions',
       'files',
@@ -68,6 +69,29 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
     }
   });
 
+  it('version 6: a key written with the columns of before is admin of the whole account, never expiring', async () => {
+    const schema = await newSchema();
+    const store = await open({ schema });
+    await adminQuery(
+      `INSERT INTO ${schema}.accounts (id, name, tier, created_at) VALUES ('a1', 'acme', 'standard', 1)`,
+    );
+    await adminQuery(
+      `INSERT INTO ${schema}.api_keys (id, account_id, key_hash, created_at, revoked_at) VALUES ('k1', 'a1', 'h1', 2, NULL)`,
+    );
+    await expect(store.records.findApiKeyById({ keyId: 'k1' })).resolves.toEqual({
+      id: 'k1',
+      accountId: 'a1',
+      keyHash: 'h1',
+      name: '',
+      role: 'admin',
+      projectIds: null,
+      expiresAt: null,
+      createdAt: 2,
+      revokedAt: null,
+      lastUsedAt: null,
+    });
+  });
+
   it('migrates exactly once when four instances start together on a fresh schema', async () => {
     const schema = await newSchema();
     const stores = await Promise.all([1, 2, 3, 4].map(() => open({ schema, poolMax: 1 })));
@@ -104,6 +128,8 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
     );
     expect(rows).toEqual([
       { table_name: 'accounts', column_name: 'name', collation_name: 'C' },
+      { table_name: 'api_keys', column_name: 'name', collation_name: 'C' },
+      { table_name: 'audit_entries', column_name: 'filename', collation_name: 'C' },
       { table_name: 'files', column_name: 'filename', collation_name: 'C' },
       { table_name: 'projects', column_name: 'name', collation_name: 'C' },
       { table_name: 'trash_items', column_name: 'filename', collation_name: 'C' },

@@ -30,7 +30,18 @@ describe.skipIf(skipPostgres)('postgres records', () => {
       metadataJson: '{"z":1,"a":[true,null],"é":"😀"}',
       sizeBytes: 5_000_000_000,
     });
-    const apiKey = { id: 'k1', accountId: account.id, keyHash: 'h1', createdAt: 11, revokedAt: null };
+    const apiKey = {
+      id: 'k1',
+      accountId: account.id,
+      keyHash: 'h1',
+      name: 'k',
+      role: 'read' as const,
+      projectIds: [project.id],
+      expiresAt: 99,
+      createdAt: 11,
+      revokedAt: null,
+      lastUsedAt: 12,
+    };
     const intent = {
       id: 'i1',
       kind: 'staged' as const,
@@ -151,7 +162,18 @@ describe.skipIf(skipPostgres)('postgres records', () => {
   it('revokes a key once, deletes files and intents with counts', async () => {
     const { records } = await open();
     const { account, project } = await seedProject(records);
-    const apiKey = { id: 'k1', accountId: account.id, keyHash: 'h', createdAt: 1, revokedAt: null };
+    const apiKey = {
+      id: 'k1',
+      accountId: account.id,
+      keyHash: 'h',
+      name: 'k',
+      role: 'admin' as const,
+      projectIds: null,
+      expiresAt: null,
+      createdAt: 1,
+      revokedAt: null,
+      lastUsedAt: null,
+    };
     const intent = {
       id: 'i1',
       kind: 'doomed' as const,

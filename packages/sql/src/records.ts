@@ -1,6 +1,7 @@
 import type {
   AccountRecord,
   ApiKeyRecord,
+  AuditRecord,
   BlobIntentRecord,
   FileRecord,
   InstanceRecord,
@@ -27,17 +28,33 @@ export const ACCOUNTS = defineTable<AccountRecord>(
   { key: ['id'], immutable: ['createdAt'] },
 );
 
-export const API_KEYS = defineTable<ApiKeyRecord>(
+/** An API key as stored: its project list as JSON text (`null`: every project of the account). */
+export type ApiKeyRow = Omit<ApiKeyRecord, 'projectIds'> & { readonly projectIdsJson: string | null };
+
+export const API_KEYS = defineTable<ApiKeyRow>(
   'api_keys',
   {
     id: ['id', 'text'],
     accountId: ['account_id', 'text'],
     keyHash: ['key_hash', 'text'],
+    name: ['name', 'text'],
+    role: ['role', 'text'],
+    projectIdsJson: ['project_ids_json', 'text'],
+    expiresAt: ['expires_at', 'integer'],
     createdAt: ['created_at', 'integer'],
     revokedAt: ['revoked_at', 'integer'],
+    lastUsedAt: ['last_used_at', 'integer'],
   },
   { key: ['id'], immutable: ['accountId', 'keyHash', 'createdAt'] },
 );
+
+export function toApiKeyRow({ projectIds, ...key }: ApiKeyRecord): ApiKeyRow {
+  return { ...key, projectIdsJson: projectIds === null ? null : JSON.stringify(projectIds) };
+}
+
+export function fromApiKeyRow({ projectIdsJson, ...key }: ApiKeyRow): ApiKeyRecord {
+  return { ...key, projectIds: projectIdsJson === null ? null : (JSON.parse(projectIdsJson) as string[]) };
+}
 
 export const PROJECTS = defineTable<ProjectRecord>(
   'projects',
@@ -192,6 +209,24 @@ export const INSTANCES = defineTable<InstanceRecord>(
   { key: ['id'] },
 );
 
+/** The audit log (extensions §8). */
+export const AUDIT = defineTable<AuditRecord>(
+  'audit_entries',
+  {
+    id: ['id', 'text'],
+    at: ['at', 'integer'],
+    accountId: ['account_id', 'text'],
+    keyId: ['key_id', 'text'],
+    action: ['action', 'text'],
+    projectId: ['project_id', 'text'],
+    filename: ['filename', 'text'],
+    status: ['status', 'integer'],
+    requestId: ['request_id', 'text'],
+    ip: ['ip', 'text'],
+  },
+  { key: ['id'] },
+);
+
 /** Every record table, for schema checks. */
 export const RECORD_TABLES = [
   ACCOUNTS,
@@ -202,4 +237,5 @@ export const RECORD_TABLES = [
   TRASH,
   BLOB_INTENTS,
   INSTANCES,
+  AUDIT,
 ] as const;

@@ -197,6 +197,34 @@ CREATE INDEX trash_items_listing ON trash_items (project_id, deleted_at, id);
 CREATE INDEX trash_items_expiry ON trash_items (expires_at, id);
 `;
 
+/**
+ * Scoped keys (extensions §8): a role, an optional project list (JSON text) and expiry, a name, and the
+ * last use. Keys made before are `admin` for the whole account. And the audit log, read newest first
+ * per account, expired oldest first.
+ */
+const KEY_ACCESS = `
+ALTER TABLE api_keys ADD COLUMN name TEXT NOT NULL DEFAULT '';
+ALTER TABLE api_keys ADD COLUMN role TEXT NOT NULL DEFAULT 'admin' CHECK (role IN ('read', 'write', 'admin'));
+ALTER TABLE api_keys ADD COLUMN project_ids_json TEXT;
+ALTER TABLE api_keys ADD COLUMN expires_at INTEGER;
+ALTER TABLE api_keys ADD COLUMN last_used_at INTEGER;
+
+CREATE TABLE audit_entries (
+  id TEXT NOT NULL PRIMARY KEY,
+  at INTEGER NOT NULL,
+  account_id TEXT,
+  key_id TEXT,
+  action TEXT NOT NULL,
+  project_id TEXT,
+  filename TEXT COLLATE BINARY,
+  status INTEGER NOT NULL,
+  request_id TEXT,
+  ip TEXT
+) STRICT;
+CREATE INDEX audit_entries_account ON audit_entries (account_id, at, id);
+CREATE INDEX audit_entries_age ON audit_entries (at);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -211,6 +239,11 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, description: 'indexes of the paged file lists', sql: LIST_INDEXES },
   { version: 4, description: 'search index (FTS5) and indexed texts', sql: SEARCH_INDEX },
   { version: 5, description: 'trash', sql: TRASH },
+  {
+    version: 6,
+    description: 'key roles, project scopes, expiry, names and last use; audit log',
+    sql: KEY_ACCESS,
+  },
 ];
 
 /** The schema version this code writes and expects (SQLite's `user_version`). */

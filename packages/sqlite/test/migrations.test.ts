@@ -12,6 +12,7 @@ import { tempDatabase } from './temp-db.js';
 const TABLES = [
   'accounts',
   'api_keys',
+  'audit_entries',
   'blob_intents',
   'file_revisions',
   'files',
@@ -112,6 +113,33 @@ describe('migrations', () => {
         'f1',
         'f2',
       ]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('version 6 makes every existing key an admin key of the whole account, never expiring', async () => {
+    await withDbAsync((db) =>
+      applyMigrations(db, { busyTimeoutMs: 1_000, migrations: MIGRATIONS.slice(0, 5) }),
+    );
+    withDb((db) => {
+      db.exec(`INSERT INTO accounts VALUES ('a1', 'acme', 'standard', 1);
+        INSERT INTO api_keys VALUES ('k1', 'a1', '${'c'.repeat(64)}', 2, NULL);`);
+    });
+    const store = await openSqliteStore({ path: database.path });
+    try {
+      expect(await store.records.findApiKeyById({ keyId: 'k1' })).toEqual({
+        id: 'k1',
+        accountId: 'a1',
+        keyHash: 'c'.repeat(64),
+        name: '',
+        role: 'admin',
+        projectIds: null,
+        expiresAt: null,
+        createdAt: 2,
+        revokedAt: null,
+        lastUsedAt: null,
+      });
     } finally {
       await store.close();
     }

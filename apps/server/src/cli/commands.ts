@@ -11,7 +11,14 @@ export type Command =
   | { readonly kind: 'accounts create'; readonly name: string; readonly tier: string | undefined }
   | { readonly kind: 'accounts list' }
   | { readonly kind: 'accounts set-tier'; readonly account: string; readonly tier: string }
-  | { readonly kind: 'keys create'; readonly account: string }
+  | {
+      readonly kind: 'keys create';
+      readonly account: string;
+      readonly role?: string;
+      readonly projectIds?: readonly string[];
+      readonly expiresDate?: string;
+      readonly name?: string;
+    }
   | { readonly kind: 'keys list'; readonly account: string }
   | { readonly kind: 'keys revoke'; readonly keyId: string };
 
@@ -22,7 +29,11 @@ Commands:
       Creates an account with its default project and a first API key (shown once).
   accounts list
   accounts set-tier ACCOUNT --tier standard|premium    (or --account ACCOUNT)
-  keys create --account ACCOUNT                        Issues a new API key (shown once).
+  keys create --account ACCOUNT [--role read|write|admin] [--project PROJECT_ID]... [--expires DATE]
+              [--name NAME]
+      Issues a new API key (shown once): admin of every project, never expiring, unless told otherwise.
+      --project (repeatable, or comma-separated) confines the key to those projects; --expires takes an
+      ISO 8601 date or instant in the future.
   keys list --account ACCOUNT                          Lists keys without their secrets.
   keys revoke KEY_ID                                   Revokes a key at once.
 
@@ -33,7 +44,10 @@ Output: JSON on stdout. Exit status: 0 on success, 1 on a usage, configuration o
 stderr), 2 when the store fails.
 `;
 
-type OptionName = 'name' | 'tier' | 'account';
+type OptionName = 'name' | 'tier' | 'account' | 'role' | 'project' | 'expires';
+
+/** Options that may be given several times (their values are joined with commas). */
+const REPEATABLE: ReadonlySet<OptionName> = new Set(['project']);
 
 interface CommandSpec {
   readonly options: readonly OptionName[];
@@ -55,9 +69,16 @@ const COMMANDS: Record<string, CommandSpec> = {
     build: (o) => ({ kind: 'accounts set-tier', account: required(o, 'account'), tier: required(o, 'tier') }),
   },
   'keys create': {
-    options: ['account'],
+    options: ['account', 'role', 'project', 'expires', 'name'],
     positionals: ['account'],
-    build: (o) => ({ kind: 'keys create', account: required(o, 'account') }),
+    build: (o) => ({
+      kind: 'keys create',
+      account: required(o, 'account'),
+      ...(o.role !== undefined && { role: o.role }),
+      ...(o.project !== undefined && { projectIds: o.project.split(',').map((id) => id.trim()) }),
+      ...(o.expires !== undefined && { expiresDate: o.expires }),
+      ...(o.name !== undefined && { name: o.name }),
+    }),
   },
   'keys list': {
     options: ['account'],
@@ -98,7 +119,9 @@ function readArguments(command: string, spec: CommandSpec, args: string[]): Part
   try {
     parsed = parseArgs({
       args,
-      options: Object.fromEntries(spec.options.map((name) => [name, { type: 'string' as const }])),
+      options: Object.fromEntries(
+        spec.options.map((name) => [name, { type: 'string' as const, multiple: REPEATABLE.has(name) }]),
+      ),
       allowPositionals: true,
       strict: true,
     });
@@ -108,6 +131,7 @@ function readArguments(command: string, spec: CommandSpec, args: string[]): Part
   const values: Partial<Record<string, string>> = {};
   for (const [name, value] of Object.entries(parsed.values)) {
     if (typeof value === 'string') values[name] = value;
+    else if (Array.isArray(value)) values[name] = value.join(',');
   }
   if (parsed.positionals.length > spec.positionals.length) {
     throw new UsageError(`${command}: unexpected argument '${parsed.positionals[spec.positionals.length]}'`);
@@ -144,6 +168,11 @@ export const accountJson = (account: AccountRecord) => ({
 export const keyJson = (key: ApiKeyView) => ({
   key_id: key.keyId,
   account_id: key.accountId,
+  name: key.name,
+  role: key.role,
+  project_ids: key.projectIds,
+  expires_date: key.expiresAt === null ? null : iso(key.expiresAt),
+  last_used_date: key.lastUsedAt === null ? null : iso(key.lastUsedAt),
   created_date: iso(key.createdAt),
   revoked: key.revokedAt !== null,
   revoked_date: key.revokedAt === null ? null : iso(key.revokedAt),
@@ -172,10 +201,20 @@ export async function runCommand(
         await store.accounts.setTier({ account: command.account, tier: parseTier(command.tier) }),
       );
     case 'keys create': {
-      const issued = await store.apiKeys.create({ account: command.account });
+      const { kind: _, ...input } = command;
+      const issued = await store.apiKeys.create(input);
+      const key = (await store.apiKeys.list({ account: issued.accountId })).find(
+        (k) => k.keyId === issued.keyId,
+      );
       return {
         key_id: issued.keyId,
         account_id: issued.accountId,
+        ...(key && {
+          name: key.name,
+          role: key.role,
+          project_ids: key.projectIds,
+          expires_date: key.expiresAt === null ? null : iso(key.expiresAt),
+        }),
         api_key: issued.apiKey,
         created_date: iso(issued.createdAt),
       };

@@ -115,6 +115,7 @@ function buildStore(c: DependencyContainer): MdStore {
     settings: {
       maxFileBytes: config.maxFileBytes,
       inlineMaxBytes: config.inlineMaxBytes,
+      auditRetentionDays: config.auditRetentionDays,
       maxProjectBytes: config.maxProjectBytes,
       rateLimits: config.rateLimits,
       bucketPrefix: config.bucketPrefix,

@@ -1,5 +1,6 @@
 import type { BlobStore, RecordsRepository } from '@mdstore/core';
 import type { ServerConfig, TlsMaterial } from '../config/index.js';
+import { AuditQueue } from '../http/audit.js';
 import { createHttpApp, type RunningHttpServer, startHttpServer } from '../http/index.js';
 import { createReadinessCheck } from '../http/readiness.js';
 import { startingGate } from '../http/starting.js';
@@ -70,6 +71,8 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
     throw error;
   }
   const { store } = runtime;
+  // Extensions §8: the audit log's writer, flushed on stop after the last request has finished.
+  const audit = new AuditQueue(store, logger);
   let registered = false;
   try {
     await store.maintenance.heartbeat();
@@ -82,6 +85,7 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
       createHttpApp({
         store,
         logger,
+        audit,
         trustProxy: config.trustProxy,
         publicOrigins: config.publicOrigins,
         tls: options.tls !== undefined,
@@ -110,6 +114,7 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
       await listeners
         .close()
         .catch((error: unknown) => logger.error('closing the HTTP server failed', { error }));
+      await audit.close();
       await unregister(runtime, logger);
       await runtime.close();
     })();

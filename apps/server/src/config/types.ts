@@ -42,6 +42,8 @@ export interface ServerConfig {
   readonly maxProjectBytes: number;
   /** The worker pool of parses too costly for the thread serving requests (`MDSTORE_CONTENT_WORK_*`). */
   readonly contentWork: ContentWorkConfig;
+  /** Days an audit entry is kept (extensions §8). */
+  readonly auditRetentionDays: number;
   /** PEM file paths; the files are read at start-up by `readTlsFiles`. */
   readonly tls: { readonly certPath: string; readonly keyPath: string } | null;
   readonly httpRedirectPort: number | null;

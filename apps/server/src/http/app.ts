@@ -4,6 +4,7 @@ import { mcpEndpoint, mcpGate } from '../mcp/endpoint.js';
 import { methodNotAllowed, mountRoutes } from './api/mount.js';
 import { servedOpenApiDocument } from './api/openapi.js';
 import { ROUTES } from './api/routes-table.js';
+import { type AuditQueue, auditRequests } from './audit.js';
 import { authenticateRequests } from './auth.js';
 import { DEFAULT_DRAIN_LIMITS, type DrainLimits, sendAfterDrainingRequest } from './body.js';
 import { HttpError, httpError, toErrorResponse } from './errors.js';
@@ -36,6 +37,8 @@ export interface HttpAppOptions {
   readonly readiness?: ReadinessCheck;
   /** Told of every request (the metrics listener); none by default. */
   readonly metrics?: RequestMetrics;
+  /** Where `/api` requests are recorded (extensions §8); without one, nothing is audited. */
+  readonly audit?: AuditQueue;
 }
 
 const HSTS = 'max-age=31536000';
@@ -96,6 +99,16 @@ export function createHttpApp(options: HttpAppOptions): Express {
     app.all(path, methodNotAllowed(['GET', 'HEAD']));
   }
 
+  if (options.audit) {
+    app.use(
+      '/api',
+      auditRequests(
+        options.audit,
+        ROUTES.map((route) => route.description),
+        routeOf,
+      ),
+    );
+  }
   app.use('/api', authenticateRequests(options.store));
   // Every route of the interface, `/healthz` and `/readyz` included: mounted from the table only.
   mountRoutes(app, ROUTES, deps);
@@ -153,6 +166,8 @@ function redirectForwardedHttp(req: Request, res: Response, next: NextFunction) 
 function errorHandler(logger: HttpLogger, drainLimits: DrainLimits) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const response = toErrorResponse(error);
+    // For the audit log (extensions §8): which refusal this was (a project's 404, not a file's).
+    res.locals.errorCode = (error as { code?: unknown } | null)?.code;
     if (response.status >= 500) logServerError(logger, req, res, error);
     if (res.headersSent) {
       // Part of a success answer is already out: cutting the connection is the only honest signal.

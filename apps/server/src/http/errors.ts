@@ -16,6 +16,9 @@ import {
 export const STATUS_BY_CODE: Readonly<Partial<Record<ErrorCode, number>>> = {
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
+  OPERATION_NOT_ALLOWED: 403,
+  API_KEY_EXPIRED: 401,
+  API_KEY_NOT_FOUND: 404,
   DEFAULT_PROJECT_PROTECTED: 403,
   PROJECT_NOT_FOUND: 404,
   FILE_NOT_FOUND: 404,
@@ -96,6 +99,7 @@ export function toErrorResponse(error: unknown): ErrorResponse {
 function coreErrorHeaders(error: MdStoreError): Record<string, string> {
   switch (error.code) {
     case 'UNAUTHENTICATED':
+    case 'API_KEY_EXPIRED':
       return { 'WWW-Authenticate': 'Bearer' };
     case 'RATE_LIMITED':
       return { 'Retry-After': String((error as RateLimitedError).retryAfterSeconds) };

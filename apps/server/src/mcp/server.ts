@@ -1,6 +1,8 @@
 // The low-level `Server`, not `McpServer`: the high-level class takes Zod schemas and validates
 // arguments itself, with its own error messages. mdstore advertises plain JSON Schemas and lets the
 // core judge the arguments, so that a tool error carries exactly the HTTP API's `detail`.
+
+import { assertRole } from '@mdstore/core';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -10,6 +12,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { type McpLogger, toolError, toolResult } from './results.js';
 import { type McpTool, ToolArguments, type ToolContext } from './tool-kit.js';
+import { toolRole, toolsOfRole } from './tool-roles.js';
 import { TOOLS } from './tools.js';
 
 export const MCP_SERVER_INFO = { name: 'mdstore', version: '0.1.0' } as const;
@@ -40,12 +43,14 @@ const rpcError = (code: ErrorCode, message: string) => Object.assign(new Error(m
 /** One MCP server per HTTP request (the endpoint is stateless), bound to the caller. */
 export function createMcpServer(context: ToolContext, logger: McpLogger, tools: readonly McpTool[] = TOOLS) {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  // Extensions §8: the key's role decides what is listed; calling another tool is a 403 tool error.
+  const allowed = toolsOfRole(tools, context.principal);
   const server = new Server(MCP_SERVER_INFO, {
     capabilities: { tools: {} },
     instructions: MCP_INSTRUCTIONS,
   });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: tools.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({
+    tools: allowed.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({
       name,
       title,
       description,
@@ -58,6 +63,7 @@ export function createMcpServer(context: ToolContext, logger: McpLogger, tools: 
     const tool = byName.get(request.params.name);
     if (!tool) throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     try {
+      assertRole(context.principal, toolRole(tool.name));
       return toolResult(await tool.run(context, new ToolArguments(request.params.arguments ?? {})));
     } catch (error) {
       return toolError(error, tool, logger);

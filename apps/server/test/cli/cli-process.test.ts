@@ -91,7 +91,14 @@ describe('the admin CLI', () => {
     const runtime = await createRuntime(loadConfig({ MDSTORE_DATA_DIR: dataDir }), { logger: silentLogger });
     try {
       const principal = await runtime.store.authenticate({ apiKey: acme.api_key as string });
-      expect(principal).toEqual({ accountId: acme.account_id, keyId: acme.key_id, tier: 'standard' });
+      expect(principal).toEqual({
+        accountId: acme.account_id,
+        keyId: acme.key_id,
+        tier: 'standard',
+        role: 'admin',
+        projectIds: null,
+        expiresAt: null,
+      });
       const projects = await runtime.store.projects.list({ principal });
       expect(projects.map((p) => [p.id, p.name, p.isDefault])).toEqual([
         [acme.default_project_id, 'Default', true],
@@ -146,6 +153,10 @@ describe('the admin CLI', () => {
     expect(issued).toEqual({
       key_id: expect.stringMatching(UUID),
       account_id: acme.account_id,
+      name: 'admin CLI',
+      role: 'admin',
+      project_ids: null,
+      expires_date: null,
       api_key: expect.any(String),
       created_date: expect.stringMatching(ISO),
     });

@@ -1,5 +1,7 @@
+import { createMdStore } from '@mdstore/core';
+import { createMemoryBlobStore, createMemoryRateLimiter, createMemoryRecords } from '@mdstore/memory';
 import { describe, expect, it } from 'vitest';
-import { parseCommand, UsageError } from '../../src/cli/commands.js';
+import { parseCommand, runCommand, UsageError } from '../../src/cli/commands.js';
 
 const usageError = (argv: string[]): string => {
   try {
@@ -46,6 +48,70 @@ describe('parseCommand', () => {
     expect(usageError(['accounts', 'set-tier', 'a', '--account', 'b', '--tier', 'premium'])).toBe(
       "accounts set-tier: account given twice ('a' and 'b')",
     );
+  });
+
+  it('keys create takes a role, projects (repeated or comma-separated), an expiry and a name', () => {
+    expect(
+      parseCommand([
+        'keys',
+        'create',
+        'acme',
+        '--role',
+        'read',
+        '--project',
+        'p1',
+        '--project',
+        'p2,p3',
+        '--expires',
+        '2030-01-01',
+        '--name',
+        'CI',
+      ]),
+    ).toEqual({
+      kind: 'keys create',
+      account: 'acme',
+      role: 'read',
+      projectIds: ['p1', 'p2', 'p3'],
+      expiresDate: '2030-01-01',
+      name: 'CI',
+    });
+  });
+
+  it('keys create makes an admin key unless told otherwise; a scoped, expiring read key as asked', async () => {
+    const store = createMdStore({
+      records: createMemoryRecords(),
+      blobs: createMemoryBlobStore(),
+      rateLimiter: createMemoryRateLimiter(),
+    });
+    const created = await store.accounts.create({ name: 'acme' });
+    const plain = await runCommand(store, parseCommand(['keys', 'create', 'acme']) as never);
+    expect(plain).toMatchObject({ role: 'admin', project_ids: null, expires_date: null });
+    const projectId = created.defaultProject.id;
+    const scoped = await runCommand(
+      store,
+      parseCommand([
+        'keys',
+        'create',
+        'acme',
+        '--role',
+        'read',
+        '--project',
+        projectId,
+        '--expires',
+        '2999-01-01T00:00:00Z',
+      ]) as never,
+    );
+    expect(scoped).toMatchObject({
+      role: 'read',
+      project_ids: [projectId],
+      expires_date: '2999-01-01T00:00:00.000Z',
+    });
+    await expect(
+      runCommand(store, parseCommand(['keys', 'create', 'acme', '--role', 'owner']) as never),
+    ).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(
+      runCommand(store, parseCommand(['keys', 'create', 'acme', '--expires', '2001-01-01']) as never),
+    ).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   });
 
   it('answers help wherever it is asked for', () => {

@@ -218,6 +218,9 @@ describe('list cursors across instances (MDSTORE_CURSOR_SECRET)', () => {
     try {
       const created = await first.store.accounts.create({ name: `cursor-${Math.random()}` });
       const principal = {
+        role: 'admin' as const,
+        projectIds: null,
+        expiresAt: null,
         accountId: created.account.id,
         tier: created.account.tier,
         keyId: created.apiKey.keyId,

@@ -32,6 +32,8 @@ const HTTP_SUITES = [
   'edge',
   // extensions §10
   'export',
+  // extensions §8
+  'access',
 ];
 
 /**

@@ -41,7 +41,7 @@ describe.skipIf(skip)('two instances on one Postgres schema and one S3 endpoint'
     }));
     [a, b] = await Promise.all([startInstance(env), startInstance(env)]);
     // Accounts are made with the admin CLI on the same environment, as an operator would.
-    for (const name of ['uploads', 'budget', 'revoked', 'deletion'])
+    for (const name of ['uploads', 'budget', 'revoked', 'deletion', 'access'])
       accounts.push(await createAccount(name, env));
   });
 
@@ -119,6 +119,46 @@ describe.skipIf(skip)('two instances on one Postgres schema and one S3 endpoint'
     expect(servedBy(a) + servedBy(b)).toBe(RATE_LIMIT);
     expect((await a.fetch('/api/projects', { key: apiKey })).status).toBe(429);
     expect((await b.fetch('/api/projects', { key: apiKey })).status).toBe(429);
+  });
+
+  it('extensions §8: a key revoked through one instance is refused by the other within 1 s; expiry holds on both', async () => {
+    const { apiKey } = account(4);
+    const create = async (body: Record<string, unknown>) => {
+      const response = await a.fetch('/api/keys', {
+        method: 'POST',
+        key: apiKey,
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'two instances', role: 'read', ...body }),
+      });
+      expect(response.status).toBe(201);
+      return (await response.json()) as { id: string; api_key: string };
+    };
+    const victim = await create({});
+    const expiresAt = Date.now() + 4_000;
+    const brief = await create({ expires_date: new Date(expiresAt).toISOString() });
+    for (const instance of [a, b]) {
+      expect((await instance.fetch('/api/projects', { key: victim.api_key })).status).toBe(200);
+      expect((await instance.fetch('/api/projects', { key: brief.api_key })).status).toBe(200);
+    }
+    const revoked = await a.fetch(`/api/keys/${victim.id}`, { method: 'DELETE', key: apiKey });
+    expect(revoked.status).toBe(204);
+    const revokedAt = Date.now();
+    expect((await a.fetch('/api/projects', { key: victim.api_key })).status).toBe(401);
+    const onB = await waitFor(
+      async () => {
+        const response = await b.fetch('/api/projects', { key: victim.api_key });
+        return response.status === 401 ? response : undefined;
+      },
+      { timeoutMs: 1_000, intervalMs: 50, what: `a 401 from ${b.url} within 1 s` },
+    );
+    expect(Date.now() - revokedAt).toBeLessThanOrEqual(1_000);
+    expect(await onB.json()).toEqual({ detail: 'Invalid authentication credentials' });
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now() + 50)));
+    for (const instance of [a, b]) {
+      const expired = await instance.fetch('/api/projects', { key: brief.api_key });
+      expect(expired.status).toBe(401);
+      expect(await expired.json()).toEqual({ detail: 'API key expired' });
+    }
   });
 
   it('a key revoked with the CLI is refused by both instances within a few seconds', async () => {

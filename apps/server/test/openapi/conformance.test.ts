@@ -17,6 +17,7 @@ interface State {
   projectId: string;
   etag: string;
   trashId?: string;
+  keyId?: string;
 }
 
 interface Call {
@@ -425,6 +426,35 @@ const CALLS: Call[] = [
     path: (s) => `${project(s)}/trash/${s.trashId}`,
     expect: 404,
   },
+  // Extensions §8: keys.
+  {
+    operationId: 'createKey',
+    method: 'POST',
+    path: () => '/api/keys',
+    body: (s) =>
+      json({
+        name: 'CI publisher',
+        role: 'write',
+        project_ids: [s.projectId],
+        expires_date: new Date(Date.now() + 86_400_000).toISOString(),
+      })(),
+    expect: 201,
+    keep: (s, body) => {
+      s.keyId = JSON.parse(body.toString()).id;
+    },
+  },
+  {
+    operationId: 'createKey',
+    method: 'POST',
+    path: () => '/api/keys',
+    body: json({ name: 'late', role: 'read', expires_date: '2001-01-01T00:00:00Z' }),
+    expect: 422,
+  },
+  { operationId: 'listKeys', method: 'GET', path: () => '/api/keys', expect: 200 },
+  { operationId: 'listAudit', method: 'GET', path: () => '/api/audit?limit=5', expect: 200 },
+  { operationId: 'listAudit', method: 'GET', path: () => '/api/audit?status=abc', expect: 422 },
+  { operationId: 'revokeKey', method: 'DELETE', path: (s) => `/api/keys/${s.keyId}`, expect: 204 },
+  { operationId: 'revokeKey', method: 'DELETE', path: (s) => `/api/keys/${s.keyId}`, expect: 404 },
   { operationId: 'deleteProject', method: 'DELETE', path: project, expect: 200 },
   { operationId: 'deleteProject', method: 'DELETE', path: project, expect: 404 },
 ];

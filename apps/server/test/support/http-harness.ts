@@ -7,6 +7,7 @@ import {
   type MdStoreSettings,
 } from '@mdstore/core';
 import { it } from 'vitest';
+import { AuditQueue } from '../../src/http/audit.js';
 import { createHttpApp, type HttpAppOptions } from '../../src/http/index.js';
 import { type RunningHttpServer, type ServerTimeouts, startHttpServer } from '../../src/http/server.js';
 import { type AdapterFactory, memoryAdapters, selectedAdapters, type TestAdapters } from './adapters.js';
@@ -67,6 +68,8 @@ export class HttpHarness {
     readonly clock: ShiftedClock,
     /** The settings the store runs with. */
     readonly settings: Partial<MdStoreSettings>,
+    /** The audit log's writer (extensions §8). */
+    readonly audit: AuditQueue,
   ) {}
 
   static async start(options: HarnessOptions = {}): Promise<HttpHarness> {
@@ -82,7 +85,9 @@ export class HttpHarness {
       ...(options.contentWork ? { contentWork: options.contentWork } : {}),
     });
     const { lines, logger } = collectingLogger();
-    const app = createHttpApp({ store, logger, trustProxy: false, tls: false, ...options.app });
+    // Extensions §8: audited like a server; tests read the log after `harness.audit.flush()`.
+    const audit = new AuditQueue(store, logger, () => clock.now());
+    const app = createHttpApp({ store, logger, trustProxy: false, tls: false, audit, ...options.app });
     const server = await startHttpServer({
       app,
       host: '127.0.0.1',
@@ -91,7 +96,7 @@ export class HttpHarness {
       shutdownGraceMs: 1000,
       timeouts: options.timeouts,
     });
-    return new HttpHarness(store, server, lines, adapters, clock, settings);
+    return new HttpHarness(store, server, lines, adapters, clock, settings, audit);
   }
 
   get url(): string {
@@ -166,6 +171,7 @@ export class HttpHarness {
 
   async close(): Promise<void> {
     await this.server.close();
+    await this.audit.close();
     await this.adapters.close();
   }
 }

@@ -14,13 +14,52 @@ export interface AccountRecord {
   readonly createdAt: EpochMillis;
 }
 
+/**
+ * What a key may do (extensions §8), each role including the one before: `read` (reads), `write`
+ * (reads and changes to files and projects), `admin` (everything of the account).
+ */
+export const ROLES = ['read', 'write', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
 /** An API key as stored: only the hash of the secret is ever kept. */
 export interface ApiKeyRecord {
   readonly id: string;
   readonly accountId: string;
   readonly keyHash: string;
+  /** Given at creation (empty for keys made before names existed). */
+  readonly name: string;
+  readonly role: Role;
+  /** The projects the key reaches, or null for every project of the account. */
+  readonly projectIds: readonly string[] | null;
+  readonly expiresAt: EpochMillis | null;
   readonly createdAt: EpochMillis;
   readonly revokedAt: EpochMillis | null;
+  /** When the key was last presented, at most a minute stale (written at most every 30 s per instance). */
+  readonly lastUsedAt: EpochMillis | null;
+}
+
+/**
+ * One line of the audit log (extensions §8): who (key, account, address) did what (`METHOD
+ * route-template`) to which project and file, and the answer's status. Never a key, content or metadata.
+ */
+export interface AuditRecord {
+  readonly id: string;
+  readonly at: EpochMillis;
+  /** Null for a request without a valid key (a failed authentication). */
+  readonly accountId: string | null;
+  readonly keyId: string | null;
+  readonly action: string;
+  readonly projectId: string | null;
+  readonly filename: string | null;
+  readonly status: number;
+  readonly requestId: string | null;
+  readonly ip: string | null;
+}
+
+/** Where a page of the audit log starts: after this entry, newest first. */
+export interface AuditPosition {
+  readonly at: EpochMillis;
+  readonly id: string;
 }
 
 /**

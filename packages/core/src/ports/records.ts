@@ -1,6 +1,8 @@
 import type {
   AccountRecord,
   ApiKeyRecord,
+  AuditPosition,
+  AuditRecord,
   BlobIntentRecord,
   FileRecord,
   InstanceRecord,
@@ -101,6 +103,17 @@ export interface SearchCandidate {
   readonly contentText: string | null;
 }
 
+export interface AuditQuery {
+  readonly accountId: string;
+  readonly limit: number;
+  readonly after?: AuditPosition;
+  readonly since?: number;
+  readonly until?: number;
+  readonly keyId?: string;
+  readonly projectIds?: readonly string[];
+  readonly status?: number;
+}
+
 /** Where a page of the trash starts: after this item in the order newest deletion first. */
 export interface TrashPosition {
   readonly deletedAt: number;
@@ -184,6 +197,13 @@ export interface RecordsReader {
   /** Trash items of any project that have expired at `now` (`expiresAt <= now`), `expiresAt` then `id` ascending. */
   listExpiredTrash(q: { now: number; limit: number }): Promise<TrashRecord[]>;
 
+  /**
+   * The account's audit entries, newest first (`at` descending, then `id` descending), those after
+   * `after` only when given; each filter given must hold (`since` inclusive, `until` exclusive;
+   * `projectIds`: the entry's project is one of them).
+   */
+  listAuditEntries(q: AuditQuery): Promise<AuditRecord[]>;
+
   /** Intents in `id` order, starting after `afterId` when given (keyset pagination). */
   listBlobIntents(q: { limit: number; afterId?: string }): Promise<BlobIntentRecord[]>;
   listInstances(): Promise<InstanceRecord[]>;
@@ -201,6 +221,12 @@ export interface RecordsTransaction extends RecordsReader {
   insertApiKey(c: { apiKey: ApiKeyRecord }): Promise<void>;
   /** Returns false when the key does not exist or is already revoked. */
   revokeApiKey(c: { keyId: string; revokedAt: number }): Promise<boolean>;
+  /** Notes a use of the key; a time earlier than the stored one is ignored. */
+  touchApiKey(c: { keyId: string; lastUsedAt: number }): Promise<void>;
+
+  insertAuditEntries(c: { entries: readonly AuditRecord[] }): Promise<void>;
+  /** Deletes at most `limit` audit entries older than `before` (oldest first); returns how many. */
+  deleteAuditEntriesBefore(c: { before: number; limit: number }): Promise<number>;
 
   /** Reads the project and holds a write lock on it until the transaction ends. */
   lockProject(q: { projectId: string }): Promise<ProjectRecord | null>;

@@ -33,8 +33,13 @@ export function anApiKey(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
     id: randomUUID(),
     accountId: randomUUID(),
     keyHash: sha256Hex(randomUUID()),
+    name: 'a key',
+    role: 'admin',
+    projectIds: null,
+    expiresAt: null,
     createdAt: BASE_TIME,
     revokedAt: null,
+    lastUsedAt: null,
     ...overrides,
   };
 }

@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import { testWithHarness } from './harness.js';
 import { accountsSuite } from './records/accounts.js';
 import { apiKeysSuite } from './records/api-keys.js';
+import { auditSuite } from './records/audit.js';
 import { durabilitySuite } from './records/durability.js';
 import { filesSuite } from './records/files.js';
 import { intentsSuite } from './records/intents.js';
@@ -28,6 +29,7 @@ export function describeRecordsRepositoryContract(
   describe(`RecordsRepository contract: ${adapterName}`, () => {
     accountsSuite(context);
     apiKeysSuite(context);
+    auditSuite(context);
     projectsSuite(context);
     filesSuite(context);
     listsSuite(context);

@@ -1,12 +1,25 @@
-import { ForbiddenError, ProjectNotFoundError } from '../errors.js';
-import type { ProjectRecord } from '../model/records.js';
+import { ForbiddenError, OperationNotAllowedError, ProjectNotFoundError } from '../errors.js';
+import { type ProjectRecord, ROLES, type Role } from '../model/records.js';
 import type { RecordsReader } from '../ports/records.js';
 import { parseProjectId } from '../validation/schemas.js';
 import type { Principal } from './authentication.js';
 
+/** Whether a key of role `held` may do what needs `needed` (read < write < admin). */
+export const roleCovers = (held: Role, needed: Role): boolean => ROLES.indexOf(held) >= ROLES.indexOf(needed);
+
+/** Refuses (`403` "API key does not allow this operation") a principal whose role does not cover `needed`. */
+export function assertRole(principal: Principal, needed: Role): void {
+  if (!roleCovers(principal.role, needed)) throw new OperationNotAllowedError();
+}
+
+/** Whether the key reaches the project (extensions §8): every project, or one of its `projectIds`. */
+export const inKeyScope = (principal: Principal, projectId: string): boolean =>
+  principal.projectIds === null || principal.projectIds.includes(projectId);
+
 /**
  * The access rule of every project and file operation: a malformed id is 422, a project that does not
- * exist or is no longer active is 404 whoever asks, and an active project of another account is 403.
+ * exist, is no longer active or is outside the key's project scope is 404 whoever asks, and an active
+ * project of another account is 403.
  */
 export async function loadOwnedProject(
   records: RecordsReader,
@@ -23,7 +36,9 @@ export function assertOwnedActive(
   principal: Principal,
   projectId: string,
 ): ProjectRecord {
-  if (project?.status !== 'active') throw new ProjectNotFoundError(projectId);
+  if (project?.status !== 'active' || !inKeyScope(principal, projectId)) {
+    throw new ProjectNotFoundError(projectId);
+  }
   if (project.accountId !== principal.accountId) throw new ForbiddenError();
   return project;
 }

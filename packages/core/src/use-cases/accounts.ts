@@ -13,10 +13,12 @@ import {
   type Tier,
 } from '../model/records.js';
 import type { RecordsReader } from '../ports/records.js';
+import { type CreateKeyInput, parseCreateKeyBody } from '../validation/keys.js';
 import { parseAccountName, parseTier } from '../validation/schemas.js';
 import type { Principal } from './authentication.js';
 import { withStagedResource } from './blob-intents.js';
 import type { MdStoreContext } from './context.js';
+import { assertAccountProjects, type KeyView, newKey, toKeyView } from './keys.js';
 import { type ProjectView, toProjectView } from './views.js';
 
 export const DEFAULT_PROJECT_NAME = 'Default';
@@ -29,12 +31,13 @@ export interface IssuedApiKey {
   readonly createdAt: number;
 }
 
-export interface ApiKeyView {
-  readonly keyId: string;
+export interface ApiKeyView extends KeyView {
   readonly accountId: string;
-  readonly createdAt: number;
   readonly revokedAt: number | null;
 }
+
+/** The name of keys made by the admin CLI when it is given none. */
+export const ADMIN_CLI_KEY_NAME = 'admin CLI';
 
 export interface CreatedAccount {
   readonly account: AccountRecord;
@@ -59,15 +62,23 @@ export const IN_PROCESS_KEY_ID = 'in-process';
 
 /**
  * The principal of an account (by id or name) for in-process use, embedding the core: no API key is
- * created or authenticated. It acts with the account's rights on its projects, as a key of it would; the
- * rate budget is the edges' (`consumeRequestBudget`), so calls made with it are not counted.
+ * created or authenticated. It acts with the account's rights on its projects, as an `admin` key of the
+ * whole account would (no scope, no expiry); the rate budget is the edges' (`consumeRequestBudget`), so
+ * calls made with it are not counted.
  */
 export async function inProcessPrincipal(
   ctx: MdStoreContext,
   input: { account: string },
 ): Promise<Principal> {
   const account = await resolveAccount(ctx.records, input.account);
-  return { accountId: account.id, keyId: IN_PROCESS_KEY_ID, tier: account.tier };
+  return {
+    accountId: account.id,
+    keyId: IN_PROCESS_KEY_ID,
+    tier: account.tier,
+    role: 'admin',
+    projectIds: null,
+    expiresAt: null,
+  };
 }
 
 export function newProjectRecord(
@@ -101,16 +112,16 @@ export function newProjectRecord(
   };
 }
 
-async function newApiKey(ctx: MdStoreContext, accountId: string, at: number) {
-  const apiKey = ctx.secrets.generate();
-  const record: ApiKeyRecord = {
-    id: ctx.ids.uuid(),
-    accountId,
-    keyHash: await ctx.secrets.hash(apiKey),
-    createdAt: at,
-    revokedAt: null,
-  };
-  const issued: IssuedApiKey = { keyId: record.id, accountId, apiKey, createdAt: at };
+const ADMIN_KEY: CreateKeyInput = {
+  name: ADMIN_CLI_KEY_NAME,
+  role: 'admin',
+  projectIds: null,
+  expiresAt: null,
+};
+
+async function newApiKey(ctx: MdStoreContext, accountId: string, at: number, fields = ADMIN_KEY) {
+  const { record, secret } = await newKey(ctx, accountId, fields, at);
+  const issued: IssuedApiKey = { keyId: record.id, accountId, apiKey: secret, createdAt: at };
   return { record, issued };
 }
 
@@ -160,17 +171,40 @@ export async function setAccountTier(
   return { ...account, tier };
 }
 
-export async function createApiKey(ctx: MdStoreContext, input: { account: string }): Promise<IssuedApiKey> {
+/**
+ * The admin CLI's key: `admin` of the whole account unless told otherwise (`role`, `project_ids`,
+ * `expires_date`, `name`: the fields and rules of `POST /api/keys`, without a creating key's limits).
+ */
+export async function createApiKey(
+  ctx: MdStoreContext,
+  input: {
+    account: string;
+    role?: string;
+    projectIds?: readonly string[];
+    expiresDate?: string;
+    name?: string;
+  },
+): Promise<IssuedApiKey> {
   const account = await resolveAccount(ctx.records, input.account);
-  const key = await newApiKey(ctx, account.id, ctx.clock.now());
+  const at = ctx.clock.now();
+  const fields = parseCreateKeyBody(
+    {
+      name: input.name ?? ADMIN_CLI_KEY_NAME,
+      role: input.role ?? 'admin',
+      project_ids: input.projectIds ?? null,
+      expires_date: input.expiresDate ?? null,
+    },
+    at,
+  );
+  await assertAccountProjects(ctx, account.id, fields.projectIds, ['body', 'project_ids']);
+  const key = await newApiKey(ctx, account.id, at, fields);
   await ctx.records.withTransaction((tx) => tx.insertApiKey({ apiKey: key.record }));
   return key.issued;
 }
 
 const toApiKeyView = (key: ApiKeyRecord): ApiKeyView => ({
-  keyId: key.id,
+  ...toKeyView(key),
   accountId: key.accountId,
-  createdAt: key.createdAt,
   revokedAt: key.revokedAt,
 });
 

@@ -1,13 +1,23 @@
-import { isMdStoreError, RateLimitedError, UnauthenticatedError } from '../errors.js';
-import type { Tier } from '../model/records.js';
+import { ApiKeyExpiredError, isMdStoreError, RateLimitedError, UnauthenticatedError } from '../errors.js';
+import type { ApiKeyRecord, Role, Tier } from '../model/records.js';
 import type { MdStoreContext } from './context.js';
 
-/** Who is calling: the account and the key it used. */
+/** Who is calling: the account, the key it used, and what that key may do (extensions §8). */
 export interface Principal {
   readonly accountId: string;
   readonly keyId: string;
   readonly tier: Tier;
+  readonly role: Role;
+  /** The projects the key reaches, or null for every project of the account. */
+  readonly projectIds: readonly string[] | null;
+  readonly expiresAt: number | null;
 }
+
+/**
+ * How often one instance writes a key's `lastUsedAt`: a listing is at most this (plus the time to the
+ * next use) stale, and a busy key costs one small write per interval instead of one per request.
+ */
+export const LAST_USED_WRITE_INTERVAL_MS = 30_000;
 
 /** The rate-limit state to report on a response. */
 export interface RateLimitStatus {
@@ -48,9 +58,10 @@ export function constantTimeEqual(a: string, b: string): boolean {
  */
 export async function authenticate(
   ctx: MdStoreContext,
-  blockedAddresses: Map<string, number>,
+  state: AuthenticationState,
   input: { apiKey: string | undefined; clientAddress?: string },
 ): Promise<Principal> {
+  const blockedAddresses = state.blockedAddresses;
   const address = input.clientAddress;
   const now = ctx.clock.now();
   const blockedUntil = address === undefined ? undefined : blockedAddresses.get(address);
@@ -59,18 +70,64 @@ export async function authenticate(
     blockedAddresses.delete(address!);
   }
   const principal = input.apiKey ? await findPrincipal(ctx, input.apiKey) : null;
-  if (principal) return principal;
+  if (principal) {
+    // A valid key past its expiry: its own answer, and not a failure of the address.
+    if (principal.expiresAt !== null && principal.expiresAt <= now) throw new ApiKeyExpiredError();
+    await noteUse(ctx, state.lastUseWritten, principal.key, now);
+    return principal.principal;
+  }
   if (address !== undefined) await countFailure(ctx, blockedAddresses, address, now);
   throw new UnauthenticatedError();
 }
 
-async function findPrincipal(ctx: MdStoreContext, apiKey: string): Promise<Principal | null> {
+/** Per instance: the failed-authentication blocks, and when each key's last use was last written. */
+export interface AuthenticationState {
+  readonly blockedAddresses: Map<string, number>;
+  readonly lastUseWritten: Map<string, number>;
+}
+
+export const newAuthenticationState = (): AuthenticationState => ({
+  blockedAddresses: new Map(),
+  lastUseWritten: new Map(),
+});
+
+/**
+ * The key is read from the store on every request (no cache), so a revocation or a change is seen by
+ * every instance sharing the store on its next request.
+ */
+async function findPrincipal(ctx: MdStoreContext, apiKey: string) {
   const keyHash = await ctx.secrets.hash(apiKey);
   const found = await ctx.records.findApiKeyWithAccount({ keyHash });
   if (!found) return null;
   const { apiKey: stored, account } = found;
   if (stored.revokedAt !== null || !constantTimeEqual(stored.keyHash, keyHash)) return null;
-  return { accountId: account.id, keyId: stored.id, tier: account.tier };
+  const principal: Principal = {
+    accountId: account.id,
+    keyId: stored.id,
+    tier: account.tier,
+    role: stored.role,
+    projectIds: stored.projectIds,
+    expiresAt: stored.expiresAt,
+  };
+  return { principal, key: stored, expiresAt: stored.expiresAt };
+}
+
+/**
+ * Writes the key's last use when neither the store nor this instance has noted one in the last
+ * `LAST_USED_WRITE_INTERVAL_MS`. A failed write is reported and never fails the request.
+ */
+async function noteUse(ctx: MdStoreContext, written: Map<string, number>, key: ApiKeyRecord, now: number) {
+  const interval = LAST_USED_WRITE_INTERVAL_MS;
+  if (key.lastUsedAt !== null && now - key.lastUsedAt < interval) return;
+  const last = written.get(key.id);
+  if (last !== undefined && now - last < interval) return;
+  if (written.size >= MAX_BLOCKED_ADDRESSES) written.delete(written.keys().next().value!);
+  written.set(key.id, now);
+  try {
+    await ctx.records.withTransaction((tx) => tx.touchApiKey({ keyId: key.id, lastUsedAt: now }));
+  } catch (error) {
+    ctx.events.warn('could not note the last use of an API key', { keyId: key.id, error });
+  }
 }
 
 const MAX_BLOCKED_ADDRESSES = 10_000;

@@ -28,6 +28,8 @@ export interface MdStoreSettings {
   readonly writeDeadlineMs: number;
   /** A server instance whose heartbeat is older than this is considered gone. */
   readonly instanceLeaseMs: number;
+  /** Days an audit entry is kept (extensions §8); older ones go at the periodic maintenance. */
+  readonly auditRetentionDays: number;
 }
 
 export const DEFAULT_SETTINGS: MdStoreSettings = {
@@ -41,6 +43,7 @@ export const DEFAULT_SETTINGS: MdStoreSettings = {
   bucketPrefix: 'mdstore-',
   writeDeadlineMs: 15 * 60 * 1000,
   instanceLeaseMs: 30 * 1000,
+  auditRetentionDays: 90,
 };
 
 /** Things worth telling an operator that do not fail the request (a clean-up that will be retried). */

@@ -1,4 +1,5 @@
 import type { BlobIntentRecord, InstanceRecord } from '../model/records.js';
+import { expireAudit } from './audit.js';
 import { claimStaged, removeResource } from './blob-intents.js';
 import type { MdStoreContext } from './context.js';
 import { finishProjectDeletion } from './projects.js';
@@ -12,6 +13,8 @@ export interface ReconcileReport {
   readonly deletionsCompleted: number;
   /** Trash items past their `expiresAt` purged by this run (extensions §5). */
   readonly trashItemsExpired: number;
+  /** Audit entries older than `auditRetentionDays` removed by this run (extensions §8). */
+  readonly auditEntriesExpired: number;
   /** Notes left alone because their write may still be in progress. */
   readonly intentsInProgress: number;
   /** Resources whose removal failed this time (their notes stay for the next run). */
@@ -60,7 +63,9 @@ export async function reconcile(ctx: MdStoreContext): Promise<ReconcileReport> {
   const instances = await ctx.records.listInstances();
   const gone = goneInstances(ctx, instances, now);
   const expiry = await expireTrash(ctx);
+  const auditEntriesExpired = await expireAudit(ctx);
   const report = {
+    auditEntriesExpired,
     intentsResolved: 0,
     resourcesRemoved: 0,
     deletionsCompleted: 0,

@@ -2,6 +2,7 @@ import { evaluatePreconditions } from '../conditional/index.js';
 import {
   DefaultProjectProtectedError,
   isRecordConflict,
+  OperationNotAllowedError,
   PreconditionFailedError,
   ProjectNameTakenError,
 } from '../errors.js';
@@ -12,7 +13,7 @@ import type { BlobIntentRecord, ProjectRecord } from '../model/records.js';
 import type { RecordsTransaction } from '../ports/records.js';
 import type { ProjectCreateInput, ProjectUpdateInput } from '../validation/bodies.js';
 import { parseCreateProjectBody, parseProjectId, parseUpdateProjectBody } from '../validation/schemas.js';
-import { assertOwnedActive, loadOwnedProject } from './access.js';
+import { assertOwnedActive, assertRole, inKeyScope, loadOwnedProject } from './access.js';
 import { newProjectRecord } from './accounts.js';
 import type { Principal } from './authentication.js';
 import { removeDoomed, withStagedResource } from './blob-intents.js';
@@ -46,14 +47,21 @@ async function assertNameFree(tx: RecordsTransaction, accountId: string, name: s
   if (holder && holder.id !== exceptId) throw new ProjectNameTakenError(name);
 }
 
+/** Whether a create or update body sets any setting: those need an `admin` key (extensions §8). */
+const touchesSettings = (settings: object | undefined): boolean =>
+  settings !== undefined && Object.keys(settings).length > 0;
+
 /** Creates the project's bucket, then the record; a name already in use among active projects is 409. */
 export async function createProject(
   ctx: MdStoreContext,
   input: { principal: Principal; body: BodyOf<ProjectCreateInput> },
 ): Promise<ProjectView> {
+  // A key confined to some projects cannot make another (extensions §8), whatever its role.
+  if (input.principal.projectIds !== null) throw new OperationNotAllowedError();
   const body = deferred<unknown>(input.body);
   body.check();
   const { name, description, settings } = parseCreateProjectBody(await body.read());
+  if (touchesSettings(settings)) assertRole(input.principal, 'admin');
   const { accountId } = input.principal;
   if (await ctx.records.findActiveProjectByName({ accountId, name })) throw new ProjectNameTakenError(name);
   const project = newProjectRecord(ctx, {
@@ -80,13 +88,25 @@ export async function createProject(
   return toProjectView(project);
 }
 
-/** Every project of the account, deleted ones included, oldest first. */
+/** Every project of the account the key reaches, deleted ones included, oldest first. */
 export async function listProjects(
   ctx: MdStoreContext,
   input: { principal: Principal },
 ): Promise<ProjectView[]> {
-  const projects = await ctx.records.listProjects({ accountId: input.principal.accountId });
-  return projects.map(toProjectView);
+  return (await reachableProjects(ctx, input.principal)).map(toProjectView);
+}
+
+/**
+ * The account's projects in List Projects order, only those of the key's scope for a scoped key: read
+ * one by one (a scope is at most `KEY_LIMITS.maxProjects` ids), never the whole account's list.
+ */
+async function reachableProjects(ctx: MdStoreContext, principal: Principal): Promise<ProjectRecord[]> {
+  const { accountId, projectIds } = principal;
+  if (projectIds === null) return ctx.records.listProjects({ accountId });
+  const found = await Promise.all(projectIds.map((projectId) => ctx.records.findProjectById({ projectId })));
+  return found
+    .filter((project): project is ProjectRecord => project?.accountId === accountId)
+    .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 export interface ProjectPage {
@@ -113,18 +133,34 @@ export async function listProjectPage(
       ? undefined
       : await decodeProjectPosition(request.cursor, binding, ctx.cursorKey);
   const limit = request.limit ?? LIST_LIMITS.defaultLimit;
+  if (input.principal.projectIds !== null) {
+    const reachable = await reachableProjects(ctx, input.principal);
+    const rest = after
+      ? reachable.filter(
+          (p) => p.createdAt > after.createdAt || (p.createdAt === after.createdAt && p.id > after.id),
+        )
+      : reachable;
+    return pageOf(ctx, binding, rest.slice(0, limit + 1), limit, reachable.length);
+  }
   const rows = await ctx.records.listProjectPage({ accountId, limit: limit + 1, ...(after && { after }) });
+  return pageOf(ctx, binding, rows, limit, await ctx.records.countProjects({ accountId }));
+}
+
+/** A page of `limit` projects from `rows` (one more when there is a next page). */
+async function pageOf(
+  ctx: MdStoreContext,
+  binding: ReturnType<typeof projectListBinding>,
+  rows: readonly ProjectRecord[],
+  limit: number,
+  totalCount: number,
+): Promise<ProjectPage> {
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   const nextCursor =
     rows.length > limit && last
       ? await encodeProjectPosition({ createdAt: last.createdAt, id: last.id }, binding, ctx.cursorKey)
       : null;
-  return {
-    projects: page.map(toProjectView),
-    totalCount: await ctx.records.countProjects({ accountId }),
-    nextCursor,
-  };
+  return { projects: page.map(toProjectView), totalCount, nextCursor };
 }
 
 export type ProjectRead =
@@ -173,6 +209,8 @@ export async function updateProject(
   body.check();
   checkProjectConditions(toProjectView(existing), conditions, 'write');
   const { settings, ...changes } = parseUpdateProjectBody(await body.read());
+  // Extensions §8: a `write` key may rename and describe; only `admin` changes settings.
+  if (touchesSettings(settings)) assertRole(input.principal, 'admin');
   try {
     const { view, doomed } = await ctx.records.withTransaction(async (tx) => {
       const current = assertOwnedActive(await tx.lockProject({ projectId }), input.principal, projectId);
@@ -224,7 +262,11 @@ export async function deleteProject(
 ): Promise<{ projectId: string }> {
   const projectId = parseProjectId(input.projectId);
   const project = await ctx.records.findProjectById({ projectId });
-  if (project?.status === 'deleting' && project.accountId === input.principal.accountId) {
+  if (
+    project?.status === 'deleting' &&
+    project.accountId === input.principal.accountId &&
+    inKeyScope(input.principal, projectId)
+  ) {
     await finishProjectDeletion(ctx, project);
     return { projectId };
   }

@@ -23,6 +23,7 @@ export const SettingsSchema = v.object({
   bucketPrefix: BucketPrefixSchema,
   writeDeadlineMs: positiveInteger,
   instanceLeaseMs: positiveInteger,
+  auditRetentionDays: positiveInteger,
 });
 
 export function validateSettings(settings: MdStoreSettings): MdStoreSettings {

@@ -1,5 +1,6 @@
 import type { RecordsReader, RecordsTransaction } from '@mdstore/core';
-import type { SqlExecutor } from '../executor.js';
+import type { Row, SqlExecutor } from '../executor.js';
+import { fromApiKeyRow, toApiKeyRow } from '../records.js';
 import { orNull, type SqlContext } from './context.js';
 
 type AccountReads = Pick<
@@ -14,7 +15,7 @@ type AccountReads = Pick<
 >;
 type AccountWrites = Pick<
   RecordsTransaction,
-  'insertAccount' | 'updateAccountTier' | 'insertApiKey' | 'revokeApiKey'
+  'insertAccount' | 'updateAccountTier' | 'insertApiKey' | 'revokeApiKey' | 'touchApiKey'
 >;
 
 /** Accounts and their API keys. */
@@ -37,20 +38,24 @@ export function accountStatements(c: SqlContext) {
     ),
     updateTier: c.sql('UPDATE accounts SET tier = ? WHERE id = ?'),
     revokeApiKey: c.sql('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+    touchApiKey: c.sql(
+      'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)',
+    ),
   };
+  const toKey = (row: Row) => fromApiKeyRow(apiKeys.fromRow(row));
   return {
     reads: (x: SqlExecutor): AccountReads => ({
       findAccountById: async (q) => orNull(await x.get(s.accountById, [q.accountId]), accounts.fromRow),
       findAccountByName: async (q) => orNull(await x.get(s.accountByName, [q.name]), accounts.fromRow),
       listAccounts: async () => (await x.all(s.allAccounts, [])).map(accounts.fromRow),
-      findApiKeyById: async (q) => orNull(await x.get(s.apiKeyById, [q.keyId]), apiKeys.fromRow),
-      findApiKeyByHash: async (q) => orNull(await x.get(s.apiKeyByHash, [q.keyHash]), apiKeys.fromRow),
+      findApiKeyById: async (q) => orNull(await x.get(s.apiKeyById, [q.keyId]), toKey),
+      findApiKeyByHash: async (q) => orNull(await x.get(s.apiKeyByHash, [q.keyHash]), toKey),
       findApiKeyWithAccount: async (q) =>
         orNull(await x.get(s.apiKeyWithAccount, [q.keyHash]), (row) => ({
-          apiKey: apiKeys.fromRow(row),
+          apiKey: toKey(row),
           account: accounts.fromPrefixedRow(row, 'account__'),
         })),
-      listApiKeys: async (q) => (await x.all(s.apiKeysOfAccount, [q.accountId])).map(apiKeys.fromRow),
+      listApiKeys: async (q) => (await x.all(s.apiKeysOfAccount, [q.accountId])).map(toKey),
     }),
     writes: (x: SqlExecutor): AccountWrites => ({
       insertAccount: async (c) => {
@@ -58,9 +63,12 @@ export function accountStatements(c: SqlContext) {
       },
       updateAccountTier: async (c) => (await x.run(s.updateTier, [c.tier, c.accountId])) > 0,
       insertApiKey: async (c) => {
-        await x.write(apiKeys.insert, apiKeys.insertValues(c.apiKey));
+        await x.write(apiKeys.insert, apiKeys.insertValues(toApiKeyRow(c.apiKey)));
       },
       revokeApiKey: async (c) => (await x.run(s.revokeApiKey, [c.revokedAt, c.keyId])) > 0,
+      touchApiKey: async (c) => {
+        await x.run(s.touchApiKey, [c.lastUsedAt, c.keyId, c.lastUsedAt]);
+      },
     }),
   };
 }

@@ -1,6 +1,6 @@
 import type {
   AccountRecord,
-  ApiKeyRecord,
+  AuditRecord,
   BlobIntentRecord,
   FileRecord,
   InstanceRecord,
@@ -12,6 +12,8 @@ import { placeholders, type Row, type SqlDialect } from '../executor.js';
 import {
   ACCOUNTS,
   API_KEYS,
+  type ApiKeyRow,
+  AUDIT,
   BLOB_INTENTS,
   FILES,
   fromTrashRow,
@@ -27,7 +29,8 @@ import { type TableSql, tableSql } from '../table.js';
 export interface SqlContext {
   readonly dialect: SqlDialect;
   readonly accounts: TableSql<AccountRecord>;
-  readonly apiKeys: TableSql<ApiKeyRecord>;
+  readonly apiKeys: TableSql<ApiKeyRow>;
+  readonly audit: TableSql<AuditRecord>;
   readonly projects: TableSql<ProjectRecord>;
   readonly files: TableSql<FileRecord>;
   readonly revisions: TableSql<RevisionRecord>;
@@ -45,6 +48,7 @@ export function sqlContext(dialect: SqlDialect): SqlContext {
     dialect,
     accounts: tableSql(ACCOUNTS, dialect),
     apiKeys: tableSql(API_KEYS, dialect),
+    audit: tableSql(AUDIT, dialect),
     projects: tableSql(PROJECTS, dialect),
     files: tableSql(FILES, dialect),
     revisions: tableSql(REVISIONS, dialect),

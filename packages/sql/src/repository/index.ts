@@ -1,6 +1,7 @@
 import type { RecordsReader, RecordsTransaction } from '@mdstore/core';
 import type { SqlDialect, SqlExecutor } from '../executor.js';
 import { accountStatements } from './accounts.js';
+import { auditStatements } from './audit.js';
 import { sqlContext } from './context.js';
 import { fileStatements } from './files.js';
 import { operationStatements } from './operations.js';
@@ -31,6 +32,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
   const trash = trashStatements(c);
   const search = searchStatements(c);
   const operations = operationStatements(c);
+  const audit = auditStatements(c);
   const reader = (x: SqlExecutor): RecordsReader => ({
     ...accounts.reads(x),
     ...projects.reads(x),
@@ -39,6 +41,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
     ...trash.reads(x),
     ...search.reads(x),
     ...operations.reads(x),
+    ...audit.reads(x),
   });
   return {
     reader,
@@ -51,6 +54,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
       ...trash.writes(x),
       ...search.writes(x),
       ...operations.writes(x),
+      ...audit.writes(x),
     }),
   };
 }

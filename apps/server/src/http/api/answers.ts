@@ -34,7 +34,10 @@ export const empty = (description: string, headers?: readonly ResponseHeader[]):
 const ERROR_ANSWERS = {
   400: json('Malformed request', AnyError),
   401: json('Missing or invalid API key', ErrorMessage, ['WWW-Authenticate']),
-  403: json('Another account’s project, or the default project on delete', ErrorMessage),
+  403: json(
+    'The API key’s role does not allow this operation, another account’s project, or the default project on delete',
+    ErrorMessage,
+  ),
   404: json('No such project or file', ErrorMessage),
   409: json('Conflict: the name is taken', ErrorMessage),
   412: json('A precondition (If-Match, If-Unmodified-Since…) failed', ErrorMessage),

@@ -3,6 +3,7 @@ import type { Express, NextFunction, Request, Response } from 'express';
 import * as v from 'valibot';
 import { httpError } from '../errors.js';
 import type { RouteDeps } from '../routes/context.js';
+import { declaredRole, requireRole } from './authorize.js';
 import { PATH_PARAMETERS } from './parameters.js';
 import type { DefinedRoute, Method } from './route.js';
 
@@ -20,12 +21,13 @@ const ALLOW_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH'];
 /**
  * Mounts the routes of the table, and nothing else: one Express route per path, a handler per described
  * method, and `405` with `Allow` (OPTIONS: `204` with `Allow`) for the other methods. Two descriptions of
- * the same method and path are refused.
+ * the same method and path are refused, and so is a route without its role (`authorize.ts`).
  */
 export function mountRoutes(app: Express, routes: readonly DefinedRoute[], deps: RouteDeps): void {
   const byPath = new Map<string, DefinedRoute[]>();
   for (const route of routes) {
     const { path, method, operationId } = route.description;
+    declaredRole(route.description);
     const same = byPath.get(path) ?? [];
     if (same.some((other) => other.description.method === method)) {
       throw new Error(`Route ${method} ${path} (${operationId}) is described twice`);
@@ -37,11 +39,13 @@ export function mountRoutes(app: Express, routes: readonly DefinedRoute[], deps:
     const allowed: string[] = [];
     const checkPath = pathParameterCheck(path);
     for (const { description, handler } of described) {
+      const role = declaredRole(description);
       const handle = handler(deps);
-      route[MOUNT[description.method]]((req: Request, res: Response) => {
+      const checked = (req: Request, res: Response) => {
         checkPath(req);
         return handle(req, res);
-      });
+      };
+      route[MOUNT[description.method]](role === null ? checked : requireRole(role, checked));
       allowed.push(description.method);
       if (description.method === 'GET') allowed.push('HEAD');
     }

@@ -1,5 +1,5 @@
 import { toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
-import { API_ERRORS, PATH_ERRORS } from './answers.js';
+import { API_ERRORS, errors, PATH_ERRORS } from './answers.js';
 import { CONVERSION } from './json-schema.js';
 import { PATH_PARAMETERS, RATE_LIMIT_HEADERS, REQUEST_HEADERS, RESPONSE_HEADERS } from './parameters.js';
 import type { Answer, DefinedRoute, RouteDescription, Schema } from './route.js';
@@ -118,7 +118,9 @@ function answer(route: RouteDescription, status: number, found: Answer, withBody
 
 function operation(route: RouteDescription, names: string[], head: boolean): Json {
   const shared = { ...(route.auth === 'apiKey' ? API_ERRORS : {}), ...(names.length > 0 ? PATH_ERRORS : {}) };
-  const all = { ...shared, ...route.answers };
+  // A route that needs more than `read` is refused (403) to a key of a lesser role (extensions §8).
+  const refusedByRole = route.role !== null && route.role !== 'read' ? errors(403) : {};
+  const all = { ...shared, ...refusedByRole, ...route.answers };
   const responses: Json = {};
   for (const [status, found] of Object.entries(all)) {
     responses[status] = answer(route, Number(status), found, !head);
@@ -130,6 +132,7 @@ function operation(route: RouteDescription, names: string[], head: boolean): Jso
     ...(route.description && { description: route.description }),
     tags: [...route.tags],
     security: route.auth === 'apiKey' ? [{ apiKey: [] }] : [],
+    ...(route.role !== null && { 'x-mdstore-role': route.role }),
     parameters: parameters(route, names),
     ...(body && { requestBody: body }),
     responses,
@@ -209,6 +212,7 @@ export function openApiDocument(routes: readonly DefinedRoute[], options: Docume
         name: 'Trash',
         description: 'Deleted files kept for `settings.trash_retention_days` (extensions §5)',
       },
+      { name: 'Access', description: 'API keys and the audit log (extensions §8; admin keys)' },
       { name: 'Operations', description: 'Health and readiness (no key)' },
     ].filter((tag) => routes.some((r) => r.description.tags.includes(tag.name as never))),
     paths,

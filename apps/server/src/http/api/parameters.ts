@@ -1,4 +1,4 @@
-import { hasNulCharacter, ISSUE, LIST_LIMITS, RevisionSchema } from '@mdstore/core';
+import { hasNulCharacter, ISSUE, LIST_LIMITS, RevisionSchema, UuidSchema } from '@mdstore/core';
 import * as v from 'valibot';
 import type { QueryParameter, RequestHeader, ResponseHeader, Schema } from './route.js';
 import { FilenameParam, ProjectIdParam } from './schemas.js';
@@ -38,6 +38,11 @@ export const PATH_PARAMETERS: Readonly<Record<string, PathParameter>> = {
   trash_id: {
     component: 'TrashId',
     schema: v.pipe(v.string(), v.description('The `trash_id` of a trash item (opaque).')),
+    parse: PathText,
+  },
+  key_id: {
+    component: 'KeyId',
+    schema: v.pipe(UuidSchema, v.description('The `id` of an API key.')),
     parse: PathText,
   },
 };

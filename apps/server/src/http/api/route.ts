@@ -1,3 +1,4 @@
+import type { Role } from '@mdstore/core';
 import type * as v from 'valibot';
 import type { Handler, RouteDeps } from '../routes/context.js';
 
@@ -9,7 +10,7 @@ import type { Handler, RouteDeps } from '../routes/context.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Schema = v.GenericSchema;
-export type Tag = 'Projects' | 'Files' | 'Editing' | 'History' | 'Search' | 'Trash' | 'Operations';
+export type Tag = 'Projects' | 'Files' | 'Editing' | 'History' | 'Search' | 'Trash' | 'Access' | 'Operations';
 
 /** Response headers the document knows (`components/headers`, see `headers.ts`). */
 export type ResponseHeader =
@@ -85,6 +86,12 @@ export interface RouteDescription {
   readonly tags: readonly Tag[];
   /** `apiKey`: under `/api`, behind authentication and the rate limit (`401`, `429` added for you). */
   readonly auth: 'apiKey' | 'none';
+  /**
+   * Extensions §8: the least role a key needs (`read` < `write` < `admin`), checked for every `apiKey`
+   * route in one place before the body is read (`authorize.ts`; `403` otherwise). Required: the mount
+   * refuses an `apiKey` route without a role, and a route without a key with one (`null`).
+   */
+  readonly role: Role | null;
   readonly query?: Readonly<Record<string, QueryParameter>>;
   readonly headers?: readonly RequestHeader[];
   readonly body?: RequestBody;

@@ -1,8 +1,10 @@
+import { auditRoutes } from '../routes/audit.js';
 import { downloadFile } from '../routes/download.js';
 import { editingRoutes } from '../routes/editing.js';
 import { exportProject } from '../routes/export.js';
 import { fileRoutes } from '../routes/files.js';
 import { historyRoutes } from '../routes/history.js';
+import { keyRoutes } from '../routes/keys.js';
 import { operationRoutes } from '../routes/operations.js';
 import { projectRoutes } from '../routes/projects.js';
 import { searchRoutes } from '../routes/search.js';
@@ -16,7 +18,7 @@ import type { DefinedRoute } from './route.js';
  *
  * To add a route:
  * 1. In `routes/<area>.ts`, write `export const myOperation = defineRoute({ method, path, operationId,
- *    summary, tags, auth, query?, headers?, body?, answers }, (deps) => async (req, res) => { … })`.
+ *    summary, tags, auth, role (extensions §8: 'read' | 'write' | 'admin', null without a key), query?, headers?, body?, answers }, (deps) => async (req, res) => { … })`.
  *    Bodies and answers are valibot schemas: reuse the core's (`@mdstore/core`) and add named answer
  *    schemas to `api/schemas.ts` (and to `COMPONENTS` there, to give them a component name). Error
  *    answers: `...errors(403, 404, 422)` (`api/answers.ts`); 401, 429, 500 and 503 are added to every
@@ -37,5 +39,7 @@ export const ROUTES: readonly DefinedRoute[] = [
   ...trashRoutes,
   // Extensions §10.
   exportProject,
+  ...keyRoutes,
+  ...auditRoutes,
   ...operationRoutes,
 ];

@@ -18,6 +18,7 @@ import {
   UuidSchema,
 } from '@mdstore/core';
 import * as v from 'valibot';
+import { ACCESS_COMPONENTS } from './access-schemas.js';
 
 /**
  * The bodies of the HTTP interface as valibot schemas. Request bodies are built from the core's schemas
@@ -266,6 +267,8 @@ export const COMPONENTS = {
   AnyError,
   Health,
   Readiness,
+  // Extensions §8.
+  ...ACCESS_COMPONENTS,
 } as const;
 
 /** Path parameters. */

@@ -22,6 +22,7 @@ export const downloadFile = defineRoute(
       '`section`, that part of the text instead (`X-Line-Range`; `Range` is then ignored).',
     tags: ['Files'],
     auth: 'apiKey',
+    role: 'read',
     query: PART_QUERY,
     headers: ['If-Match', 'If-None-Match', 'If-Modified-Since', 'If-Unmodified-Since', 'Range', 'If-Range'],
     answers: {

@@ -37,6 +37,7 @@ export const editFile = defineRoute(
       'insert); all of them or none. `dry_run` shows the diff without writing.',
     tags: ['Editing'],
     auth: 'apiKey',
+    role: 'write',
     headers: ['If-Match', 'If-None-Match', 'If-Unmodified-Since'],
     body: { contentType: 'application/json', schema: FileEdit },
     answers: {
@@ -68,6 +69,7 @@ export const getOutline = defineRoute(
     description: 'The headings (with their section paths) and links of the file, with their lines.',
     tags: ['Editing'],
     auth: 'apiKey',
+    role: 'read',
     answers: { 200: json('The outline', Outline), ...errors(403, 404, 413, 422) },
   },
   ({ store }) =>

@@ -37,6 +37,7 @@ export const exportProject = defineRoute(
       'file is one whole version, read when the export reaches it.',
     tags: ['Projects'],
     auth: 'apiKey',
+    role: 'read',
     query: {
       format: { schema: v.picklist(FORMATS), description: 'The archive format (default `zip`).' },
       prefix: {

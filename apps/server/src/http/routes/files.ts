@@ -52,6 +52,7 @@ export const listFiles = defineRoute(
     description: 'Every file of the project, ordered by filename (code points).',
     tags: ['Files'],
     auth: 'apiKey',
+    role: 'read',
     query: FILE_LIST_QUERY,
     answers: { 200: json('The files of the project', FileList), ...errors(403, 404, 422) },
   },
@@ -78,6 +79,7 @@ export const uploadFile = defineRoute(
       'content, checked by the server).',
     tags: ['Files'],
     auth: 'apiKey',
+    role: 'write',
     body: { contentType: 'multipart/form-data', schema: UploadForm },
     answers: {
       201: json('Created', File, FILE_VALIDATORS),
@@ -110,6 +112,7 @@ export const updateFileMetadata = defineRoute(
     summary: 'Replace the metadata of a file',
     tags: ['Files'],
     auth: 'apiKey',
+    role: 'write',
     headers: WRITE_CONDITIONS,
     body: { contentType: 'application/json', schema: MetadataUpdate },
     answers: {
@@ -138,6 +141,7 @@ export const deleteFile = defineRoute(
     summary: 'Delete a file',
     tags: ['Files'],
     auth: 'apiKey',
+    role: 'write',
     headers: WRITE_CONDITIONS,
     answers: { 204: { description: 'Deleted (no body)' }, ...errors(403, 404, 412, 422, 428) },
   },
@@ -162,6 +166,7 @@ export const updateFileContent = defineRoute(
     description: 'The metadata is kept. `Content-Digest` or `Repr-Digest` (sha-256) are checked.',
     tags: ['Files'],
     auth: 'apiKey',
+    role: 'write',
     headers: [...WRITE_CONDITIONS, 'Content-Digest', 'Repr-Digest'],
     body: { contentType: 'text/markdown', description: 'The new content, UTF-8.' },
     answers: {

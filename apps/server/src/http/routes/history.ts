@@ -42,6 +42,7 @@ export const listRevisions = defineRoute(
     description: 'The kept revisions, newest first, the current one included.',
     tags: ['History'],
     auth: 'apiKey',
+    role: 'read',
     query: {
       limit: {
         schema: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(HISTORY_LIMITS.revisionsPageMax)),
@@ -68,6 +69,7 @@ export const downloadRevision = defineRoute(
     description: 'The content of a kept revision, as a download (ranges and preconditions included).',
     tags: ['History'],
     auth: 'apiKey',
+    role: 'read',
     headers: ['If-Match', 'If-None-Match', 'If-Modified-Since', 'If-Unmodified-Since', 'Range', 'If-Range'],
     answers: {
       200: markdown('The content of the revision', [...DOWNLOAD_HEADERS, 'Accept-Ranges', 'Repr-Digest']),
@@ -104,6 +106,7 @@ export const diffRevisions = defineRoute(
     description: 'A unified diff from revision `from` to revision `to` (default: the current one).',
     tags: ['History'],
     auth: 'apiKey',
+    role: 'read',
     query: {
       from: { schema: REVISION, description: 'The older revision.', required: true },
       to: { schema: REVISION, description: 'The newer revision (default: the current one).' },
@@ -134,6 +137,7 @@ export const restoreRevision = defineRoute(
     description: 'Makes a kept revision (content and metadata) the current one, as a new revision.',
     tags: ['History'],
     auth: 'apiKey',
+    role: 'write',
     headers: WRITE_CONDITIONS,
     body: { contentType: 'application/json', schema: RestoreRequest },
     answers: {
@@ -161,6 +165,7 @@ export const moveFile = defineRoute(
     description: 'The file keeps its history under the new name.',
     tags: ['History'],
     auth: 'apiKey',
+    role: 'write',
     headers: WRITE_CONDITIONS,
     body: { contentType: 'application/json', schema: MoveRequest },
     answers: {
@@ -188,6 +193,7 @@ export const copyFile = defineRoute(
     description: 'To a new name, in this project or another of the account (`project_id`).',
     tags: ['History'],
     auth: 'apiKey',
+    role: 'write',
     headers: WRITE_CONDITIONS,
     body: { contentType: 'application/json', schema: CopyRequest },
     answers: {

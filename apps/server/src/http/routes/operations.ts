@@ -14,6 +14,7 @@ export const getHealth = defineRoute(
     description: 'The process answers HTTP. No key.',
     tags: ['Operations'],
     auth: 'none',
+    role: null,
     answers: { 200: json('The process is up', Health) },
   },
   () => (_req, res) => {
@@ -31,6 +32,7 @@ export const getReadiness = defineRoute(
       'The records store and the blob store answer within 2 s (the probe may be reused for 1 s). No key.',
     tags: ['Operations'],
     auth: 'none',
+    role: null,
     answers: {
       200: json('Ready', Readiness, ['Cache-Control']),
       503: {

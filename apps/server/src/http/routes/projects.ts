@@ -26,6 +26,7 @@ export const listProjects = defineRoute(
     description: 'Every project of the account, deleted ones included, ordered by created_date then id.',
     tags: ['Projects'],
     auth: 'apiKey',
+    role: 'read',
     query: PAGING_QUERY,
     answers: {
       200: json('The projects of the account (one page with limit or cursor)', ProjectList),
@@ -54,6 +55,7 @@ export const createProject = defineRoute(
     summary: 'Create a project',
     tags: ['Projects'],
     auth: 'apiKey',
+    role: 'write',
     body: { contentType: 'application/json', schema: ProjectCreate },
     answers: {
       201: json('Created', Project, PROJECT_VALIDATORS),
@@ -78,6 +80,7 @@ export const getProject = defineRoute(
     summary: 'Get a project',
     tags: ['Projects'],
     auth: 'apiKey',
+    role: 'read',
     headers: ['If-Match', 'If-None-Match'],
     answers: {
       200: json('The project', Project, PROJECT_VALIDATORS),
@@ -107,6 +110,8 @@ export const updateProject = defineRoute(
     description: 'Only the fields given change; at least one of name, description, settings.',
     tags: ['Projects'],
     auth: 'apiKey',
+    // `settings` in the body need `admin`: judged by the core once the body is read.
+    role: 'write',
     headers: ['If-Match', 'If-None-Match', 'If-Unmodified-Since'],
     body: { contentType: 'application/json', schema: ProjectUpdate },
     answers: {
@@ -135,6 +140,7 @@ export const deleteProject = defineRoute(
     description: 'Deletes every file, then the project. The default project cannot be deleted (403).',
     tags: ['Projects'],
     auth: 'apiKey',
+    role: 'admin',
     headers: ['If-Match', 'If-Unmodified-Since'],
     answers: {
       200: json('Deleted', ProjectDeleted),

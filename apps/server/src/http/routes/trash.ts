@@ -35,6 +35,7 @@ export const listTrash = defineRoute(
       '`expires_date` are never listed. `limit` and `cursor` as for List Files.',
     tags: ['Trash'],
     auth: 'apiKey',
+    role: 'read',
     query: {
       limit: {
         schema: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000)),
@@ -65,6 +66,7 @@ export const restoreTrashItem = defineRoute(
       "The same file back under its own name or `to`, with a new revision (`change: restore`); `{}` or no body: the item's own name.",
     tags: ['Trash'],
     auth: 'apiKey',
+    role: 'write',
     body: { contentType: 'application/json', schema: TrashRestore },
     answers: {
       201: json('The restored file', File, FILE_VALIDATORS),
@@ -90,6 +92,7 @@ export const deleteTrashItem = defineRoute(
     description: 'Its content and revisions go too.',
     tags: ['Trash'],
     auth: 'apiKey',
+    role: 'write',
     answers: { 204: { description: 'Removed' }, ...errors(403, 404, 422) },
   },
   ({ store }) =>

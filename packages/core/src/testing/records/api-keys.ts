@@ -32,6 +32,36 @@ export function apiKeysSuite({ test }: SuiteContext): void {
       });
     });
 
+    test('keeps role, project scope, expiry and name exactly', async ({ repository }) => {
+      const scoped = await seedApiKey(repository, {
+        name: 'agent on two projects ✓',
+        role: 'read',
+        projectIds: [randomUUID(), randomUUID()],
+        expiresAt: BASE_TIME + 86_400_001,
+      });
+      const writer = await seedApiKey(repository, { role: 'write', projectIds: [] });
+      expect(await repository.findApiKeyById({ keyId: scoped.id })).toEqual(scoped);
+      expect(await repository.findApiKeyByHash({ keyHash: scoped.keyHash })).toEqual(scoped);
+      expect(await repository.findApiKeyById({ keyId: writer.id })).toEqual(writer);
+    });
+
+    test('notes the last use of a key, never moving it back', async ({ repository }) => {
+      const apiKey = await seedApiKey(repository);
+      const touch = (lastUsedAt: number) =>
+        repository.withTransaction((tx) => tx.touchApiKey({ keyId: apiKey.id, lastUsedAt }));
+      await touch(BASE_TIME + 30_001);
+      expect((await repository.findApiKeyById({ keyId: apiKey.id }))?.lastUsedAt).toBe(BASE_TIME + 30_001);
+      await touch(BASE_TIME + 1);
+      expect(await repository.findApiKeyById({ keyId: apiKey.id })).toEqual({
+        ...apiKey,
+        lastUsedAt: BASE_TIME + 30_001,
+      });
+      await touch(BASE_TIME + 90_002);
+      expect((await repository.listApiKeys({ accountId: apiKey.accountId }))[0]?.lastUsedAt).toBe(
+        BASE_TIME + 90_002,
+      );
+    });
+
     test("lists an account's keys by createdAt, then id", async ({ repository }) => {
       const account = await seedAccount(repository);
       const other = await seedAccount(repository);

@@ -7,7 +7,7 @@ import { scoreDocuments } from '../../search/rank.js';
 import { type Snippet, snippets } from '../../search/snippets.js';
 import type { SearchAllRequestInput, SearchRequestInput } from '../../validation/bodies.js';
 import { compareCodePoints } from '../../validation/text.js';
-import { loadOwnedProject } from '../access.js';
+import { inKeyScope, loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
 import { type BodyOf, deferred } from '../deferred-body.js';
@@ -115,7 +115,7 @@ async function accountProjects(
 ): Promise<ProjectRecord[]> {
   if (ids === null) {
     const all = await ctx.records.listProjects({ accountId: principal.accountId });
-    return all.filter((project) => project.status === 'active');
+    return all.filter((project) => project.status === 'active' && inKeyScope(principal, project.id));
   }
   const unique = [...new Set(ids)];
   return Promise.all(unique.map((id) => loadOwnedProject(ctx.records, principal, id)));

@@ -1,0 +1,33 @@
+import { type Principal, type Role, roleCovers } from '@mdstore/core';
+import type { McpTool } from './tool-kit.js';
+
+/**
+ * Extensions §8: the least role each MCP tool needs, as the route table declares it for HTTP (the tool
+ * does what that route does). A tool missing here cannot be served (`toolsOfRole` throws).
+ */
+export const TOOL_ROLES: Readonly<Record<string, Role>> = {
+  list_projects: 'read',
+  list_files: 'read',
+  read_file: 'read',
+  outline: 'read',
+  search: 'read',
+  list_revisions: 'read',
+  read_revision: 'read',
+  create_file: 'write',
+  edit_file: 'write',
+  write_file: 'write',
+  set_metadata: 'write',
+  delete_file: 'write',
+  restore_revision: 'write',
+  move_file: 'write',
+};
+
+export function toolRole(name: string): Role {
+  const role = TOOL_ROLES[name];
+  if (role === undefined) throw new Error(`MCP tool ${name} declares no role (TOOL_ROLES)`);
+  return role;
+}
+
+/** The tools the principal's key may call: the only ones `tools/list` shows. */
+export const toolsOfRole = (tools: readonly McpTool[], principal: Principal): McpTool[] =>
+  tools.filter((tool) => roleCovers(principal.role, toolRole(tool.name)));

@@ -1,0 +1,147 @@
+import * as v from 'valibot';
+import { ApiKeyNotFoundError, InvalidInputError, OperationNotAllowedError } from '../errors.js';
+import type { ApiKeyRecord, Role } from '../model/records.js';
+import { issueAt } from '../validation/issues.js';
+import { type CreateKeyInput, parseCreateKeyBody } from '../validation/keys.js';
+import { UuidSchema } from '../validation/schemas.js';
+import { roleCovers } from './access.js';
+import type { Principal } from './authentication.js';
+import type { MdStoreContext } from './context.js';
+import { deferred } from './deferred-body.js';
+
+/** What a key may do: the part of a key that "no more than its creator" compares. */
+export interface KeyReach {
+  readonly role: Role;
+  readonly projectIds: readonly string[] | null;
+  readonly expiresAt: number | null;
+}
+
+/** A key as listed (extensions §8): never its secret nor its hash. */
+export interface KeyView extends KeyReach {
+  readonly keyId: string;
+  readonly name: string;
+  readonly createdAt: number;
+  readonly lastUsedAt: number | null;
+}
+
+/** A key right after its creation: the only time its secret is shown. */
+export interface CreatedKey extends KeyView {
+  readonly apiKey: string;
+}
+
+/**
+ * Whether `wanted` reaches no further than `held`: a role no higher, a subset of its projects when it is
+ * scoped, an expiry no later when it expires.
+ */
+export function reachesNoFurther(held: KeyReach, wanted: KeyReach): boolean {
+  if (!roleCovers(held.role, wanted.role)) return false;
+  if (held.projectIds !== null) {
+    if (wanted.projectIds === null) return false;
+    if (!wanted.projectIds.every((id) => held.projectIds!.includes(id))) return false;
+  }
+  if (held.expiresAt !== null && (wanted.expiresAt === null || wanted.expiresAt > held.expiresAt))
+    return false;
+  return true;
+}
+
+export const toKeyView = (key: ApiKeyRecord): KeyView => ({
+  keyId: key.id,
+  name: key.name,
+  role: key.role,
+  projectIds: key.projectIds,
+  expiresAt: key.expiresAt,
+  createdAt: key.createdAt,
+  lastUsedAt: key.lastUsedAt,
+});
+
+/** A new key record and its secret. */
+export async function newKey(
+  ctx: MdStoreContext,
+  accountId: string,
+  fields: CreateKeyInput,
+  at: number,
+): Promise<{ record: ApiKeyRecord; secret: string }> {
+  const secret = ctx.secrets.generate();
+  const record: ApiKeyRecord = {
+    id: ctx.ids.uuid(),
+    accountId,
+    keyHash: await ctx.secrets.hash(secret),
+    name: fields.name,
+    role: fields.role,
+    projectIds: fields.projectIds,
+    expiresAt: fields.expiresAt,
+    createdAt: at,
+    revokedAt: null,
+    lastUsedAt: null,
+  };
+  return { record, secret };
+}
+
+/**
+ * Each project of a new key's scope must be an active project of the account (`422` at its index);
+ * checked after the creator's reach, so a scoped creator naming a project outside its own gets `403`.
+ */
+export async function assertAccountProjects(
+  ctx: MdStoreContext,
+  accountId: string,
+  projectIds: readonly string[] | null,
+  loc: readonly (string | number)[],
+): Promise<void> {
+  if (projectIds === null) return;
+  const found = await Promise.all(projectIds.map((projectId) => ctx.records.findProjectById({ projectId })));
+  const issues = found.flatMap((project, index) =>
+    project?.accountId === accountId && project.status === 'active'
+      ? []
+      : [{ loc: [...loc, index], msg: 'Value error, not a project of this account', type: 'value_error' }],
+  );
+  if (issues.length > 0) throw new InvalidInputError(issues);
+}
+
+/** `POST /api/keys`: a key with no more than the creating key has (else 403); its secret shown once. */
+export async function createKey(
+  ctx: MdStoreContext,
+  input: { principal: Principal; body: unknown },
+): Promise<CreatedKey> {
+  const body = deferred<unknown>(input.body);
+  body.check();
+  const at = ctx.clock.now();
+  const fields = parseCreateKeyBody(await body.read(), at);
+  if (!reachesNoFurther(input.principal, fields)) throw new OperationNotAllowedError();
+  await assertAccountProjects(ctx, input.principal.accountId, fields.projectIds, ['body', 'project_ids']);
+  const { record, secret } = await newKey(ctx, input.principal.accountId, fields, at);
+  await ctx.records.withTransaction((tx) => tx.insertApiKey({ apiKey: record }));
+  return { ...toKeyView(record), apiKey: secret };
+}
+
+/** `GET /api/keys`: the account's keys that are not revoked, oldest first. */
+export async function listKeys(ctx: MdStoreContext, input: { principal: Principal }): Promise<KeyView[]> {
+  const keys = await ctx.records.listApiKeys({ accountId: input.principal.accountId });
+  return keys.filter((key) => key.revokedAt === null).map(toKeyView);
+}
+
+/**
+ * `DELETE /api/keys/{id}`: revokes a key of the account at once (the next request presenting it, on any
+ * instance, is refused: keys are never cached). A key may revoke itself, or a key reaching no further
+ * than it does (else 403); an unknown, other account's or already revoked key is 404.
+ */
+export async function revokeKey(
+  ctx: MdStoreContext,
+  input: { principal: Principal; keyId: string },
+): Promise<void> {
+  const parsed = v.safeParse(UuidSchema, input.keyId);
+  if (!parsed.success) {
+    throw new InvalidInputError([issueAt(['path', 'key_id'], 'uuid')]);
+  }
+  const keyId = parsed.output;
+  const key = await ctx.records.findApiKeyById({ keyId });
+  if (!key || key.accountId !== input.principal.accountId || key.revokedAt !== null) {
+    throw new ApiKeyNotFoundError(keyId);
+  }
+  if (key.id !== input.principal.keyId && !reachesNoFurther(input.principal, key)) {
+    throw new OperationNotAllowedError();
+  }
+  const revokedAt = ctx.clock.now();
+  if (!(await ctx.records.withTransaction((tx) => tx.revokeApiKey({ keyId, revokedAt })))) {
+    throw new ApiKeyNotFoundError(keyId);
+  }
+}
