@@ -117,7 +117,13 @@ export function createHttpApp(options: HttpAppOptions): Express {
   const origins = { tls: options.tls, publicOrigins: options.publicOrigins ?? [] };
   app.post(
     '/mcp',
-    mcpEndpoint({ store: options.store, logger: options.logger, maxBodyBytes: editBodyLimit, origins }),
+    mcpEndpoint({
+      store: options.store,
+      logger: options.logger,
+      maxBodyBytes: editBodyLimit,
+      origins,
+      audit: options.audit,
+    }),
   );
   app.all('/mcp', mcpGate(options.store, origins), methodNotAllowed(['POST']));
 

@@ -2,11 +2,15 @@ import type { IncomingMessage } from 'node:http';
 import type { MdStore, Principal } from '@mdstore/core';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { NextFunction, Request, Response } from 'express';
+import { type AuditQueue, isAudited } from '../http/audit.js';
 import { bearerKey, consumeRequestBudget } from '../http/auth.js';
 import { mediaTypeOf, readJsonBody } from '../http/body.js';
 import { HttpError } from '../http/errors.js';
+import { requestIdOf } from '../http/request-id.js';
 import { type HttpLogger, signalOf } from '../http/routes/context.js';
 import { createMcpServer } from './server.js';
+import type { ToolCallOutcome } from './tool-kit.js';
+import { toolRole } from './tool-roles.js';
 
 /**
  * `POST /mcp`: the MCP endpoint over Streamable HTTP (extensions §4), stateless: every request gets a
@@ -25,6 +29,8 @@ export interface McpEndpointOptions {
   /** Largest body: tool calls may carry a whole file, JSON-escaped. */
   readonly maxBodyBytes: number;
   readonly origins: OwnOrigins;
+  /** Where tool calls are recorded (extensions §8), as `/api` requests are; without one, none is. */
+  readonly audit?: AuditQueue;
 }
 
 export function mcpEndpoint(options: McpEndpointOptions) {
@@ -48,7 +54,8 @@ export function mcpEndpoint(options: McpEndpointOptions) {
       await consumeBudget(store, res, principal, jsonRpcRequests(body) - 1);
     }
     // Otherwise the transport refuses the media type (415) without reading the body.
-    const server = createMcpServer({ store, principal, signal: signalOf(res) }, logger);
+    const audit = options.audit && toolCallAuditor(options.audit, principal, req, res);
+    const server = createMcpServer({ store, principal, signal: signalOf(res), audit }, logger);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -59,6 +66,31 @@ export function mcpEndpoint(options: McpEndpointOptions) {
     });
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
+  };
+}
+
+/**
+ * Records a tool call as `isAudited` picks an `/api` request (extensions §8): a call of a tool that
+ * changes something and succeeded, and every refusal (`401`, `403`, `412`, `428`, a project's `404`).
+ * Its action is `POST /mcp <tool>`; its project and file are the call's arguments. Never an argument's
+ * content or metadata.
+ */
+function toolCallAuditor(queue: AuditQueue, principal: Principal, req: Request, res: Response) {
+  const at = queue.now();
+  return (call: ToolCallOutcome): void => {
+    const route = { method: 'POST' as const, path: '/mcp', role: toolRole(call.tool) };
+    if (!isAudited(route, call.status, call.errorCode)) return;
+    queue.push({
+      at,
+      accountId: principal.accountId,
+      keyId: principal.keyId,
+      action: `POST /mcp ${call.tool}`,
+      projectId: call.projectId,
+      filename: call.filename,
+      status: call.status,
+      requestId: requestIdOf(res) ?? null,
+      ip: req.ip ?? null,
+    });
   };
 }
 

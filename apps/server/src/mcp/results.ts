@@ -19,10 +19,7 @@ export function toolResult(value: Record<string, unknown>): CallToolResult {
  * included, and would turn the error into an exception the agent never reads.
  */
 export function toolError(error: unknown, tool: McpTool, logger: McpLogger): CallToolResult {
-  const response =
-    error instanceof ToolArgumentError
-      ? { status: 422, detail: error.issues, headers: {} as Record<string, string> }
-      : toErrorResponse(error);
+  const response = responseOf(error);
   if (response.status >= 500) {
     logger.error('MCP tool failed', {
       tool: tool.name,
@@ -35,6 +32,14 @@ export function toolError(error: unknown, tool: McpTool, logger: McpLogger): Cal
   const body = { status: response.status, detail, ...(etag !== undefined && { etag }) };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }
+
+const responseOf = (error: unknown) =>
+  error instanceof ToolArgumentError
+    ? { status: 422, detail: error.issues, headers: {} as Record<string, string> }
+    : toErrorResponse(error);
+
+/** The HTTP status a failed call stands for (what its tool error says). */
+export const toolErrorStatus = (error: unknown): number => responseOf(error).status;
 
 /** The details that name an HTTP header or query parameter, in the tools' terms. */
 function toolDetail(error: unknown): string | undefined {

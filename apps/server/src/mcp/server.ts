@@ -10,7 +10,7 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { type McpLogger, toolError, toolResult } from './results.js';
+import { type McpLogger, toolError, toolErrorStatus, toolResult } from './results.js';
 import { type McpTool, ToolArguments, type ToolContext } from './tool-kit.js';
 import { toolRole, toolsOfRole } from './tool-roles.js';
 import { TOOLS } from './tools.js';
@@ -62,12 +62,30 @@ export function createMcpServer(context: ToolContext, logger: McpLogger, tools: 
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    const args = new ToolArguments(request.params.arguments ?? {});
+    const recorded = (status: number, errorCode?: string) =>
+      context.audit?.({
+        tool: tool.name,
+        projectId: textArgument(args, 'project_id'),
+        filename: textArgument(args, 'filename'),
+        status,
+        errorCode,
+      });
     try {
       assertRole(context.principal, toolRole(tool.name));
-      return toolResult(await tool.run(context, new ToolArguments(request.params.arguments ?? {})));
+      const result = toolResult(await tool.run(context, args));
+      recorded(200);
+      return result;
     } catch (error) {
+      recorded(toolErrorStatus(error), (error as { code?: unknown })?.code as string | undefined);
       return toolError(error, tool, logger);
     }
   });
   return server;
+}
+
+/** A string argument as the caller gave it, for the audit log (null when absent or not a string). */
+function textArgument(args: ToolArguments, name: string): string | null {
+  const value = args.raw(name);
+  return typeof value === 'string' ? value : null;
 }

@@ -11,6 +11,19 @@ export interface ToolContext {
   readonly store: MdStore;
   readonly principal: Principal;
   readonly signal: AbortSignal;
+  /** Told of every finished call, for the audit log (extensions §8); absent, nothing is recorded. */
+  readonly audit?: (call: ToolCallOutcome) => void;
+}
+
+/** What the audit log is told of a tool call: never its content or metadata, only where it acted. */
+export interface ToolCallOutcome {
+  readonly tool: string;
+  readonly projectId: string | null;
+  readonly filename: string | null;
+  /** The HTTP status the API would have answered (200 for a success). */
+  readonly status: number;
+  /** The core's error code of a failure, if any (a project's 404 is recorded, a file's is not). */
+  readonly errorCode: string | undefined;
 }
 
 export type JsonSchema = Record<string, unknown>;

@@ -182,17 +182,21 @@ describe('roles: every route of the table, every role (extensions §8)', () => {
   });
 });
 
-describe('MCP by role (extensions §8)', () => {
-  async function connect(h: HttpHarness, apiKey: string) {
-    const client = new Client({ name: 'mdstore-access-tests', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), {
-        requestInit: { headers: { Authorization: `Bearer ${apiKey}` } },
-      }),
-    );
-    return client;
-  }
+/** A tool error's body: JSON text (tool errors carry no structuredContent, see mcp/results.ts). */
+const toolErrorBody = (result: CallToolResult): unknown =>
+  JSON.parse((result.content[0] as { text: string }).text);
 
+async function connect(h: HttpHarness, apiKey: string) {
+  const client = new Client({ name: 'mdstore-access-tests', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${apiKey}` } },
+    }),
+  );
+  return client;
+}
+
+describe('MCP by role (extensions §8)', () => {
   test('tools/list shows exactly the tools the role allows; calling another is a 403 tool error', async (h) => {
     const s = await scene(h);
     expect(Object.keys(TOOL_ROLES).sort()).toEqual(TOOLS.map((tool) => tool.name).sort());
@@ -207,7 +211,7 @@ describe('MCP by role (extensions §8)', () => {
           arguments: { project_id: s.defaultProjectId, filename: 'x.md', content: '# x', if_match: '"x"' },
         })) as CallToolResult;
         expect(result.isError, `${role} calling ${tool.name}`).toBe(true);
-        expect(result.structuredContent).toEqual({ status: 403, ...NOT_ALLOWED });
+        expect(toolErrorBody(result)).toEqual({ status: 403, ...NOT_ALLOWED });
       }
       await client.close();
     }
@@ -228,7 +232,7 @@ describe('MCP by role (extensions §8)', () => {
       name: 'list_files',
       arguments: { project_id: other },
     })) as CallToolResult;
-    expect(outside.structuredContent).toEqual({ status: 404, ...PROJECT_NOT_FOUND });
+    expect(toolErrorBody(outside)).toEqual({ status: 404, ...PROJECT_NOT_FOUND });
     await client.close();
   });
 });
@@ -537,6 +541,54 @@ describe('audit log (extensions §8)', () => {
       project_id: outside,
     });
     for (const hidden of [s.apiKey, reader.apiKey, secret, 'secret description value'])
+      expect(text).not.toContain(hidden);
+  });
+
+  test('MCP tool calls are recorded as requests are: changes and refusals, never reads, content or metadata', async (h) => {
+    const s = await scene(h);
+    const reader = await s.key('read');
+    const writerClient = await connect(h, s.apiKey);
+    const at = { project_id: s.defaultProjectId, filename: 'agent.md' };
+    const created = (await writerClient.callTool({
+      name: 'create_file',
+      arguments: { ...at, content: '# secret content body', metadata: { note: 'secret metadata value' } },
+    })) as CallToolResult;
+    expect(created.isError).toBeFalsy();
+    // A read is not recorded; a missing file is no refusal.
+    expect(
+      ((await writerClient.callTool({ name: 'read_file', arguments: at })) as CallToolResult).isError,
+    ).toBeFalsy();
+    const missing = { ...at, filename: 'missing.md' };
+    expect(
+      ((await writerClient.callTool({ name: 'read_file', arguments: missing })) as CallToolResult).isError,
+    ).toBe(true);
+    // A stale if_match: 412; no if_match: 428.
+    await writerClient.callTool({
+      name: 'write_file',
+      arguments: { ...at, content: 'x', if_match: '"stale"' },
+    });
+    await writerClient.callTool({ name: 'delete_file', arguments: at });
+    await writerClient.close();
+    const readerClient = await connect(h, reader.apiKey);
+    await readerClient.callTool({ name: 'delete_file', arguments: { ...at, if_match: '"x"' } });
+    await readerClient.close();
+
+    const { text, body } = await audit(h, s.apiKey);
+    const mcp = body.entries.filter((e) => e.action.startsWith('POST /mcp'));
+    expect(mcp.map((e) => `${e.status} ${e.action}`)).toEqual([
+      '403 POST /mcp delete_file',
+      '428 POST /mcp delete_file',
+      '412 POST /mcp write_file',
+      '200 POST /mcp create_file',
+    ]);
+    const writerKeyId = (await h.store.authenticate({ apiKey: s.apiKey })).keyId;
+    expect(mcp.at(-1)).toMatchObject({
+      key_id: writerKeyId,
+      project_id: s.defaultProjectId,
+      filename: 'agent.md',
+    });
+    expect(mcp[0]!.key_id).toBe(reader.keyId);
+    for (const hidden of ['secret content body', 'secret metadata value', s.apiKey, reader.apiKey])
       expect(text).not.toContain(hidden);
   });
 
