@@ -21,7 +21,15 @@ describe('the in-process principal', () => {
     const store = newStore();
     const { account, defaultProject } = await store.accounts.create({ name: 'me' });
     const principal = await store.accounts.principal({ account: 'me' });
-    expect(principal).toEqual({ accountId: account.id, keyId: IN_PROCESS_KEY_ID, tier: 'standard' });
+    // An admin of the whole account, with no expiry: what a key made before roles existed is.
+    expect(principal).toEqual({
+      accountId: account.id,
+      keyId: IN_PROCESS_KEY_ID,
+      tier: 'standard',
+      role: 'admin',
+      projectIds: null,
+      expiresAt: null,
+    });
     expect(await store.accounts.principal({ account: account.id.toUpperCase() })).toEqual(principal);
     const project = await store.projects.create({
       principal,
