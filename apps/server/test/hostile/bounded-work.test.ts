@@ -79,7 +79,8 @@ describe('findings 1 and 2: replace count "all" past the content limit', () => {
         },
       })) as CallToolResult;
       expect(result.isError).toBe(true);
-      expect(result.structuredContent).toMatchObject({ status: 413 });
+      // A tool error is JSON text (no structuredContent: see mcp/results.ts).
+      expect(JSON.parse((result.content[0] as { text: string }).text)).toMatchObject({ status: 413 });
     } finally {
       await client.close();
     }
