@@ -9,11 +9,15 @@ export interface TlsMaterial {
 
 /** Reads the PEM files named by the configuration; an unreadable file is a `ConfigError` naming its variable. */
 export async function readTlsFiles(tls: NonNullable<ServerConfig['tls']>): Promise<TlsMaterial> {
-  const [cert, key] = await Promise.all([
+  // Both read at once; when both fail, the certificate's error is the one reported (in the order of the
+  // settings, whichever read finished first), so the same configuration always gives the same line.
+  const [cert, key] = await Promise.allSettled([
     readPem('MDSTORE_TLS_CERT', tls.certPath),
     readPem('MDSTORE_TLS_KEY', tls.keyPath),
   ]);
-  return { cert, key };
+  if (cert.status === 'rejected') throw cert.reason;
+  if (key.status === 'rejected') throw key.reason;
+  return { cert: cert.value, key: key.value };
 }
 
 async function readPem(variable: string, file: string): Promise<Buffer> {

@@ -45,4 +45,15 @@ describe('readTlsFiles', () => {
       readTlsFiles({ certPath: path.join(dir, 'cert.pem'), keyPath: path.join(dir, 'key.pem') }),
     ).rejects.toThrow(/^MDSTORE_TLS_CERT: .*cert\.pem is not a PEM file$/);
   });
+
+  it('with both files missing, always names the certificate first (the same line every time)', async () => {
+    // A key path whose read fails at once and a certificate path that takes a moment longer to fail
+    // (a long chain of folders), so the order the reads end in is the opposite of the order reported.
+    const deep = path.join(dir, ...Array.from({ length: 60 }, (_, i) => `d${i}`), 'cert.pem');
+    for (let attempt = 0; attempt < 20; attempt++) {
+      await expect(readTlsFiles({ certPath: deep, keyPath: path.join(dir, 'nope.pem') })).rejects.toThrow(
+        /^MDSTORE_TLS_CERT: cannot read /,
+      );
+    }
+  });
 });
