@@ -1,26 +1,20 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createClient, type MdStoreClient } from '@mdstore/client';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RealServer, startRealServer } from '../../client/test/support/server.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { useRealServer } from '../../client/test/support/server.js';
 import { readTree, removeFolder, runCli, tempFolder } from './support/cli.js';
 
-let server: RealServer;
 let env: Record<string, string>;
 let client: MdStoreClient;
 let projectId: string;
 let dir: string;
 
-beforeAll(async () => {
-  server = await startRealServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const scene = useRealServer();
 beforeEach(async () => {
-  const account = await server.account();
-  env = { MDSTORE_URL: server.url, MDSTORE_API_KEY: account.apiKey };
-  client = createClient({ baseUrl: server.url, apiKey: account.apiKey });
+  const { account } = scene;
+  env = { MDSTORE_URL: scene.server.url, MDSTORE_API_KEY: account.apiKey };
+  client = createClient({ baseUrl: scene.server.url, apiKey: account.apiKey });
   projectId = account.defaultProjectId;
   dir = await tempFolder();
 });
@@ -139,7 +133,7 @@ describe('connection and command line', () => {
     await mkdir(path.dirname(config), { recursive: true });
     await writeFile(
       config,
-      JSON.stringify({ url: server.url, api_key: env.MDSTORE_API_KEY, project: 'Configured' }),
+      JSON.stringify({ url: scene.server.url, api_key: env.MDSTORE_API_KEY, project: 'Configured' }),
     );
     expect((await runCli(['ls'], { env: { XDG_CONFIG_HOME: dir } })).stdout).toBe('c.md\n');
     expect((await runCli(['ls', '--config', config], { env: {} })).stdout).toBe('c.md\n');
@@ -156,7 +150,7 @@ describe('connection and command line', () => {
   });
 
   it('without a key it says where to put one', async () => {
-    const result = await runCli(['ls'], { env: { MDSTORE_URL: server.url } });
+    const result = await runCli(['ls'], { env: { MDSTORE_URL: scene.server.url } });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('no API key: set MDSTORE_API_KEY');
   });

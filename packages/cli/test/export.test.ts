@@ -3,28 +3,22 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { createClient } from '@mdstore/client';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readTarGz, readZip } from '../../../apps/server/test/support/archives.js';
-import { type RealServer, startRealServer } from '../../client/test/support/server.js';
+import { useRealServer } from '../../client/test/support/server.js';
 import { run } from '../src/run.js';
 import { removeFolder, runCli, tempFolder } from './support/cli.js';
 
-let server: RealServer;
 let env: Record<string, string>;
 let projectId: string;
 let dir: string;
 
-beforeAll(async () => {
-  server = await startRealServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const scene = useRealServer();
 beforeEach(async () => {
-  const account = await server.account();
-  env = { MDSTORE_URL: server.url, MDSTORE_API_KEY: account.apiKey };
+  const { account } = scene;
+  env = { MDSTORE_URL: scene.server.url, MDSTORE_API_KEY: account.apiKey };
   projectId = account.defaultProjectId;
-  const client = createClient({ baseUrl: server.url, apiKey: account.apiKey });
+  const client = createClient({ baseUrl: scene.server.url, apiKey: account.apiKey });
   await client.files.upload(projectId, 'a.md', '# a\n');
   await client.files.upload(projectId, 'guides/r\u00e9sum\u00e9.md', '# R\u00e9sum\u00e9\n');
   dir = await tempFolder();

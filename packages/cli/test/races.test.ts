@@ -1,29 +1,23 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createClient, type MdStoreClient } from '@mdstore/client';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RealServer, startRealServer } from '../../client/test/support/server.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { useRealServer } from '../../client/test/support/server.js';
 import { type SyncReport, syncFolder } from '../src/index.js';
 import { readTree, removeFolder, tempFolder } from './support/cli.js';
 
-let server: RealServer;
 let apiKey: string;
 let projectId: string;
-/** Another writer: the user's colleague on the server. */
+/** Another writer: the user's colleague on the scene.server. */
 let other: MdStoreClient;
 let dir: string;
 
-beforeAll(async () => {
-  server = await startRealServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const scene = useRealServer();
 beforeEach(async () => {
-  const account = await server.account();
+  const { account } = scene;
   apiKey = account.apiKey;
   projectId = account.defaultProjectId;
-  other = createClient({ baseUrl: server.url, apiKey });
+  other = createClient({ baseUrl: scene.server.url, apiKey });
   dir = await tempFolder();
 });
 afterEach(async () => {
@@ -42,12 +36,12 @@ function hookedClient(hooks: { before?: Hook; after?: Hook }): MdStoreClient {
     await hooks.after?.(method, url);
     return response;
   };
-  return createClient({ baseUrl: server.url, apiKey, fetch: hooked });
+  return createClient({ baseUrl: scene.server.url, apiKey, fetch: hooked });
 }
 
 const sync = (client: MdStoreClient) =>
-  syncFolder({ client, server: server.url, root: dir, projectId, concurrency: 1 });
-const plain = () => createClient({ baseUrl: server.url, apiKey });
+  syncFolder({ client, server: scene.server.url, root: dir, projectId, concurrency: 1 });
+const plain = () => createClient({ baseUrl: scene.server.url, apiKey });
 const actions = (report: SyncReport) => Object.fromEntries(report.items.map((i) => [i.name, i.action]));
 
 describe('a side that moves during the sync', () => {

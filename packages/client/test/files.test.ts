@@ -1,22 +1,16 @@
 import { Readable } from 'node:stream';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createClient, MdStoreApiError, type MdStoreClient } from '../src/index.js';
 import { toNodeReadable } from '../src/node/index.js';
-import { type RealServer, startRealServer } from './support/server.js';
+import { useRealServer } from './support/server.js';
 
-let server: RealServer;
 let client: MdStoreClient;
 let projectId: string;
 
-beforeAll(async () => {
-  server = await startRealServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const scene = useRealServer();
 beforeEach(async () => {
-  const account = await server.account();
-  client = createClient({ baseUrl: server.url, apiKey: account.apiKey });
+  const { account } = scene;
+  client = createClient({ baseUrl: scene.server.url, apiKey: account.apiKey });
   projectId = account.defaultProjectId;
 });
 
@@ -207,7 +201,7 @@ describe('files', () => {
     expect(invalid.issues).toEqual([
       expect.objectContaining({ loc: ['path', 'project_id'], type: 'uuid_parsing' }),
     ]);
-    const anonymous = createClient({ baseUrl: server.url });
+    const anonymous = createClient({ baseUrl: scene.server.url });
     await expect(anonymous.files.list(projectId)).rejects.toMatchObject({
       status: 401,
       detail: 'Invalid authentication credentials',

@@ -1,20 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createClient, MdStoreApiError, type MdStoreClient } from '../src/index.js';
-import { type RealServer, startRealServer } from './support/server.js';
+import { useRealServer } from './support/server.js';
 
-let server: RealServer;
 let client: MdStoreClient;
 let defaultProjectId: string;
 
-beforeAll(async () => {
-  server = await startRealServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const scene = useRealServer();
 beforeEach(async () => {
-  const account = await server.account();
-  client = createClient({ baseUrl: server.url, apiKey: account.apiKey });
+  const { account } = scene;
+  client = createClient({ baseUrl: scene.server.url, apiKey: account.apiKey });
   defaultProjectId = account.defaultProjectId;
 });
 
@@ -101,7 +95,7 @@ describe('projects', () => {
   });
 
   it('health and readiness need no key', async () => {
-    const anonymous = createClient({ baseUrl: server.url });
+    const anonymous = createClient({ baseUrl: scene.server.url });
     expect(await anonymous.health()).toEqual({ status: 'ok' });
     expect(await anonymous.ready()).toEqual({ status: 'ready' });
   });

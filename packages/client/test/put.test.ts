@@ -1,23 +1,17 @@
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createClient, MdStoreApiError, type MdStoreClient } from '../src/index.js';
-import { type RealServer, startRealServer } from './support/server.js';
+import { useRealServer } from './support/server.js';
 
-let server: RealServer;
 let client: MdStoreClient;
 let projectId: string;
 let apiKey: string;
 
-beforeAll(async () => {
-  server = await startRealServer();
-});
-afterAll(async () => {
-  await server?.stop();
-});
+const scene = useRealServer();
 beforeEach(async () => {
-  const account = await server.account();
+  const { account } = scene;
   apiKey = account.apiKey;
-  client = createClient({ baseUrl: server.url, apiKey });
+  client = createClient({ baseUrl: scene.server.url, apiKey });
   projectId = account.defaultProjectId;
 });
 
@@ -96,8 +90,8 @@ describe('the README snippet', () => {
     ) => (...values: unknown[]) => Promise<void>;
     const run = new AsyncFunction('createClient', 'baseUrl', 'process', body);
     const env = { env: { MDSTORE_API_KEY: apiKey } };
-    await run(createClient, server.url, env);
-    await run(createClient, server.url, env);
+    await run(createClient, scene.server.url, env);
+    await run(createClient, scene.server.url, env);
     expect(await client.files.readText(projectId, 'hello.md')).toBe('# Hello again\n');
   });
 });
