@@ -33,7 +33,12 @@ async function main(): Promise<void> {
   const shutdown = shutdownOnSignals(logger);
   let server: ServerProcess;
   try {
-    server = await startServer({ config, logger, ...(tls && { tls }) });
+    server = await startServer({
+      config,
+      logger,
+      ...(tls && { tls }),
+      onDurabilityLost: (error) => exitOnLostDurability(logger, error),
+    });
   } catch (error) {
     // A listener that cannot be opened is an operator's problem with a one-line cause: no stack.
     if (error instanceof ListenError) logger.error(`start-up failed: ${error.message}`, { code: error.code });
@@ -47,6 +52,19 @@ async function main(): Promise<void> {
     instanceId: server.runtime.store.instanceId,
   });
   shutdown.attach(server);
+}
+
+/**
+ * The records store could not make commits durable (SQLite: an fdatasync of the WAL failed). The
+ * requests waiting for that sync can never be answered truthfully, and Linux may already have dropped the
+ * pages that failed, so the process stops at once, as PostgreSQL does on a failed fsync: the supervisor
+ * restarts it, and start-up reconciliation settles whatever those writes left (docs/reliability.md).
+ */
+const EXIT_DURABILITY_LOST = 70;
+
+function exitOnLostDurability(logger: Logger, error: Error): void {
+  logger.error('records store lost durability: exiting so that a restart can reconcile', { error });
+  process.exit(EXIT_DURABILITY_LOST);
 }
 
 /** The AWS SDK's Node.js version notice, as one warn line of the log instead of text on stderr. */

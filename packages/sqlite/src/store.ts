@@ -1,4 +1,4 @@
-import type { LeasePolicy, RateLimiter, RecordsRepository } from '@mdstore/core';
+import type { LeasePolicy, RateLimiter, RecordsRepository, StoreUnavailableError } from '@mdstore/core';
 import { type Checkpointer, startCheckpointer, WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
 import {
   type Db,
@@ -24,6 +24,12 @@ export interface SqliteStoreOptions {
   readonly rateLimitPath?: string;
   /** How the rate limiter takes units from the shared count ahead of demand (`DEFAULT_LEASE_POLICY`). */
   readonly rateLimitLeases?: LeasePolicy;
+  /**
+   * Called once if syncing the WAL fails. From then on the store refuses all work, and the commits that
+   * sync was to cover are never acknowledged (their fate is unknown until a restart reconciles them):
+   * a server should stop its process here rather than hold those requests open.
+   */
+  readonly onDurabilityLost?: (error: StoreUnavailableError) => void;
 }
 
 /** The pragmas in effect on one connection, for diagnostics and tests. */
@@ -68,7 +74,10 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     writer.pragma(`wal_autocheckpoint = ${WRITER_AUTOCHECKPOINT_PAGES}`);
     const background = startCheckpointer(path);
     checkpointer = background;
-    wal = await openWalSync(path, { afterSync: () => background.committed() });
+    wal = await openWalSync(path, {
+      afterSync: () => background.committed(),
+      ...(options.onDurabilityLost && { onFailure: options.onDurabilityLost }),
+    });
     await wal.sync(); // what the migrations committed
     const reader = openConnection({ path, busyTimeoutMs, synchronous: 'NORMAL', readonly: true });
     opened.push(reader);

@@ -52,7 +52,18 @@ const brokenDurability = (cause: unknown) =>
 /** A promise that never settles: the fate of commits a failed fdatasync was to cover is unknown. */
 const never = new Promise<never>(() => undefined);
 
-export function createWalSync(fd: number, io: WalSyncIo, afterSync: () => void = () => undefined): WalSync {
+export interface WalSyncHooks {
+  /** After each successful fdatasync (the checkpointer's cue). */
+  readonly afterSync?: () => void;
+  /**
+   * Once, when an fdatasync fails: the commits it was to cover will never be acknowledged, so the owner
+   * of the process may stop it (the server exits, and reconciliation at the next start settles them).
+   */
+  readonly onFailure?: (error: StoreUnavailableError) => void;
+}
+
+export function createWalSync(fd: number, io: WalSyncIo, hooks: WalSyncHooks = {}): WalSync {
+  const afterSync = hooks.afterSync ?? (() => undefined);
   /** The fdatasync in flight. */
   let running: Promise<void> | undefined;
   /** The next one, shared by the callers that arrived while `running` ran. */
@@ -83,6 +94,11 @@ export function createWalSync(fd: number, io: WalSyncIo, afterSync: () => void =
       if (!failure) {
         failure = brokenDurability(error);
         reportFailure(failure);
+        try {
+          hooks.onFailure?.(failure);
+        } catch {
+          // The owner's reaction must not change what the store does: it already refuses new work.
+        }
       }
       return never;
     });
@@ -133,14 +149,11 @@ export function createWalSync(fd: number, io: WalSyncIo, afterSync: () => void =
  */
 const io: WalSyncIo = { datasync: datasyncFile, close: closeFile };
 
-export async function openWalSync(
-  databasePath: string,
-  options: { afterSync?: () => void } = {},
-): Promise<WalSync> {
+export async function openWalSync(databasePath: string, hooks: WalSyncHooks = {}): Promise<WalSync> {
   const fd = await openFile(`${databasePath}-wal`, 'r');
   try {
     // Windows cannot open a folder, nor needs to: its file system records the name with the file.
-    if (process.platform === 'win32') return createWalSync(fd, io, options.afterSync);
+    if (process.platform === 'win32') return createWalSync(fd, io, hooks);
     const folder = await openFile(dirname(databasePath), 'r');
     try {
       await syncFile(folder);
@@ -151,7 +164,7 @@ export async function openWalSync(
     await closeFile(fd);
     throw error;
   }
-  return createWalSync(fd, io, options.afterSync);
+  return createWalSync(fd, io, hooks);
 }
 
 /**

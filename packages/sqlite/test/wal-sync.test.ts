@@ -94,11 +94,14 @@ describe('WAL sync (unit)', () => {
 
   it('after a failed fdatasync, settles none of its waiters, reports the failure, and stops syncing', async () => {
     const { io, rounds } = manualIo();
-    const wal = createWalSync(7, io);
+    const onFailure = vi.fn();
+    const wal = createWalSync(7, io, { onFailure });
     const during = watch(wal.sync());
     const next = watch(wal.sync().then(() => wal.sync()));
+    expect(onFailure).not.toHaveBeenCalled();
     rounds[0]?.settle(new Error('EIO: i/o error, fdatasync'));
     await turns(5);
+    expect(onFailure).toHaveBeenCalledTimes(1);
     expect(during.settled).toBe(false);
     expect(next.settled).toBe(false);
     const failure = wal.failure();
@@ -110,6 +113,8 @@ describe('WAL sync (unit)', () => {
     expect(rounds).toHaveLength(1); // no retry: the pages that failed may be gone
     await expect(wal.close()).rejects.toBe(failure);
     expect(io.close).toHaveBeenCalledWith(7);
+    expect(onFailure).toHaveBeenCalledTimes(1);
+    expect(onFailure).toHaveBeenCalledWith(failure);
   });
 
   it('closes the descriptor only after a sync that started while it closed', async () => {

@@ -28,7 +28,16 @@ export interface OpenedDatabase {
   close(): Promise<void>;
 }
 
-export async function openDatabase(config: DatabaseConfig, modules: AdapterModules): Promise<OpenedDatabase> {
+export interface DatabaseHooks {
+  /** A store that can lose durability (SQLite's WAL sync) calls it once when it does (see main.ts). */
+  readonly onDurabilityLost?: (error: Error) => void;
+}
+
+export async function openDatabase(
+  config: DatabaseConfig,
+  modules: AdapterModules,
+  hooks: DatabaseHooks = {},
+): Promise<OpenedDatabase> {
   if (config.kind === 'postgres') {
     const { openPostgresStore } = await modules.postgres();
     return openPostgresStore(
@@ -39,7 +48,10 @@ export async function openDatabase(config: DatabaseConfig, modules: AdapterModul
   }
   const { openSqliteStore } = await modules.sqlite();
   await mkdir(path.dirname(config.path), { recursive: true });
-  return openSqliteStore({ path: config.path });
+  return openSqliteStore({
+    path: config.path,
+    ...(hooks.onDurabilityLost && { onDurabilityLost: hooks.onDurabilityLost }),
+  });
 }
 
 export async function openBlobStore(config: BlobStoreConfig, modules: AdapterModules): Promise<BlobStore> {

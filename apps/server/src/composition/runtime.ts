@@ -48,6 +48,8 @@ export interface RuntimeOptions {
   readonly override?: (child: DependencyContainer) => void;
   /** When given, every records transaction is timed into it. */
   readonly metrics?: Pick<ServerMetrics, 'observeTransaction'>;
+  /** Called once if the records store can no longer make commits durable (`DatabaseHooks`). */
+  readonly onDurabilityLost?: (error: Error) => void;
 }
 
 /**
@@ -69,7 +71,11 @@ export async function createRuntime(config: ServerConfig, options: RuntimeOption
       useFactory: instancePerContainerCachingFactory((c) => loggingEvents(c.resolve<Logger>(TOKENS.logger))),
     });
 
-    const database = await openDatabase(config.database, modules);
+    const database = await openDatabase(
+      config.database,
+      modules,
+      options.onDurabilityLost ? { onDurabilityLost: options.onDurabilityLost } : {},
+    );
     closers.push(() => database.close());
     const records = options.metrics ? instrumentRecords(database.records, options.metrics) : database.records;
     container.register(TOKENS.records, { useValue: records });

@@ -37,6 +37,8 @@ export interface StartServerOptions {
   readonly adapterModules?: AdapterModules;
   /** Parts replaced in a child container before the store is built (tests; see `RuntimeOptions`). */
   readonly override?: RuntimeOptions['override'];
+  /** See `RuntimeOptions.onDurabilityLost`; `npm start` exits the process (main.ts). */
+  readonly onDurabilityLost?: RuntimeOptions['onDurabilityLost'];
 }
 
 /** Well inside the core's 30 s instance lease, so a live server is never taken for a gone one. */
@@ -64,6 +66,7 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
       logger,
       ...(options.adapterModules && { adapterModules: options.adapterModules }),
       ...(options.override && { override: options.override }),
+      ...(options.onDurabilityLost && { onDurabilityLost: options.onDurabilityLost }),
       ...(metrics && { metrics }),
     });
   } catch (error) {

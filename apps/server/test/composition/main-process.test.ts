@@ -1,6 +1,6 @@
 import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
@@ -29,10 +29,16 @@ afterEach(async () => {
 });
 
 /** Starts `apps/server/src/main.ts` as `npm start` would run its build, collecting its output lines. */
-function startMain(env: Record<string, string>) {
+function startMain(env: Record<string, string>, preload: readonly string[] = []) {
   const child = spawn(
     process.execPath,
-    ['--conditions=mdstore-source', '--import', 'tsx', 'apps/server/src/main.ts'],
+    [
+      '--conditions=mdstore-source',
+      ...preload.flatMap((file) => ['--import', file]),
+      '--import',
+      'tsx',
+      'apps/server/src/main.ts',
+    ],
     { cwd: REPO_ROOT, env: { PATH: process.env.PATH, MDSTORE_DATA_DIR: dataDir, ...env } },
   );
   children.push(child);
@@ -125,6 +131,26 @@ describe('the server entry point', () => {
     expect(main.stderr).toEqual([]);
     expect(await listInstances()).toEqual([]);
     await expect(request(`${url}/healthz`)).rejects.toThrow();
+  });
+
+  it('exits 70 when syncing the SQLite WAL fails, instead of holding the writes it was for', async () => {
+    const trigger = path.join(dir, 'disk-fails');
+    const failing = fileURLToPath(new URL('./fixtures/fail-fdatasync.mjs', import.meta.url));
+    const main = startMain({ PORT: '0', FAIL_FDATASYNC_WHEN: trigger }, [failing]);
+    const ready = await main.logLine(/^mdstore listening on /);
+    await writeFile(trigger, '');
+    // A refused request is audited: its entry's commit is the write whose WAL sync fails.
+    const refused = await request(`${String(ready.url)}/api/projects`);
+    expect(refused.status).toBe(401);
+    expect(await main.exited).toBe(70);
+    const lines = main.stderr.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        msg: 'records store lost durability: exiting so that a restart can reconcile',
+      }),
+    );
+    expect(main.stderr.join('\n')).toMatch(/EIO/);
   });
 
   it('exits 1 when it cannot listen, leaving no instance registered', async () => {
