@@ -113,6 +113,7 @@ export const POSTGRES_DIALECT: SqlDialect = {
   inList: (column, placeholder, type) => `${column} = ANY(${placeholder}::${ARRAY_TYPES[type]}[])`,
   list: (values) => [...values],
   search: SEARCH,
+  changeNotice: "SELECT pg_notify('mdstore_changes', ?)",
 };
 
 /** The records port's statements on Postgres, built once. */
