@@ -148,6 +148,7 @@ export function createMdStore(adapters: MdStoreAdapters) {
     changes: {
       list: bind(ctx, changes.listChanges),
       read: bind(ctx, changes.readChanges),
+      keyStillValid: bind(ctx, changes.keyStillValid),
     },
     // Extensions §5: the trash of a project.
     trash: {

@@ -115,3 +115,11 @@ export async function expireChanges(ctx: MdStoreContext, retentionDays: number):
     if (deleted === 0) return total;
   }
 }
+
+/** Whether the key of a held stream may still read (not revoked, not expired): a stream ends when not. */
+export async function keyStillValid(ctx: MdStoreContext, input: { principal: Principal }): Promise<boolean> {
+  const { principal } = input;
+  const key = await ctx.records.findApiKeyById({ keyId: principal.keyId });
+  if (key === null || key.revokedAt !== null) return false;
+  return key.expiresAt === null || key.expiresAt > ctx.clock.now();
+}

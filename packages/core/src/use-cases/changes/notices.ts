@@ -30,21 +30,22 @@ export class LocalChangeNotifier implements ChangeNotifier {
 }
 
 /**
- * The records store, telling `publish` after each commit which accounts got events in it (never before
+ * The records store, telling `publish` after each commit which accounts got events in it, and how many (never before
  * the commit, never for a transaction that rolled back). Nothing else changes.
  */
 export function noticingRecords(
   records: RecordsRepository,
-  publish: (accountId: string) => void,
+  publish: (accountId: string, events: number) => void,
 ): RecordsRepository {
   const withTransaction = async <T>(work: (tx: RecordsTransaction) => Promise<T>): Promise<T> => {
-    const accounts = new Set<string>();
+    const accounts = new Map<string, number>();
     const result = await records.withTransaction((tx) => {
       const noticing = new Proxy(tx, {
         get(target, name) {
           if (name === 'appendChangeEvents') {
             return (c: Parameters<RecordsTransaction['appendChangeEvents']>[0]) => {
-              for (const event of c.events) accounts.add(event.accountId);
+              for (const event of c.events)
+                accounts.set(event.accountId, (accounts.get(event.accountId) ?? 0) + 1);
               return target.appendChangeEvents(c);
             };
           }
@@ -54,7 +55,7 @@ export function noticingRecords(
       });
       return work(noticing);
     });
-    for (const accountId of accounts) publish(accountId);
+    for (const [accountId, events] of accounts) publish(accountId, events);
     return result;
   };
   return new Proxy(records, {
