@@ -147,6 +147,7 @@ export function createMdStore(adapters: MdStoreAdapters) {
     // Extensions §7: the account's change feed (the server holds long polls and streams over `read`).
     changes: {
       list: bind(ctx, changes.listChanges),
+      open: bind(ctx, changes.openChanges),
       read: bind(ctx, changes.readChanges),
       keyStillValid: bind(ctx, changes.keyStillValid),
     },

@@ -6,7 +6,6 @@ import {
   type ChangesRequest,
   type MdStore,
   type Principal,
-  parseChangesParams,
 } from '@mdstore/core';
 import type { Request, Response } from 'express';
 import * as v from 'valibot';
@@ -107,7 +106,7 @@ export const listChanges = defineRoute(
     return async (req, res) => {
       const params: ChangesParams = singleQueryParams(req, CHANGES_PARAMS);
       const principal = principalOf(res);
-      const parsed = parseChangesParams(params);
+      const parsed = await deps.store.changes.open({ principal, params });
       if (wantsEventStream(req)) {
         const resumeAt = lastEventId(req);
         const request = resumeAt === undefined ? parsed : { ...parsed, since: resumeAt };

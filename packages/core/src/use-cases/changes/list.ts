@@ -69,18 +69,34 @@ export function parseChangesParams(params: ChangesParams): ChangesRequest {
 }
 
 /**
- * One read of the account's feed (extensions §7): events after `since`, oldest first, of the key's
- * projects only (a `project_id` outside them is `404`, as everywhere). `410` when retention removed an
- * event the reader has not seen.
+ * A read of the feed as asked (extensions §7), checked once before any read, however many a held request
+ * makes: the parameters, and a `project_id` of the account the key reaches (anything else is `404`, as
+ * everywhere; a deleted project's events stay readable).
+ */
+export async function openChanges(
+  ctx: MdStoreContext,
+  input: { principal: Principal; params?: ChangesParams },
+): Promise<ChangesRequest> {
+  const request = parseChangesParams(input.params ?? {});
+  const { principal } = input;
+  if (request.projectId !== undefined) {
+    const project = inKeyScope(principal, request.projectId)
+      ? await ctx.records.findProjectById({ projectId: request.projectId })
+      : null;
+    if (project?.accountId !== principal.accountId) throw new ProjectNotFoundError(request.projectId);
+  }
+  return request;
+}
+
+/**
+ * One read of the account's feed (a request `openChanges` checked): events after `since`, oldest first,
+ * of the key's projects only. `410` when retention removed an event the reader has not seen.
  */
 export async function readChanges(
   ctx: MdStoreContext,
   input: { principal: Principal; request: ChangesRequest },
 ): Promise<ChangesPage> {
   const { principal, request } = input;
-  if (request.projectId !== undefined && !inKeyScope(principal, request.projectId)) {
-    throw new ProjectNotFoundError(request.projectId);
-  }
   const projectIds =
     request.projectId !== undefined ? [request.projectId] : (principal.projectIds ?? undefined);
   const changes = await ctx.records.listChangeEvents({
@@ -95,12 +111,12 @@ export async function readChanges(
   return { changes, nextSince: changes.at(-1)?.seq ?? request.since };
 }
 
-/** `GET /api/changes` without waiting (and the MCP tool): parse, then one read. */
+/** `GET /api/changes` without waiting (and the MCP tool): check, then one read. */
 export async function listChanges(
   ctx: MdStoreContext,
   input: { principal: Principal; params?: ChangesParams },
 ): Promise<ChangesPage> {
-  return readChanges(ctx, { principal: input.principal, request: parseChangesParams(input.params ?? {}) });
+  return readChanges(ctx, { principal: input.principal, request: await openChanges(ctx, input) });
 }
 
 /** Retention: events older than `retentionDays` go, a batch per transaction; returns how many. */
