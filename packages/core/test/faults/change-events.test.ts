@@ -40,7 +40,9 @@ function failingEventCommit() {
   };
 }
 
-const bytes = (text: string) => new TextEncoder().encode(text);
+async function* bytes(text: string): AsyncIterable<Uint8Array> {
+  yield new TextEncoder().encode(text);
+}
 
 async function setup(inlineMaxBytes: number) {
   const records = createMemoryRecords();
@@ -87,11 +89,11 @@ describe.each([
     const { store, principal, projectId, once, records } = await setup(inlineMaxBytes);
     const at = { principal, projectId };
     await once(
-      () => store.files.upload({ ...at, filename: 'a.md', content: [bytes('# one\n')] }),
+      () => store.files.upload({ ...at, filename: 'a.md', content: bytes('# one\n') }),
       'file.created',
     );
     await once(
-      () => store.files.updateContent({ ...at, filename: 'a.md', content: [bytes('# two\n')] }),
+      () => store.files.updateContent({ ...at, filename: 'a.md', content: bytes('# two\n') }),
       'file.updated',
     );
     await once(

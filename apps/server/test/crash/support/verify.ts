@@ -1,3 +1,4 @@
+import { verifyChanges } from './verify-changes.js';
 import { isDeepStrictEqual } from 'node:util';
 import { json, request } from './http-client.js';
 import {
@@ -81,6 +82,8 @@ export async function verifyAfterRestart(input: VerifyInput): Promise<string[]> 
     if (view) await verifyFiles(input, checker, api, project, view);
     if (view?.is_active) await verifyTrash(input, (ok, message) => checker.check(ok, message), project);
   }
+  // Extensions §7: every committed write has its event; seqs only grow, across restarts too.
+  input.stats.changeEventsVerified = await verifyChanges(input.model, checker, api);
   checkStore(input, checker, await input.snapshot());
   return checker.violations;
 }
