@@ -9,7 +9,7 @@ import {
 } from '@mdstore/core';
 import type { Request, Response } from 'express';
 import * as v from 'valibot';
-import { isoDate } from '../../views.js';
+import { eventBody } from '../../views.js';
 import { errors, json } from '../api/answers.js';
 import { ChangeList } from '../api/changes-schemas.js';
 import { defineRoute, type QueryParameter } from '../api/route.js';
@@ -38,22 +38,6 @@ const CHANGES_QUERY: Readonly<Record<(typeof CHANGES_PARAMS)[number], QueryParam
     description: 'Seconds to hold the request while there is nothing to return (long poll; default 0).',
   },
 };
-
-type EventBody = v.InferOutput<typeof ChangeList>['changes'][number];
-
-export const eventBody = (e: ChangeEventRecord): EventBody => ({
-  seq: e.seq,
-  type: e.type,
-  project_id: e.projectId,
-  filename: e.filename,
-  from: e.from,
-  revision: e.revision,
-  etag: e.etag,
-  size_bytes: e.sizeBytes,
-  sha256: e.sha256,
-  changeset_id: e.changesetId,
-  date: isoDate(e.at),
-});
 
 const pageBody = (page: ChangesPage): v.InferOutput<typeof ChangeList> => ({
   changes: page.changes.map(eventBody),

@@ -1,4 +1,3 @@
-import { verifyChanges } from './verify-changes.js';
 import { isDeepStrictEqual } from 'node:util';
 import { json, request } from './http-client.js';
 import {
@@ -14,6 +13,7 @@ import {
 import type { StoreSnapshot } from './store-inspection.js';
 import { verifyTrash } from './trash.js';
 import { checkTrashRecords, liveTrashFiles } from './trash-store.js';
+import { verifyChanges } from './verify-changes.js';
 import { checkInFlightMoves, observedVersion, verifyHistories } from './verify-history.js';
 
 interface ProjectJson {
