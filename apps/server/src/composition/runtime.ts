@@ -82,7 +82,7 @@ export async function createRuntime(config: ServerConfig, options: RuntimeOption
     // Extensions §7: commits of this process wake its held reads; Postgres's notices those of the others.
     const changeNotifier = new LocalChangeNotifier();
     container.register(TOKENS.changeNotifier, { useValue: changeNotifier });
-    if (options.metrics) container.register(TOKENS.metrics, { useValue: options.metrics });
+    container.register(TOKENS.metrics, { useValue: options.metrics ?? NO_METRICS });
     if (database.changeNotices) {
       const unsubscribe = database.changeNotices.subscribe((accountId) => changeNotifier.publish(accountId));
       closers.push(async () => unsubscribe());
@@ -116,13 +116,11 @@ function withOverrides(
 function buildStore(c: DependencyContainer): MdStore {
   const config = c.resolve<ServerConfig>(TOKENS.config);
   const notifier = c.resolve<LocalChangeNotifier>(TOKENS.changeNotifier);
-  const metrics = c.isRegistered(TOKENS.metrics, true)
-    ? c.resolve<Pick<ServerMetrics, 'observeChangeEvents'>>(TOKENS.metrics)
-    : undefined;
+  const metrics = c.resolve<Pick<ServerMetrics, 'observeChangeEvents'>>(TOKENS.metrics);
   return createMdStore({
     records: noticingRecords(c.resolve<RecordsRepository>(TOKENS.records), (accountId, events) => {
       notifier.publish(accountId);
-      metrics?.observeChangeEvents(events);
+      metrics.observeChangeEvents(events);
     }),
     rateLimiter: c.resolve<RateLimiter>(TOKENS.rateLimiter),
     blobs: c.resolve<BlobStore>(TOKENS.blobs),
@@ -160,6 +158,12 @@ function openContentWork(
   closers.push(() => pool.close());
   return pool;
 }
+
+/** What a runtime without a metrics listener tells: nothing. */
+const NO_METRICS: Pick<ServerMetrics, 'observeTransaction' | 'observeChangeEvents'> = {
+  observeTransaction: () => {},
+  observeChangeEvents: () => {},
+};
 
 const withCursorKey = (cursorKey: Uint8Array | undefined) => (cursorKey ? { cursorKey } : {});
 

@@ -16,6 +16,6 @@ export const TOKENS = {
   changeNotifier: Symbol('ChangeNotifier'),
   /** The HMAC key of list and search cursors (configured, or kept in the store: extensions §3). */
   cursorKey: Symbol('CursorKey'),
-  /** The server's metrics, when it exports them. */
+  /** The server's metrics (a no-op set when it exports none). */
   metrics: Symbol('ServerMetrics'),
 } as const;
