@@ -1,4 +1,5 @@
 import type {
+  ChangeEventRecord,
   FileList as CoreFileList,
   EditResult,
   FileView,
@@ -10,6 +11,7 @@ import type {
   TrashPage,
 } from '@mdstore/core';
 import type * as v from 'valibot';
+import type { ChangeEvent } from './http/api/changes-schemas.js';
 import type {
   File,
   FileList,
@@ -144,4 +146,21 @@ export const trashPageJson = (page: TrashPage): v.InferOutput<typeof TrashList> 
   })),
   total_count: page.totalCount,
   next_cursor: page.nextCursor,
+});
+
+/** A change event as the feed, its stream and MCP show it (extensions §7). */
+type EventBody = v.InferOutput<typeof ChangeEvent>;
+
+export const eventBody = (e: ChangeEventRecord): EventBody => ({
+  seq: e.seq,
+  type: e.type,
+  project_id: e.projectId,
+  filename: e.filename,
+  from: e.from,
+  revision: e.revision,
+  etag: e.etag,
+  size_bytes: e.sizeBytes,
+  sha256: e.sha256,
+  changeset_id: e.changesetId,
+  date: isoDate(e.at),
 });

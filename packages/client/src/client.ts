@@ -1,4 +1,5 @@
 import { AccessApi } from './access.js';
+import { ChangesApi } from './changes.js';
 import { FilesApi } from './files.js';
 import type { components } from './generated/openapi.js';
 import { HistoryApi } from './history.js';
@@ -23,6 +24,8 @@ export class MdStoreClient {
   readonly trash: TrashApi;
   /** API keys and the audit log (extensions §8; admin keys). */
   readonly access: AccessApi;
+  /** The change feed (extensions §7): `list`, and `follow` (an async iterator that resumes). */
+  readonly changes: ChangesApi;
 
   constructor(options: ClientOptions) {
     this.api = new TypedApi(new Transport(options));
@@ -32,6 +35,7 @@ export class MdStoreClient {
     this.searching = new SearchApi(this.api);
     this.trash = new TrashApi(this.api);
     this.access = new AccessApi(this.api);
+    this.changes = new ChangesApi(this.api);
   }
 
   /**

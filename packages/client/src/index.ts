@@ -10,6 +10,7 @@ export type {
   KeyCreate,
   KeyCreated,
 } from './access.js';
+export type { ChangeEvent, ChangeList, ChangesApi, ChangesQuery, FollowOptions } from './changes.js';
 export { createClient, MdStoreClient } from './client.js';
 export type { ReadPreconditions, WritePreconditions } from './conditions.js';
 export type { ContentInput } from './content.js';

@@ -79,6 +79,7 @@ const CALLS: Record<
   },
   revokeKey: (c, s) => c.access.revokeKey(s.keyId),
   listAudit: (c) => c.access.audit({ limit: 10 }),
+  listChanges: (c) => c.changes.list({ since: 0, limit: 10 }),
   deleteProject: (c, s) => c.projects.delete(s.projectId),
 };
 

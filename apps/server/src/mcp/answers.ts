@@ -7,6 +7,7 @@ import type {
 } from '@mdstore/core';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
+import { ChangeList } from '../http/api/changes-schemas.js';
 import { CONVERSION } from '../http/api/json-schema.js';
 import {
   File,
@@ -66,6 +67,7 @@ export const ANSWERS = {
   }),
   deleted: strict({ deleted: v.literal(true), filename: File.entries.filename }),
   revisionList: RevisionList,
+  changeList: ChangeList,
   revision: strict({ filename: File.entries.filename, revision: Revision, content: v.string(), etag: Etag }),
 } as const;
 

@@ -1,4 +1,4 @@
-import { HeadingPathSchema, HISTORY_LIMITS, LIST_LIMITS } from '@mdstore/core';
+import { CHANGES_LIMITS, HeadingPathSchema, HISTORY_LIMITS, LIST_LIMITS } from '@mdstore/core';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import { CONVERSION } from '../http/api/json-schema.js';
@@ -58,6 +58,14 @@ export const ARG = {
   fileListLimit: pageLimit(LIST_LIMITS.maxLimit),
   revisionListLimit: pageLimit(HISTORY_LIMITS.revisionsPageMax),
   cursor: v.optional(described(v.string(), 'The next_cursor of the previous page.')),
+  since: v.optional(
+    described(
+      v.pipe(v.number(), v.integer(), v.minValue(0)),
+      'Changes after this seq: the next_since of your previous call (0 or absent: the oldest kept).',
+    ),
+  ),
+  changesLimit: pageLimit(CHANGES_LIMITS.maxLimit),
+  optionalProjectId: v.optional(described(ProjectIdParam, 'Changes of this project only.')),
   search: SearchAllRequest.entries,
 } as const;
 

@@ -1,6 +1,6 @@
 import { type ByteStream, PreconditionRequiredError, wireBody } from '@mdstore/core';
 import * as v from 'valibot';
-import { fileUpdateJson, outlineJson, revisionListJson } from '../views.js';
+import { eventBody, fileUpdateJson, outlineJson, revisionListJson } from '../views.js';
 import {
   ANSWERS,
   editAnswer,
@@ -339,6 +339,29 @@ export const TOOLS: readonly McpTool[] = [
         conditions: requiredIfMatch(args),
       });
       return fileAnswer(file);
+    },
+  },
+  // Extensions §7.
+  {
+    name: 'recent_changes',
+    title: 'Recent changes',
+    description:
+      'What changed in your projects, oldest first: files created, updated, moved (from), deleted or ' +
+      "restored, and projects created, updated or deleted, each with a seq. Pass the answer's next_since " +
+      'as since to get only what changed after; project_id keeps one project.',
+    inputSchema: toolInput({ since: ARG.since, limit: ARG.changesLimit, project_id: ARG.optionalProjectId }),
+    outputSchema: toolOutput(ANSWERS.changeList),
+    annotations: READ_ONLY,
+    run: async (context, args) => {
+      const text = (name: string) => {
+        const value = args.raw(name);
+        return value === undefined ? undefined : String(value);
+      };
+      const page = await context.store.changes.list({
+        principal: context.principal,
+        params: { since: text('since'), limit: text('limit'), project_id: args.optionalString('project_id') },
+      });
+      return { changes: page.changes.map(eventBody), next_since: page.nextSince };
     },
   },
 ];

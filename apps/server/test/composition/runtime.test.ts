@@ -210,7 +210,7 @@ describe('createRuntime with the default embedded stores', () => {
   });
 });
 
-describe('list cursors across instances (MDSTORE_CURSOR_SECRET)', () => {
+describe('list cursors across instances (MDSTORE_CURSOR_SECRET, else the secret kept in the store)', () => {
   /** A cursor made by one runtime, read by another on the same store. */
   async function crossInstance(env: Record<string, string>, otherEnv: Record<string, string>) {
     const first = await createRuntime(configFor(env), { logger: silentLogger });
@@ -238,10 +238,11 @@ describe('list cursors across instances (MDSTORE_CURSOR_SECRET)', () => {
     }
   }
 
-  it("instances sharing the secret read each other's cursors; without it each has its own key", async () => {
+  it("instances sharing the secret read each other's cursors; without one they share the store's (§3)", async () => {
     const secret = { MDSTORE_CURSOR_SECRET: 'k'.repeat(40) };
     expect(await crossInstance(secret, secret)).toBe(1);
-    expect(await crossInstance({}, {})).toBe('INVALID_INPUT');
+    expect(await crossInstance({}, {})).toBe(1);
+    expect(await crossInstance(secret, {})).toBe('INVALID_INPUT');
     expect(await crossInstance(secret, { MDSTORE_CURSOR_SECRET: 'j'.repeat(40) })).toBe('INVALID_INPUT');
   });
 

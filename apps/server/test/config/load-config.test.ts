@@ -33,6 +33,7 @@ describe('loadConfig defaults', () => {
       maxProjectBytes: 107374182400,
       contentWork: { threads: 1, deadlineMs: 10000, memoryMb: 256, queue: 8 },
       auditRetentionDays: 90,
+      changes: { retentionDays: 30, maxStreamsPerKey: 5 },
       tls: null,
       httpRedirectPort: null,
       trustProxy: false,
@@ -273,6 +274,18 @@ describe('storage', () => {
     expect(load({ MDSTORE_INLINE_MAX_BYTES: '16384' }).inlineMaxBytes).toBe(16384);
     expect(load({ MDSTORE_AUDIT_RETENTION_DAYS: '7' }).auditRetentionDays).toBe(7);
     expect(load({ MDSTORE_MAX_PROJECT_BYTES: '1000' }).maxProjectBytes).toBe(1000);
+  });
+
+  it('reads the change feed settings (extensions §7) and refuses values out of range', () => {
+    expect(
+      load({ MDSTORE_CHANGES_RETENTION_DAYS: '7', MDSTORE_CHANGES_MAX_STREAMS_PER_KEY: '2' }).changes,
+    ).toEqual({ retentionDays: 7, maxStreamsPerKey: 2 });
+    expect(refusal({ MDSTORE_CHANGES_MAX_STREAMS_PER_KEY: '0' }).message).toMatch(
+      /^MDSTORE_CHANGES_MAX_STREAMS_PER_KEY: must be a whole number of streams from 1 to 1000/,
+    );
+    expect(refusal({ MDSTORE_CHANGES_RETENTION_DAYS: '0' }).message).toMatch(
+      /^MDSTORE_CHANGES_RETENTION_DAYS:/,
+    );
   });
 
   it('refuses an inline threshold that is negative, fractional or above 16 MiB', () => {

@@ -147,6 +147,20 @@ describe('MCP tools', () => {
     const file = { project_id: s.projectId, filename: 'moved.md' };
     await s.ok('delete_file', { ...file, if_match: moved.etag });
     const created = await s.ok('create_file', { ...file, content: '# C\n' });
+    // Extensions §7: what changed, and only after next_since on the next call.
+    const recent = (await s.ok('recent_changes', { project_id: s.projectId })) as {
+      changes: Array<{ type: string; filename: string | null; from: string | null }>;
+      next_since: number;
+    };
+    expect(recent.changes.slice(-3).map((e) => [e.type, e.filename, e.from])).toEqual([
+      ['file.moved', 'moved.md', 'notes.md'],
+      ['file.deleted', 'moved.md', null],
+      ['file.created', 'moved.md', null],
+    ]);
+    expect(await s.ok('recent_changes', { since: recent.next_since, limit: 10 })).toEqual({
+      changes: [],
+      next_since: recent.next_since,
+    });
     expect([...s.called].sort()).toEqual(TOOLS.map((tool) => tool.name).sort());
     // The HTTP API keeps them; the tools leave them out.
     const listed = await h.fetch(`/api/projects/${s.projectId}/files`, { key: s.apiKey });

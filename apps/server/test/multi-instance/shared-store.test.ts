@@ -16,7 +16,9 @@ import {
 
 /**
  * Two server processes on one Postgres schema and one S3 endpoint behave as one server: uniqueness,
- * the hourly budget, key revocation and project deletion hold across them.
+ * the hourly budget, key revocation and project deletion hold across them; list cursors made by one are
+ * accepted by the other with no cursor secret configured (§3); a commit on one wakes a long poll or a
+ * stream held on the other within 2 s (§7, Postgres `LISTEN/NOTIFY`).
  */
 const RATE_LIMIT = 20;
 const skip = await skipWithoutPostgres('multi-instance tests');
@@ -41,7 +43,7 @@ describe.skipIf(skip)('two instances on one Postgres schema and one S3 endpoint'
     }));
     [a, b] = await Promise.all([startInstance(env), startInstance(env)]);
     // Accounts are made with the admin CLI on the same environment, as an operator would.
-    for (const name of ['uploads', 'budget', 'revoked', 'deletion', 'access'])
+    for (const name of ['uploads', 'budget', 'revoked', 'deletion', 'access', 'cursors', 'feed'])
       accounts.push(await createAccount(name, env));
   });
 
@@ -215,5 +217,70 @@ describe.skipIf(skip)('two instances on one Postgres schema and one S3 endpoint'
       is_active: false,
       file_count: 0,
     });
+  });
+
+  it('extensions §3: a list cursor made by one instance pages on the other, with no cursor secret configured', async () => {
+    expect(env.MDSTORE_CURSOR_SECRET).toBeUndefined();
+    const { apiKey, defaultProjectId } = account(5);
+    for (const name of ['c1.md', 'c2.md', 'c3.md', 'c4.md']) {
+      expect(
+        (await a.fetch(`/api/projects/${defaultProjectId}/files`, uploadRequest(apiKey, name, name))).status,
+      ).toBe(201);
+    }
+    const names: string[] = [];
+    let cursor: string | null = null;
+    let instance = a;
+    do {
+      const query: string = cursor === null ? '?limit=1' : `?limit=1&cursor=${encodeURIComponent(cursor)}`;
+      const response = await instance.fetch(`/api/projects/${defaultProjectId}/files${query}`, {
+        key: apiKey,
+      });
+      expect(response.status).toBe(200);
+      const page = (await response.json()) as {
+        files: Array<{ filename: string }>;
+        next_cursor: string | null;
+      };
+      names.push(...page.files.map((file) => file.filename));
+      cursor = page.next_cursor;
+      instance = instance === a ? b : a;
+    } while (cursor !== null);
+    expect(names).toEqual(['c1.md', 'c2.md', 'c3.md', 'c4.md']);
+  });
+
+  it('extensions §7: a commit on one instance wakes a long poll and a stream held on the other within 2 s', async () => {
+    const { apiKey, defaultProjectId } = account(6);
+    const head = (await (await a.fetch('/api/changes?limit=1000', { key: apiKey })).json()) as {
+      next_since: number;
+    };
+    const held = a.fetch(`/api/changes?since=${head.next_since}&wait=30`, { key: apiKey });
+    const stream = await a.fetch(`/api/changes?since=${head.next_since}`, {
+      key: apiKey,
+      headers: { Accept: 'text/event-stream' },
+    });
+    expect(stream.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const committed = Date.now();
+    expect(
+      (await b.fetch(`/api/projects/${defaultProjectId}/files`, uploadRequest(apiKey, 'woke.md', 'x')))
+        .status,
+    ).toBe(201);
+    const answer = (await (await held).json()) as { changes: Array<{ filename: string }> };
+    expect(Date.now() - committed).toBeLessThan(2000);
+    expect(answer.changes.map((e) => e.filename)).toEqual(['woke.md']);
+    const reader = stream.body!.getReader();
+    let text = '';
+    while (!text.includes('woke.md') && Date.now() - committed < 2000) {
+      const chunk = await Promise.race([
+        reader.read(),
+        new Promise<{ done: true; value: undefined }>((resolve) =>
+          setTimeout(() => resolve({ done: true, value: undefined }), 2000),
+        ),
+      ]);
+      if (chunk.done) break;
+      text += new TextDecoder().decode(chunk.value);
+    }
+    await reader.cancel();
+    expect(text).toContain('"filename":"woke.md"');
+    expect(Date.now() - committed).toBeLessThan(2000);
   });
 });

@@ -453,6 +453,8 @@ const CALLS: Call[] = [
   { operationId: 'listKeys', method: 'GET', path: () => '/api/keys', expect: 200 },
   { operationId: 'listAudit', method: 'GET', path: () => '/api/audit?limit=5', expect: 200 },
   { operationId: 'listAudit', method: 'GET', path: () => '/api/audit?status=abc', expect: 422 },
+  { operationId: 'listChanges', method: 'GET', path: () => '/api/changes?since=0&limit=5', expect: 200 },
+  { operationId: 'listChanges', method: 'GET', path: () => '/api/changes?wait=99', expect: 422 },
   { operationId: 'revokeKey', method: 'DELETE', path: (s) => `/api/keys/${s.keyId}`, expect: 204 },
   { operationId: 'revokeKey', method: 'DELETE', path: (s) => `/api/keys/${s.keyId}`, expect: 404 },
   { operationId: 'deleteProject', method: 'DELETE', path: project, expect: 200 },

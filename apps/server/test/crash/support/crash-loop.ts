@@ -168,6 +168,7 @@ export function summary(name: string, seed: number, stats: Stats, elapsedMs: num
       `${stats.blobsVerified} blobs against records, ${stats.projectsVerified} project states; ${stats.checks} checks`,
     `[crash]   start-up reconciliation: ${stats.intentsResolved} intents resolved, ` +
       `${stats.resourcesRemoved} resources removed, ${stats.deletionsCompleted} deletions completed`,
+    `[crash]   change feed: ${stats.changeEventsVerified} events read across restarts, every committed version announced`,
     `[crash]   trash: ${stats.trashVerified} items verified after restarts, ${stats.trashExpired} made expired ` +
       'and purged by start-up reconciliation',
   ].join('\n');

@@ -122,6 +122,8 @@ export interface Stats {
   startupKills: number;
   cycles: number;
   acknowledged: Record<string, number>;
+  /** Change events read from the feed and checked against the writes (extensions §7). */
+  changeEventsVerified: number;
   rejected: number;
   inFlight: Record<string, number>;
   inFlightLanded: number;
@@ -148,6 +150,7 @@ export const newStats = (): Stats => ({
   startupKills: 0,
   cycles: 0,
   acknowledged: {},
+  changeEventsVerified: 0,
   rejected: 0,
   inFlight: {},
   inFlightLanded: 0,

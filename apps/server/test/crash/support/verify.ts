@@ -13,6 +13,7 @@ import {
 import type { StoreSnapshot } from './store-inspection.js';
 import { verifyTrash } from './trash.js';
 import { checkTrashRecords, liveTrashFiles } from './trash-store.js';
+import { verifyChanges } from './verify-changes.js';
 import { checkInFlightMoves, observedVersion, verifyHistories } from './verify-history.js';
 
 interface ProjectJson {
@@ -81,6 +82,8 @@ export async function verifyAfterRestart(input: VerifyInput): Promise<string[]> 
     if (view) await verifyFiles(input, checker, api, project, view);
     if (view?.is_active) await verifyTrash(input, (ok, message) => checker.check(ok, message), project);
   }
+  // Extensions §7: every committed write has its event; seqs only grow, across restarts too.
+  input.stats.changeEventsVerified = await verifyChanges(input.model, checker, api);
   checkStore(input, checker, await input.snapshot());
   return checker.violations;
 }
