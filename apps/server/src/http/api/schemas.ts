@@ -164,6 +164,11 @@ export const Revision = v.object({
   metadata: Metadata,
   change: v.picklist(REVISION_CHANGES),
   created_date: Timestamp,
+  changeset_id: v.pipe(
+    v.nullable(v.string()),
+    v.description('The changeset that wrote this revision (extensions §9), null for a single write.'),
+  ),
+  message: v.pipe(v.nullable(v.string()), v.description("The changeset's message, if any.")),
 });
 
 export const RevisionList = v.object({
