@@ -37,7 +37,7 @@ const Filename = v.pipe(v.string(MSG.string), v.description('A filename (extensi
 /** An ETag (or a list of them, as in `If-Match`), `"*"`: the file must exist; `null`: it must not. */
 const IfMatch = v.optional(
   v.pipe(
-    v.nullable(v.pipe(v.string(MSG.ifMatch), v.minLength(1, MSG.ifMatch)), MSG.ifMatch),
+    v.nullable(v.pipe(v.string(MSG.ifMatch), v.minLength(1, MSG.ifMatch))),
     v.description('An ETag of the file, `"*"` (the file must exist) or null (it must not).'),
   ),
 );
@@ -149,7 +149,9 @@ export function parseOperation(raw: unknown, index: number): ChangesetOperation 
     const issues: ValidationIssue[] = result.issues.map((found) => {
       const issue = toEditIssue(found);
       // `toEditIssue` places issues under ["body", …path]; the path starts inside the operation.
-      return { ...issue, loc: [...loc, ...issue.loc.slice(1)] };
+      const at = [...loc, ...issue.loc.slice(1)];
+      const unknownOp = found.type === 'variant' && at.length <= loc.length + 1 && issue.type !== 'missing';
+      return unknownOp ? { loc: [...loc, 'op'], msg: MSG.op, type: 'literal_error' } : { ...issue, loc: at };
     });
     throw new InvalidInputError(issues);
   }

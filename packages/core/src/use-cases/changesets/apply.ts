@@ -65,6 +65,9 @@ export async function applyChangeset(ctx: MdStoreContext, input: ApplyChangesetI
       };
     } catch (error) {
       if (!(error instanceof StalePlan)) throw error;
+      // A store may show a commit to its later transactions before its readers see it (SQLite's group
+      // commit): the next plan waits a little, so that it does not read the older files again.
+      await new Promise((resolve) => setTimeout(resolve, Math.min(2 ** attempt, 64)));
     }
   }
   throw new EditConflictError([
