@@ -2,7 +2,7 @@ import { CHANGESET_LIMITS, type ChangesetResult as ChangesetOutcome } from '@mds
 import { fileJson } from '../../views.js';
 import { errors, json } from '../api/answers.js';
 import { defineRoute } from '../api/route.js';
-import { ChangesetRequest, ChangesetResult } from '../api/schemas.js';
+import { AnyError, ChangesetRequest, ChangesetResult, ValidationError } from '../api/schemas.js';
 import { principalOf } from '../auth.js';
 import { jsonRequestBody } from '../request-body.js';
 import { projectIdOf, type RouteDeps, signalOf } from './context.js';
@@ -36,7 +36,13 @@ export const applyChangeset = defineRoute(
     body: { contentType: 'application/json', schema: ChangesetRequest },
     answers: {
       200: json('The changeset id and the files after it', ChangesetResult),
-      ...errors(400, 403, 404, 409, 412, 413, 415, 422, 428),
+      ...errors(400, 403, 404, 422),
+      // The first failing operation's answer: its status, its detail a list of issues naming it.
+      409: json('An operation names a taken or missing file, or its edits do not apply', ValidationError),
+      412: json("An operation's if_match does not hold", ValidationError),
+      413: json('Content above the size limits (of a file, or of the changeset in all)', AnyError),
+      415: json('An operation names a file that is not .md or .mdx', ValidationError),
+      428: json('The project requires if_match for writes to existing files', ValidationError),
     },
   },
   (deps) => async (req, res) => {
