@@ -42,7 +42,10 @@ export const MAX_CHANGESET_ATTEMPTS = 10;
  * newer files, where `if_match` then fails (of two changesets holding one ETag, exactly one wins).
  * For the importer (extensions §10) as well as the HTTP route and MCP.
  */
-export async function applyChangeset(ctx: MdStoreContext, input: ApplyChangesetInput): Promise<ChangesetResult> {
+export async function applyChangeset(
+  ctx: MdStoreContext,
+  input: ApplyChangesetInput,
+): Promise<ChangesetResult> {
   const dryRun = input.dryRun ?? false;
   for (let attempt = 1; attempt <= MAX_CHANGESET_ATTEMPTS; attempt++) {
     const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
@@ -54,7 +57,12 @@ export async function applyChangeset(ctx: MdStoreContext, input: ApplyChangesetI
       });
       if (dryRun) return dryRunResult(ctx, plan);
       const changeset = { id: ctx.ids.uuid(), message: input.message ?? null };
-      const committed = await commitChangeset(ctx, { principal: input.principal, plan, changeset, signal: input.signal });
+      const committed = await commitChangeset(ctx, {
+        principal: input.principal,
+        plan,
+        changeset,
+        signal: input.signal,
+      });
       return {
         changesetId: changeset.id,
         files: results(plan, (file) => {

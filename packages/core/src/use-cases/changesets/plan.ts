@@ -4,8 +4,8 @@ import {
   FilenameTakenError,
   isMdStoreError,
   MalformedInputError,
-  mdStoreError,
   type MdStoreError,
+  mdStoreError,
   OperationFailedError,
   PreconditionFailedError,
   PreconditionRequiredError,
@@ -248,7 +248,9 @@ class Planner {
     const state = file.origin
       ? { etag: fileEtag(file.origin), lastModified: file.origin.updatedAt }
       : { etag: '"new"', lastModified: 0 };
-    const matches = ifMatch.trim() === '*' || (file.origin !== null && evaluatePreconditions(conditions, state, 'write') === 'proceed');
+    const matches =
+      ifMatch.trim() === '*' ||
+      (file.origin !== null && evaluatePreconditions(conditions, state, 'write') === 'proceed');
     if (!matches) throw new PreconditionFailedError(etag);
   }
 
@@ -264,7 +266,13 @@ class Planner {
     if (this.#contentBytes > limit) {
       throw new OperationFailedError(
         'CONTENT_TOO_LARGE',
-        [{ loc, msg: `Changeset too large: at most ${limit} bytes of content in all`, type: 'content_too_large' }],
+        [
+          {
+            loc,
+            msg: `Changeset too large: at most ${limit} bytes of content in all`,
+            type: 'content_too_large',
+          },
+        ],
         loc[2] as number,
       );
     }
