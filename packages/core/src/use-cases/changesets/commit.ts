@@ -1,4 +1,5 @@
 import { isRecordConflict } from '../../errors.js';
+import { giveTurn, LARGE_TEXT } from '../../markdown/work-budget.js';
 import type { BlobIntentRecord, FileRecord, ProjectRecord } from '../../model/records.js';
 import type { ByteStream } from '../../ports/blobs.js';
 import type { RecordsTransaction } from '../../ports/records.js';
@@ -36,11 +37,21 @@ interface PreparedContent {
   readonly search: Pick<StoredContent, 'searchText' | 'frontmatterJson'>;
 }
 
-/** The content versions the commit writes: each new content hashed once, its form chosen by its size. */
-export function prepareContents(ctx: MdStoreContext, plan: ChangesetPlan): PreparedContent[] {
+/**
+ * The content versions the commit writes: each new content encoded and hashed once, its form chosen by
+ * its size. The contents are bounded (`maxFileBytes` × 4 of puts, edits within `maxFileBytes` each);
+ * other requests get a turn after every megabyte worked on.
+ */
+export async function prepareContents(ctx: MdStoreContext, plan: ChangesetPlan): Promise<PreparedContent[]> {
   const prepared: PreparedContent[] = [];
+  let sinceTurn = 0;
   for (const file of plan.files) {
     if (file.deleted || file.text === null) continue;
+    sinceTurn += file.text.length;
+    if (sinceTurn >= LARGE_TEXT) {
+      sinceTurn = 0;
+      await giveTurn();
+    }
     const bytes = encodeText(file.text);
     const hash = ctx.hashing.sha256();
     hash.update(bytes);
@@ -72,7 +83,7 @@ export async function commitChangeset(
 ): Promise<CommittedChangeset> {
   const { plan } = o;
   const project = plan.project;
-  const contents = prepareContents(ctx, plan);
+  const contents = await prepareContents(ctx, plan);
   const blobs = contents.filter((content) => !content.inline);
   const commit = async (tx: RecordsTransaction, stored: ReadonlyMap<PlannedFile, StoredContent>) => {
     for (const content of contents) {
@@ -170,10 +181,11 @@ async function applyPlan(
       (f) => f.filename === current.get(f.fileId)!.filename || !holders.has(f.filename),
     );
     if (index < 0) {
-      // A cycle of renames (a swap): one file steps aside under a name no file can have.
+      // A cycle of renames (a swap): one file steps aside, for the rest of this transaction, under a name
+      // no other file has (it holds the changeset's id; nothing else is written under the project lock).
       const aside = pending[0]!;
       const record = current.get(aside.fileId)!;
-      const moved = { ...record, filename: `${record.filename}\u0000changeset-${changeset.id}` };
+      const moved = { ...record, filename: `${record.filename}.changeset-${changeset.id}` };
       await tx.updateFile({ file: moved });
       current.set(aside.fileId, moved);
       continue;

@@ -12,7 +12,7 @@ import {
   type ValidationIssue,
 } from '../../errors.js';
 import { applyEditsInTurns } from '../../markdown/edits.js';
-import { newWorkBudget, type WorkBudget } from '../../markdown/work-budget.js';
+import { giveTurn, LARGE_TEXT, newWorkBudget, type WorkBudget } from '../../markdown/work-budget.js';
 import { fileEtag } from '../../model/etags.js';
 import type { FileRecord, ProjectRecord, RevisionChange } from '../../model/records.js';
 import {
@@ -118,7 +118,15 @@ export async function planChangeset(
   input: PlanInput,
 ): Promise<ChangesetPlan> {
   const planner = new Planner(ctx, project, input);
+  let sinceTurn = 0;
   for (let index = 0; index < input.operations.length; index++) {
+    // Puts are judged whole (their size, in one pass): other requests get a turn after every megabyte.
+    const raw = input.operations[index] as { content?: unknown };
+    sinceTurn += typeof raw?.content === 'string' ? raw.content.length : 0;
+    if (sinceTurn >= LARGE_TEXT) {
+      sinceTurn = 0;
+      await giveTurn();
+    }
     try {
       await planner.apply(parseOperation(input.operations[index], index), index);
     } catch (error) {
