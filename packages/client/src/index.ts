@@ -11,6 +11,7 @@ export type {
   KeyCreated,
 } from './access.js';
 export type { ChangeEvent, ChangeList, ChangesApi, ChangesQuery, FollowOptions } from './changes.js';
+export type { ChangesetOperation, ChangesetRequest, ChangesetResult, ChangesetsApi } from './changesets.js';
 export { createClient, MdStoreClient } from './client.js';
 export type { ReadPreconditions, WritePreconditions } from './conditions.js';
 export type { ContentInput } from './content.js';

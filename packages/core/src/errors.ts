@@ -59,6 +59,9 @@ export type ErrorCode =
    */
   | 'WORK_LIMIT_EXCEEDED'
   | 'STORAGE_LIMIT_REACHED'
+  // changesets (extensions §9)
+  /** An operation of a changeset names a file that does not exist at that point of it: 409. */
+  | 'FILE_MISSING'
   // administration
   | 'ACCOUNT_NOT_FOUND'
   | 'ACCOUNT_NAME_TAKEN'
@@ -121,6 +124,7 @@ const MESSAGES = {
     'File too large for an outline: its parse would pass the work one request may do; ' +
     'read parts of it with ?lines= or ?section= instead',
   STORAGE_LIMIT_REACHED: () => 'Project storage limit reached',
+  FILE_MISSING: (o: { filename: string }) => `File '${o.filename}' does not exist`,
   ACCOUNT_NOT_FOUND: (o: { account: string }) => `Account '${o.account}' not found`,
   ACCOUNT_NAME_TAKEN: (o: { accountName: string }) => `Account with name '${o.accountName}' already exists`,
   API_KEY_NOT_FOUND: (o: { keyId: string }) => `API key '${o.keyId}' not found or already revoked`,
@@ -291,6 +295,22 @@ export class EditConflictError extends InputError {
   declare readonly code: 'EDIT_CONFLICT';
   constructor(issues: readonly ValidationIssue[]) {
     super('EDIT_CONFLICT', issues);
+  }
+}
+
+/**
+ * An operation of a changeset failed (extensions §9): the error it failed with, its code kept (so its
+ * status too), its detail always a list of issues under `["body","operations",i,…]`.
+ */
+export class OperationFailedError extends MdStoreError {
+  constructor(
+    code: ErrorCode,
+    readonly issues: readonly ValidationIssue[],
+    /** The index of the operation that failed. */
+    readonly operation: number,
+    options?: { cause?: unknown },
+  ) {
+    super(code, issues.map((issue) => `${issue.loc.join('.')}: ${issue.msg}`).join('; '), options);
   }
 }
 

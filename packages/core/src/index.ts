@@ -52,6 +52,13 @@ export {
   parseChangesParams,
 } from './use-cases/changes/list.js';
 export { LocalChangeNotifier, noticingRecords } from './use-cases/changes/notices.js';
+export {
+  type ApplyChangesetInput,
+  type ChangesetFileResult,
+  type ChangesetResult,
+  MAX_CHANGESET_ATTEMPTS,
+} from './use-cases/changesets/index.js';
+
 export { DEFAULT_SETTINGS, type MdStoreEvents, type MdStoreSettings } from './use-cases/context.js';
 export {
   type BodyOf,
@@ -103,6 +110,7 @@ export {
 export type { ExpiryReport, TrashItemView, TrashPage } from './use-cases/trash/index.js';
 export type { FileView, ProjectView } from './use-cases/views.js';
 export * from './validation/bodies.js';
+export * from './validation/changesets.js';
 export { checkedContent } from './validation/content.js';
 export { RevisionSchema } from './validation/history.js';
 export * from './validation/issues.js';

@@ -11,6 +11,7 @@ import * as accounts from './use-cases/accounts.js';
 import * as audit from './use-cases/audit.js';
 import * as auth from './use-cases/authentication.js';
 import * as changes from './use-cases/changes/list.js';
+import * as changesets from './use-cases/changesets/index.js';
 import {
   DEFAULT_SETTINGS,
   type MdStoreContext,
@@ -150,6 +151,11 @@ export function createMdStore(adapters: MdStoreAdapters) {
       open: bind(ctx, changes.openChanges),
       read: bind(ctx, changes.readChanges),
       keyStillValid: bind(ctx, changes.keyStillValid),
+    },
+    // Extensions §9: many files in one atomic change.
+    changesets: {
+      apply: bind(ctx, changesets.applyChangeset),
+      applyRequest: bind(ctx, changesets.applyChangesetRequest),
     },
     // Extensions §5: the trash of a project.
     trash: {

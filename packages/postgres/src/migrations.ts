@@ -261,6 +261,15 @@ export const MIGRATIONS: readonly Migration[] = [
         name TEXT COLLATE "C" PRIMARY KEY,
         value TEXT NOT NULL
       );
+      `,
+  },
+  {
+    version: 9,
+    name: 'changeset id and message of revisions',
+    // Extensions §9.
+    sql: `
+      ALTER TABLE file_revisions ADD COLUMN changeset_id TEXT COLLATE "C";
+      ALTER TABLE file_revisions ADD COLUMN message TEXT;
     `,
   },
 ];

@@ -260,6 +260,12 @@ CREATE TABLE store_secrets (
 ) STRICT;
 `;
 
+/** Changesets (extensions §9): the changeset a revision was written by, and its message. */
+const REVISION_CHANGESETS = `
+ALTER TABLE file_revisions ADD COLUMN changeset_id TEXT;
+ALTER TABLE file_revisions ADD COLUMN message TEXT;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -280,6 +286,8 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: KEY_ACCESS,
   },
   { version: 7, description: 'change feed, feed heads and shared store secrets', sql: CHANGE_FEED },
+  { version: 8, description: 'placeholder for branch webhooks (no-op)', sql: '' },
+  { version: 9, description: 'changeset id and message of revisions', sql: REVISION_CHANGESETS },
 ];
 
 /** The schema version this code writes and expects (SQLite's `user_version`). */

@@ -1,4 +1,5 @@
 import type {
+  ChangesetResult as CoreChangesetResult,
   FileList as CoreFileList,
   EditResult,
   FileView,
@@ -10,6 +11,8 @@ import * as v from 'valibot';
 import { ChangeList } from '../http/api/changes-schemas.js';
 import { CONVERSION } from '../http/api/json-schema.js';
 import {
+  ChangesetDeleted,
+  ChangesetResult,
   File,
   FileEdited,
   FileList,
@@ -69,6 +72,12 @@ export const ANSWERS = {
   revisionList: RevisionList,
   changeList: ChangeList,
   revision: strict({ filename: File.entries.filename, revision: Revision, content: v.string(), etag: Etag }),
+  // Extensions §9.
+  changeset: strict({
+    changeset_id: ChangesetResult.entries.changeset_id,
+    files: v.array(v.union([ToolFile, ChangesetDeleted])),
+    dry_run: v.pipe(v.boolean(), v.description('true: nothing was changed.')),
+  }),
 } as const;
 
 /** A tool's `outputSchema`: its answer's schema, converted exactly as the OpenAPI document's schemas. */
@@ -118,3 +127,9 @@ export function searchAnswer(answer: SearchAnswer): Answer<'search'> {
     })),
   };
 }
+
+export const changesetAnswer = (result: CoreChangesetResult): Answer<'changeset'> => ({
+  changeset_id: result.changesetId,
+  files: result.files.map((file) => ('deleted' in file ? file : fileAnswer(file))),
+  dry_run: result.dryRun,
+});

@@ -3,6 +3,7 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import { CONVERSION } from '../http/api/json-schema.js';
 import {
+  ChangesetRequest,
   FileEdit,
   MetadataUpdate,
   MoveRequest,
@@ -67,6 +68,8 @@ export const ARG = {
   changesLimit: pageLimit(CHANGES_LIMITS.maxLimit),
   optionalProjectId: v.optional(described(ProjectIdParam, 'Changes of this project only.')),
   search: SearchAllRequest.entries,
+  operations: ChangesetRequest.entries.operations,
+  message: ChangesetRequest.entries.message,
 } as const;
 
 /** The two arguments that name a file. */

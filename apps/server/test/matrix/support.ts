@@ -36,6 +36,8 @@ const HTTP_SUITES = [
   'access',
   // extensions §7
   'changes',
+  // extensions §9
+  'changesets',
 ];
 
 /**

@@ -4,6 +4,7 @@ import { accountsSuite } from './records/accounts.js';
 import { apiKeysSuite } from './records/api-keys.js';
 import { auditSuite } from './records/audit.js';
 import { changesSuite } from './records/changes.js';
+import { changesetsSuite } from './records/changesets.js';
 import { durabilitySuite } from './records/durability.js';
 import { filesSuite } from './records/files.js';
 import { intentsSuite } from './records/intents.js';
@@ -36,6 +37,7 @@ export function describeRecordsRepositoryContract(
     filesSuite(context);
     listsSuite(context);
     revisionsSuite(context);
+    changesetsSuite(context);
     searchSuite(context);
 
     trashSuite(context);

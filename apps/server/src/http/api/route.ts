@@ -18,6 +18,7 @@ export type Tag =
   | 'Search'
   | 'Trash'
   | 'Changes'
+  | 'Changesets'
   | 'Access'
   | 'Operations';
 

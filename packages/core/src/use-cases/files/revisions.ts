@@ -133,6 +133,8 @@ export async function recordRevision(
     before: readonly RevisionContent[];
     /** What the change feed's event says beyond the revision (extensions §7). */
     event?: FileEventOptions;
+    /** The changeset the revision is written by (extensions §9); its event carries the id too. */
+    changeset?: { readonly id: string; readonly message: string | null };
   },
 ): Promise<RecordedRevision> {
   const { file } = o;
@@ -147,6 +149,8 @@ export async function recordRevision(
     contentKey: file.contentKey,
     inline: file.inline,
     createdAt: file.updatedAt,
+    changesetId: o.changeset?.id ?? null,
+    message: o.changeset?.message ?? null,
   };
   await tx.insertRevision({ revision });
   const plan = planRevision(o.before, revision, o.project.keepRevisions);
@@ -158,7 +162,7 @@ export async function recordRevision(
     filename: file.filename,
     file,
     from: o.event?.from ?? null,
-    changesetId: o.event?.changesetId ?? null,
+    changesetId: o.changeset?.id ?? o.event?.changesetId ?? null,
   });
   return { historyDelta: plan.historyDelta, doomed };
 }
