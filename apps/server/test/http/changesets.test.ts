@@ -106,6 +106,45 @@ describe('changesets', () => {
     await expectNothingLeftBehind(h, spied, s.projectId);
   });
 
+  test('its events (extensions §7) are contiguous, one per touched file, and carry its id', async (h) => {
+    const s = await setup(h);
+    const a = await s.upload('a.md', '# A\n');
+    await s.upload('b.md', 'bee\n');
+    const feed = async (since: number) => {
+      const response = await h.fetch(`/api/changes?since=${since}&project_id=${s.projectId}`, {
+        key: s.apiKey,
+      });
+      return (await response.json()) as {
+        changes: Array<Record<string, unknown> & { seq: number }>;
+        next_since: number;
+      };
+    };
+    const { next_since: since } = await feed(0);
+    const answer = await s.apply({
+      operations: [
+        { op: 'put', filename: 'c.md', content: '# C\n' },
+        { op: 'edit', filename: 'a.md', edits: [{ op: 'append', text: 'x\n' }], if_match: a.etag },
+        { op: 'move', filename: 'a.md', to: 'd/a.md' },
+        { op: 'delete', filename: 'b.md' },
+      ],
+    });
+    expect(answer.status).toBe(200);
+    const id = answer.body.changeset_id;
+    const { changes } = await feed(since);
+    // In the order the commit applies them (deletes first, freeing names), not necessarily the operations'.
+    expect(changes.map((e) => [e.type, e.filename, e.from, e.changeset_id]).sort()).toEqual([
+      ['file.created', 'c.md', null, id],
+      ['file.deleted', 'b.md', null, id],
+      ['file.moved', 'd/a.md', 'a.md', id],
+    ]);
+    const seqs = changes.map((e) => e.seq);
+    expect(seqs).toEqual([seqs[0], seqs[0]! + 1, seqs[0]! + 2]);
+    // A refused changeset writes no event.
+    const refused = await s.apply({ operations: [{ op: 'delete', filename: 'missing.md' }] });
+    expect(refused.status).toBe(409);
+    expect((await feed(seqs[2]!)).changes).toEqual([]);
+  });
+
   test('a failing operation changes nothing and decides the answer with its loc and status', async (h) => {
     const s = await setup(h);
     const a = await s.upload('a.md', 'alpha\n');
