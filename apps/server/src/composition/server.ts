@@ -77,6 +77,7 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
   // Extensions §8: the audit log's writer, flushed on stop after the last request has finished.
   const audit = new AuditQueue(store, logger);
   let registered = false;
+  const closing = new AbortController();
   try {
     await store.maintenance.heartbeat();
     registered = true;
@@ -99,6 +100,7 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
         }),
         ...(metrics && { metrics }),
         changes: {
+          closing: closing.signal,
           notifier: runtime.container.resolve<ChangeNotifier>(TOKENS.changeNotifier),
           maxStreamsPerKey: config.changes.maxStreamsPerKey,
           ...(metrics && { onOpenStreams: (delta: number) => metrics.observeChangeStreams(delta) }),
@@ -118,6 +120,8 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
+      // Held change reads answer (long polls) or end (streams) now, not at the end of the grace period.
+      closing.abort();
       await timers.stop();
       await listeners
         .close()

@@ -6,6 +6,8 @@ export interface ChangeFeedDeps {
   readonly notifier: ChangeNotifier;
   /** Open streams and held polls per key on this instance (`MDSTORE_CHANGES_MAX_STREAMS_PER_KEY`). */
   readonly maxStreamsPerKey: number;
+  /** Aborted when the server stops: held polls answer at once, streams end. */
+  readonly closing?: AbortSignal;
   /** Told when a stream or held poll opens (+1) and ends (−1). */
   readonly onOpenStreams?: (delta: number) => void;
 }

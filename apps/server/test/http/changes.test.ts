@@ -254,6 +254,29 @@ describe('GET /api/changes', () => {
     expect(answer.body.changes.map((e) => e.filename)).toEqual(['late.md']);
   });
 
+  test('a held request counts once against the rate limit', async (h) => {
+    const { apiKey, defaultProjectId } = await h.account();
+    const since = await lastSeq(h, apiKey);
+    const before = await h.fetch(`/api/changes?since=${since}`, { key: apiKey });
+    const remaining = Number(before.headers.get('x-ratelimit-remaining'));
+    const held = h.fetch(`/api/changes?since=${since}&wait=10`, { key: apiKey });
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    await h.store.files.upload({
+      principal: await h.store.authenticate({ apiKey }),
+      projectId: defaultProjectId,
+      filename: 'w.md',
+      content: (async function* () {
+        yield new TextEncoder().encode('x');
+      })(),
+    });
+    const answered = await held;
+    expect(answered.status).toBe(200);
+    expect(Number(answered.headers.get('x-ratelimit-remaining'))).toBe(remaining - 1);
+    // The reads it made while held (a safety read, the one the commit woke) took nothing more.
+    const after = await h.fetch(`/api/changes?since=${since}`, { key: apiKey });
+    expect(Number(after.headers.get('x-ratelimit-remaining'))).toBe(remaining - 2);
+  });
+
   test('held reads are limited per key: one more is 429', async (h) => {
     const { apiKey, accountId } = await h.account();
     const since = await lastSeq(h, apiKey);
@@ -319,6 +342,20 @@ describe('Server-Sent Events', () => {
       'last-event-id',
     ]);
   });
+
+  test('an idle stream sends a comment line within 15 s', async (h) => {
+    const { apiKey } = await h.account();
+    const since = await lastSeq(h, apiKey);
+    const response = await h.fetch(`/api/changes?since=${since}`, {
+      key: apiKey,
+      headers: { Accept: 'text/event-stream' },
+    });
+    const opened = Date.now();
+    const text = await readStream(response, (t) => t.includes(': heartbeat'), 15_000);
+    expect(text).toMatch(/^: heartbeat$/m);
+    expect(Date.now() - opened).toBeLessThan(15_000);
+    expect(sseIds(text)).toEqual([]);
+  }, 20_000);
 
   test('the stream ends when its key is revoked', async (h) => {
     const { accountId } = await h.account();

@@ -85,6 +85,11 @@ describe('the metrics listener', () => {
     expect(await call(`${api}/${projectId}/files/secret-name.md`)).toBe(401);
     expect(await call(`${running.url}/no/such/path`)).toBe(404);
     expect(await call(`${running.url}/healthz`, { method: 'DELETE' })).toBe(405);
+    // Extensions §7: the account's default project and the upload; the rolled-back update wrote none.
+    const feed = (await (await fetch(`${running.url}/api/changes`, { headers: auth })).json()) as {
+      changes: Array<{ type: string }>;
+    };
+    expect(feed.changes.map((e) => e.type)).toEqual(['project.created', 'file.created']);
 
     const scrape = await fetch(metricsUrl);
     expect(scrape.status).toBe(200);
@@ -128,6 +133,8 @@ describe('the metrics listener', () => {
     expect(value(all, 'mdstore_reconciliation_runs_total', { outcome: 'ok' })).toBe(1);
     expect(value(all, 'mdstore_reconciliation_runs_total', { outcome: 'failed' })).toBe(0);
     expect(value(all, 'mdstore_reconciliation_items_total', { kind: 'intents_resolved' })).toBe(0);
+    expect(value(all, 'mdstore_change_events_total', {})).toBe(2);
+    expect(value(all, 'mdstore_change_streams_open', {})).toBe(0);
     // prom-client's process and Node.js metrics.
     expect(value(all, 'process_cpu_user_seconds_total', {})).toBeGreaterThan(0);
     expect(value(all, 'nodejs_heap_size_used_bytes', {})).toBeGreaterThan(0);

@@ -111,13 +111,17 @@ export const listChanges = defineRoute(
   },
 );
 
+/** Ends a held read: the client leaves, or the server stops. */
+const heldSignal = (deps: RouteDeps, res: Response): AbortSignal =>
+  deps.changes?.closing ? AbortSignal.any([signalOf(res), deps.changes.closing]) : signalOf(res);
+
 /** A long poll: read; while nothing and time is left, wait for a notice (or the safety poll), read again. */
 async function heldRead(
   deps: RouteDeps,
   o: { res: Response; principal: Principal; request: ChangesRequest },
 ): Promise<ChangesPage> {
   const deadline = Date.now() + o.request.waitSeconds * 1000;
-  const signal = signalOf(o.res);
+  const signal = heldSignal(deps, o.res);
   const waiter = new AccountWaiter(deps.changes?.notifier, o.principal.accountId);
   try {
     for (;;) {
@@ -145,7 +149,7 @@ async function streamChanges(
   o: { req: Request; res: Response; principal: Principal; request: ChangesRequest },
 ): Promise<void> {
   const { res, principal, store } = { ...o, store: deps.store as MdStore };
-  const signal = signalOf(res);
+  const signal = heldSignal(deps, res);
   const waiter = new AccountWaiter(deps.changes?.notifier, principal.accountId);
   try {
     let request = { ...o.request, limit: CHANGES_LIMITS.maxLimit };

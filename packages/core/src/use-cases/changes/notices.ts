@@ -39,30 +39,40 @@ export function noticingRecords(
 ): RecordsRepository {
   const withTransaction = async <T>(work: (tx: RecordsTransaction) => Promise<T>): Promise<T> => {
     const accounts = new Map<string, number>();
-    const result = await records.withTransaction((tx) => {
-      const noticing = new Proxy(tx, {
-        get(target, name) {
-          if (name === 'appendChangeEvents') {
-            return (c: Parameters<RecordsTransaction['appendChangeEvents']>[0]) => {
-              for (const event of c.events)
-                accounts.set(event.accountId, (accounts.get(event.accountId) ?? 0) + 1);
-              return target.appendChangeEvents(c);
-            };
-          }
-          const value = Reflect.get(target, name, target) as unknown;
-          return typeof value === 'function' ? value.bind(target) : value;
-        },
-      });
-      return work(noticing);
-    });
+    const result = await records.withTransaction((tx) =>
+      work(
+        withMethods(tx, {
+          appendChangeEvents: (c) => {
+            for (const event of c.events)
+              accounts.set(event.accountId, (accounts.get(event.accountId) ?? 0) + 1);
+            return tx.appendChangeEvents(c);
+          },
+        }),
+      ),
+    );
     for (const [accountId, events] of accounts) publish(accountId, events);
     return result;
   };
-  return new Proxy(records, {
-    get(target, name) {
-      if (name === 'withTransaction') return withTransaction;
-      const value = Reflect.get(target, name, target) as unknown;
-      return typeof value === 'function' ? value.bind(target) : value;
+  return withMethods(records, { withTransaction });
+}
+
+/**
+ * `target` with some methods replaced; every other one is bound to `target` once, on first use (the
+ * adapters may be classes whose methods live on their prototypes and use private fields).
+ */
+function withMethods<T extends object>(target: T, replaced: Partial<T>): T {
+  const bound = new Map<PropertyKey, unknown>();
+  return new Proxy(target, {
+    get(inner, name) {
+      if (Object.hasOwn(replaced, name)) return replaced[name as keyof T];
+      const value = Reflect.get(inner, name, inner) as unknown;
+      if (typeof value !== 'function') return value;
+      let method = bound.get(name);
+      if (method === undefined) {
+        method = value.bind(inner);
+        bound.set(name, method);
+      }
+      return method;
     },
   });
 }
