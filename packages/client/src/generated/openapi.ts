@@ -83,7 +83,7 @@ export interface paths {
         };
         /**
          * Download a file
-         * @description The raw content; one byte range with `Range`; conditional with the If-* headers. With `lines` or `section`, that part of the text instead (`X-Line-Range`; `Range` is then ignored).
+         * @description The raw content; one byte range with `Range`; conditional with the If-* headers. With `lines` or `section`, that part of the text instead (`X-Line-Range`; `Range` is then ignored). With `format=html`, the file rendered as a sanitised HTML fragment (`text/html`; `.mdx` as escaped source; links to other files of the project lead to the console; headings carry ids by GitHub’s slug rule); `Range`, `lines` and `section` are then ignored, and a file too large to render is 413 as for an outline.
          */
         get: operations["downloadFile"];
         /** Replace the metadata of a file */
@@ -94,7 +94,7 @@ export interface paths {
         options?: never;
         /**
          * Download headers only
-         * @description The raw content; one byte range with `Range`; conditional with the If-* headers. With `lines` or `section`, that part of the text instead (`X-Line-Range`; `Range` is then ignored).
+         * @description The raw content; one byte range with `Range`; conditional with the If-* headers. With `lines` or `section`, that part of the text instead (`X-Line-Range`; `Range` is then ignored). With `format=html`, the file rendered as a sanitised HTML fragment (`text/html`; `.mdx` as escaped source; links to other files of the project lead to the console; headings carry ids by GitHub’s slug rule); `Range`, `lines` and `section` are then ignored, and a file too large to render is 413 as for an outline.
          */
         head: operations["headFile"];
         /**
@@ -2009,6 +2009,8 @@ export interface operations {
                 lines?: string;
                 /** @description A heading text; repeated, a path of headings (`?section=Guide&section=Install`). */
                 section?: string[];
+                /** @description `html`: the file rendered as a sanitised HTML fragment instead of its bytes. */
+                format?: "html";
             };
             header?: {
                 /** @description ETags (or `*`) the current version must match, else 412. */
@@ -2033,7 +2035,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The content, or the part asked for */
+            /** @description The content, or the part asked for, or with `format=html` its HTML */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2057,6 +2059,7 @@ export interface operations {
                 };
                 content: {
                     "text/markdown": string;
+                    "text/html": string;
                 };
             };
             /** @description One byte range of the content */
@@ -2148,6 +2151,19 @@ export interface operations {
             };
             /** @description A precondition (If-Match, If-Unmodified-Since…) failed */
             412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Content too large */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2579,6 +2595,8 @@ export interface operations {
                 lines?: string;
                 /** @description A heading text; repeated, a path of headings (`?section=Guide&section=Install`). */
                 section?: string[];
+                /** @description `html`: the file rendered as a sanitised HTML fragment instead of its bytes. */
+                format?: "html";
             };
             header?: {
                 /** @description ETags (or `*`) the current version must match, else 412. */
@@ -2603,7 +2621,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The content, or the part asked for */
+            /** @description The content, or the part asked for, or with `format=html` its HTML */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2706,6 +2724,17 @@ export interface operations {
             };
             /** @description A precondition (If-Match, If-Unmodified-Since…) failed */
             412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Content too large */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
