@@ -230,6 +230,27 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX audit_entries_age_idx ON audit_entries (at);
     `,
   },
+  {
+    version: 11,
+    name: 'share links',
+    // Extensions §11. Versions 7–10 are assigned to other branches; this runner records each version
+    // applied and needs no contiguity.
+    sql: `
+      CREATE TABLE shares (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        account_id TEXT COLLATE "C" NOT NULL,
+        project_id TEXT COLLATE "C" NOT NULL,
+        filename TEXT COLLATE "C",
+        prefix TEXT COLLATE "C",
+        token_hash TEXT COLLATE "C" NOT NULL UNIQUE,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        revoked_at BIGINT,
+        CHECK ((filename IS NULL) <> (prefix IS NULL))
+      );
+      CREATE INDEX shares_project_idx ON shares (project_id, created_at, id);
+    `,
+  },
 ];
 
 /**

@@ -34,6 +34,7 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
       'rate_limits',
       'search_documents',
 
+      'shares',
       'trash_items',
     ]);
   });
@@ -132,6 +133,7 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
       { table_name: 'audit_entries', column_name: 'filename', collation_name: 'C' },
       { table_name: 'files', column_name: 'filename', collation_name: 'C' },
       { table_name: 'projects', column_name: 'name', collation_name: 'C' },
+      { table_name: 'shares', column_name: 'filename', collation_name: 'C' },
       { table_name: 'trash_items', column_name: 'filename', collation_name: 'C' },
     ]);
     const index = await adminQuery<{ indexdef: string }>(

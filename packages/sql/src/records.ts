@@ -7,6 +7,7 @@ import type {
   InstanceRecord,
   ProjectRecord,
   RevisionRecord,
+  ShareRecord,
   TrashRecord,
 } from '@mdstore/core';
 import { type ColumnType, defineTable } from './table.js';
@@ -227,6 +228,23 @@ export const AUDIT = defineTable<AuditRecord>(
   { key: ['id'] },
 );
 
+/** Share links (extensions §11): only the token's hash is kept. */
+export const SHARES = defineTable<ShareRecord>(
+  'shares',
+  {
+    id: ['id', 'text'],
+    accountId: ['account_id', 'text'],
+    projectId: ['project_id', 'text'],
+    filename: ['filename', 'text'],
+    prefix: ['prefix', 'text'],
+    tokenHash: ['token_hash', 'text'],
+    createdAt: ['created_at', 'integer'],
+    expiresAt: ['expires_at', 'integer'],
+    revokedAt: ['revoked_at', 'integer'],
+  },
+  { key: ['id'], immutable: ['accountId', 'projectId', 'tokenHash', 'createdAt'] },
+);
+
 /** Every record table, for schema checks. */
 export const RECORD_TABLES = [
   ACCOUNTS,
@@ -238,4 +256,5 @@ export const RECORD_TABLES = [
   BLOB_INTENTS,
   INSTANCES,
   AUDIT,
+  SHARES,
 ] as const;

@@ -225,6 +225,30 @@ CREATE INDEX audit_entries_account ON audit_entries (account_id, at, id);
 CREATE INDEX audit_entries_age ON audit_entries (at);
 `;
 
+/** Share links (extensions §11): the token's hash only, unique; listed per project. */
+const SHARES = `
+CREATE TABLE shares (
+  id TEXT NOT NULL PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  project_id TEXT NOT NULL,
+  filename TEXT COLLATE BINARY,
+  prefix TEXT COLLATE BINARY,
+  token_hash TEXT NOT NULL UNIQUE,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  revoked_at INTEGER,
+  CHECK ((filename IS NULL) <> (prefix IS NULL))
+) STRICT;
+CREATE INDEX shares_project ON shares (project_id, created_at, id);
+`;
+
+/** A number assigned to another branch, kept so that the runner's versions stay contiguous. */
+const placeholder = (version: number, branch: string): Migration => ({
+  version,
+  description: `placeholder for branch ${branch} (replaced at the merge)`,
+  sql: '',
+});
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -244,6 +268,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'key roles, project scopes, expiry, names and last use; audit log',
     sql: KEY_ACCESS,
   },
+  // Placeholders for the numbers assigned to other branches (the runner insists on 1, 2, 3…).
+  placeholder(7, 'another branch (7)'),
+  placeholder(8, 'another branch (8)'),
+  placeholder(9, 'another branch (9)'),
+  placeholder(10, 'another branch (10)'),
+  { version: 11, description: 'share links', sql: SHARES },
 ];
 
 /** The schema version this code writes and expects (SQLite's `user_version`). */

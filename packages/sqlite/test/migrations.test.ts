@@ -27,6 +27,7 @@ const TABLES = [
   'search_fts_idx',
   'search_texts',
 
+  'shares',
   'trash_items',
 ];
 

@@ -10,6 +10,7 @@ import { listsSuite } from './records/lists.js';
 import { projectsSuite } from './records/projects.js';
 import { revisionsSuite } from './records/revisions.js';
 import { searchSuite } from './records/search.js';
+import { sharesSuite } from './records/shares.js';
 import type { RecordsHarness } from './records/support.js';
 import { transactionsSuite } from './records/transactions.js';
 import { trashSuite } from './records/trash.js';
@@ -35,6 +36,7 @@ export function describeRecordsRepositoryContract(
     listsSuite(context);
     revisionsSuite(context);
     searchSuite(context);
+    sharesSuite(context);
 
     trashSuite(context);
     intentsSuite(context);
