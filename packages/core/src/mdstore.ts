@@ -23,6 +23,7 @@ import * as maintenance from './use-cases/maintenance.js';
 import * as projects from './use-cases/projects.js';
 import { SearchDocumentCache } from './use-cases/search/document-cache.js';
 import * as search from './use-cases/search/index.js';
+import * as shares from './use-cases/shares.js';
 import * as trash from './use-cases/trash/index.js';
 import { validateSettings } from './validation/settings.js';
 
@@ -108,6 +109,14 @@ export function createMdStore(adapters: MdStoreAdapters) {
       create: bind(ctx, keys.createKey),
       list: bind(ctx, keys.listKeys),
       revoke: bind(ctx, keys.revokeKey),
+    },
+    // Extensions §11.
+    shares: {
+      create: bind(ctx, shares.createShare),
+      list: bind(ctx, shares.listShares),
+      revoke: bind(ctx, shares.revokeShare),
+      open: bind(ctx, shares.openShare),
+      limit: bind(ctx, shares.limitSharePages),
     },
     projects: {
       create: bind(ctx, projects.createProject),

@@ -116,6 +116,7 @@ function buildStore(c: DependencyContainer): MdStore {
       maxFileBytes: config.maxFileBytes,
       inlineMaxBytes: config.inlineMaxBytes,
       auditRetentionDays: config.auditRetentionDays,
+      shareRateLimit: config.shareRateLimit,
       maxProjectBytes: config.maxProjectBytes,
       rateLimits: config.rateLimits,
       bucketPrefix: config.bucketPrefix,

@@ -44,6 +44,8 @@ export interface ServerConfig {
   readonly contentWork: ContentWorkConfig;
   /** Days an audit entry is kept (extensions §8). */
   readonly auditRetentionDays: number;
+  /** Share pages per client address and minute (extensions §11). */
+  readonly shareRateLimit: number;
   /** PEM file paths; the files are read at start-up by `readTlsFiles`. */
   readonly tls: { readonly certPath: string; readonly keyPath: string } | null;
   readonly httpRedirectPort: number | null;

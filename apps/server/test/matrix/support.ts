@@ -36,6 +36,7 @@ const HTTP_SUITES = [
   'access',
   // extensions §11
   'render',
+  'shares',
 ];
 
 /**

@@ -30,6 +30,8 @@ export interface MdStoreSettings {
   readonly instanceLeaseMs: number;
   /** Days an audit entry is kept (extensions §8); older ones go at the periodic maintenance. */
   readonly auditRetentionDays: number;
+  /** Share pages (extensions §11) one client address may open per minute; 429 beyond. */
+  readonly shareRateLimit: number;
 }
 
 export const DEFAULT_SETTINGS: MdStoreSettings = {
@@ -44,6 +46,7 @@ export const DEFAULT_SETTINGS: MdStoreSettings = {
   writeDeadlineMs: 15 * 60 * 1000,
   instanceLeaseMs: 30 * 1000,
   auditRetentionDays: 90,
+  shareRateLimit: 600,
 };
 
 /** Things worth telling an operator that do not fail the request (a clean-up that will be retried). */

@@ -49,14 +49,19 @@ export async function renderedFile(deps: RouteDeps, req: Request, res: Response)
     res.status(304).end();
     return;
   }
-  const body = Buffer.from(read.html, 'utf8');
-  res.status(200);
-  res.setHeader('Content-Type', 'text/html; charset=utf-8');
-  res.setHeader('Content-Length', String(body.byteLength));
   res.setHeader('Content-Security-Policy', FRAGMENT_CSP);
   res.setHeader('Content-Disposition', attachmentDisposition(file.filename).replace(/^attachment/, 'inline'));
   res.setHeader('X-File-Size', String(file.sizeBytes));
   res.setHeader('X-Created-Date', isoDate(file.createdAt));
   res.setHeader('X-Updated-Date', isoDate(file.updatedAt));
+  renderedBody(req, res, read.html);
+}
+
+/** A 200 answer of HTML (`HEAD`: its headers only). */
+export function renderedBody(req: Request, res: Response, html: string): void {
+  const body = Buffer.from(html, 'utf8');
+  res.status(200);
+  res.setHeader('Content-Type', 'text/html; charset=utf-8');
+  res.setHeader('Content-Length', String(body.byteLength));
   res.end(req.method === 'HEAD' ? undefined : body);
 }

@@ -1,4 +1,5 @@
 import { renderWithin } from '../../markdown/content-work.js';
+import type { RenderLinks } from '../../markdown/render/links.js';
 import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
@@ -13,7 +14,7 @@ export type RenderedRead =
 /**
  * `GET …/files/{filename}?format=html` (extensions §11): the preconditions of a download (304, 412),
  * then the current version rendered and sanitised (markdown/render), its links to other files of the
- * project made console links; inline under one step's bound, else in `ctx.contentWork`; past its
+ * project made console links (or share links); inline under one step's bound, else in `ctx.contentWork`; past its
  * bounds, the outline's refusal (413).
  */
 export async function readFileHtml(
@@ -23,6 +24,8 @@ export async function readFileHtml(
     projectId: string;
     filename: string;
     conditions?: RequestConditions;
+    /** Where links to other files lead: the console's routes unless told (a share's pages). */
+    links?: RenderLinks;
     signal?: AbortSignal;
   },
 ): Promise<RenderedRead> {
@@ -40,7 +43,7 @@ export async function readFileHtml(
       text: read.text,
       mdx: isMdxFilename(read.file.filename),
       filename: read.file.filename,
-      links: { kind: 'console', projectId: project.id },
+      links: input.links ?? { kind: 'console', projectId: project.id },
     },
     input.signal,
   );
