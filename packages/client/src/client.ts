@@ -4,6 +4,7 @@ import type { components } from './generated/openapi.js';
 import { HistoryApi } from './history.js';
 import { ProjectsApi } from './projects.js';
 import { type SearchAllRequest, type SearchAnswer, SearchApi, type SearchRequest } from './search.js';
+import { SharesApi } from './shares.js';
 import { type ClientOptions, type RequestOptions, Transport, TypedApi } from './transport.js';
 import { TrashApi } from './trash.js';
 
@@ -23,6 +24,8 @@ export class MdStoreClient {
   readonly trash: TrashApi;
   /** API keys and the audit log (extensions §8; admin keys). */
   readonly access: AccessApi;
+  /** Share links of a project (extensions §11; admin keys). */
+  readonly shares: SharesApi;
 
   constructor(options: ClientOptions) {
     this.api = new TypedApi(new Transport(options));
@@ -32,6 +35,7 @@ export class MdStoreClient {
     this.searching = new SearchApi(this.api);
     this.trash = new TrashApi(this.api);
     this.access = new AccessApi(this.api);
+    this.shares = new SharesApi(this.api);
   }
 
   /**

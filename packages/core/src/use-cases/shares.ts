@@ -4,7 +4,7 @@ import type { RenderLinks } from '../markdown/render/links.js';
 import type { ShareRecord } from '../model/records.js';
 import { issueAt } from '../validation/issues.js';
 import { UuidSchema } from '../validation/schemas.js';
-import { parseCreateShareBody, SHARE_LIMITS } from '../validation/shares.js';
+import { parseCreateShareBody } from '../validation/shares.js';
 import { loadOwnedProject } from './access.js';
 import { constantTimeEqual, type Principal } from './authentication.js';
 import type { MdStoreContext } from './context.js';

@@ -15,7 +15,10 @@ export const SHARE_LIMITS = {
 const PathSchema = v.pipe(
   v.string(ISSUE.stringType.msg),
   v.minLength(1, ISSUE.tooShort.msg),
-  v.maxBytes(SHARE_LIMITS.maxPathBytes, `Value error, at most ${SHARE_LIMITS.maxPathBytes} bytes of UTF-8`),
+  v.check(
+    (path) => new TextEncoder().encode(path).byteLength <= SHARE_LIMITS.maxPathBytes,
+    `Value error, at most ${SHARE_LIMITS.maxPathBytes} bytes of UTF-8`,
+  ),
 );
 
 /** Create Share body, as parsed and as documented. */
