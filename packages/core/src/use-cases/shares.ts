@@ -91,9 +91,9 @@ export async function revokeShare(
   ctx: MdStoreContext,
   input: { principal: Principal; projectId: string; shareId: string },
 ): Promise<void> {
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
   const parsed = v.safeParse(UuidSchema, input.shareId);
   if (!parsed.success) throw new InvalidInputError([issueAt(['path', 'share_id'], 'uuid')]);
-  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
   const share = await ctx.records.findShareById({ shareId: parsed.output });
   if (!share || share.projectId !== project.id || share.revokedAt !== null) throw new ShareNotFoundError();
   const revokedAt = ctx.clock.now();
