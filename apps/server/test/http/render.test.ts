@@ -113,3 +113,19 @@ describe('GET …/files/{filename}?format=html', () => {
     expect(response.status).toBe(404);
   });
 });
+
+describe('bounded rendering over HTTP', () => {
+  serverTest({ settings: { maxFileBytes: 2 * 1024 * 1024 } })(
+    'a file whose render is estimated past the bound is the outline’s 413, refused before any work',
+    async (h) => {
+      const s = await scene(h, 'big.md', '[a](b.md) *c* '.repeat(60_000));
+      const response = await s.get('?format=html');
+      expect(response.status).toBe(413);
+      const outline = await h.fetch(`/api/projects/${s.projectId}/files/big.md/outline`, { key: s.apiKey });
+      expect(await response.json()).toEqual({
+        detail: expect.stringMatching(/^File too large for an outline: /),
+      });
+      expect(outline.status).toBe(413);
+    },
+  );
+});

@@ -200,3 +200,74 @@ describe.skipIf(!haveChromium && process.env.CI !== 'true')('the XSS corpus in h
     }
   }, 60_000);
 });
+
+describe.skipIf(!haveChromium && process.env.CI !== 'true')('share pages in headless Chromium', () => {
+  it('under their CSP no vector runs; the stylesheet applies; a phone’s width needs no sideways scroll', async () => {
+    const vectors = xssVectors();
+    const { apiKey } = await harness.account();
+    const { id: projectId } = await harness.createProject(apiKey, 'Shared corpus');
+    const picked = vectors.filter((_, index) => index % 3 === 0);
+    for (const [index, vector] of picked.entries()) {
+      await harness.uploadFile(apiKey, projectId, `x/v${index + 1}.md`, vector);
+    }
+    const long = `# A page\n\n${'A rather long paragraph of words that must wrap. '.repeat(8)}\n\n\`\`\`\n${'code '.repeat(60)}\n\`\`\`\n`;
+    await harness.uploadFile(apiKey, projectId, 'x/long.md', long);
+    const created = await harness.json(`/api/projects/${projectId}/shares`, 'POST', apiKey, { prefix: 'x/' });
+    expect(created.status).toBe(201);
+    const base = new URL(((await created.json()) as { url: string }).url).pathname;
+
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+      ],
+    });
+    try {
+      const context = await browser.newContext({ viewport: { width: 375, height: 812 } });
+      await context.addInitScript(RECORDERS);
+      await context.route('**/*', async (route) => {
+        const url = new URL(route.request().url());
+        if (url.origin === harness.url) await route.continue();
+        else await route.abort('blockedbyclient');
+      });
+      const page = await context.newPage();
+      const events: string[] = [];
+      page.on('dialog', async (dialog) => {
+        events.push(`dialog ${dialog.type()}`);
+        await dialog.dismiss();
+      });
+      page.on('pageerror', (error) => events.push(`pageerror ${error.message}`));
+      const failures: string[] = [];
+      for (const index of picked.keys()) {
+        events.length = 0;
+        const response = await page.goto(`${harness.url}${base}/x/v${index + 1}.md`, { waitUntil: 'load' });
+        expect(response?.status()).toBe(200);
+        await inspect(page);
+        await page.waitForTimeout(20);
+        const ran = await ranInPage(page);
+        if (ran.length > 0 || events.length > 0)
+          failures.push(`v${index + 1}: ${JSON.stringify({ ran, events })}`);
+      }
+      expect(failures).toEqual([]);
+
+      await page.goto(`${harness.url}${base}/x/long.md`, { waitUntil: 'load' });
+      const layout = (await page.evaluate(`({
+        scrollWidth: document.documentElement.scrollWidth,
+        font: getComputedStyle(document.body).fontFamily,
+        pre: getComputedStyle(document.querySelector('pre')).overflowX,
+      })`)) as { scrollWidth: number; font: string; pre: string };
+      expect(layout.font).toContain('system-ui');
+      expect(layout.pre).toBe('auto');
+      expect(layout.scrollWidth).toBeLessThanOrEqual(375);
+      await page.goto(`${harness.url}${base}`, { waitUntil: 'load' });
+      expect(await page.locator('a', { hasText: 'long.md' }).count()).toBe(1);
+    } finally {
+      await browser.close();
+    }
+  }, 180_000);
+});
