@@ -109,12 +109,13 @@ export function answerItems(text: string, links: boolean): number {
 }
 
 /**
- * Rendering as HTML (render/render.ts): the whole parse, paid as an outline's half again (markdown-it's
- * renderer and the sanitiser's parse of its output are linear too), plus per link (`[`: resolving and
- * rewriting its target in the sanitiser) and per tag (`<`: each element the sanitiser judges). MDX is
- * shown as escaped source: per code unit.
+ * Rendering as HTML (render/render.ts): the whole parse, paid as two and a half outlines (markdown-it's
+ * renderer and the sanitiser's parse of its output are linear too; measured at 2.0–2.3 outlines on
+ * prose, READMEs and link lists, docs/reliability.md), plus per link (`[`: resolving and rewriting its
+ * target in the sanitiser) and per tag (`<`: each element the sanitiser judges). MDX is shown as
+ * escaped source: per code unit.
  */
-export const RENDER_COST = { outlineFactor: 1.5, bracket: 15_000, tag: 3_000, mdxUnit: 20 } as const;
+export const RENDER_COST = { outlineFactor: 2.5, bracket: 15_000, tag: 3_000, mdxUnit: 20 } as const;
 
 function count(text: string, char: string): number {
   let found = 0;
