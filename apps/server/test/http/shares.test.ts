@@ -216,7 +216,13 @@ describe('GET /s/{token}', () => {
     expect(a.status).toBe(200);
     expect(await a.text()).toContain(`<a href="${created.path}/docs/sub/b.md#x">b</a> <a>out</a>`);
     expect((await h.fetch(`${created.path}/docs/sub/b.md?raw=1`)).status).toBe(200);
-    for (const outside of ['top.md', 'docsx/c.md', 'docs/none.md']) {
+    for (const outside of [
+      'top.md',
+      'docsx/c.md',
+      'docs/none.md',
+      'docs%2F..%2Ftop.md',
+      'docs/sub%2F..%2F..%2Ftop.md',
+    ]) {
       const response = await h.fetch(`${created.path}/${outside}`);
       expect(response.status).toBe(404);
       expect(await response.json()).toEqual({ detail: 'Share not found' });
