@@ -6,6 +6,7 @@ import type { components } from './generated/openapi.js';
 import { HistoryApi } from './history.js';
 import { ProjectsApi } from './projects.js';
 import { type SearchAllRequest, type SearchAnswer, SearchApi, type SearchRequest } from './search.js';
+import { SharesApi } from './shares.js';
 import { type ClientOptions, type RequestOptions, Transport, TypedApi } from './transport.js';
 import { TrashApi } from './trash.js';
 
@@ -30,6 +31,8 @@ export class MdStoreClient {
   readonly access: AccessApi;
   /** The change feed (extensions §7): `list`, and `follow` (an async iterator that resumes). */
   readonly changes: ChangesApi;
+  /** Share links of a project (extensions §11; admin keys). */
+  readonly shares: SharesApi;
 
   constructor(options: ClientOptions) {
     this.api = new TypedApi(new Transport(options));
@@ -41,6 +44,7 @@ export class MdStoreClient {
     this.trash = new TrashApi(this.api);
     this.access = new AccessApi(this.api);
     this.changes = new ChangesApi(this.api);
+    this.shares = new SharesApi(this.api);
   }
 
   /**

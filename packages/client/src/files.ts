@@ -323,6 +323,18 @@ export class FilesApi {
   }
 
   /** The headings (with their section paths) and links of a file. */
+  /**
+   * The file rendered as a sanitised HTML fragment (extensions §11): headings with GitHub-style ids,
+   * links to other files of the project made console links; `.mdx` as escaped source.
+   */
+  async html(projectId: string, filename: string, options?: RequestOptions): Promise<string> {
+    const path = { project_id: projectId, filename };
+    const query = { format: 'html' as const };
+    return (
+      await this.api.request('get', '/api/projects/{project_id}/files/{filename}', { path, query }, options)
+    ).text();
+  }
+
   async outline(projectId: string, filename: string, options?: RequestOptions): Promise<Outline> {
     const path = { project_id: projectId, filename };
     const url = '/api/projects/{project_id}/files/{filename}/outline' as const;

@@ -55,5 +55,6 @@ export type {
   SearchRequest,
   SearchResult,
 } from './search.js';
+export type { Share, ShareCreate, ShareCreated, SharesApi } from './shares.js';
 export type { ClientOptions, RequestOptions, TypedApi } from './transport.js';
 export type { TrashApi, TrashItem, TrashList } from './trash.js';

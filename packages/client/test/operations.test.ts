@@ -10,7 +10,10 @@ import { type RealServer, startRealServer } from './support/server.js';
  */
 const CALLS: Record<
   string,
-  (client: MdStoreClient, s: { projectId: string; trashId: string; keyId: string }) => Promise<unknown>
+  (
+    client: MdStoreClient,
+    s: { projectId: string; trashId: string; keyId: string; shareId: string },
+  ) => Promise<unknown>
 > = {
   getHealth: (c) => c.health(),
   getReadiness: (c) => c.ready(),
@@ -91,6 +94,17 @@ const CALLS: Record<
     if (!(await c.access.listKeys()).some((k) => k.id === s.keyId)) throw new Error('key not listed');
   },
   revokeKey: (c, s) => c.access.revokeKey(s.keyId),
+  // Extensions §11.
+  createShare: async (c, s) => {
+    const share = await c.shares.create(s.projectId, { prefix: 'docs/', expires_in_seconds: 3600 });
+    if (!share.url.includes('/s/')) throw new Error('no link');
+    s.shareId = share.id;
+  },
+  listShares: async (c, s) => {
+    if (!(await c.shares.list(s.projectId)).some((share) => share.id === s.shareId))
+      throw new Error('not listed');
+  },
+  revokeShare: (c, s) => c.shares.revoke(s.projectId, s.shareId),
   listAudit: (c) => c.access.audit({ limit: 10 }),
   listChanges: (c) => c.changes.list({ since: 0, limit: 10 }),
   deleteProject: (c, s) => c.projects.delete(s.projectId),
@@ -117,7 +131,7 @@ describe('the SDK covers every operation of the document', () => {
   it('each call succeeds against a real server', async () => {
     const account = await server.account();
     const client = createClient({ baseUrl: server.url, apiKey: account.apiKey });
-    const state = { projectId: '', trashId: '', keyId: '' };
+    const state = { projectId: '', trashId: '', keyId: '', shareId: '' };
     for (const [id, call] of Object.entries(CALLS)) {
       await expect(call(client, state), id).resolves.not.toThrow();
     }

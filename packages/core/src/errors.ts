@@ -66,6 +66,8 @@ export type ErrorCode =
   | 'ACCOUNT_NOT_FOUND'
   | 'ACCOUNT_NAME_TAKEN'
   | 'API_KEY_NOT_FOUND'
+  // share links (extensions §11): a missing, expired or revoked share, or a file it does not share
+  | 'SHARE_NOT_FOUND'
   // raised by adapters through the ports
   | 'RECORD_CONFLICT'
   | 'BLOB_NOT_FOUND'
@@ -128,6 +130,7 @@ const MESSAGES = {
   ACCOUNT_NOT_FOUND: (o: { account: string }) => `Account '${o.account}' not found`,
   ACCOUNT_NAME_TAKEN: (o: { accountName: string }) => `Account with name '${o.accountName}' already exists`,
   API_KEY_NOT_FOUND: (o: { keyId: string }) => `API key '${o.keyId}' not found or already revoked`,
+  SHARE_NOT_FOUND: () => 'Share not found',
   BLOB_NOT_FOUND: (_: { bucket: string; key: string }) => 'Blob not found',
   BLOB_TOO_LARGE: (o: { maxBytes: number }) => `Blob larger than ${o.maxBytes} bytes`,
   BUCKET_NOT_FOUND: (_: { bucket: string }) => 'Bucket not found',
@@ -376,3 +379,5 @@ export class RecordConflictError extends MdStoreError {
 /** Whether `error` is a store's unique-rule conflict on `rule` (by code, like `isMdStoreError`). */
 export const isRecordConflict = (error: unknown, rule: RecordConflictError['rule']): boolean =>
   isMdStoreError(error, 'RECORD_CONFLICT') && (error as RecordConflictError).rule === rule;
+export const ShareNotFoundError = errorOfCode('SHARE_NOT_FOUND', () => mdStoreError('SHARE_NOT_FOUND'));
+export type ShareNotFoundError = MdStoreErrorOf<'SHARE_NOT_FOUND'>;

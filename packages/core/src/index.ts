@@ -107,6 +107,13 @@ export {
   type SearchResult,
   type SearchSort,
 } from './use-cases/search/index.js';
+export {
+  type CreatedShare,
+  notFoundAsShare,
+  type OpenedShare,
+  SHARE_INDEX_LIMIT,
+  type ShareView,
+} from './use-cases/shares.js';
 export type { ExpiryReport, TrashItemView, TrashPage } from './use-cases/trash/index.js';
 export type { FileView, ProjectView } from './use-cases/views.js';
 export * from './validation/bodies.js';
@@ -117,5 +124,6 @@ export * from './validation/issues.js';
 export { CreateKeyBodySchema, KEY_LIMITS, RoleSchema } from './validation/keys.js';
 export * from './validation/schemas.js';
 export { SettingsSchema, validateSettings } from './validation/settings.js';
+export { CreateShareBodySchema, SHARE_LIMITS } from './validation/shares.js';
 export { compareCodePoints, countCodePoints, hasNulCharacter } from './validation/text.js';
 export { isValidUtf8, Utf8Validator } from './validation/utf8.js';

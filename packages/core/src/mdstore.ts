@@ -25,6 +25,7 @@ import * as maintenance from './use-cases/maintenance.js';
 import * as projects from './use-cases/projects.js';
 import { SearchDocumentCache } from './use-cases/search/document-cache.js';
 import * as search from './use-cases/search/index.js';
+import * as shares from './use-cases/shares.js';
 import * as trash from './use-cases/trash/index.js';
 import { validateSettings } from './validation/settings.js';
 
@@ -111,6 +112,14 @@ export function createMdStore(adapters: MdStoreAdapters) {
       list: bind(ctx, keys.listKeys),
       revoke: bind(ctx, keys.revokeKey),
     },
+    // Extensions §11.
+    shares: {
+      create: bind(ctx, shares.createShare),
+      list: bind(ctx, shares.listShares),
+      revoke: bind(ctx, shares.revokeShare),
+      open: bind(ctx, shares.openShare),
+      limit: bind(ctx, shares.limitSharePages),
+    },
     projects: {
       create: bind(ctx, projects.createProject),
       list: bind(ctx, projects.listProjects),
@@ -135,6 +144,8 @@ export function createMdStore(adapters: MdStoreAdapters) {
       edit: bind(ctx, files.editFile),
       readPart: bind(ctx, files.readFilePart),
       outline: bind(ctx, files.readOutline),
+      // Extensions §11.
+      html: bind(ctx, files.readFileHtml),
       // Extensions §5.
       listRevisions: bind(ctx, files.listRevisions),
       readRevision: bind(ctx, files.readRevision),

@@ -32,6 +32,7 @@ import {
   SEARCH_LIMITS,
   type SearchCandidate,
   type SearchCandidatesQuery,
+  type ShareRecord,
   selectFilePage,
   type Tier,
   type TrashPosition,
@@ -70,6 +71,8 @@ interface Tables {
   readonly changeHeads: ReadonlyMap<string, ChangeFeedHead>;
   /** Secrets the store keeps for its instances, keyed by name. */
   readonly secrets: ReadonlyMap<string, string>;
+  /** Share links (extensions §11), keyed by id. */
+  readonly shares: ReadonlyMap<string, ShareRecord>;
 }
 
 interface SearchEntry {
@@ -105,6 +108,7 @@ const emptyTables = (): Tables => ({
   changes: new Map(),
   changeHeads: new Map(),
   secrets: new Map(),
+  shares: new Map(),
 });
 
 const CAPABILITIES: RecordsCapabilities = Object.freeze({ durable: false, sharedBetweenProcesses: false });
@@ -184,6 +188,20 @@ abstract class TablesReader implements RecordsReader {
 
   async listApiKeys(q: { accountId: string }) {
     return select(this.tables().apiKeys, (apiKey) => apiKey.accountId === q.accountId)
+      .sort(byCreatedAtThenId)
+      .map(copy);
+  }
+
+  async findShareById(q: { shareId: string }) {
+    return copyOrNull(this.tables().shares.get(q.shareId));
+  }
+
+  async findShareByHash(q: { tokenHash: string }) {
+    return copyOrNull(find(this.tables().shares, (share) => share.tokenHash === q.tokenHash));
+  }
+
+  async listShares(q: { projectId: string }) {
+    return select(this.tables().shares, (share) => share.projectId === q.projectId)
       .sort(byCreatedAtThenId)
       .map(copy);
   }
@@ -494,6 +512,17 @@ class MemoryTransaction extends TablesReader implements RecordsTransaction {
 
   async insertApiKey(c: { apiKey: ApiKeyRecord }) {
     this.insertNew('apiKeys', c.apiKey);
+  }
+
+  async insertShare(c: { share: ShareRecord }) {
+    this.insertNew('shares', c.share);
+  }
+
+  async revokeShare(c: { shareId: string; revokedAt: number }) {
+    const share = this.tables().shares.get(c.shareId);
+    if (!share || share.revokedAt !== null) return false;
+    this.writable('shares').set(share.id, frozen({ ...share, revokedAt: c.revokedAt }));
+    return true;
   }
 
   async revokeApiKey(c: { keyId: string; revokedAt: number }) {

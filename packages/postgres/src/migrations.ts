@@ -272,6 +272,26 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE file_revisions ADD COLUMN message TEXT;
     `,
   },
+  {
+    version: 11,
+    name: 'share links',
+    // Extensions §11.
+    sql: `
+      CREATE TABLE shares (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        account_id TEXT COLLATE "C" NOT NULL,
+        project_id TEXT COLLATE "C" NOT NULL,
+        filename TEXT COLLATE "C",
+        prefix TEXT COLLATE "C",
+        token_hash TEXT COLLATE "C" NOT NULL UNIQUE,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        revoked_at BIGINT,
+        CHECK ((filename IS NULL) <> (prefix IS NULL))
+      );
+      CREATE INDEX shares_project_idx ON shares (project_id, created_at, id);
+    `,
+  },
 ];
 
 /**

@@ -37,6 +37,7 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
       'search_documents',
       'store_secrets',
 
+      'shares',
       'trash_items',
     ]);
   });
@@ -137,6 +138,7 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
       { table_name: 'files', column_name: 'filename', collation_name: 'C' },
       { table_name: 'projects', column_name: 'name', collation_name: 'C' },
       { table_name: 'store_secrets', column_name: 'name', collation_name: 'C' },
+      { table_name: 'shares', column_name: 'filename', collation_name: 'C' },
       { table_name: 'trash_items', column_name: 'filename', collation_name: 'C' },
     ]);
     const index = await adminQuery<{ indexdef: string }>(

@@ -8,6 +8,7 @@ import type {
   InstanceRecord,
   ProjectRecord,
   RevisionRecord,
+  ShareRecord,
   TrashRecord,
 } from '@mdstore/core';
 import { type ColumnType, defineTable } from './table.js';
@@ -250,6 +251,23 @@ export const CHANGES = defineTable<ChangeEventRecord>(
   { key: ['accountId', 'seq'] },
 );
 
+/** Share links (extensions §11): only the token's hash is kept. */
+export const SHARES = defineTable<ShareRecord>(
+  'shares',
+  {
+    id: ['id', 'text'],
+    accountId: ['account_id', 'text'],
+    projectId: ['project_id', 'text'],
+    filename: ['filename', 'text'],
+    prefix: ['prefix', 'text'],
+    tokenHash: ['token_hash', 'text'],
+    createdAt: ['created_at', 'integer'],
+    expiresAt: ['expires_at', 'integer'],
+    revokedAt: ['revoked_at', 'integer'],
+  },
+  { key: ['id'], immutable: ['accountId', 'projectId', 'tokenHash', 'createdAt'] },
+);
+
 /** Every record table, for schema checks. */
 export const RECORD_TABLES = [
   ACCOUNTS,
@@ -262,4 +280,5 @@ export const RECORD_TABLES = [
   INSTANCES,
   AUDIT,
   CHANGES,
+  SHARES,
 ] as const;

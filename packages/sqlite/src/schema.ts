@@ -265,6 +265,29 @@ const REVISION_CHANGESETS = `
 ALTER TABLE file_revisions ADD COLUMN changeset_id TEXT;
 ALTER TABLE file_revisions ADD COLUMN message TEXT;
 `;
+/** Share links (extensions §11): the token's hash only, unique; listed per project. */
+const SHARES = `
+CREATE TABLE shares (
+  id TEXT NOT NULL PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  project_id TEXT NOT NULL,
+  filename TEXT COLLATE BINARY,
+  prefix TEXT COLLATE BINARY,
+  token_hash TEXT NOT NULL UNIQUE,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  revoked_at INTEGER,
+  CHECK ((filename IS NULL) <> (prefix IS NULL))
+) STRICT;
+CREATE INDEX shares_project ON shares (project_id, created_at, id);
+`;
+
+/** A number assigned to another branch, kept so that the runner's versions stay contiguous. */
+const placeholder = (version: number, branch: string): Migration => ({
+  version,
+  description: `placeholder for branch ${branch} (replaced at the merge)`,
+  sql: '',
+});
 
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -286,8 +309,10 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: KEY_ACCESS,
   },
   { version: 7, description: 'change feed, feed heads and shared store secrets', sql: CHANGE_FEED },
-  { version: 8, description: 'placeholder for branch webhooks (no-op)', sql: '' },
+  placeholder(8, 'webhooks'),
   { version: 9, description: 'changeset id and message of revisions', sql: REVISION_CHANGESETS },
+  placeholder(10, 'links'),
+  { version: 11, description: 'share links', sql: SHARES },
 ];
 
 /** The schema version this code writes and expects (SQLite's `user_version`). */

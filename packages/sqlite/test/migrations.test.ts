@@ -29,6 +29,8 @@ const TABLES = [
   'search_fts_idx',
   'search_texts',
   'store_secrets',
+
+  'shares',
   'trash_items',
 ];
 

@@ -141,6 +141,7 @@ function buildStore(c: DependencyContainer): MdStore {
       inlineMaxBytes: config.inlineMaxBytes,
       auditRetentionDays: config.auditRetentionDays,
       changesRetentionDays: config.changes.retentionDays,
+      shareRateLimit: config.shareRateLimit,
       maxProjectBytes: config.maxProjectBytes,
       rateLimits: config.rateLimits,
       bucketPrefix: config.bucketPrefix,

@@ -46,6 +46,8 @@ export interface ServerConfig {
   readonly auditRetentionDays: number;
   /** The change feed (extensions §7): `MDSTORE_CHANGES_RETENTION_DAYS`, `MDSTORE_CHANGES_MAX_STREAMS_PER_KEY`. */
   readonly changes: { readonly retentionDays: number; readonly maxStreamsPerKey: number };
+  /** Share pages per client address and minute (extensions §11). */
+  readonly shareRateLimit: number;
   /** PEM file paths; the files are read at start-up by `readTlsFiles`. */
   readonly tls: { readonly certPath: string; readonly keyPath: string } | null;
   readonly httpRedirectPort: number | null;

@@ -16,6 +16,7 @@ import { referenceRoutes } from './reference/index.js';
 import { assignRequestId, requestIdOf } from './request-id.js';
 import { editBodyLimit as editBodyLimitOf } from './routes/editing.js';
 import type { HttpLogger } from './routes/index.js';
+import { sharePageRoutes } from './share-pages/index.js';
 import { httpsRedirectLocation } from './transport.js';
 
 export type { HttpLogger } from './routes/index.js';
@@ -102,6 +103,9 @@ export function createHttpApp(options: HttpAppOptions): Express {
   for (const path of ['/openapi.json', '/docs', '/docs/redoc.standalone.js']) {
     app.all(path, methodNotAllowed(['GET', 'HEAD']));
   }
+
+  // Share pages (extensions §11): no key, limited per client address.
+  app.use(sharePageRoutes(deps));
 
   if (options.audit) {
     app.use(

@@ -106,6 +106,10 @@ export function pathOf(url: string): string {
 
 /**
  * The path of a URL as logs may show it: no query string, and anything shaped like an API key (a key
- * pasted as a path segment, `GET /api/projects/mds_…`) redacted.
+ * pasted as a path segment, `GET /api/projects/mds_…`) redacted, and a share page's token (`/s/…`).
  */
-export const loggedPath = (url: string): string => redactApiKeys(pathOf(url));
+export const loggedPath = (url: string): string =>
+  redactApiKeys(pathOf(url)).replace(SHARE_TOKEN_SEGMENT, '/s/[share-token]');
+
+/** The token of a share page's path (extensions §11): a secret, never logged. */
+const SHARE_TOKEN_SEGMENT = /^\/s\/[^/]+/;

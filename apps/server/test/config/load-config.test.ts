@@ -34,6 +34,7 @@ describe('loadConfig defaults', () => {
       contentWork: { threads: 1, deadlineMs: 10000, memoryMb: 256, queue: 8 },
       auditRetentionDays: 90,
       changes: { retentionDays: 30, maxStreamsPerKey: 5 },
+      shareRateLimit: 600,
       tls: null,
       httpRedirectPort: null,
       trustProxy: false,
@@ -272,6 +273,7 @@ describe('storage', () => {
   it('reads the inline threshold (0 turns inlining off) and the project storage cap', () => {
     expect(load({ MDSTORE_INLINE_MAX_BYTES: '0' }).inlineMaxBytes).toBe(0);
     expect(load({ MDSTORE_INLINE_MAX_BYTES: '16384' }).inlineMaxBytes).toBe(16384);
+    expect(load({ MDSTORE_SHARE_RATE_LIMIT: '30' }).shareRateLimit).toBe(30);
     expect(load({ MDSTORE_AUDIT_RETENTION_DAYS: '7' }).auditRetentionDays).toBe(7);
     expect(load({ MDSTORE_MAX_PROJECT_BYTES: '1000' }).maxProjectBytes).toBe(1000);
   });

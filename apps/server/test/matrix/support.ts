@@ -38,6 +38,9 @@ const HTTP_SUITES = [
   'changes',
   // extensions §9
   'changesets',
+  // extensions §11
+  'render',
+  'shares',
 ];
 
 /**

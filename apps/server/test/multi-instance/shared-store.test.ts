@@ -44,7 +44,8 @@ describe.skipIf(skip)('two instances on one Postgres schema and one S3 endpoint'
     [a, b] = await Promise.all([startInstance(env), startInstance(env)]);
     // Accounts are made with the admin CLI on the same environment, as an operator would.
     for (const name of ['uploads', 'budget', 'revoked', 'deletion', 'access', 'cursors', 'feed'])
-      accounts.push(await createAccount(name, env));
+      for (const name of ['uploads', 'budget', 'revoked', 'deletion', 'access', 'shares'])
+        accounts.push(await createAccount(name, env));
   });
 
   afterAll(() =>
@@ -161,6 +162,43 @@ describe.skipIf(skip)('two instances on one Postgres schema and one S3 endpoint'
       expect(expired.status).toBe(401);
       expect(await expired.json()).toEqual({ detail: 'API key expired' });
     }
+  });
+
+  it('extensions §11: a share link revoked through one instance is 404 on it at once, on the other within 1 s', async () => {
+    const { apiKey, defaultProjectId } = account(5);
+    const uploaded = await a.fetch(
+      `/api/projects/${defaultProjectId}/files`,
+      uploadRequest(apiKey, 'shared.md', '# Shared\n'),
+    );
+    expect(uploaded.status).toBe(201);
+    const created = await a.fetch(`/api/projects/${defaultProjectId}/shares`, {
+      method: 'POST',
+      key: apiKey,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ filename: 'shared.md' }),
+    });
+    expect(created.status).toBe(201);
+    const share = (await created.json()) as { id: string; url: string };
+    const page = new URL(share.url).pathname;
+    for (const instance of [a, b]) {
+      const response = await instance.fetch(page);
+      expect(response.status).toBe(200);
+      expect(await response.text()).toContain('<h1 id="shared">Shared</h1>');
+    }
+    const revoked = await a.fetch(`/api/projects/${defaultProjectId}/shares/${share.id}`, {
+      method: 'DELETE',
+      key: apiKey,
+    });
+    expect(revoked.status).toBe(204);
+    const revokedAt = Date.now();
+    expect((await a.fetch(page)).status).toBe(404);
+    await waitFor(async () => ((await b.fetch(page)).status === 404 ? true : undefined), {
+      timeoutMs: 1_000,
+      intervalMs: 50,
+      what: `a 404 from ${b.url} within 1 s`,
+    });
+    expect(Date.now() - revokedAt).toBeLessThanOrEqual(1_000);
+    expect((await b.fetch(`${page}?raw=1`)).status).toBe(404);
   });
 
   it('a key revoked with the CLI is refused by both instances within a few seconds', async () => {

@@ -18,6 +18,7 @@ interface State {
   etag: string;
   trashId?: string;
   keyId?: string;
+  shareId?: string;
 }
 
 interface Call {
@@ -156,6 +157,9 @@ const CALLS: Call[] = [
   },
   { operationId: 'downloadFile', method: 'GET', path: (s) => `${file(s)}?lines=1-2`, expect: 200 },
   { operationId: 'downloadFile', method: 'GET', path: (s) => `${file(s)}?section=Part`, expect: 200 },
+  // Extensions §11: the file rendered.
+  { operationId: 'downloadFile', method: 'GET', path: (s) => `${file(s)}?format=html`, expect: 200 },
+  { operationId: 'downloadFile', method: 'GET', path: (s) => `${file(s)}?format=pdf`, expect: 422 },
   {
     operationId: 'downloadFile',
     method: 'GET',
@@ -478,6 +482,37 @@ const CALLS: Call[] = [
   { operationId: 'listChanges', method: 'GET', path: () => '/api/changes?wait=99', expect: 422 },
   { operationId: 'revokeKey', method: 'DELETE', path: (s) => `/api/keys/${s.keyId}`, expect: 204 },
   { operationId: 'revokeKey', method: 'DELETE', path: (s) => `/api/keys/${s.keyId}`, expect: 404 },
+  // Extensions §11: share links.
+  {
+    operationId: 'createShare',
+    method: 'POST',
+    path: (s) => `${project(s)}/shares`,
+    body: json({ prefix: 'docs/', expires_in_seconds: 600 }),
+    expect: 201,
+    keep: (s, body) => {
+      s.shareId = JSON.parse(body.toString()).id;
+    },
+  },
+  {
+    operationId: 'createShare',
+    method: 'POST',
+    path: (s) => `${project(s)}/shares`,
+    body: json({ prefix: 'no-slash' }),
+    expect: 422,
+  },
+  { operationId: 'listShares', method: 'GET', path: (s) => `${project(s)}/shares`, expect: 200 },
+  {
+    operationId: 'revokeShare',
+    method: 'DELETE',
+    path: (s) => `${project(s)}/shares/${s.shareId}`,
+    expect: 204,
+  },
+  {
+    operationId: 'revokeShare',
+    method: 'DELETE',
+    path: (s) => `${project(s)}/shares/${s.shareId}`,
+    expect: 404,
+  },
   { operationId: 'deleteProject', method: 'DELETE', path: project, expect: 200 },
   { operationId: 'deleteProject', method: 'DELETE', path: project, expect: 404 },
 ];

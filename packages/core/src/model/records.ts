@@ -39,6 +39,24 @@ export interface ApiKeyRecord {
 }
 
 /**
+ * A share link (extensions §11): a file, or every file under a folder `prefix`, of one project, readable
+ * without a key by whoever holds the token until `expiresAt` or revocation. Only the token's hash is
+ * kept, as for API keys. Exactly one of `filename` and `prefix` is set.
+ */
+export interface ShareRecord {
+  readonly id: string;
+  readonly accountId: string;
+  readonly projectId: string;
+  readonly filename: string | null;
+  /** A folder, ending with `/`. */
+  readonly prefix: string | null;
+  readonly tokenHash: string;
+  readonly createdAt: EpochMillis;
+  readonly expiresAt: EpochMillis;
+  readonly revokedAt: EpochMillis | null;
+}
+
+/**
  * One line of the audit log (extensions §8): who (key, account, address) did what (`METHOD
  * route-template`) to which project and file, and the answer's status. Never a key, content or metadata.
  */

@@ -9,6 +9,7 @@ import type {
   ProjectRecord,
   ProjectStatus,
   RevisionRecord,
+  ShareRecord,
   Tier,
   TrashRecord,
 } from '../model/records.js';
@@ -143,6 +144,11 @@ export interface RecordsReader extends ChangeFeedReader {
     keyHash: string;
   }): Promise<{ apiKey: ApiKeyRecord; account: AccountRecord } | null>;
   listApiKeys(q: { accountId: string }): Promise<ApiKeyRecord[]>;
+  // Share links (extensions §11); revoked and expired ones too: the domain decides.
+  findShareById(q: { shareId: string }): Promise<ShareRecord | null>;
+  findShareByHash(q: { tokenHash: string }): Promise<ShareRecord | null>;
+  /** The project's shares, `createdAt` then `id` ascending. */
+  listShares(q: { projectId: string }): Promise<ShareRecord[]>;
 
   findProjectById(q: { projectId: string }): Promise<ProjectRecord | null>;
   /** Names are unique among the account's `active` projects only. */
@@ -227,6 +233,9 @@ export interface RecordsTransaction extends RecordsReader, ChangeFeedWriter {
   revokeApiKey(c: { keyId: string; revokedAt: number }): Promise<boolean>;
   /** Notes a use of the key; a time earlier than the stored one is ignored. */
   touchApiKey(c: { keyId: string; lastUsedAt: number }): Promise<void>;
+  insertShare(c: { share: ShareRecord }): Promise<void>;
+  /** Returns false when the share does not exist or is already revoked. */
+  revokeShare(c: { shareId: string; revokedAt: number }): Promise<boolean>;
 
   insertAuditEntries(c: { entries: readonly AuditRecord[] }): Promise<void>;
   /** Deletes at most `limit` audit entries older than `before` (oldest first); returns how many. */

@@ -12,6 +12,7 @@ import { listsSuite } from './records/lists.js';
 import { projectsSuite } from './records/projects.js';
 import { revisionsSuite } from './records/revisions.js';
 import { searchSuite } from './records/search.js';
+import { sharesSuite } from './records/shares.js';
 import type { RecordsHarness } from './records/support.js';
 import { transactionsSuite } from './records/transactions.js';
 import { trashSuite } from './records/trash.js';
@@ -39,6 +40,7 @@ export function describeRecordsRepositoryContract(
     revisionsSuite(context);
     changesetsSuite(context);
     searchSuite(context);
+    sharesSuite(context);
 
     trashSuite(context);
     intentsSuite(context);

@@ -33,6 +33,8 @@ export interface MdStoreSettings {
   readonly auditRetentionDays: number;
   /** Days a change event is kept (extensions §7); older ones go at the periodic maintenance. */
   readonly changesRetentionDays: number;
+  /** Share pages (extensions §11) one client address may open per minute; 429 beyond. */
+  readonly shareRateLimit: number;
 }
 
 export const DEFAULT_SETTINGS: MdStoreSettings = {
@@ -48,6 +50,7 @@ export const DEFAULT_SETTINGS: MdStoreSettings = {
   instanceLeaseMs: 30 * 1000,
   auditRetentionDays: 90,
   changesRetentionDays: CHANGES_LIMITS.defaultRetentionDays,
+  shareRateLimit: 600,
 };
 
 /** Things worth telling an operator that do not fail the request (a clean-up that will be retried). */

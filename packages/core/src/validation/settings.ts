@@ -25,6 +25,7 @@ export const SettingsSchema = v.object({
   instanceLeaseMs: positiveInteger,
   auditRetentionDays: positiveInteger,
   changesRetentionDays: positiveInteger,
+  shareRateLimit: positiveInteger,
 });
 
 export function validateSettings(settings: MdStoreSettings): MdStoreSettings {

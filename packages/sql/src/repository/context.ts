@@ -7,6 +7,7 @@ import type {
   InstanceRecord,
   ProjectRecord,
   RevisionRecord,
+  ShareRecord,
   TrashRecord,
 } from '@mdstore/core';
 import { placeholders, type Row, type SqlDialect } from '../executor.js';
@@ -22,6 +23,7 @@ import {
   INSTANCES,
   PROJECTS,
   REVISIONS,
+  SHARES,
   TRASH,
   type TrashRow,
 } from '../records.js';
@@ -40,6 +42,7 @@ export interface SqlContext {
   readonly trash: TableSql<TrashRow>;
   readonly blobIntents: TableSql<BlobIntentRecord>;
   readonly instances: TableSql<InstanceRecord>;
+  readonly shares: TableSql<ShareRecord>;
   /** A statement written with `?` placeholders, in the dialect's. */
   sql(text: string): string;
   toTrash(row: Row): TrashRecord;
@@ -59,6 +62,7 @@ export function sqlContext(dialect: SqlDialect): SqlContext {
     trash,
     blobIntents: tableSql(BLOB_INTENTS, dialect),
     instances: tableSql(INSTANCES, dialect),
+    shares: tableSql(SHARES, dialect),
     sql: (text) => placeholders(dialect, text),
     toTrash: (row) => fromTrashRow(trash.fromRow(row)),
   };

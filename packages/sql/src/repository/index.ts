@@ -9,6 +9,7 @@ import { operationStatements } from './operations.js';
 import { projectStatements } from './projects.js';
 import { revisionStatements } from './revisions.js';
 import { searchStatements } from './search.js';
+import { shareStatements } from './shares.js';
 import { trashStatements } from './trash.js';
 
 /** The records port on one SQL engine: its reads and its transactions over any executor of that engine. */
@@ -35,6 +36,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
   const operations = operationStatements(c);
   const audit = auditStatements(c);
   const changes = changeStatements(c);
+  const shares = shareStatements(c);
   const reader = (x: SqlExecutor): RecordsReader => ({
     ...accounts.reads(x),
     ...projects.reads(x),
@@ -45,6 +47,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
     ...operations.reads(x),
     ...audit.reads(x),
     ...changes.reads(x),
+    ...shares.reads(x),
   });
   return {
     reader,
@@ -59,6 +62,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
       ...operations.writes(x),
       ...audit.writes(x),
       ...changes.writes(x),
+      ...shares.writes(x),
     }),
   };
 }

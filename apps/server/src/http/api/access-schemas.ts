@@ -1,4 +1,10 @@
-import { CreateKeyBodySchema, NameSchema, RoleSchema, UuidSchema } from '@mdstore/core';
+import {
+  CreateKeyBodySchema,
+  CreateShareBodySchema,
+  NameSchema,
+  RoleSchema,
+  UuidSchema,
+} from '@mdstore/core';
 import * as v from 'valibot';
 
 /** The bodies of the access routes (extensions §8): API keys and the audit log. */
@@ -54,4 +60,46 @@ export const AuditList = v.object({
   next_cursor: v.pipe(v.nullable(v.string()), v.description('The next page, or null on the last.')),
 });
 
-export const ACCESS_COMPONENTS = { KeyCreate, Key, KeyCreated, KeyList, AuditEntry, AuditList } as const;
+/** Share links (extensions §11). */
+export const ShareCreate = v.pipe(
+  CreateShareBodySchema,
+  v.description(
+    'Exactly one of `filename` (a file of the project) and `prefix` (a folder, ending with `/`); `expires_in_seconds` from 60 to 2592000, 604800 (7 days) by default.',
+  ),
+);
+
+const shareEntries = {
+  id: UuidSchema,
+  filename: v.pipe(v.nullable(v.string()), v.description('The file shared, or null for a folder.')),
+  prefix: v.pipe(
+    v.nullable(v.string()),
+    v.description('The folder shared (ending with `/`), or null for a file.'),
+  ),
+  expires_date: Timestamp,
+  created_date: Timestamp,
+};
+
+export const Share = v.object(shareEntries);
+
+export const ShareCreated = v.object({
+  ...shareEntries,
+  url: v.pipe(
+    v.string(),
+    v.description('`{base_url}/s/{token}`: the link, readable without a key; shown only in this answer.'),
+  ),
+});
+
+export const ShareList = v.object({ shares: v.array(Share) });
+
+export const ACCESS_COMPONENTS = {
+  KeyCreate,
+  Key,
+  KeyCreated,
+  KeyList,
+  AuditEntry,
+  AuditList,
+  ShareCreate,
+  Share,
+  ShareCreated,
+  ShareList,
+} as const;

@@ -10,6 +10,7 @@ import { keyRoutes } from '../routes/keys.js';
 import { operationRoutes } from '../routes/operations.js';
 import { projectRoutes } from '../routes/projects.js';
 import { searchRoutes } from '../routes/search.js';
+import { shareRoutes } from '../routes/shares.js';
 import { trashRoutes } from '../routes/trash.js';
 import type { DefinedRoute } from './route.js';
 
@@ -44,6 +45,8 @@ export const ROUTES: readonly DefinedRoute[] = [
   // Extensions §10.
   exportProject,
   ...keyRoutes,
+  // Extensions §11.
+  ...shareRoutes,
   ...auditRoutes,
   ...changeRoutes,
   ...operationRoutes,

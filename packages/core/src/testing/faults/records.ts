@@ -41,6 +41,9 @@ const READER_METHODS = Object.keys({
   listChangeEvents: true,
   findChangeFeedHead: true,
   findStoreSecret: true,
+  findShareById: true,
+  findShareByHash: true,
+  listShares: true,
 } satisfies Record<ReaderMethod, true>) as ReaderMethod[];
 
 const WRITE_METHODS = Object.keys({
@@ -72,6 +75,8 @@ const WRITE_METHODS = Object.keys({
   appendChangeEvents: true,
   deleteChangeEventsBefore: true,
   keepStoreSecret: true,
+  insertShare: true,
+  revokeShare: true,
 } satisfies Record<WriteMethod, true>) as WriteMethod[];
 
 type AnyMethod = (...args: unknown[]) => Promise<unknown>;

@@ -1,0 +1,109 @@
+import type { MdStore, OpenedShare } from '@mdstore/core';
+import { notFoundAsShare } from '@mdstore/core';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { methodNotAllowed } from '../api/mount.js';
+import { singleQueryParams } from '../query.js';
+import { signalOf } from '../routes/context.js';
+import { sendDownload } from '../routes/download.js';
+import type { RouteDeps } from '../routes/index.js';
+import { renderedBody } from '../routes/rendered.js';
+import { conditionsOf, setFileValidators } from '../validators.js';
+import { filePage, indexPage, SHARE_STYLESHEET } from './page.js';
+import { SHARE_CSS } from './style.js';
+
+/**
+ * Share pages (extensions §11), no key: `GET /s/{token}` (the shared file rendered as a page, or a
+ * folder share's index) and `GET /s/{token}/{filename}` (a file of a folder share); `?raw=1` gives the
+ * bytes as a download does (`ETag`, conditional requests, ranges). Every page counts against its
+ * client address's budget first (`MDSTORE_SHARE_RATE_LIMIT` a minute; the address as the server's
+ * `trust proxy` rule gives it), then the token is looked up (hashed, never cached: a revocation holds
+ * on the next request, on every instance). Anything not shared — a missing, expired or revoked token,
+ * a project gone, a file outside the share — is the same 404.
+ *
+ * Pages carry a CSP that allows nothing but the server's stylesheet and images from the server or
+ * `data:`, `X-Robots-Tag: noindex`, and no `Referer` leaves them (the token is in their URL).
+ */
+
+export const SHARE_CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:";
+
+const PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': SHARE_CSP,
+  'X-Robots-Tag': 'noindex',
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+};
+
+export function sharePageRoutes(deps: RouteDeps): Router {
+  const { store } = deps;
+  const router = express.Router({ caseSensitive: true, strict: false });
+  router.get(SHARE_STYLESHEET, (_req, res) => {
+    res.setHeader('Cache-Control', 'public, max-age=3600');
+    res.type('text/css; charset=utf-8').send(SHARE_CSS);
+  });
+  router.all(SHARE_STYLESHEET, methodNotAllowed(['GET', 'HEAD']));
+  const handle = (filenameOf: (req: Request) => string | null) => async (req: Request, res: Response) => {
+    for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
+    await store.shares.limit({ address: req.ip ?? 'unknown' });
+    const token = String(req.params.token ?? '');
+    const opened = await store.shares.open({ token, filename: filenameOf(req), base: `/s/${token}/` });
+    if (opened.kind === 'index') {
+      res.setHeader('Cache-Control', 'no-store');
+      res.status(200).type('text/html; charset=utf-8');
+      res.end(req.method === 'HEAD' ? undefined : indexPage(token, opened.prefix, opened.files, opened.more));
+      return;
+    }
+    if (singleQueryParams(req, ['raw']).raw === '1') return raw(deps, req, res, opened);
+    await page(store, req, res, opened);
+  };
+  router.get('/s/:token', wrap(handle(() => null)));
+  router.get(
+    '/s/:token/*filename',
+    wrap(handle((req) => (req.params.filename as unknown as string[]).join('/'))),
+  );
+  router.all(['/s/:token', '/s/:token/*filename'], methodNotAllowed(['GET', 'HEAD']));
+  return router;
+}
+
+type OpenedFile = Extract<OpenedShare, { kind: 'file' }>;
+
+/** The file's bytes, with a download's headers and conditional requests. */
+async function raw(deps: RouteDeps, req: Request, res: Response, opened: OpenedFile): Promise<void> {
+  const read = await notFoundAsShare(() =>
+    deps.store.files.read({
+      principal: opened.principal,
+      projectId: opened.projectId,
+      filename: opened.filename,
+      conditions: conditionsOf(req),
+      range: req.headers.range,
+      open: req.method !== 'HEAD',
+      signal: signalOf(res),
+    }),
+  );
+  await sendDownload(deps, req, res, read);
+}
+
+/** The file rendered as a standalone page: the file's `ETag`, conditional like a download. */
+async function page(store: MdStore, req: Request, res: Response, opened: OpenedFile): Promise<void> {
+  const read = await notFoundAsShare(() =>
+    store.files.html({
+      principal: opened.principal,
+      projectId: opened.projectId,
+      filename: opened.filename,
+      conditions: conditionsOf(req),
+      links: opened.links,
+      signal: signalOf(res),
+    }),
+  );
+  setFileValidators(res, read.file);
+  if (read.kind === 'not-modified') {
+    res.status(304).end();
+    return;
+  }
+  renderedBody(req, res, filePage(opened.filename, read.html));
+}
+
+const wrap =
+  (handler: (req: Request, res: Response) => Promise<void>) =>
+  (req: Request, res: Response, next: NextFunction) => {
+    handler(req, res).catch(next);
+  };

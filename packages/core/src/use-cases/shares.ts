@@ -1,0 +1,206 @@
+import * as v from 'valibot';
+import { InvalidInputError, isMdStoreError, RateLimitedError, ShareNotFoundError } from '../errors.js';
+import type { RenderLinks } from '../markdown/render/links.js';
+import type { ShareRecord } from '../model/records.js';
+import { issueAt } from '../validation/issues.js';
+import { UuidSchema } from '../validation/schemas.js';
+import { parseCreateShareBody } from '../validation/shares.js';
+import { loadOwnedProject } from './access.js';
+import { constantTimeEqual, type Principal } from './authentication.js';
+import type { MdStoreContext } from './context.js';
+import { deferred } from './deferred-body.js';
+import { findFileOr404 } from './files/shared.js';
+import { type FileView, toFileView } from './views.js';
+
+/**
+ * Share links (extensions §11): an admin key shares one file, or every file under a folder, of a
+ * project; whoever holds the link's token reads them without a key until it expires or is revoked.
+ * The token (the runtime's secret: 256 random bits on the server) is shown once, in the link; only its
+ * hash is kept, and it is compared in constant time. Shares are never cached: a revocation holds on the
+ * next request, on every instance sharing the store.
+ */
+
+/** A share as listed: never its token. */
+export interface ShareView {
+  readonly shareId: string;
+  readonly projectId: string;
+  readonly filename: string | null;
+  readonly prefix: string | null;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+}
+
+/** A share right after its creation: the only time its token is known. */
+export interface CreatedShare extends ShareView {
+  readonly token: string;
+}
+
+const toShareView = (share: ShareRecord): ShareView => ({
+  shareId: share.id,
+  projectId: share.projectId,
+  filename: share.filename,
+  prefix: share.prefix,
+  createdAt: share.createdAt,
+  expiresAt: share.expiresAt,
+});
+
+const isLive = (share: ShareRecord, now: number): boolean =>
+  share.revokedAt === null && share.expiresAt > now;
+
+/** `POST …/shares`: a file that exists, or a folder (which may be empty); the token shown once. */
+export async function createShare(
+  ctx: MdStoreContext,
+  input: { principal: Principal; projectId: string; body: unknown },
+): Promise<CreatedShare> {
+  const body = deferred<unknown>(input.body);
+  body.check();
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const fields = parseCreateShareBody(await body.read());
+  if (fields.filename !== null) await findFileOr404(ctx.records, project.id, fields.filename);
+  const token = ctx.secrets.generate();
+  const at = ctx.clock.now();
+  const share: ShareRecord = {
+    id: ctx.ids.uuid(),
+    accountId: project.accountId,
+    projectId: project.id,
+    filename: fields.filename,
+    prefix: fields.prefix,
+    tokenHash: await ctx.secrets.hash(token),
+    createdAt: at,
+    expiresAt: at + fields.expiresInSeconds * 1000,
+    revokedAt: null,
+  };
+  await ctx.records.withTransaction((tx) => tx.insertShare({ share }));
+  return { ...toShareView(share), token };
+}
+
+/** `GET …/shares`: the project's shares that still work (not revoked, not expired), oldest first. */
+export async function listShares(
+  ctx: MdStoreContext,
+  input: { principal: Principal; projectId: string },
+): Promise<ShareView[]> {
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const now = ctx.clock.now();
+  return (await ctx.records.listShares({ projectId: project.id }))
+    .filter((s) => isLive(s, now))
+    .map(toShareView);
+}
+
+/** `DELETE …/shares/{id}`: the link stops working at once; unknown, revoked or another project's: 404. */
+export async function revokeShare(
+  ctx: MdStoreContext,
+  input: { principal: Principal; projectId: string; shareId: string },
+): Promise<void> {
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const parsed = v.safeParse(UuidSchema, input.shareId);
+  if (!parsed.success) throw new InvalidInputError([issueAt(['path', 'share_id'], 'uuid')]);
+  const share = await ctx.records.findShareById({ shareId: parsed.output });
+  if (!share || share.projectId !== project.id || share.revokedAt !== null) throw new ShareNotFoundError();
+  const revokedAt = ctx.clock.now();
+  if (!(await ctx.records.withTransaction((tx) => tx.revokeShare({ shareId: share.id, revokedAt })))) {
+    throw new ShareNotFoundError();
+  }
+}
+
+/** The most files a folder share's index page lists. */
+export const SHARE_INDEX_LIMIT = 1000;
+
+/**
+ * What a share link opens (`GET /s/{token}[/{filename}]`), with the principal its reads run as: the
+ * share's account, `read` only, confined to its project, expiring with it.
+ * - `file`: one file to show, its links made share links (`base` + filename, within the share);
+ * - `index`: a folder share's files, in filename order, at most `SHARE_INDEX_LIMIT` (`more` when there
+ *   are others).
+ * A missing, expired or revoked token, a project gone, or a file outside the share: `SHARE_NOT_FOUND`.
+ */
+export type OpenedShare =
+  | {
+      readonly kind: 'file';
+      readonly principal: Principal;
+      readonly projectId: string;
+      readonly filename: string;
+      readonly links: RenderLinks;
+    }
+  | {
+      readonly kind: 'index';
+      readonly principal: Principal;
+      readonly prefix: string;
+      readonly files: FileView[];
+      readonly more: boolean;
+    };
+
+/** Longer than any token the runtime makes: refused before hashing. */
+const MAX_TOKEN_LENGTH = 256;
+
+export async function openShare(
+  ctx: MdStoreContext,
+  input: { token: string; filename: string | null; base: string },
+): Promise<OpenedShare> {
+  if (input.token.length === 0 || input.token.length > MAX_TOKEN_LENGTH) throw new ShareNotFoundError();
+  const tokenHash = await ctx.secrets.hash(input.token);
+  const share = await ctx.records.findShareByHash({ tokenHash });
+  if (!share || !constantTimeEqual(share.tokenHash, tokenHash) || !isLive(share, ctx.clock.now())) {
+    throw new ShareNotFoundError();
+  }
+  const principal: Principal = {
+    accountId: share.accountId,
+    keyId: share.id,
+    tier: 'standard',
+    role: 'read',
+    projectIds: [share.projectId],
+    expiresAt: share.expiresAt,
+  };
+  const project = await notFoundAsShare(() => loadOwnedProject(ctx.records, principal, share.projectId));
+  const filename = input.filename ?? share.filename;
+  if (filename === null) {
+    const page = await ctx.records.listFilePage({
+      projectId: project.id,
+      sort: 'filename',
+      descending: false,
+      prefix: share.prefix!,
+      limit: SHARE_INDEX_LIMIT + 1,
+    });
+    const files = page.slice(0, SHARE_INDEX_LIMIT).map((file) => toFileView(file, project, ctx.blobs.scheme));
+    return { kind: 'index', principal, prefix: share.prefix!, files, more: page.length > SHARE_INDEX_LIMIT };
+  }
+  const shared = share.prefix !== null ? filename.startsWith(share.prefix) : filename === share.filename;
+  if (!shared) throw new ShareNotFoundError();
+  return {
+    kind: 'file',
+    principal,
+    projectId: project.id,
+    filename,
+    links: { kind: 'share', base: input.base, prefix: share.prefix },
+  };
+}
+
+/** A project or file that is gone reads as the share being gone: a link reveals nothing else. */
+export async function notFoundAsShare<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (isMdStoreError(error, 'PROJECT_NOT_FOUND') || isMdStoreError(error, 'FILE_NOT_FOUND')) {
+      throw new ShareNotFoundError();
+    }
+    throw error;
+  }
+}
+
+/** The window of the share pages' limit per client address. */
+export const SHARE_RATE_WINDOW_MS = 60_000;
+
+/**
+ * Counts one share page against its client address's budget (`shareRateLimit` a minute, shared by the
+ * instances on one store as the key budgets are); past it, 429 with `Retry-After`. Counted before the
+ * token is looked at, so guessing tokens costs the same budget.
+ */
+export async function limitSharePages(ctx: MdStoreContext, input: { address: string }): Promise<void> {
+  const now = ctx.clock.now();
+  const decision = await ctx.rateLimiter.consume({
+    key: `share-page:${input.address}`,
+    limit: ctx.settings.shareRateLimit,
+    windowMs: SHARE_RATE_WINDOW_MS,
+    now,
+  });
+  if (!decision.allowed) throw new RateLimitedError(Math.max(1, Math.ceil((decision.resetAt - now) / 1000)));
+}
