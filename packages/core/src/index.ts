@@ -1,6 +1,7 @@
 export * from './conditional/index.js';
 export { HISTORY_LIMITS } from './defaults/history.js';
 export { DAY_MS, TRASH_LIMITS } from './defaults/trash.js';
+export { WEBHOOK_LIMITS } from './defaults/webhooks.js';
 export {
   portableHashing,
   randomIds,

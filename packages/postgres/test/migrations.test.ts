@@ -35,6 +35,8 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
       'search_documents',
 
       'trash_items',
+      'webhook_deliveries',
+      'webhooks',
     ]);
   });
 

@@ -28,6 +28,8 @@ const TABLES = [
   'search_texts',
 
   'trash_items',
+  'webhook_deliveries',
+  'webhooks',
 ];
 
 let database: Awaited<ReturnType<typeof tempDatabase>>;

@@ -13,6 +13,7 @@ import { searchSuite } from './records/search.js';
 import type { RecordsHarness } from './records/support.js';
 import { transactionsSuite } from './records/transactions.js';
 import { trashSuite } from './records/trash.js';
+import { webhooksSuite } from './records/webhooks.js';
 
 export type { RecordsHarness } from './records/support.js';
 
@@ -37,6 +38,7 @@ export function describeRecordsRepositoryContract(
     searchSuite(context);
 
     trashSuite(context);
+    webhooksSuite(context);
     intentsSuite(context);
     transactionsSuite(context);
     durabilitySuite(context);

@@ -7,6 +7,7 @@ import type {
   ProjectRecord,
   RevisionRecord,
   TrashRecord,
+  WebhookDeliveryRecord,
 } from '@mdstore/core';
 import { placeholders, type Row, type SqlDialect } from '../executor.js';
 import {
@@ -22,6 +23,9 @@ import {
   REVISIONS,
   TRASH,
   type TrashRow,
+  WEBHOOK_DELIVERIES,
+  WEBHOOKS,
+  type WebhookRow,
 } from '../records.js';
 import { type TableSql, tableSql } from '../table.js';
 
@@ -37,6 +41,8 @@ export interface SqlContext {
   readonly trash: TableSql<TrashRow>;
   readonly blobIntents: TableSql<BlobIntentRecord>;
   readonly instances: TableSql<InstanceRecord>;
+  readonly webhooks: TableSql<WebhookRow>;
+  readonly webhookDeliveries: TableSql<WebhookDeliveryRecord>;
   /** A statement written with `?` placeholders, in the dialect's. */
   sql(text: string): string;
   toTrash(row: Row): TrashRecord;
@@ -55,6 +61,8 @@ export function sqlContext(dialect: SqlDialect): SqlContext {
     trash,
     blobIntents: tableSql(BLOB_INTENTS, dialect),
     instances: tableSql(INSTANCES, dialect),
+    webhooks: tableSql(WEBHOOKS, dialect),
+    webhookDeliveries: tableSql(WEBHOOK_DELIVERIES, dialect),
     sql: (text) => placeholders(dialect, text),
     toTrash: (row) => fromTrashRow(trash.fromRow(row)),
   };

@@ -9,6 +9,7 @@ import { projectStatements } from './projects.js';
 import { revisionStatements } from './revisions.js';
 import { searchStatements } from './search.js';
 import { trashStatements } from './trash.js';
+import { webhookStatements } from './webhooks.js';
 
 /** The records port on one SQL engine: its reads and its transactions over any executor of that engine. */
 export interface SqlRecords {
@@ -33,6 +34,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
   const search = searchStatements(c);
   const operations = operationStatements(c);
   const audit = auditStatements(c);
+  const webhooks = webhookStatements(c);
   const reader = (x: SqlExecutor): RecordsReader => ({
     ...accounts.reads(x),
     ...projects.reads(x),
@@ -42,6 +44,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
     ...search.reads(x),
     ...operations.reads(x),
     ...audit.reads(x),
+    ...webhooks.reads(x),
   });
   return {
     reader,
@@ -55,6 +58,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
       ...search.writes(x),
       ...operations.writes(x),
       ...audit.writes(x),
+      ...webhooks.writes(x),
     }),
   };
 }
