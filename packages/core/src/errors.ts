@@ -61,6 +61,8 @@ export type ErrorCode =
   | 'ACCOUNT_NOT_FOUND'
   | 'ACCOUNT_NAME_TAKEN'
   | 'API_KEY_NOT_FOUND'
+  // webhooks (extensions §7)
+  | 'WEBHOOK_NOT_FOUND'
   // raised by adapters through the ports
   | 'RECORD_CONFLICT'
   | 'BLOB_NOT_FOUND'
@@ -121,6 +123,7 @@ const MESSAGES = {
   ACCOUNT_NOT_FOUND: (o: { account: string }) => `Account '${o.account}' not found`,
   ACCOUNT_NAME_TAKEN: (o: { accountName: string }) => `Account with name '${o.accountName}' already exists`,
   API_KEY_NOT_FOUND: (o: { keyId: string }) => `API key '${o.keyId}' not found or already revoked`,
+  WEBHOOK_NOT_FOUND: (_: { webhookId: string }) => 'Webhook not found',
   BLOB_NOT_FOUND: (_: { bucket: string; key: string }) => 'Blob not found',
   BLOB_TOO_LARGE: (o: { maxBytes: number }) => `Blob larger than ${o.maxBytes} bytes`,
   BUCKET_NOT_FOUND: (_: { bucket: string }) => 'Bucket not found',
