@@ -22,3 +22,4 @@ export { expectedAccounting, readStoredContent } from './inspect.js';
 export { describeRateLimiterContract, type RateLimiterHarness } from './rate-limiter-contract.js';
 export { aWebhook, seedWebhook } from './records/webhooks.js';
 export { describeRecordsRepositoryContract, type RecordsHarness } from './records-contract.js';
+export { ManualClock, TransportDouble } from './webhook-doubles.js';

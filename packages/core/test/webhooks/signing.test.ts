@@ -26,7 +26,9 @@ describe('Standard Webhooks signing', () => {
   it('keys with the decoded secret, with or without its prefix, and signs id, timestamp and body', () => {
     expect(signWebhook({ ...VECTOR, secret: VECTOR.secret.slice('whsec_'.length) })).toBe(VECTOR.signature);
     expect(signWebhook({ ...VECTOR, id: 'msg_other' })).not.toBe(VECTOR.signature);
-    expect(signWebhook({ ...VECTOR, timestampSeconds: VECTOR.timestampSeconds + 1 })).not.toBe(VECTOR.signature);
+    expect(signWebhook({ ...VECTOR, timestampSeconds: VECTOR.timestampSeconds + 1 })).not.toBe(
+      VECTOR.signature,
+    );
     expect(signWebhook({ ...VECTOR, body: '{"test": 2432232315}' })).not.toBe(VECTOR.signature);
   });
 
@@ -41,8 +43,10 @@ describe('Standard Webhooks signing', () => {
 
 describe('event filters and the payload', () => {
   it('knows types and families, nothing else', () => {
-    for (const good of ['file.created', 'file.*', 'project.*', '*', 'project.deleted']) expect(isEventFilter(good)).toBe(true);
-    for (const bad of ['file', 'file.', 'files.*', 'file.exploded', '', '**']) expect(isEventFilter(bad)).toBe(false);
+    for (const good of ['file.created', 'file.*', 'project.*', '*', 'project.deleted'])
+      expect(isEventFilter(good)).toBe(true);
+    for (const bad of ['file', 'file.', 'files.*', 'file.exploded', '', '**'])
+      expect(isEventFilter(bad)).toBe(false);
   });
 
   it('matches an event by type or family; no filter matches all', () => {
@@ -82,7 +86,11 @@ describe('event filters and the payload', () => {
       date: '2026-01-02T03:04:05.006Z',
     };
     expect(changeEventView(event)).toEqual(data);
-    expect(JSON.parse(webhookPayload(event))).toEqual({ type: 'file.moved', timestamp: '2026-01-02T03:04:05.006Z', data });
+    expect(JSON.parse(webhookPayload(event))).toEqual({
+      type: 'file.moved',
+      timestamp: '2026-01-02T03:04:05.006Z',
+      data,
+    });
     expect(Object.keys(changeEventView(event))).not.toContain('accountId');
   });
 });

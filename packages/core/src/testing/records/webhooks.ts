@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import type { WebhookDeliveryRecord, WebhookRecord } from '../../model/records.js';
 import type { RecordsRepository } from '../../ports/records.js';
+import { createWebhookDelivery } from '../../use-cases/webhooks/delivery.js';
 import { BASE_TIME } from '../builders.js';
+import { ChangeFeedDouble } from '../change-feed-double.js';
+import { ManualClock, TransportDouble } from '../webhook-doubles.js';
 import { ascendingIds, type SuiteContext, seedAccount } from './support.js';
 
 export function aWebhook(overrides: Partial<WebhookRecord> = {}): WebhookRecord {
@@ -203,6 +206,41 @@ export function webhooksSuite({ test }: SuiteContext): void {
       expect(await repository.listWebhookDeliveries({ webhookId: w.id, limit: 10 })).toEqual([]);
       expect(await repository.listWebhookDeliveries({ webhookId: other.id, limit: 10 })).toHaveLength(1);
       expect(await repository.withTransaction((tx) => tx.deleteWebhook({ webhookId: w.id }))).toBe(false);
+    });
+
+    test('two delivery engines on one store make each attempt once, in order', async (harness) => {
+      const { repository } = harness;
+      // Another process's handle where the store is shared between processes; else the same store.
+      const second =
+        repository.supports.sharedBetweenProcesses && harness.openSecond
+          ? await harness.openSecond()
+          : repository;
+      const w = await seedWebhook(repository, { cursorSeq: 0 });
+      const feed = new ChangeFeedDouble();
+      for (let i = 0; i < 12; i++) feed.append({ accountId: w.accountId, projectId: randomUUID() });
+      const transport = new TransportDouble();
+      // Slow answers, so that both engines try the webhook while an attempt is in flight.
+      transport.respond = () => new Promise((resolve) => setTimeout(() => resolve({ status: 200 }), 5));
+      const clock = new ManualClock(BASE_TIME);
+      const engine = (records: RecordsRepository, owner: string) =>
+        createWebhookDelivery({
+          records,
+          feed,
+          notifier: feed,
+          transport,
+          clock,
+          ids: { uuid: randomUUID },
+          owner,
+        });
+      const a = engine(repository, 'instance-a');
+      const b = engine(second, 'instance-b');
+      await Promise.all([a.deliver(w.id), b.deliver(w.id), a.sweep(), b.sweep(), b.deliver(w.id)]);
+      await Promise.all([a.deliver(w.id), b.deliver(w.id)]);
+      expect(transport.seqs()).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+      expect(transport.maxInFlight).toBe(1);
+      const stored = await repository.findWebhook({ webhookId: w.id });
+      expect([stored?.cursorSeq, stored?.leaseOwner]).toEqual([12, null]);
+      expect(await repository.listWebhookDeliveries({ webhookId: w.id, limit: 100 })).toHaveLength(12);
     });
   });
 }
