@@ -213,6 +213,7 @@ export function openApiDocument(routes: readonly DefinedRoute[], options: Docume
         description: 'Deleted files kept for `settings.trash_retention_days` (extensions §5)',
       },
       { name: 'Access', description: 'API keys and the audit log (extensions §8; admin keys)' },
+      { name: 'Webhooks', description: 'Signed deliveries of the change events (extensions §7; admin keys)' },
       { name: 'Operations', description: 'Health and readiness (no key)' },
     ].filter((tag) => routes.some((r) => r.description.tags.includes(tag.name as never))),
     paths,

@@ -9,6 +9,7 @@ import { operationRoutes } from '../routes/operations.js';
 import { projectRoutes } from '../routes/projects.js';
 import { searchRoutes } from '../routes/search.js';
 import { trashRoutes } from '../routes/trash.js';
+import { webhookRoutes } from '../routes/webhooks.js';
 import type { DefinedRoute } from './route.js';
 
 /**
@@ -41,5 +42,7 @@ export const ROUTES: readonly DefinedRoute[] = [
   exportProject,
   ...keyRoutes,
   ...auditRoutes,
+  // Extensions §7.
+  ...webhookRoutes,
   ...operationRoutes,
 ];

@@ -38,6 +38,10 @@ const READER_METHODS = Object.keys({
   listExpiredTrash: true,
   listBlobIntents: true,
   listInstances: true,
+  findWebhook: true,
+  listWebhooks: true,
+  listActiveWebhooks: true,
+  listWebhookDeliveries: true,
 } satisfies Record<ReaderMethod, true>) as ReaderMethod[];
 
 const WRITE_METHODS = Object.keys({
@@ -66,6 +70,12 @@ const WRITE_METHODS = Object.keys({
   deleteBlobIntent: true,
   upsertInstance: true,
   deleteInstance: true,
+  insertWebhook: true,
+  deleteWebhook: true,
+  claimWebhook: true,
+  saveWebhookProgress: true,
+  enableWebhook: true,
+  insertWebhookDelivery: true,
 } satisfies Record<WriteMethod, true>) as WriteMethod[];
 
 type AnyMethod = (...args: unknown[]) => Promise<unknown>;
