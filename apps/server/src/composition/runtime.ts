@@ -10,6 +10,7 @@ import {
   type MdStoreEvents,
   type RateLimiter,
   type RecordsRepository,
+  type WebhookTransport,
 } from '@mdstore/core';
 import {
   type DependencyContainer,
@@ -22,6 +23,7 @@ import { createInstanceProbe } from '../instance-probe.js';
 import type { Logger } from '../logger.js';
 import type { ServerMetrics } from '../metrics/metrics.js';
 import { instrumentRecords } from '../metrics/records.js';
+import { httpWebhookTransport } from '../webhooks/transport.js';
 import { type AdapterModules, defaultAdapterModules, openBlobStore, openDatabase } from './adapters.js';
 import { cursorKeyOf, nodeCryptoHashing, nodeCryptoSecrets } from './secrets.js';
 import { TOKENS } from './tokens.js';
@@ -80,6 +82,9 @@ export async function createRuntime(config: ServerConfig, options: RuntimeOption
     container.register(TOKENS.blobs, { useValue: blobs });
 
     container.register(TOKENS.contentWork, { useValue: openContentWork(config, options.logger, closers) });
+    container.register(TOKENS.webhookTransport, {
+      useValue: httpWebhookTransport({ allowPrivate: config.webhookAllowPrivate }),
+    });
 
     container.register(TOKENS.store, { useFactory: instancePerContainerCachingFactory(buildStore) });
     const scope = options.override ? withOverrides(container, options.override) : container;
@@ -109,6 +114,7 @@ function buildStore(c: DependencyContainer): MdStore {
     probe: c.resolve<InstanceProbe>(TOKENS.probe),
     events: c.resolve<MdStoreEvents>(TOKENS.events),
     contentWork: c.resolve<ContentWork>(TOKENS.contentWork),
+    webhookTransport: c.resolve<WebhookTransport>(TOKENS.webhookTransport),
     secrets: nodeCryptoSecrets,
     hashing: nodeCryptoHashing,
     ...withCursorKey(cursorKeyOf(config.cursorSecret)),

@@ -44,6 +44,11 @@ export interface ServerConfig {
   readonly contentWork: ContentWorkConfig;
   /** Days an audit entry is kept (extensions §8). */
   readonly auditRetentionDays: number;
+  /**
+   * `MDSTORE_WEBHOOK_ALLOW_PRIVATE`: webhook targets may resolve to loopback, private, link-local,
+   * unique-local or metadata addresses (extensions §7). Off by default: only for tests and closed labs.
+   */
+  readonly webhookAllowPrivate: boolean;
   /** PEM file paths; the files are read at start-up by `readTlsFiles`. */
   readonly tls: { readonly certPath: string; readonly keyPath: string } | null;
   readonly httpRedirectPort: number | null;

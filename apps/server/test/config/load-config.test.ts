@@ -33,6 +33,7 @@ describe('loadConfig defaults', () => {
       maxProjectBytes: 107374182400,
       contentWork: { threads: 1, deadlineMs: 10000, memoryMb: 256, queue: 8 },
       auditRetentionDays: 90,
+      webhookAllowPrivate: false,
       tls: null,
       httpRedirectPort: null,
       trustProxy: false,
@@ -42,6 +43,12 @@ describe('loadConfig defaults', () => {
       cursorSecret: null,
       warnings: [],
     });
+  });
+
+  it('lets webhook targets resolve to private addresses only when MDSTORE_WEBHOOK_ALLOW_PRIVATE is true', () => {
+    expect(load({ MDSTORE_WEBHOOK_ALLOW_PRIVATE: 'true' }).webhookAllowPrivate).toBe(true);
+    expect(load({ MDSTORE_WEBHOOK_ALLOW_PRIVATE: 'false' }).webhookAllowPrivate).toBe(false);
+    expect(() => load({ MDSTORE_WEBHOOK_ALLOW_PRIVATE: 'maybe' })).toThrow(/MDSTORE_WEBHOOK_ALLOW_PRIVATE/);
   });
 
   it('treats empty and blank values as unset and trims the others', () => {
