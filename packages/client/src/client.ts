@@ -6,6 +6,7 @@ import { ProjectsApi } from './projects.js';
 import { type SearchAllRequest, type SearchAnswer, SearchApi, type SearchRequest } from './search.js';
 import { type ClientOptions, type RequestOptions, Transport, TypedApi } from './transport.js';
 import { TrashApi } from './trash.js';
+import { WebhooksApi } from './webhooks.js';
 
 /**
  * The mdstore SDK: `client.projects`, `client.files`, `client.history` and `client.trash`, plus the
@@ -23,6 +24,8 @@ export class MdStoreClient {
   readonly trash: TrashApi;
   /** API keys and the audit log (extensions §8; admin keys). */
   readonly access: AccessApi;
+  /** Webhooks (extensions §7; admin keys). */
+  readonly webhooks: WebhooksApi;
 
   constructor(options: ClientOptions) {
     this.api = new TypedApi(new Transport(options));
@@ -32,6 +35,7 @@ export class MdStoreClient {
     this.searching = new SearchApi(this.api);
     this.trash = new TrashApi(this.api);
     this.access = new AccessApi(this.api);
+    this.webhooks = new WebhooksApi(this.api);
   }
 
   /**

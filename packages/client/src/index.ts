@@ -55,3 +55,11 @@ export type {
 } from './search.js';
 export type { ClientOptions, RequestOptions, TypedApi } from './transport.js';
 export type { TrashApi, TrashItem, TrashList } from './trash.js';
+export type {
+  Webhook,
+  WebhookCreate,
+  WebhookCreated,
+  WebhookDelivery,
+  WebhookDeliveryList,
+  WebhooksApi,
+} from './webhooks.js';

@@ -10,7 +10,10 @@ import { type RealServer, startRealServer } from './support/server.js';
  */
 const CALLS: Record<
   string,
-  (client: MdStoreClient, s: { projectId: string; trashId: string; keyId: string }) => Promise<unknown>
+  (
+    client: MdStoreClient,
+    s: { projectId: string; trashId: string; keyId: string; webhookId?: string },
+  ) => Promise<unknown>
 > = {
   getHealth: (c) => c.health(),
   getReadiness: (c) => c.ready(),
@@ -79,6 +82,17 @@ const CALLS: Record<
   },
   revokeKey: (c, s) => c.access.revokeKey(s.keyId),
   listAudit: (c) => c.access.audit({ limit: 10 }),
+  // Extensions §7 (a public address literal: the server checks the host without DNS).
+  createWebhook: async (c, s) => {
+    s.webhookId = (await c.webhooks.create({ url: 'https://93.184.215.14/hook', events: ['file.*'] })).id;
+  },
+  listWebhooks: async (c, s) => {
+    if (!(await c.webhooks.list()).some((w) => w.id === s.webhookId)) throw new Error('webhook not listed');
+  },
+  getWebhook: (c, s) => c.webhooks.get(s.webhookId!),
+  enableWebhook: (c, s) => c.webhooks.enable(s.webhookId!),
+  listWebhookDeliveries: (c, s) => c.webhooks.deliveries(s.webhookId!, { limit: 5 }),
+  deleteWebhook: (c, s) => c.webhooks.delete(s.webhookId!),
   deleteProject: (c, s) => c.projects.delete(s.projectId),
 };
 
