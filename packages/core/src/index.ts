@@ -8,7 +8,7 @@ export {
   systemClock,
   webCryptoSecrets,
 } from './defaults/web-runtime.js';
-export { WEBHOOK_LIMITS } from './defaults/webhooks.js';
+export { WEBHOOK_LIMITS, type WebhookLimits } from './defaults/webhooks.js';
 export * from './errors.js';
 export * from './listing/index.js';
 export * from './markdown/index.js';

@@ -100,6 +100,7 @@ describe('reconciliation', () => {
       deletionsCompleted: 0,
       trashItemsExpired: 0,
       auditEntriesExpired: 0,
+      webhookDeliveriesExpired: 0,
       intentsInProgress: 2,
       failures: 0,
     });

@@ -579,6 +579,16 @@ class MemoryTransaction extends TablesReader implements RecordsTransaction {
     this.insertNew('webhookDeliveries', c.delivery);
   }
 
+  async deleteWebhookDeliveriesBefore(c: { before: number; limit: number }) {
+    const doomed = select(this.tables().webhookDeliveries, (d) => d.at < c.before)
+      .sort((a, b) => a.at - b.at)
+      .slice(0, c.limit);
+    if (doomed.length === 0) return 0;
+    const table = this.writable('webhookDeliveries');
+    for (const d of doomed) table.delete(d.id);
+    return doomed.length;
+  }
+
   async lockProject(q: { projectId: string }) {
     return this.findProjectById(q);
   }

@@ -264,6 +264,7 @@ export const MIGRATIONS: readonly Migration[] = [
         at BIGINT NOT NULL
       );
       CREATE INDEX webhook_deliveries_listing_idx ON webhook_deliveries (webhook_id, at, id);
+      CREATE INDEX webhook_deliveries_age_idx ON webhook_deliveries (at);
     `,
   },
 ];

@@ -259,6 +259,7 @@ CREATE TABLE webhook_deliveries (
   at INTEGER NOT NULL
 ) STRICT;
 CREATE INDEX webhook_deliveries_listing ON webhook_deliveries (webhook_id, at, id);
+CREATE INDEX webhook_deliveries_age ON webhook_deliveries (at);
 `;
 
 export const MIGRATIONS: readonly Migration[] = [

@@ -266,6 +266,8 @@ export interface RecordsTransaction extends RecordsReader {
   /** Makes the webhook active again from its pending event, its failed attempts forgotten; false when absent. */
   enableWebhook(c: { webhookId: string }): Promise<boolean>;
   insertWebhookDelivery(c: { delivery: WebhookDeliveryRecord }): Promise<void>;
+  /** Deletes at most `limit` delivery attempts (of any webhook) older than `before`, oldest first; returns how many. */
+  deleteWebhookDeliveriesBefore(c: { before: number; limit: number }): Promise<number>;
 
   /** Reads the project and holds a write lock on it until the transaction ends. */
   lockProject(q: { projectId: string }): Promise<ProjectRecord | null>;

@@ -4,6 +4,7 @@ import { claimStaged, removeResource } from './blob-intents.js';
 import type { MdStoreContext } from './context.js';
 import { finishProjectDeletion } from './projects.js';
 import { expireTrash } from './trash/expire.js';
+import { expireDeliveries } from './webhooks/manage.js';
 
 export interface ReconcileReport {
   /** Abandoned notes resolved, and how many of their resources were removed. */
@@ -15,6 +16,8 @@ export interface ReconcileReport {
   readonly trashItemsExpired: number;
   /** Audit entries older than `auditRetentionDays` removed by this run (extensions §8). */
   readonly auditEntriesExpired: number;
+  /** Webhook delivery attempts older than 30 days removed from the deliveries log by this run (extensions §7). */
+  readonly webhookDeliveriesExpired: number;
   /** Notes left alone because their write may still be in progress. */
   readonly intentsInProgress: number;
   /** Resources whose removal failed this time (their notes stay for the next run). */
@@ -64,8 +67,10 @@ export async function reconcile(ctx: MdStoreContext): Promise<ReconcileReport> {
   const gone = goneInstances(ctx, instances, now);
   const expiry = await expireTrash(ctx);
   const auditEntriesExpired = await expireAudit(ctx);
+  const webhookDeliveriesExpired = await expireDeliveries(ctx);
   const report = {
     auditEntriesExpired,
+    webhookDeliveriesExpired,
     intentsResolved: 0,
     resourcesRemoved: 0,
     deletionsCompleted: 0,

@@ -15,6 +15,7 @@ type WebhookWrites = Pick<
   | 'saveWebhookProgress'
   | 'enableWebhook'
   | 'insertWebhookDelivery'
+  | 'deleteWebhookDeliveriesBefore'
 >;
 
 /** Webhooks, their delivery state and lease (extensions §7), and their deliveries log. */
@@ -32,6 +33,9 @@ export function webhookStatements(c: SqlContext) {
       `${DELIVERY} WHERE webhook_id = ? AND (at < ? OR (at = ? AND id < ?)) ORDER BY at DESC, id DESC LIMIT ?`,
     ),
     deleteDeliveries: c.sql('DELETE FROM webhook_deliveries WHERE webhook_id = ?'),
+    expireDeliveries: c.sql(
+      'DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE at < ? ORDER BY at LIMIT ?)',
+    ),
     delete: c.sql('DELETE FROM webhooks WHERE id = ?'),
     // One conditional UPDATE: of two instances claiming at once, the store lets one row change.
     claim: c.sql(
@@ -85,6 +89,7 @@ export function webhookStatements(c: SqlContext) {
       insertWebhookDelivery: async (c) => {
         await x.write(deliveries.insert, deliveries.insertValues(c.delivery));
       },
+      deleteWebhookDeliveriesBefore: async (c) => x.run(s.expireDeliveries, [c.before, c.limit]),
     }),
   };
 }

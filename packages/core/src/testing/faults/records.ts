@@ -76,6 +76,7 @@ const WRITE_METHODS = Object.keys({
   saveWebhookProgress: true,
   enableWebhook: true,
   insertWebhookDelivery: true,
+  deleteWebhookDeliveriesBefore: true,
 } satisfies Record<WriteMethod, true>) as WriteMethod[];
 
 type AnyMethod = (...args: unknown[]) => Promise<unknown>;

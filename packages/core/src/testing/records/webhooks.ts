@@ -208,6 +208,32 @@ export function webhooksSuite({ test }: SuiteContext): void {
       expect(await repository.withTransaction((tx) => tx.deleteWebhook({ webhookId: w.id }))).toBe(false);
     });
 
+    test('expires delivery attempts older than a time, oldest first, at most a batch', async ({
+      repository,
+    }) => {
+      const w = await seedWebhook(repository);
+      const other = await seedWebhook(repository);
+      const at = [BASE_TIME + 3, BASE_TIME + 1, BASE_TIME + 2, BASE_TIME + 10];
+      await repository.withTransaction(async (tx) => {
+        for (const [i, when] of at.entries()) {
+          await tx.insertWebhookDelivery({ delivery: aDelivery(i % 2 ? other.id : w.id, { at: when }) });
+        }
+      });
+      const expire = (before: number, limit: number) =>
+        repository.withTransaction((tx) => tx.deleteWebhookDeliveriesBefore({ before, limit }));
+      expect(await expire(BASE_TIME + 10, 2)).toBe(2);
+      const left = async () =>
+        [
+          ...(await repository.listWebhookDeliveries({ webhookId: w.id, limit: 10 })),
+          ...(await repository.listWebhookDeliveries({ webhookId: other.id, limit: 10 })),
+        ]
+          .map((d) => d.at)
+          .sort();
+      expect(await left()).toEqual([BASE_TIME + 3, BASE_TIME + 10]);
+      expect(await expire(BASE_TIME + 10, 100)).toBe(1);
+      expect(await left()).toEqual([BASE_TIME + 10]);
+    });
+
     test('two delivery engines on one store make each attempt once, in order', async (harness) => {
       const { repository } = harness;
       // Another process's handle where the store is shared between processes; else the same store.

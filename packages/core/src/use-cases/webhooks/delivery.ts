@@ -1,4 +1,4 @@
-import { WEBHOOK_LIMITS } from '../../defaults/webhooks.js';
+import { WEBHOOK_LIMITS, type WebhookLimits } from '../../defaults/webhooks.js';
 import type { ChangeEventRecord } from '../../model/changes.js';
 import type { WebhookProgress, WebhookRecord } from '../../model/records.js';
 import type { ChangeFeedReader, ChangeNotifier } from '../../ports/changes.js';
@@ -32,9 +32,8 @@ export interface WebhookDeliveryOptions {
   readonly ids: IdSource;
   /** This instance's name on the leases it takes (unique per process). */
   readonly owner: string;
-  readonly limits?: Partial<Omit<typeof WEBHOOK_LIMITS, 'retryDelaysMs'>> & {
-    readonly retryDelaysMs?: readonly number[];
-  };
+  /** Timings (tests shorten them); the defaults are `WEBHOOK_LIMITS`. */
+  readonly limits?: Partial<WebhookLimits>;
   readonly timers?: DeliveryTimers;
   readonly observer?: DeliveryObserver;
   readonly events?: MdStoreEvents;
@@ -212,8 +211,11 @@ export function createWebhookDelivery(o: WebhookDeliveryOptions): WebhookDeliver
       progress = { ...stateOf(w), cursorSeq: cursor, attempt: number, nextAttemptAt, leaseExpiresAt: null };
     }
     const saved = await o.records.withTransaction(async (tx) => {
-      await tx.insertWebhookDelivery({ delivery });
-      return tx.saveWebhookProgress({ webhookId: w.id, owner: o.owner, progress });
+      const kept = await tx.saveWebhookProgress({ webhookId: w.id, owner: o.owner, progress });
+      // Logged even when the lease was lost (the attempt was made), unless the webhook is gone.
+      if (kept || (await tx.findWebhook({ webhookId: w.id })) !== null)
+        await tx.insertWebhookDelivery({ delivery });
+      return kept;
     });
     o.observer?.attempted({ outcome, durationMs, lagMs: ok ? Math.max(0, ended - event.at) : null });
     // A lease lost mid-attempt (the attempt outlived it): the next owner repeats the event (at least once).

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { DAY_MS } from '../../defaults/trash.js';
 import { WEBHOOK_LIMITS } from '../../defaults/webhooks.js';
 import {
   InvalidInputError,
@@ -204,4 +205,18 @@ export async function listDeliveries(
     deliveries,
     nextCursor: rows.length > limit && last ? encodeCursor({ at: last.at, id: last.id }) : null,
   };
+}
+
+/** Reconciliation's part: delivery attempts older than the log's retention, in batches. */
+export async function expireDeliveries(ctx: MdStoreContext): Promise<number> {
+  const before = ctx.clock.now() - WEBHOOK_LIMITS.deliveriesRetentionDays * DAY_MS;
+  const limit = WEBHOOK_LIMITS.deliveriesExpiryBatch;
+  let removed = 0;
+  for (;;) {
+    const batch = await ctx.records.withTransaction((tx) =>
+      tx.deleteWebhookDeliveriesBefore({ before, limit }),
+    );
+    removed += batch;
+    if (batch < limit) return removed;
+  }
 }
