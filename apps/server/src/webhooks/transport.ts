@@ -2,7 +2,13 @@ import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import type { TargetCheck, WebhookPost, WebhookPostResult, WebhookTransport } from '@mdstore/core';
+import {
+  type TargetCheck,
+  WEBHOOK_LIMITS,
+  type WebhookPost,
+  type WebhookPostResult,
+  type WebhookTransport,
+} from '@mdstore/core';
 import { classifyAddress, ipLiteral } from './addresses.js';
 
 /** Every address a host name resolves to (injectable: tests stub DNS, never reach the network). */
@@ -15,6 +21,17 @@ export interface HttpWebhookTransportOptions {
   /** `MDSTORE_WEBHOOK_ALLOW_PRIVATE`: let targets resolve to loopback, private… addresses (tests, labs). */
   readonly allowPrivate: boolean;
   readonly resolver?: Resolver;
+  /** A lookup that takes longer counts as a host that does not resolve (a request never waits on DNS for long). */
+  readonly resolveTimeoutMs?: number;
+}
+
+/** The promise's value, or a rejection after `ms`. */
+function withinDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('DNS lookup timed out')), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
 type Resolution = { readonly address: string } | { readonly refused: string };
@@ -28,12 +45,14 @@ type Resolution = { readonly address: string } | { readonly refused: string };
  */
 export function httpWebhookTransport(o: HttpWebhookTransportOptions): WebhookTransport {
   const resolver = o.resolver ?? systemResolver;
+  const resolveWithin = o.resolveTimeoutMs ?? WEBHOOK_LIMITS.timeoutMs;
 
   async function resolve(url: URL): Promise<Resolution> {
     const literal = ipLiteral(url.hostname);
     let addresses: readonly string[];
     try {
-      addresses = literal !== undefined ? [literal] : await resolver(url.hostname);
+      addresses =
+        literal !== undefined ? [literal] : await withinDeadline(resolver(url.hostname), resolveWithin);
     } catch {
       return { refused: `url host ${url.hostname} does not resolve` };
     }

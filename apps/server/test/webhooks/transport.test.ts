@@ -101,6 +101,18 @@ describe('the address rule (extensions §7)', () => {
     expect(await open.checkTarget('http://metadata.test/latest')).toEqual({ allowed: true });
   });
 
+  it('counts a lookup that hangs as a host that does not resolve', async () => {
+    const transport = httpWebhookTransport({
+      allowPrivate: false,
+      resolver: () => new Promise(() => {}),
+      resolveTimeoutMs: 50,
+    });
+    expect(await transport.checkTarget('https://slow-dns.test/')).toEqual({
+      allowed: false,
+      reason: 'url host slow-dns.test does not resolve',
+    });
+  });
+
   it('checks again at each delivery: a name that now resolves to a private address is refused, unsent', async () => {
     // First answer public (at creation), then loopback (DNS rebinding).
     const resolver = stubResolver({ 'rebind.test': [['93.184.215.14'], ['127.0.0.1']] });
