@@ -207,6 +207,30 @@ describe('webhook delivery', () => {
     expect((await stored()).cursorSeq).toBe(1);
   });
 
+  it('coalesces a burst of notifications into few lookups of the account’s webhooks', async () => {
+    const { transport, engine, append, records } = await setup();
+    let lookups = 0;
+    const counting = new Proxy(records, {
+      get(target, name, receiver) {
+        if (name === 'listWebhooks') {
+          return (q: { accountId: string }) => {
+            lookups++;
+            return target.listWebhooks(q);
+          };
+        }
+        return Reflect.get(target, name, receiver);
+      },
+    });
+    const e = engine('instance-a', counting);
+    e.start();
+    await new Promise((resolve) => setTimeout(resolve, 10)); // the start-up sweep
+    for (let i = 0; i < 50; i++) append();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await e.stop();
+    expect(transport.seqs()).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    expect(lookups).toBeLessThanOrEqual(3);
+  });
+
   it('wakes on the notifier and stops when told', async () => {
     const { transport, engine, append } = await setup();
     const e = engine();

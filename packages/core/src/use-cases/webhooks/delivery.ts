@@ -297,11 +297,28 @@ export function createWebhookDelivery(o: WebhookDeliveryOptions): WebhookDeliver
     }, limits.sweepMs);
   };
 
+  /** Accounts whose webhooks are being looked up; true: notified again meanwhile (look once more). */
+  const looking = new Map<string, boolean>();
+  /** A burst of commits costs one lookup at a time per account, not one per commit. */
   const onAccount = (accountId: string) => {
-    o.records
-      .listWebhooks({ accountId })
-      .then((webhooks) => Promise.all(webhooks.filter((w) => w.active).map((w) => deliver(w.id))))
-      .catch((error) => warn('Webhook wake-up failed', { accountId, error: String(error) }));
+    if (looking.has(accountId)) {
+      looking.set(accountId, true);
+      return;
+    }
+    looking.set(accountId, false);
+    void (async () => {
+      try {
+        do {
+          looking.set(accountId, false);
+          const webhooks = await o.records.listWebhooks({ accountId });
+          for (const w of webhooks) if (w.active) void deliver(w.id);
+        } while (looking.get(accountId) && !closing);
+      } catch (error) {
+        warn('Webhook wake-up failed', { accountId, error: String(error) });
+      } finally {
+        looking.delete(accountId);
+      }
+    })();
   };
 
   return {
