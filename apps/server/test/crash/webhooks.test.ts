@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ChangeEventRecord, RecordsRepository } from '@mdstore/core';
 import { seedWebhook } from '@mdstore/core/testing';
-import { describe, expect, it } from 'vitest';
+import { describe, type ExpectStatic, it } from 'vitest';
 import { defaultAdapterModules, openDatabase } from '../../src/composition/adapters.js';
 import { loadConfig } from '../../src/config/index.js';
 import { type Receiver, startReceiver } from '../webhooks/receiver.js';
@@ -30,7 +30,12 @@ const pgReachable = await import('pg').then(async ({ default: pg }) => {
   }
 });
 
-async function crashDeliveries(env: Record<string, string>, dir: string, cleanup: () => Promise<void>) {
+async function crashDeliveries(
+  expect: ExpectStatic,
+  env: Record<string, string>,
+  dir: string,
+  cleanup: () => Promise<void>,
+) {
   const childEnv = { PATH: process.env.PATH ?? '', MDSTORE_WEBHOOK_ALLOW_PRIVATE: 'true', ...env };
   const database = await openDatabase(loadConfig(childEnv).database, defaultAdapterModules);
   const records: RecordsRepository = database.records;
@@ -137,9 +142,9 @@ async function crashDeliveries(env: Record<string, string>, dir: string, cleanup
 describe.concurrent('webhooks through SIGKILLs', () => {
   it(`sqlite: every event delivered at least once, in order, through ${KILLS} kills mid-delivery`, {
     timeout: 180_000,
-  }, async () => {
+  }, async ({ expect }) => {
     const dir = await mkdtemp(path.join(tmpdir(), 'mdstore-crash-webhooks-'));
-    await crashDeliveries({ MDSTORE_DATA_DIR: path.join(dir, 'data') }, dir, () =>
+    await crashDeliveries(expect, { MDSTORE_DATA_DIR: path.join(dir, 'data') }, dir, () =>
       rm(dir, { recursive: true, force: true }),
     );
   });
@@ -147,11 +152,12 @@ describe.concurrent('webhooks through SIGKILLs', () => {
   it.skipIf(!pgReachable)(
     `postgres: every event delivered at least once, in order, through ${KILLS} kills mid-delivery`,
     { timeout: 180_000 },
-    async () => {
+    async ({ expect }) => {
       const dir = await mkdtemp(path.join(tmpdir(), 'mdstore-crash-webhooks-'));
       const schema = `mdstore_crash_webhooks_${randomBytes(6).toString('hex')}`;
       const { default: pg } = await import('pg');
       await crashDeliveries(
+        expect,
         {
           MDSTORE_DATA_DIR: path.join(dir, 'data'),
           MDSTORE_DATABASE_URL: TEST_DATABASE_URL,
