@@ -282,7 +282,16 @@ export function createWebhookDelivery(o: WebhookDeliveryOptions): WebhookDeliver
         limit: 100,
         ...(afterId !== undefined && { afterId }),
       });
-      await Promise.all(page.map((w) => deliver(w.id)));
+      const now = o.clock.now();
+      // Leased by another live instance: its business. A retry not yet due: a timer, not a claim.
+      const free = page.filter(
+        (w) => w.leaseOwner === null || w.leaseOwner === o.owner || (w.leaseExpiresAt ?? 0) <= now,
+      );
+      for (const w of free)
+        if (w.nextAttemptAt !== null && w.nextAttemptAt > now) scheduleRetry(w.id, w.nextAttemptAt);
+      await Promise.all(
+        free.filter((w) => w.nextAttemptAt === null || w.nextAttemptAt <= now).map((w) => deliver(w.id)),
+      );
       if (page.length < 100) return;
       afterId = page.at(-1)?.id;
     }
