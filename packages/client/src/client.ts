@@ -9,6 +9,7 @@ import { type SearchAllRequest, type SearchAnswer, SearchApi, type SearchRequest
 import { SharesApi } from './shares.js';
 import { type ClientOptions, type RequestOptions, Transport, TypedApi } from './transport.js';
 import { TrashApi } from './trash.js';
+import { WebhooksApi } from './webhooks.js';
 
 /**
  * The mdstore SDK: `client.projects`, `client.files`, `client.history`, `client.changesets` and
@@ -33,6 +34,8 @@ export class MdStoreClient {
   readonly changes: ChangesApi;
   /** Share links of a project (extensions §11; admin keys). */
   readonly shares: SharesApi;
+  /** Webhooks (extensions §7; admin keys). */
+  readonly webhooks: WebhooksApi;
 
   constructor(options: ClientOptions) {
     this.api = new TypedApi(new Transport(options));
@@ -45,6 +48,7 @@ export class MdStoreClient {
     this.access = new AccessApi(this.api);
     this.changes = new ChangesApi(this.api);
     this.shares = new SharesApi(this.api);
+    this.webhooks = new WebhooksApi(this.api);
   }
 
   /**

@@ -58,3 +58,11 @@ export type {
 export type { Share, ShareCreate, ShareCreated, SharesApi } from './shares.js';
 export type { ClientOptions, RequestOptions, TypedApi } from './transport.js';
 export type { TrashApi, TrashItem, TrashList } from './trash.js';
+export type {
+  Webhook,
+  WebhookCreate,
+  WebhookCreated,
+  WebhookDelivery,
+  WebhookDeliveryList,
+  WebhooksApi,
+} from './webhooks.js';

@@ -12,7 +12,7 @@ const CALLS: Record<
   string,
   (
     client: MdStoreClient,
-    s: { projectId: string; trashId: string; keyId: string; shareId: string },
+    s: { projectId: string; trashId: string; keyId: string; shareId: string; webhookId?: string },
   ) => Promise<unknown>
 > = {
   getHealth: (c) => c.health(),
@@ -107,6 +107,17 @@ const CALLS: Record<
   revokeShare: (c, s) => c.shares.revoke(s.projectId, s.shareId),
   listAudit: (c) => c.access.audit({ limit: 10 }),
   listChanges: (c) => c.changes.list({ since: 0, limit: 10 }),
+  // Extensions §7 (a public address literal: the server checks the host without DNS).
+  createWebhook: async (c, s) => {
+    s.webhookId = (await c.webhooks.create({ url: 'https://93.184.215.14/hook', events: ['file.*'] })).id;
+  },
+  listWebhooks: async (c, s) => {
+    if (!(await c.webhooks.list()).some((w) => w.id === s.webhookId)) throw new Error('webhook not listed');
+  },
+  getWebhook: (c, s) => c.webhooks.get(s.webhookId!),
+  enableWebhook: (c, s) => c.webhooks.enable(s.webhookId!),
+  listWebhookDeliveries: (c, s) => c.webhooks.deliveries(s.webhookId!, { limit: 5 }),
+  deleteWebhook: (c, s) => c.webhooks.delete(s.webhookId!),
   deleteProject: (c, s) => c.projects.delete(s.projectId),
 };
 

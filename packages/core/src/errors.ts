@@ -68,6 +68,8 @@ export type ErrorCode =
   | 'API_KEY_NOT_FOUND'
   // share links (extensions §11): a missing, expired or revoked share, or a file it does not share
   | 'SHARE_NOT_FOUND'
+  // webhooks (extensions §7)
+  | 'WEBHOOK_NOT_FOUND'
   // raised by adapters through the ports
   | 'RECORD_CONFLICT'
   | 'BLOB_NOT_FOUND'
@@ -131,6 +133,7 @@ const MESSAGES = {
   ACCOUNT_NAME_TAKEN: (o: { accountName: string }) => `Account with name '${o.accountName}' already exists`,
   API_KEY_NOT_FOUND: (o: { keyId: string }) => `API key '${o.keyId}' not found or already revoked`,
   SHARE_NOT_FOUND: () => 'Share not found',
+  WEBHOOK_NOT_FOUND: (_: { webhookId: string }) => 'Webhook not found',
   BLOB_NOT_FOUND: (_: { bucket: string; key: string }) => 'Blob not found',
   BLOB_TOO_LARGE: (o: { maxBytes: number }) => `Blob larger than ${o.maxBytes} bytes`,
   BUCKET_NOT_FOUND: (_: { bucket: string }) => 'Bucket not found',

@@ -9,6 +9,7 @@ export {
   systemClock,
   webCryptoSecrets,
 } from './defaults/web-runtime.js';
+export { WEBHOOK_LIMITS, type WebhookLimits } from './defaults/webhooks.js';
 export * from './errors.js';
 export * from './listing/index.js';
 export * from './markdown/index.js';
@@ -22,6 +23,7 @@ export type * from './ports/content-work.js';
 export type * from './ports/rate-limiter.js';
 export type * from './ports/records.js';
 export type * from './ports/runtime.js';
+export type * from './ports/webhooks.js';
 export {
   createLeasedRateLimiter,
   DEFAULT_LEASE_POLICY,
@@ -116,6 +118,25 @@ export {
 } from './use-cases/shares.js';
 export type { ExpiryReport, TrashItemView, TrashPage } from './use-cases/trash/index.js';
 export type { FileView, ProjectView } from './use-cases/views.js';
+export {
+  createWebhookDelivery,
+  type DeliveryObserver,
+  type DeliveryOutcome,
+  type DeliveryTimers,
+  type WebhookDelivery,
+  type WebhookDeliveryOptions,
+} from './use-cases/webhooks/delivery.js';
+export {
+  CHANGE_EVENT_TYPES,
+  type ChangeEventJson,
+  changeEventView,
+  isEventFilter,
+  matchesEventFilters,
+  webhookMessageId,
+  webhookPayload,
+} from './use-cases/webhooks/events.js';
+export type { CreatedWebhook, DeliveryPage, WebhookView } from './use-cases/webhooks/manage.js';
+export { newWebhookSecret, SECRET_PREFIX, signWebhook } from './use-cases/webhooks/signing.js';
 export * from './validation/bodies.js';
 export * from './validation/changesets.js';
 export { checkedContent } from './validation/content.js';
@@ -127,3 +148,4 @@ export { SettingsSchema, validateSettings } from './validation/settings.js';
 export { CreateShareBodySchema, SHARE_LIMITS } from './validation/shares.js';
 export { compareCodePoints, countCodePoints, hasNulCharacter } from './validation/text.js';
 export { isValidUtf8, Utf8Validator } from './validation/utf8.js';
+export { CreateWebhookBodySchema, WebhookUrlSchema } from './validation/webhooks.js';

@@ -6,6 +6,7 @@ import type { ContentWork } from './ports/content-work.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import type { RecordsRepository } from './ports/records.js';
 import type { ApiKeySecrets, Clock, ContentHashing, IdSource, InstanceProbe } from './ports/runtime.js';
+import type { WebhookTransport } from './ports/webhooks.js';
 import { SEARCH_LIMITS } from './search/limits.js';
 import * as accounts from './use-cases/accounts.js';
 import * as audit from './use-cases/audit.js';
@@ -27,6 +28,7 @@ import { SearchDocumentCache } from './use-cases/search/document-cache.js';
 import * as search from './use-cases/search/index.js';
 import * as shares from './use-cases/shares.js';
 import * as trash from './use-cases/trash/index.js';
+import * as webhooks from './use-cases/webhooks/manage.js';
 import { validateSettings } from './validation/settings.js';
 
 export interface MdStoreAdapters {
@@ -53,6 +55,8 @@ export interface MdStoreAdapters {
    * one, inline within one step's bound (markdown/content-work.ts).
    */
   readonly contentWork?: ContentWork;
+  /** Checks a webhook's host when it is created or enabled (extensions §7); the server passes its own. */
+  readonly webhookTransport?: WebhookTransport;
 }
 
 type Bound<F> = F extends (ctx: MdStoreContext, ...rest: infer A) => infer R ? (...rest: A) => R : never;
@@ -79,6 +83,7 @@ export function createMdStore(adapters: MdStoreAdapters) {
     cursorKey: adapters.cursorKey ?? globalThis.crypto.getRandomValues(new Uint8Array(32)),
     searchDocuments: new SearchDocumentCache(SEARCH_LIMITS.documentCacheMaxTokens),
     contentWork: adapters.contentWork ?? inlineContentWork,
+    webhookTransport: adapters.webhookTransport,
   };
   const authState = auth.newAuthenticationState();
   const startedAt = ctx.clock.now();
@@ -119,6 +124,15 @@ export function createMdStore(adapters: MdStoreAdapters) {
       revoke: bind(ctx, shares.revokeShare),
       open: bind(ctx, shares.openShare),
       limit: bind(ctx, shares.limitSharePages),
+    },
+    // Extensions §7: the account's webhooks (delivery runs apart: createWebhookDelivery).
+    webhooks: {
+      create: bind(ctx, webhooks.createWebhook),
+      list: bind(ctx, webhooks.listWebhooks),
+      get: bind(ctx, webhooks.getWebhook),
+      delete: bind(ctx, webhooks.deleteWebhook),
+      enable: bind(ctx, webhooks.enableWebhook),
+      deliveries: bind(ctx, webhooks.listDeliveries),
     },
     projects: {
       create: bind(ctx, projects.createProject),

@@ -101,6 +101,7 @@ describe('reconciliation', () => {
       trashItemsExpired: 0,
       auditEntriesExpired: 0,
       changeEventsExpired: 0,
+      webhookDeliveriesExpired: 0,
       intentsInProgress: 2,
       failures: 0,
     });

@@ -38,6 +38,10 @@ import {
   type TrashPosition,
   type TrashRecord,
   truncateUtf8,
+  type WebhookDeliveryPosition,
+  type WebhookDeliveryRecord,
+  type WebhookProgress,
+  type WebhookRecord,
 } from '@mdstore/core';
 import { Mutex } from './mutex.js';
 
@@ -73,6 +77,8 @@ interface Tables {
   readonly secrets: ReadonlyMap<string, string>;
   /** Share links (extensions §11), keyed by id. */
   readonly shares: ReadonlyMap<string, ShareRecord>;
+  readonly webhooks: ReadonlyMap<string, WebhookRecord>;
+  readonly webhookDeliveries: ReadonlyMap<string, WebhookDeliveryRecord>;
 }
 
 interface SearchEntry {
@@ -109,6 +115,8 @@ const emptyTables = (): Tables => ({
   changeHeads: new Map(),
   secrets: new Map(),
   shares: new Map(),
+  webhooks: new Map(),
+  webhookDeliveries: new Map(),
 });
 
 const CAPABILITIES: RecordsCapabilities = Object.freeze({ durable: false, sharedBetweenProcesses: false });
@@ -121,6 +129,7 @@ const copy = <R extends object>(record: R): R => {
   if ('projectIds' in record && Array.isArray(record.projectIds)) {
     return { ...record, projectIds: [...record.projectIds] };
   }
+  if ('events' in record && Array.isArray(record.events)) return { ...record, events: [...record.events] };
   return { ...record };
 };
 const copyOrNull = <R extends object>(record: R | undefined): R | null => (record ? copy(record) : null);
@@ -166,6 +175,37 @@ abstract class TablesReader implements RecordsReader {
       (q.projectIds === undefined || (e.projectId !== null && q.projectIds.includes(e.projectId))) &&
       (q.status === undefined || e.status === q.status);
     return select(this.tables().audit, matches)
+      .sort((a, b) => b.at - a.at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .slice(0, q.limit)
+      .map(copy);
+  }
+
+  async findWebhook(q: { webhookId: string }) {
+    return copyOrNull(this.tables().webhooks.get(q.webhookId));
+  }
+
+  async listWebhooks(q: { accountId: string }) {
+    return select(this.tables().webhooks, (w) => w.accountId === q.accountId)
+      .sort(byCreatedAtThenId)
+      .map(copy);
+  }
+
+  async listActiveWebhooks(q: { limit: number; afterId?: string }) {
+    const after = q.afterId;
+    return select(this.tables().webhooks, (w) => w.active && (after === undefined || w.id > after))
+      .sort((a, b) => compareCodePoints(a.id, b.id))
+      .slice(0, q.limit)
+      .map(copy);
+  }
+
+  async listWebhookDeliveries(q: { webhookId: string; limit: number; after?: WebhookDeliveryPosition }) {
+    const after = q.after;
+    return select(
+      this.tables().webhookDeliveries,
+      (d) =>
+        d.webhookId === q.webhookId &&
+        (after === undefined || d.at < after.at || (d.at === after.at && d.id < after.id)),
+    )
       .sort((a, b) => b.at - a.at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
       .slice(0, q.limit)
       .map(copy);
@@ -592,6 +632,66 @@ class MemoryTransaction extends TablesReader implements RecordsTransaction {
     const apiKey = this.tables().apiKeys.get(c.keyId);
     if (!apiKey || (apiKey.lastUsedAt !== null && apiKey.lastUsedAt >= c.lastUsedAt)) return;
     this.writable('apiKeys').set(apiKey.id, frozen({ ...apiKey, lastUsedAt: c.lastUsedAt }));
+  }
+
+  async insertWebhook(c: { webhook: WebhookRecord }) {
+    this.insertNew('webhooks', c.webhook);
+  }
+
+  async deleteWebhook(c: { webhookId: string }) {
+    if (!this.tables().webhooks.has(c.webhookId)) return false;
+    this.writable('webhooks').delete(c.webhookId);
+    const doomed = select(this.tables().webhookDeliveries, (d) => d.webhookId === c.webhookId);
+    if (doomed.length > 0) {
+      const deliveries = this.writable('webhookDeliveries');
+      for (const d of doomed) deliveries.delete(d.id);
+    }
+    return true;
+  }
+
+  async claimWebhook(c: { webhookId: string; owner: string; now: number; until: number }) {
+    const w = this.tables().webhooks.get(c.webhookId);
+    const free =
+      w?.active &&
+      (w.leaseOwner === null ||
+        w.leaseOwner === c.owner ||
+        w.leaseExpiresAt === null ||
+        w.leaseExpiresAt <= c.now);
+    if (!w || !free) return null;
+    const claimed = { ...w, leaseOwner: c.owner, leaseExpiresAt: c.until };
+    this.writable('webhooks').set(w.id, frozen(claimed));
+    return copy(claimed);
+  }
+
+  async saveWebhookProgress(c: { webhookId: string; owner: string; progress: WebhookProgress }) {
+    const w = this.tables().webhooks.get(c.webhookId);
+    if (w?.leaseOwner !== c.owner) return false;
+    const { leaseExpiresAt, ...state } = c.progress;
+    const next = { ...w, ...state, leaseExpiresAt, leaseOwner: leaseExpiresAt === null ? null : c.owner };
+    this.writable('webhooks').set(w.id, frozen(next));
+    return true;
+  }
+
+  async enableWebhook(c: { webhookId: string }) {
+    const w = this.tables().webhooks.get(c.webhookId);
+    if (!w) return false;
+    const next = { ...w, active: true, disabledReason: null, attempt: 0, nextAttemptAt: null };
+    this.writable('webhooks').set(w.id, frozen(next));
+    return true;
+  }
+
+  async insertWebhookDelivery(c: { delivery: WebhookDeliveryRecord }) {
+    this.insertNew('webhookDeliveries', c.delivery);
+  }
+
+  async deleteWebhookDeliveriesBefore(c: { before: number; limit: number }) {
+    const doomed = select(this.tables().webhookDeliveries, (d) => d.at < c.before)
+      .sort((a, b) => a.at - b.at)
+      .slice(0, c.limit);
+    if (doomed.length === 0) return 0;
+    const table = this.writable('webhookDeliveries');
+    for (const d of doomed) table.delete(d.id);
+    return doomed.length;
   }
 
   async lockProject(q: { projectId: string }) {

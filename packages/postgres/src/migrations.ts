@@ -264,6 +264,43 @@ export const MIGRATIONS: readonly Migration[] = [
       `,
   },
   {
+    version: 8,
+    name: 'webhooks and their deliveries log',
+    // Extensions §7: the delivery state and lease live on the webhook's row.
+    sql: `
+      CREATE TABLE webhooks (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        account_id TEXT COLLATE "C" NOT NULL REFERENCES accounts(id),
+        url TEXT NOT NULL,
+        events_json TEXT NOT NULL,
+        project_id TEXT COLLATE "C",
+        secret TEXT NOT NULL,
+        active BOOLEAN NOT NULL,
+        disabled_reason TEXT,
+        created_at BIGINT NOT NULL,
+        cursor_seq BIGINT,
+        attempt INTEGER NOT NULL,
+        next_attempt_at BIGINT,
+        lease_owner TEXT,
+        lease_expires_at BIGINT
+      );
+      CREATE INDEX webhooks_account_idx ON webhooks (account_id, created_at, id);
+      CREATE INDEX webhooks_active_idx ON webhooks (active, id);
+      CREATE TABLE webhook_deliveries (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        webhook_id TEXT COLLATE "C" NOT NULL,
+        event_seq BIGINT NOT NULL,
+        attempt INTEGER NOT NULL,
+        status_code INTEGER,
+        error TEXT,
+        duration_ms INTEGER NOT NULL,
+        at BIGINT NOT NULL
+      );
+      CREATE INDEX webhook_deliveries_listing_idx ON webhook_deliveries (webhook_id, at, id);
+      CREATE INDEX webhook_deliveries_age_idx ON webhook_deliveries (at);
+    `,
+  },
+  {
     version: 9,
     name: 'changeset id and message of revisions',
     // Extensions §9.

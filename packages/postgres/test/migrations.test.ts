@@ -39,6 +39,8 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
 
       'shares',
       'trash_items',
+      'webhook_deliveries',
+      'webhooks',
     ]);
   });
 

@@ -10,6 +10,8 @@ import type {
   RevisionRecord,
   ShareRecord,
   TrashRecord,
+  WebhookDeliveryRecord,
+  WebhookRecord,
 } from '@mdstore/core';
 import { type ColumnType, defineTable } from './table.js';
 
@@ -268,6 +270,55 @@ export const SHARES = defineTable<ShareRecord>(
   { key: ['id'], immutable: ['accountId', 'projectId', 'tokenHash', 'createdAt'] },
 );
 
+/** A webhook as stored: its event filters as JSON text. */
+export type WebhookRow = Omit<WebhookRecord, 'events'> & { readonly eventsJson: string };
+
+/** Webhooks and their delivery state (extensions §7). */
+export const WEBHOOKS = defineTable<WebhookRow>(
+  'webhooks',
+  {
+    id: ['id', 'text'],
+    accountId: ['account_id', 'text'],
+    url: ['url', 'text'],
+    eventsJson: ['events_json', 'text'],
+    projectId: ['project_id', 'text'],
+    secret: ['secret', 'text'],
+    active: ['active', 'boolean'],
+    disabledReason: ['disabled_reason', 'text'],
+    createdAt: ['created_at', 'integer'],
+    cursorSeq: ['cursor_seq', 'integer'],
+    attempt: ['attempt', 'integer'],
+    nextAttemptAt: ['next_attempt_at', 'integer'],
+    leaseOwner: ['lease_owner', 'text'],
+    leaseExpiresAt: ['lease_expires_at', 'integer'],
+  },
+  { key: ['id'], immutable: ['accountId', 'createdAt'] },
+);
+
+export function toWebhookRow({ events, ...webhook }: WebhookRecord): WebhookRow {
+  return { ...webhook, eventsJson: JSON.stringify(events) };
+}
+
+export function fromWebhookRow({ eventsJson, ...webhook }: WebhookRow): WebhookRecord {
+  return { ...webhook, events: JSON.parse(eventsJson) as string[] };
+}
+
+/** A webhook's deliveries log. */
+export const WEBHOOK_DELIVERIES = defineTable<WebhookDeliveryRecord>(
+  'webhook_deliveries',
+  {
+    id: ['id', 'text'],
+    webhookId: ['webhook_id', 'text'],
+    eventSeq: ['event_seq', 'integer'],
+    attempt: ['attempt', 'integer'],
+    statusCode: ['status_code', 'integer'],
+    error: ['error', 'text'],
+    durationMs: ['duration_ms', 'integer'],
+    at: ['at', 'integer'],
+  },
+  { key: ['id'] },
+);
+
 /** Every record table, for schema checks. */
 export const RECORD_TABLES = [
   ACCOUNTS,
@@ -281,4 +332,6 @@ export const RECORD_TABLES = [
   AUDIT,
   CHANGES,
   SHARES,
+  WEBHOOKS,
+  WEBHOOK_DELIVERIES,
 ] as const;

@@ -289,6 +289,43 @@ const placeholder = (version: number, branch: string): Migration => ({
   sql: '',
 });
 
+/**
+ * Webhooks (extensions §7): each with its delivery state and lease on its row, and its deliveries log,
+ * read newest first per webhook.
+ */
+const WEBHOOKS = `
+CREATE TABLE webhooks (
+  id TEXT NOT NULL PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts(id),
+  url TEXT NOT NULL,
+  events_json TEXT NOT NULL,
+  project_id TEXT,
+  secret TEXT NOT NULL,
+  active INTEGER NOT NULL CHECK (active IN (0, 1)),
+  disabled_reason TEXT,
+  created_at INTEGER NOT NULL,
+  cursor_seq INTEGER,
+  attempt INTEGER NOT NULL,
+  next_attempt_at INTEGER,
+  lease_owner TEXT,
+  lease_expires_at INTEGER
+) STRICT;
+CREATE INDEX webhooks_account ON webhooks (account_id, created_at, id);
+CREATE INDEX webhooks_active ON webhooks (active, id);
+CREATE TABLE webhook_deliveries (
+  id TEXT NOT NULL PRIMARY KEY,
+  webhook_id TEXT NOT NULL,
+  event_seq INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  status_code INTEGER,
+  error TEXT,
+  duration_ms INTEGER NOT NULL,
+  at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX webhook_deliveries_listing ON webhook_deliveries (webhook_id, at, id);
+CREATE INDEX webhook_deliveries_age ON webhook_deliveries (at);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -309,7 +346,7 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: KEY_ACCESS,
   },
   { version: 7, description: 'change feed, feed heads and shared store secrets', sql: CHANGE_FEED },
-  placeholder(8, 'webhooks'),
+  { version: 8, description: 'webhooks and their deliveries log', sql: WEBHOOKS },
   { version: 9, description: 'changeset id and message of revisions', sql: REVISION_CHANGESETS },
   placeholder(10, 'links'),
   { version: 11, description: 'share links', sql: SHARES },

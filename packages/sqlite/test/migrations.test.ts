@@ -32,6 +32,8 @@ const TABLES = [
 
   'shares',
   'trash_items',
+  'webhook_deliveries',
+  'webhooks',
 ];
 
 let database: Awaited<ReturnType<typeof tempDatabase>>;

@@ -12,6 +12,7 @@ import {
   noticingRecords,
   type RateLimiter,
   type RecordsRepository,
+  type WebhookTransport,
 } from '@mdstore/core';
 import {
   type DependencyContainer,
@@ -24,6 +25,7 @@ import { createInstanceProbe } from '../instance-probe.js';
 import type { Logger } from '../logger.js';
 import type { ServerMetrics } from '../metrics/metrics.js';
 import { instrumentRecords } from '../metrics/records.js';
+import { httpWebhookTransport } from '../webhooks/transport.js';
 import { type AdapterModules, defaultAdapterModules, openBlobStore, openDatabase } from './adapters.js';
 import { cursorKeyOf, keptCursorSecret, nodeCryptoHashing, nodeCryptoSecrets } from './secrets.js';
 import { TOKENS } from './tokens.js';
@@ -81,6 +83,8 @@ export async function createRuntime(config: ServerConfig, options: RuntimeOption
     closers.push(() => database.close());
     const records = options.metrics ? instrumentRecords(database.records, options.metrics) : database.records;
     container.register(TOKENS.records, { useValue: records });
+    // Extensions §7: the records store is the change feed webhooks deliver from.
+    container.register(TOKENS.changeFeed, { useValue: records });
     container.register(TOKENS.rateLimiter, { useValue: database.rateLimiter });
     // Extensions §3: without a configured secret, the one every instance of the store shares.
     const cursorSecret = config.cursorSecret ?? (await keptCursorSecret(database.records));
@@ -99,6 +103,9 @@ export async function createRuntime(config: ServerConfig, options: RuntimeOption
     container.register(TOKENS.blobs, { useValue: blobs });
 
     container.register(TOKENS.contentWork, { useValue: openContentWork(config, options.logger, closers) });
+    container.register(TOKENS.webhookTransport, {
+      useValue: httpWebhookTransport({ allowPrivate: config.webhookAllowPrivate }),
+    });
 
     container.register(TOKENS.store, { useFactory: instancePerContainerCachingFactory(buildStore) });
     const scope = options.override ? withOverrides(container, options.override) : container;
@@ -133,6 +140,7 @@ function buildStore(c: DependencyContainer): MdStore {
     probe: c.resolve<InstanceProbe>(TOKENS.probe),
     events: c.resolve<MdStoreEvents>(TOKENS.events),
     contentWork: c.resolve<ContentWork>(TOKENS.contentWork),
+    webhookTransport: c.resolve<WebhookTransport>(TOKENS.webhookTransport),
     secrets: nodeCryptoSecrets,
     hashing: nodeCryptoHashing,
     ...withCursorKey(c.resolve<Uint8Array | undefined>(TOKENS.cursorKey)),

@@ -7,6 +7,7 @@ import { startingGate } from '../http/starting.js';
 import type { Logger } from '../logger.js';
 import { type RunningMetricsListener, startMetricsListener } from '../metrics/listener.js';
 import { createServerMetrics, type ServerMetrics } from '../metrics/metrics.js';
+import { startWebhookDelivery } from '../webhooks/delivery.js';
 import type { AdapterModules } from './adapters.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
 import { TOKENS } from './tokens.js';
@@ -117,12 +118,15 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
     heartbeatMs: options.heartbeatIntervalMs ?? HEARTBEAT_INTERVAL_MS,
     reconcileMs: options.reconcileIntervalMs ?? RECONCILE_INTERVAL_MS,
   });
+  // Extensions §7: pending deliveries resume at once (the engine sweeps at start).
+  const webhooks = startWebhookDelivery(runtime, logger, metrics);
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
       // Held change reads answer (long polls) or end (streams) now, not at the end of the grace period.
       closing.abort();
       await timers.stop();
+      await webhooks.stop();
       await listeners
         .close()
         .catch((error: unknown) => logger.error('closing the HTTP server failed', { error }));

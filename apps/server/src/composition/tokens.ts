@@ -18,4 +18,11 @@ export const TOKENS = {
   cursorKey: Symbol('CursorKey'),
   /** The server's metrics (a no-op set when it exports none). */
   metrics: Symbol('ServerMetrics'),
+  /** Extensions §7: where webhooks are posted (DNS, the address rule, HTTP). */
+  webhookTransport: Symbol('WebhookTransport'),
+  /**
+   * Extensions §7: the change feed and its notifier. Registered by the feed (the records store and the
+   * notifier of its build); without them, webhooks are kept but not delivered.
+   */
+  changeFeed: Symbol('ChangeFeedReader'),
 } as const;

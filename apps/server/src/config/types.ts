@@ -48,6 +48,11 @@ export interface ServerConfig {
   readonly changes: { readonly retentionDays: number; readonly maxStreamsPerKey: number };
   /** Share pages per client address and minute (extensions §11). */
   readonly shareRateLimit: number;
+  /**
+   * `MDSTORE_WEBHOOK_ALLOW_PRIVATE`: webhook targets may resolve to loopback, private, link-local,
+   * unique-local or metadata addresses (extensions §7). Off by default: only for tests and closed labs.
+   */
+  readonly webhookAllowPrivate: boolean;
   /** PEM file paths; the files are read at start-up by `readTlsFiles`. */
   readonly tls: { readonly certPath: string; readonly keyPath: string } | null;
   readonly httpRedirectPort: number | null;

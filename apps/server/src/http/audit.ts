@@ -76,7 +76,7 @@ const REFUSALS = new Set([401, 403, 412, 428]);
  * Whether a finished `/api` request is recorded: every change (a route that is not a `GET` and needs
  * more than `read`: searches are reads) that succeeded, every refusal (`401`, `403`, `412`, `428`, and
  * a `404` for a project: another account's, outside the key's scope, or gone; not a missing file), and
- * every operation on keys and share links, whatever its answer.
+ * every operation on keys, webhooks and share links (extensions §7, §8, §11), whatever its answer.
  */
 export function isAudited(
   route: Pick<RouteDescription, 'method' | 'path' | 'role'> | undefined,
@@ -85,7 +85,12 @@ export function isAudited(
 ): boolean {
   if (REFUSALS.has(status)) return true;
   if (route === undefined) return false;
-  if (route.path.startsWith('/api/keys') || route.path.includes('/shares')) return true;
+  if (
+    route.path.startsWith('/api/keys') ||
+    route.path.startsWith('/api/webhooks') ||
+    route.path.includes('/shares')
+  )
+    return true;
   if (status === 404) return errorCode === 'PROJECT_NOT_FOUND';
   const changes = route.method !== 'GET' && route.role !== null && route.role !== 'read';
   return changes && status >= 200 && status < 300;

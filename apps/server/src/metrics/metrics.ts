@@ -1,4 +1,4 @@
-import type { ReconcileReport } from '@mdstore/core';
+import type { DeliveryObserver, DeliveryOutcome, ReconcileReport } from '@mdstore/core';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { ObservedRequest, RequestMetrics } from '../http/observe.js';
 
@@ -8,6 +8,8 @@ export type TransactionOutcome = 'commit' | 'rollback';
 /** Every metric mdstore exports, on a registry of its own (so that several servers in one process do not mix). */
 export interface ServerMetrics extends RequestMetrics {
   readonly registry: Registry;
+  /** Webhook delivery attempts (extensions §7): by outcome, and the lag of each acknowledged one. */
+  readonly webhooks: DeliveryObserver;
   observeTransaction(outcome: TransactionOutcome, seconds: number): void;
   observeReconciliation(report: ReconcileReport | 'failed'): void;
   /** Change events committed by this instance (extensions §7). */
@@ -21,6 +23,9 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 
 /** From a metadata read (a few ms) to a 10 MB upload on a slow link. */
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+/** From a receiver on the same host (milliseconds) to a retry hours later. */
+const LAG_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200, 36000];
+const DELIVERY_OUTCOMES: readonly DeliveryOutcome[] = ['success', 'failure', 'disabled'];
 const TRANSACTION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 const RECONCILIATION_KINDS = {
@@ -86,6 +91,19 @@ export function createServerMetrics(): ServerMetrics {
     labelNames: ['kind'] as const,
     registers,
   });
+  const deliveries = new Counter({
+    name: 'mdstore_webhook_deliveries_total',
+    help: 'Webhook delivery attempts, by outcome: success (2xx), failure (retried), disabled (the last one failed).',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const lag = new Histogram({
+    name: 'mdstore_webhook_lag_seconds',
+    help: 'From an event’s commit to its acknowledged delivery (retries included).',
+    buckets: LAG_BUCKETS,
+    registers,
+  });
+  for (const outcome of DELIVERY_OUTCOMES) deliveries.inc({ outcome }, 0);
   // Every series of a kind exists from the start, so that rates over them are defined.
   for (const kind of Object.values(RECONCILIATION_KINDS)) reconciled.inc({ kind }, 0);
   for (const outcome of ['ok', 'failed']) reconciliations.inc({ outcome }, 0);
@@ -107,6 +125,12 @@ export function createServerMetrics(): ServerMetrics {
     },
     observeChangeStreams(delta) {
       changeStreams.inc(delta);
+    },
+    webhooks: {
+      attempted({ outcome, lagMs }) {
+        deliveries.inc({ outcome });
+        if (lagMs !== null) lag.observe(lagMs / 1000);
+      },
     },
     observeRequest(request: ObservedRequest) {
       const method = METHODS.has(request.method) ? request.method : 'OTHER';

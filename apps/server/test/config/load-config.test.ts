@@ -35,6 +35,7 @@ describe('loadConfig defaults', () => {
       auditRetentionDays: 90,
       changes: { retentionDays: 30, maxStreamsPerKey: 5 },
       shareRateLimit: 600,
+      webhookAllowPrivate: false,
       tls: null,
       httpRedirectPort: null,
       trustProxy: false,
@@ -44,6 +45,12 @@ describe('loadConfig defaults', () => {
       cursorSecret: null,
       warnings: [],
     });
+  });
+
+  it('lets webhook targets resolve to private addresses only when MDSTORE_WEBHOOK_ALLOW_PRIVATE is true', () => {
+    expect(load({ MDSTORE_WEBHOOK_ALLOW_PRIVATE: 'true' }).webhookAllowPrivate).toBe(true);
+    expect(load({ MDSTORE_WEBHOOK_ALLOW_PRIVATE: 'false' }).webhookAllowPrivate).toBe(false);
+    expect(() => load({ MDSTORE_WEBHOOK_ALLOW_PRIVATE: 'maybe' })).toThrow(/MDSTORE_WEBHOOK_ALLOW_PRIVATE/);
   });
 
   it('treats empty and blank values as unset and trims the others', () => {

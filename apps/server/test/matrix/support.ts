@@ -41,6 +41,7 @@ const HTTP_SUITES = [
   // extensions §11
   'render',
   'shares',
+  'webhooks',
 ];
 
 /**

@@ -19,6 +19,7 @@ interface State {
   trashId?: string;
   keyId?: string;
   shareId?: string;
+  webhookId?: string;
 }
 
 interface Call {
@@ -513,6 +514,46 @@ const CALLS: Call[] = [
     path: (s) => `${project(s)}/shares/${s.shareId}`,
     expect: 404,
   },
+  // Extensions §7: webhooks.
+  {
+    operationId: 'createWebhook',
+    method: 'POST',
+    path: () => '/api/webhooks',
+    body: (s) =>
+      json({ url: 'https://hooks.example.com/mdstore', events: ['file.*'], project_id: s.projectId })(),
+    expect: 201,
+    keep: (s, body) => {
+      s.webhookId = JSON.parse(body.toString()).id;
+    },
+  },
+  {
+    operationId: 'createWebhook',
+    method: 'POST',
+    path: () => '/api/webhooks',
+    body: json({ url: 'ftp://hooks.example.com/' }),
+    expect: 422,
+  },
+  { operationId: 'listWebhooks', method: 'GET', path: () => '/api/webhooks', expect: 200 },
+  { operationId: 'getWebhook', method: 'GET', path: (s) => `/api/webhooks/${s.webhookId}`, expect: 200 },
+  {
+    operationId: 'enableWebhook',
+    method: 'POST',
+    path: (s) => `/api/webhooks/${s.webhookId}/enable`,
+    expect: 200,
+  },
+  {
+    operationId: 'listWebhookDeliveries',
+    method: 'GET',
+    path: (s) => `/api/webhooks/${s.webhookId}/deliveries?limit=10`,
+    expect: 200,
+  },
+  {
+    operationId: 'deleteWebhook',
+    method: 'DELETE',
+    path: (s) => `/api/webhooks/${s.webhookId}`,
+    expect: 204,
+  },
+  { operationId: 'getWebhook', method: 'GET', path: (s) => `/api/webhooks/${s.webhookId}`, expect: 404 },
   { operationId: 'deleteProject', method: 'DELETE', path: project, expect: 200 },
   { operationId: 'deleteProject', method: 'DELETE', path: project, expect: 404 },
 ];

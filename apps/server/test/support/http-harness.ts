@@ -7,6 +7,7 @@ import {
   type MdStore,
   type MdStoreSettings,
   noticingRecords,
+  type WebhookTransport,
 } from '@mdstore/core';
 import { it } from 'vitest';
 import { AuditQueue } from '../../src/http/audit.js';
@@ -43,6 +44,8 @@ export interface HarnessOptions {
   readonly timeouts?: Partial<ServerTimeouts>;
   /** Where parses of large files run (the core's inline default when absent); the test closes it. */
   readonly contentWork?: ContentWork;
+  /** How webhook targets are checked (extensions §7); the tests' stub resolver never reaches DNS. */
+  readonly webhookTransport?: WebhookTransport;
 }
 
 /** Small limits so that size rules can be tested with small bodies. */
@@ -87,6 +90,7 @@ export class HttpHarness {
       clock,
       settings,
       ...(options.contentWork ? { contentWork: options.contentWork } : {}),
+      ...(options.webhookTransport ? { webhookTransport: options.webhookTransport } : {}),
     });
     const { lines, logger } = collectingLogger();
     // Extensions §8: audited like a server; tests read the log after `harness.audit.flush()`.

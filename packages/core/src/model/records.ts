@@ -221,3 +221,61 @@ export interface InstanceRecord {
   readonly startedAt: EpochMillis;
   readonly heartbeatAt: EpochMillis;
 }
+
+/**
+ * A webhook (extensions §7) with its delivery state: the cursor (last `seq` delivered or skipped), the
+ * failed attempts of the pending event and when the next one is due, and the lease of the instance
+ * delivering it (one instance per attempt; a crashed owner's lease expires).
+ */
+export interface WebhookRecord {
+  readonly id: string;
+  readonly accountId: string;
+  readonly url: string;
+  /** Event type filters (`file.created`, `file.*`); empty: every event. */
+  readonly events: readonly string[];
+  /** Events of this project only, or null for every project the account has. */
+  readonly projectId: string | null;
+  /** The signing secret (`whsec_…`), kept so that deliveries can be signed (see docs/operations.md). */
+  readonly secret: string;
+  readonly active: boolean;
+  readonly disabledReason: string | null;
+  readonly createdAt: EpochMillis;
+  /** The last event `seq` delivered or skipped; null until the engine first looks (it starts after `createdAt`). */
+  readonly cursorSeq: number | null;
+  /** Failed attempts of the pending event (the one after `cursorSeq`). */
+  readonly attempt: number;
+  /** When the next attempt is due after a failure; null: at once. */
+  readonly nextAttemptAt: EpochMillis | null;
+  readonly leaseOwner: string | null;
+  readonly leaseExpiresAt: EpochMillis | null;
+}
+
+/** One delivery attempt of a webhook (its deliveries log): an answer's status or an error, never both. */
+export interface WebhookDeliveryRecord {
+  readonly id: string;
+  readonly webhookId: string;
+  readonly eventSeq: number;
+  /** 1 for the first attempt of the event. */
+  readonly attempt: number;
+  readonly statusCode: number | null;
+  readonly error: string | null;
+  readonly durationMs: number;
+  readonly at: EpochMillis;
+}
+
+/** Where a page of a webhook's deliveries starts: after this one, newest first. */
+export interface WebhookDeliveryPosition {
+  readonly at: EpochMillis;
+  readonly id: string;
+}
+
+/** What a delivery attempt writes back, while the writer holds the webhook's lease. */
+export interface WebhookProgress {
+  readonly cursorSeq: number | null;
+  readonly attempt: number;
+  readonly nextAttemptAt: EpochMillis | null;
+  readonly active: boolean;
+  readonly disabledReason: string | null;
+  /** The lease's new expiry, or null to release it. */
+  readonly leaseExpiresAt: EpochMillis | null;
+}

@@ -12,6 +12,10 @@ import type {
   ShareRecord,
   Tier,
   TrashRecord,
+  WebhookDeliveryPosition,
+  WebhookDeliveryRecord,
+  WebhookProgress,
+  WebhookRecord,
 } from '../model/records.js';
 import type { JsonNarrowing, PushdownCondition } from '../search/filter/pushdown.js';
 import type { SearchQuery } from '../search/query.js';
@@ -211,6 +215,18 @@ export interface RecordsReader extends ChangeFeedReader {
    */
   listAuditEntries(q: AuditQuery): Promise<AuditRecord[]>;
 
+  findWebhook(q: { webhookId: string }): Promise<WebhookRecord | null>;
+  /** The account's webhooks, `createdAt` then `id` ascending. */
+  listWebhooks(q: { accountId: string }): Promise<WebhookRecord[]>;
+  /** Active webhooks of every account in `id` order, after `afterId` when given (the delivery engine's sweep). */
+  listActiveWebhooks(q: { limit: number; afterId?: string }): Promise<WebhookRecord[]>;
+  /** A webhook's delivery attempts, newest first (`at` then `id` descending), after `after` when given. */
+  listWebhookDeliveries(q: {
+    webhookId: string;
+    limit: number;
+    after?: WebhookDeliveryPosition;
+  }): Promise<WebhookDeliveryRecord[]>;
+
   /** Intents in `id` order, starting after `afterId` when given (keyset pagination). */
   listBlobIntents(q: { limit: number; afterId?: string }): Promise<BlobIntentRecord[]>;
   listInstances(): Promise<InstanceRecord[]>;
@@ -240,6 +256,31 @@ export interface RecordsTransaction extends RecordsReader, ChangeFeedWriter {
   insertAuditEntries(c: { entries: readonly AuditRecord[] }): Promise<void>;
   /** Deletes at most `limit` audit entries older than `before` (oldest first); returns how many. */
   deleteAuditEntriesBefore(c: { before: number; limit: number }): Promise<number>;
+
+  insertWebhook(c: { webhook: WebhookRecord }): Promise<void>;
+  /** Removes the webhook and its deliveries log; false when it was not there. */
+  deleteWebhook(c: { webhookId: string }): Promise<boolean>;
+  /**
+   * Takes (or renews) the lease of an active webhook for `owner` until `until`, when nobody else holds an
+   * unexpired one (`leaseExpiresAt <= now` has expired); returns the webhook as claimed, or null. The one
+   * claim that keeps two instances from making the same attempt.
+   */
+  claimWebhook(c: {
+    webhookId: string;
+    owner: string;
+    now: number;
+    until: number;
+  }): Promise<WebhookRecord | null>;
+  /**
+   * Writes the delivery state when `owner` still holds the lease (false otherwise: nothing written); a
+   * null `leaseExpiresAt` releases it.
+   */
+  saveWebhookProgress(c: { webhookId: string; owner: string; progress: WebhookProgress }): Promise<boolean>;
+  /** Makes the webhook active again from its pending event, its failed attempts forgotten; false when absent. */
+  enableWebhook(c: { webhookId: string }): Promise<boolean>;
+  insertWebhookDelivery(c: { delivery: WebhookDeliveryRecord }): Promise<void>;
+  /** Deletes at most `limit` delivery attempts (of any webhook) older than `before`, oldest first; returns how many. */
+  deleteWebhookDeliveriesBefore(c: { before: number; limit: number }): Promise<number>;
 
   /** Reads the project and holds a write lock on it until the transaction ends. */
   lockProject(q: { projectId: string }): Promise<ProjectRecord | null>;

@@ -15,8 +15,11 @@ export {
   BASE_TIME,
   sha256Hex,
 } from './builders.js';
+export { ChangeFeedDouble } from './change-feed-double.js';
 export { type ContentWorkHarness, describeContentWorkContract } from './content-work-contract.js';
 export * from './faults/index.js';
 export { expectedAccounting, readStoredContent } from './inspect.js';
 export { describeRateLimiterContract, type RateLimiterHarness } from './rate-limiter-contract.js';
+export { aWebhook, seedWebhook } from './records/webhooks.js';
 export { describeRecordsRepositoryContract, type RecordsHarness } from './records-contract.js';
+export { ManualClock, TransportDouble } from './webhook-doubles.js';

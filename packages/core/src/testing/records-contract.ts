@@ -16,6 +16,7 @@ import { sharesSuite } from './records/shares.js';
 import type { RecordsHarness } from './records/support.js';
 import { transactionsSuite } from './records/transactions.js';
 import { trashSuite } from './records/trash.js';
+import { webhooksSuite } from './records/webhooks.js';
 
 export type { RecordsHarness } from './records/support.js';
 
@@ -43,6 +44,7 @@ export function describeRecordsRepositoryContract(
     sharesSuite(context);
 
     trashSuite(context);
+    webhooksSuite(context);
     intentsSuite(context);
     transactionsSuite(context);
     durabilitySuite(context);

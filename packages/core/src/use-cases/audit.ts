@@ -47,13 +47,13 @@ const issue = (name: string, msg: string, type = 'value_error'): ValidationIssue
   type,
 });
 
-const encodeCursor = (position: AuditPosition): string =>
+export const encodeCursor = (position: AuditPosition): string =>
   btoa(JSON.stringify([position.at, position.id]))
     .replace(/\+/g, '-')
     .replace(/\//g, '_')
     .replace(/=+$/, '');
 
-function decodeCursor(cursor: string): AuditPosition | undefined {
+export function decodeCursor(cursor: string): AuditPosition | undefined {
   try {
     const [at, id] = JSON.parse(atob(cursor.replace(/-/g, '+').replace(/_/g, '/'))) as unknown[];
     return Number.isSafeInteger(at) && typeof id === 'string' && UUID.test(id)
@@ -64,7 +64,7 @@ function decodeCursor(cursor: string): AuditPosition | undefined {
   }
 }
 
-const integerIn = (text: string, min: number, max: number): number | undefined => {
+export const integerIn = (text: string, min: number, max: number): number | undefined => {
   if (!/^\d{1,9}$/.test(text)) return undefined;
   const value = Number(text);
   return value >= min && value <= max ? value : undefined;

@@ -5,6 +5,7 @@ import type { ContentWork } from '../ports/content-work.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { RecordsRepository } from '../ports/records.js';
 import type { ApiKeySecrets, Clock, ContentHashing, IdSource, InstanceProbe } from '../ports/runtime.js';
+import type { WebhookTransport } from '../ports/webhooks.js';
 import type { SearchDocumentCache } from './search/document-cache.js';
 
 export interface MdStoreSettings {
@@ -77,6 +78,8 @@ export interface MdStoreContext {
   readonly searchDocuments: SearchDocumentCache;
   /** Where parses too costly for this thread run (markdown/content-work.ts); inline by default. */
   readonly contentWork: ContentWork;
+  /** Checks webhook targets when they are created (extensions §7); without one, only the URL's form is. */
+  readonly webhookTransport: WebhookTransport | undefined;
 }
 
 /** Never earlier than `previous`: timestamps do not go backwards even if the clock does. */

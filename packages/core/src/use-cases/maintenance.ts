@@ -5,6 +5,7 @@ import { expireChanges } from './changes/list.js';
 import type { MdStoreContext } from './context.js';
 import { finishProjectDeletion } from './projects.js';
 import { expireTrash } from './trash/expire.js';
+import { expireDeliveries } from './webhooks/manage.js';
 
 export interface ReconcileReport {
   /** Abandoned notes resolved, and how many of their resources were removed. */
@@ -18,6 +19,8 @@ export interface ReconcileReport {
   readonly auditEntriesExpired: number;
   /** Change events older than `changesRetentionDays` removed by this run (extensions §7). */
   readonly changeEventsExpired: number;
+  /** Webhook delivery attempts older than 30 days removed from the deliveries log by this run (extensions §7). */
+  readonly webhookDeliveriesExpired: number;
   /** Notes left alone because their write may still be in progress. */
   readonly intentsInProgress: number;
   /** Resources whose removal failed this time (their notes stay for the next run). */
@@ -68,9 +71,11 @@ export async function reconcile(ctx: MdStoreContext): Promise<ReconcileReport> {
   const expiry = await expireTrash(ctx);
   const auditEntriesExpired = await expireAudit(ctx);
   const changeEventsExpired = await expireChanges(ctx, ctx.settings.changesRetentionDays);
+  const webhookDeliveriesExpired = await expireDeliveries(ctx);
   const report = {
     auditEntriesExpired,
     changeEventsExpired,
+    webhookDeliveriesExpired,
     intentsResolved: 0,
     resourcesRemoved: 0,
     deletionsCompleted: 0,

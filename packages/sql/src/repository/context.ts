@@ -9,6 +9,7 @@ import type {
   RevisionRecord,
   ShareRecord,
   TrashRecord,
+  WebhookDeliveryRecord,
 } from '@mdstore/core';
 import { placeholders, type Row, type SqlDialect } from '../executor.js';
 import {
@@ -26,6 +27,9 @@ import {
   SHARES,
   TRASH,
   type TrashRow,
+  WEBHOOK_DELIVERIES,
+  WEBHOOKS,
+  type WebhookRow,
 } from '../records.js';
 import { type TableSql, tableSql } from '../table.js';
 
@@ -43,6 +47,8 @@ export interface SqlContext {
   readonly blobIntents: TableSql<BlobIntentRecord>;
   readonly instances: TableSql<InstanceRecord>;
   readonly shares: TableSql<ShareRecord>;
+  readonly webhooks: TableSql<WebhookRow>;
+  readonly webhookDeliveries: TableSql<WebhookDeliveryRecord>;
   /** A statement written with `?` placeholders, in the dialect's. */
   sql(text: string): string;
   toTrash(row: Row): TrashRecord;
@@ -63,6 +69,8 @@ export function sqlContext(dialect: SqlDialect): SqlContext {
     blobIntents: tableSql(BLOB_INTENTS, dialect),
     instances: tableSql(INSTANCES, dialect),
     shares: tableSql(SHARES, dialect),
+    webhooks: tableSql(WEBHOOKS, dialect),
+    webhookDeliveries: tableSql(WEBHOOK_DELIVERIES, dialect),
     sql: (text) => placeholders(dialect, text),
     toTrash: (row) => fromTrashRow(trash.fromRow(row)),
   };

@@ -11,6 +11,7 @@ import { revisionStatements } from './revisions.js';
 import { searchStatements } from './search.js';
 import { shareStatements } from './shares.js';
 import { trashStatements } from './trash.js';
+import { webhookStatements } from './webhooks.js';
 
 /** The records port on one SQL engine: its reads and its transactions over any executor of that engine. */
 export interface SqlRecords {
@@ -37,6 +38,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
   const audit = auditStatements(c);
   const changes = changeStatements(c);
   const shares = shareStatements(c);
+  const webhooks = webhookStatements(c);
   const reader = (x: SqlExecutor): RecordsReader => ({
     ...accounts.reads(x),
     ...projects.reads(x),
@@ -48,6 +50,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
     ...audit.reads(x),
     ...changes.reads(x),
     ...shares.reads(x),
+    ...webhooks.reads(x),
   });
   return {
     reader,
@@ -63,6 +66,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
       ...audit.writes(x),
       ...changes.writes(x),
       ...shares.writes(x),
+      ...webhooks.writes(x),
     }),
   };
 }

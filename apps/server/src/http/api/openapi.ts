@@ -215,6 +215,7 @@ export function openApiDocument(routes: readonly DefinedRoute[], options: Docume
       },
       { name: 'Changes', description: 'The change feed: poll, long poll or stream (extensions §7)' },
       { name: 'Access', description: 'API keys and the audit log (extensions §8; admin keys)' },
+      { name: 'Webhooks', description: 'Signed deliveries of the change events (extensions §7; admin keys)' },
       { name: 'Operations', description: 'Health and readiness (no key)' },
     ].filter((tag) => routes.some((r) => r.description.tags.includes(tag.name as never))),
     paths,

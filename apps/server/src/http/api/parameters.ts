@@ -50,6 +50,11 @@ export const PATH_PARAMETERS: Readonly<Record<string, PathParameter>> = {
     schema: v.pipe(UuidSchema, v.description('The `id` of a share link.')),
     parse: PathText,
   },
+  webhook_id: {
+    component: 'WebhookId',
+    schema: v.pipe(UuidSchema, v.description('The `id` of a webhook.')),
+    parse: PathText,
+  },
 };
 
 const text = (description: string) => v.pipe(v.string(), v.description(description));

@@ -20,6 +20,8 @@ export type Tag =
   | 'Changes'
   | 'Changesets'
   | 'Access'
+  | 'Access'
+  | 'Webhooks'
   | 'Operations';
 
 /** Response headers the document knows (`components/headers`, see `headers.ts`). */

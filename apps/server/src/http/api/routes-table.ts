@@ -12,6 +12,7 @@ import { projectRoutes } from '../routes/projects.js';
 import { searchRoutes } from '../routes/search.js';
 import { shareRoutes } from '../routes/shares.js';
 import { trashRoutes } from '../routes/trash.js';
+import { webhookRoutes } from '../routes/webhooks.js';
 import type { DefinedRoute } from './route.js';
 
 /**
@@ -49,5 +50,7 @@ export const ROUTES: readonly DefinedRoute[] = [
   ...shareRoutes,
   ...auditRoutes,
   ...changeRoutes,
+  // Extensions §7.
+  ...webhookRoutes,
   ...operationRoutes,
 ];

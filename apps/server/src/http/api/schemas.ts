@@ -22,6 +22,7 @@ import {
 import * as v from 'valibot';
 import { ACCESS_COMPONENTS } from './access-schemas.js';
 import { CHANGES_COMPONENTS } from './changes-schemas.js';
+import { WEBHOOK_COMPONENTS } from './webhook-schemas.js';
 
 /**
  * The bodies of the HTTP interface as valibot schemas. Request bodies are built from the core's schemas
@@ -304,6 +305,7 @@ export const COMPONENTS = {
   ...ACCESS_COMPONENTS,
   // Extensions §7.
   ...CHANGES_COMPONENTS,
+  ...WEBHOOK_COMPONENTS,
 } as const;
 
 /** Path parameters. */

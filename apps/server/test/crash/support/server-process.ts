@@ -25,9 +25,12 @@ export interface ServerChild {
   isRunning(): boolean;
 }
 
-/** Starts `apps/server/src/main.ts` as a child process with exactly the given environment. */
-export function startServerChild(env: Record<string, string>): ServerChild {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [...TSX, 'apps/server/src/main.ts'], {
+/** Starts `apps/server/src/main.ts` (or another script) as a child process with exactly the given environment. */
+export function startServerChild(
+  env: Record<string, string>,
+  script = 'apps/server/src/main.ts',
+): ServerChild {
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [...TSX, script], {
     cwd: REPO_ROOT,
     env,
   });

@@ -44,6 +44,10 @@ const READER_METHODS = Object.keys({
   findShareById: true,
   findShareByHash: true,
   listShares: true,
+  findWebhook: true,
+  listWebhooks: true,
+  listActiveWebhooks: true,
+  listWebhookDeliveries: true,
 } satisfies Record<ReaderMethod, true>) as ReaderMethod[];
 
 const WRITE_METHODS = Object.keys({
@@ -77,6 +81,13 @@ const WRITE_METHODS = Object.keys({
   keepStoreSecret: true,
   insertShare: true,
   revokeShare: true,
+  insertWebhook: true,
+  deleteWebhook: true,
+  claimWebhook: true,
+  saveWebhookProgress: true,
+  enableWebhook: true,
+  insertWebhookDelivery: true,
+  deleteWebhookDeliveriesBefore: true,
 } satisfies Record<WriteMethod, true>) as WriteMethod[];
 
 type AnyMethod = (...args: unknown[]) => Promise<unknown>;
