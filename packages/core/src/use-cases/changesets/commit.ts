@@ -154,10 +154,13 @@ async function applyPlan(
 ): Promise<{ committed: CommittedChangeset; doomed: BlobIntentRecord[] }> {
   const { plan, changeset } = o;
   const locked = await lockActiveProject(tx, o.principal, plan.project.id);
-  // The plan judged the operations against these files: they must still be exactly these.
+  // The plan judged the operations against these files: they must still be exactly these (one read).
+  const names = [...plan.seen.keys()];
+  const found = await tx.findFiles({ projectId: locked.id, filenames: names });
+  const byName = new Map(found.map((file) => [file.filename, file]));
   const current = new Map<string, FileRecord>();
   for (const [filename, seen] of plan.seen) {
-    const now = await tx.findFile({ projectId: locked.id, filename });
+    const now = byName.get(filename) ?? null;
     if ((now === null) !== (seen === null)) throw new StalePlan();
     if (now && seen && (now.id !== seen.id || now.revision !== seen.revision)) throw new StalePlan();
     if (now) current.set(now.id, now);

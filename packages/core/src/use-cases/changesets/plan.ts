@@ -23,6 +23,7 @@ import {
   parseOperation,
 } from '../../validation/changesets.js';
 import { issueAt } from '../../validation/issues.js';
+import { LIMITS } from '../../validation/schemas.js';
 import type { MdStoreContext } from '../context.js';
 import { isMdxFilename, readText } from '../files/parts.js';
 
@@ -118,6 +119,7 @@ export async function planChangeset(
   input: PlanInput,
 ): Promise<ChangesetPlan> {
   const planner = new Planner(ctx, project, input);
+  await planner.prefetch(input.operations);
   let sinceTurn = 0;
   for (let index = 0; index < input.operations.length; index++) {
     // Puts are judged whole (their size, in one pass): other requests get a turn after every megabyte.
@@ -145,6 +147,8 @@ class Planner {
   readonly seen = new Map<string, FileRecord | null>();
   /** The project as the plan has it so far, by name (null: nothing there now). */
   readonly #view = new Map<string, PlannedFile | null>();
+  /** The files read up front, by name (null: none). */
+  readonly #stored = new Map<string, FileRecord | null>();
   readonly #budget: WorkBudget = newWorkBudget();
   #contentBytes = 0;
 
@@ -213,11 +217,31 @@ class Planner {
     this.#touch(created, op.filename);
   }
 
+  /**
+   * Reads at once the files the operations name (`filename`, `to`; names longer than any filename can
+   * be are left out): one read instead of one per name. A name not read here is read when looked up.
+   */
+  async prefetch(operations: readonly unknown[]): Promise<void> {
+    const names = new Set<string>();
+    for (const raw of operations) {
+      const op = raw as { filename?: unknown; to?: unknown };
+      for (const name of [op?.filename, op?.to])
+        if (typeof name === 'string' && name.length <= LIMITS.filenameMaxBytes) names.add(name);
+    }
+    const found = await this.ctx.records.findFiles({ projectId: this.project.id, filenames: [...names] });
+    const byName = new Map(found.map((file) => [file.filename, file]));
+    for (const name of names) this.#stored.set(name, byName.get(name) ?? null);
+  }
+
   /** The file under `filename` at this point of the changeset, read from the store the first time. */
   async #lookup(filename: string): Promise<PlannedFile | null> {
     const known = this.#view.get(filename);
     if (known !== undefined) return known;
-    const stored = await this.ctx.records.findFile({ projectId: this.project.id, filename });
+    const prefetched = this.#stored.get(filename);
+    const stored =
+      prefetched !== undefined
+        ? prefetched
+        : await this.ctx.records.findFile({ projectId: this.project.id, filename });
     this.seen.set(filename, stored);
     const file: PlannedFile | null = stored && {
       origin: stored,
