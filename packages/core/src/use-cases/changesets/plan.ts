@@ -1,6 +1,7 @@
 import { evaluatePreconditions, parsePreconditions } from '../../conditional/index.js';
 import {
   ContentTooLargeError,
+  type ErrorCode,
   FilenameTakenError,
   isMdStoreError,
   MalformedInputError,
@@ -80,6 +81,20 @@ const RANK: Readonly<Record<RevisionChange, number>> = {
 };
 const stronger = (a: RevisionChange, b: RevisionChange): RevisionChange => (RANK[a] >= RANK[b] ? a : b);
 
+/** The refusals an operation causes by what it asks (the rest, e.g. a store failure, are not its own). */
+const OPERATION_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'MALFORMED_INPUT',
+  'INVALID_INPUT',
+  'EDIT_CONFLICT',
+  'PRECONDITION_FAILED',
+  'PRECONDITION_REQUIRED',
+  'FILENAME_TAKEN',
+  'FILE_MISSING',
+  'CONTENT_TOO_LARGE',
+  'UNSUPPORTED_EXTENSION',
+  'OUTLINE_TOO_LARGE',
+]);
+
 const TYPE_BY_CODE: Readonly<Record<string, string>> = {
   PRECONDITION_FAILED: 'precondition_failed',
   PRECONDITION_REQUIRED: 'precondition_required',
@@ -132,7 +147,12 @@ export async function planChangeset(
     try {
       await planner.apply(parseOperation(input.operations[index], index), index);
     } catch (error) {
-      if (isMdStoreError(error) && !(error instanceof OperationFailedError)) {
+      // What the operation itself caused is answered as the operation's; a store or pool failure as is.
+      if (
+        isMdStoreError(error) &&
+        OPERATION_CODES.has(error.code) &&
+        !(error instanceof OperationFailedError)
+      ) {
         throw operationFailed(error, index);
       }
       throw error;
