@@ -125,6 +125,8 @@ export function operationFailed(
 export interface PlanInput {
   readonly operations: readonly unknown[];
   readonly dryRun: boolean;
+  /** Bytes of `put` content in all; `maxFileBytes` × 4 (extensions §9) unless the caller says. */
+  readonly maxContentBytes?: number;
   readonly signal?: AbortSignal;
 }
 
@@ -314,7 +316,7 @@ class Planner {
     if (bytes > maxFileBytes) throw operationFailedAt(new ContentTooLargeError(maxFileBytes), loc);
     if (!counted) return;
     this.#contentBytes += bytes;
-    const limit = maxFileBytes * CHANGESET_LIMITS.contentFactor;
+    const limit = this.input.maxContentBytes ?? maxFileBytes * CHANGESET_LIMITS.contentFactor;
     if (this.#contentBytes > limit) {
       throw new OperationFailedError(
         'CONTENT_TOO_LARGE',
