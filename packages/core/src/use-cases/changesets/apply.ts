@@ -18,6 +18,11 @@ export interface ApplyChangesetInput {
   /** The operations as a client sends them (JSON shape); each is checked when its turn comes. */
   readonly operations: readonly ChangesetOperationInput[] | readonly unknown[];
   readonly signal?: AbortSignal;
+  /**
+   * Bytes of `put` content in all: `maxFileBytes` × 4 by default (the HTTP route's rule); an importer
+   * (extensions §10), which bounds its archive itself, may set its own.
+   */
+  readonly maxContentBytes?: number;
 }
 
 /** What an operation left: the file after the changeset, or the name it deleted. */
@@ -60,6 +65,7 @@ async function applyOn(
       const plan = await planChangeset(ctx, project, {
         operations: input.operations,
         dryRun,
+        maxContentBytes: input.maxContentBytes,
         signal: input.signal,
       });
       if (dryRun) return dryRunResult(ctx, plan);

@@ -28,6 +28,9 @@ import { type ChangesetPlan, encodeText, operationFailed, type PlannedFile, Stal
  * notes. On any failure every blob written is removed again; a crash leaves the notes to reconciliation.
  */
 
+/** Blob contents of one changeset written at once (each is a whole content, at most `maxFileBytes`). */
+const BLOB_WRITES_AT_ONCE = 4;
+
 interface PreparedContent {
   readonly file: PlannedFile;
   readonly bytes: Uint8Array;
@@ -119,17 +122,7 @@ export async function commitChangeset(
         : await withStagedResources(
             ctx,
             blobs.map((content) => ({ bucket: project.bucketName, key: content.contentKey })),
-            async (deadline) => {
-              const written = new Map<PreparedContent, { sizeBytes: number; sha256: string }>();
-              for (const content of blobs) {
-                const blob = await putBlob(ctx, project, content.contentKey, oneChunk(content.bytes), [
-                  o.signal,
-                  deadline,
-                ]);
-                written.set(content, blob);
-              }
-              return written;
-            },
+            (deadline) => writeBlobs(ctx, project, blobs, [o.signal, deadline]),
             (tx, written) => commit(tx, storedOf(written)),
           );
   } catch (error) {
@@ -139,6 +132,40 @@ export async function commitChangeset(
   }
   for (const intent of done.doomed) await removeDoomed(ctx, intent);
   return done.committed;
+}
+
+type WrittenBlobs = Map<PreparedContent, { sizeBytes: number; sha256: string }>;
+
+/**
+ * Writes the blob contents, a few at once: many small blobs are bound by round trips, not by bytes.
+ * After a failure no new write starts, and every write under way is waited for before the failure is
+ * thrown: compensation must not run while a blob may still be landing.
+ */
+async function writeBlobs(
+  ctx: MdStoreContext,
+  project: ProjectRecord,
+  blobs: readonly PreparedContent[],
+  signals: readonly (AbortSignal | undefined)[],
+): Promise<WrittenBlobs> {
+  const written: WrittenBlobs = new Map();
+  let next = 0;
+  let failed = false;
+  const writer = async () => {
+    while (next < blobs.length && !failed) {
+      const content = blobs[next++]!;
+      try {
+        const stream = oneChunk(content.bytes);
+        written.set(content, await putBlob(ctx, project, content.contentKey, stream, signals));
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  const writers = Array.from({ length: Math.min(BLOB_WRITES_AT_ONCE, blobs.length) }, writer);
+  const failure = (await Promise.allSettled(writers)).find((result) => result.status === 'rejected');
+  if (failure) throw failure.reason;
+  return written;
 }
 
 /** Inside the commit transaction: the plan's per-file steps, and the counters once. */
@@ -154,10 +181,13 @@ async function applyPlan(
 ): Promise<{ committed: CommittedChangeset; doomed: BlobIntentRecord[] }> {
   const { plan, changeset } = o;
   const locked = await lockActiveProject(tx, o.principal, plan.project.id);
-  // The plan judged the operations against these files: they must still be exactly these.
+  // The plan judged the operations against these files: they must still be exactly these (one read).
+  const names = [...plan.seen.keys()];
+  const found = await tx.findFiles({ projectId: locked.id, filenames: names });
+  const byName = new Map(found.map((file) => [file.filename, file]));
   const current = new Map<string, FileRecord>();
   for (const [filename, seen] of plan.seen) {
-    const now = await tx.findFile({ projectId: locked.id, filename });
+    const now = byName.get(filename) ?? null;
     if ((now === null) !== (seen === null)) throw new StalePlan();
     if (now && seen && (now.id !== seen.id || now.revision !== seen.revision)) throw new StalePlan();
     if (now) current.set(now.id, now);

@@ -1,6 +1,7 @@
 import { evaluatePreconditions, parsePreconditions } from '../../conditional/index.js';
 import {
   ContentTooLargeError,
+  type ErrorCode,
   FilenameTakenError,
   isMdStoreError,
   MalformedInputError,
@@ -23,6 +24,7 @@ import {
   parseOperation,
 } from '../../validation/changesets.js';
 import { issueAt } from '../../validation/issues.js';
+import { LIMITS } from '../../validation/schemas.js';
 import type { MdStoreContext } from '../context.js';
 import { isMdxFilename, readText } from '../files/parts.js';
 
@@ -79,6 +81,20 @@ const RANK: Readonly<Record<RevisionChange, number>> = {
 };
 const stronger = (a: RevisionChange, b: RevisionChange): RevisionChange => (RANK[a] >= RANK[b] ? a : b);
 
+/** The refusals an operation causes by what it asks (the rest, e.g. a store failure, are not its own). */
+const OPERATION_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'MALFORMED_INPUT',
+  'INVALID_INPUT',
+  'EDIT_CONFLICT',
+  'PRECONDITION_FAILED',
+  'PRECONDITION_REQUIRED',
+  'FILENAME_TAKEN',
+  'FILE_MISSING',
+  'CONTENT_TOO_LARGE',
+  'UNSUPPORTED_EXTENSION',
+  'OUTLINE_TOO_LARGE',
+]);
+
 const TYPE_BY_CODE: Readonly<Record<string, string>> = {
   PRECONDITION_FAILED: 'precondition_failed',
   PRECONDITION_REQUIRED: 'precondition_required',
@@ -109,6 +125,8 @@ export function operationFailed(
 export interface PlanInput {
   readonly operations: readonly unknown[];
   readonly dryRun: boolean;
+  /** Bytes of `put` content in all; `maxFileBytes` × 4 (extensions §9) unless the caller says. */
+  readonly maxContentBytes?: number;
   readonly signal?: AbortSignal;
 }
 
@@ -118,6 +136,7 @@ export async function planChangeset(
   input: PlanInput,
 ): Promise<ChangesetPlan> {
   const planner = new Planner(ctx, project, input);
+  await planner.prefetch(input.operations);
   let sinceTurn = 0;
   for (let index = 0; index < input.operations.length; index++) {
     // Puts are judged whole (their size, in one pass): other requests get a turn after every megabyte.
@@ -130,7 +149,12 @@ export async function planChangeset(
     try {
       await planner.apply(parseOperation(input.operations[index], index), index);
     } catch (error) {
-      if (isMdStoreError(error) && !(error instanceof OperationFailedError)) {
+      // What the operation itself caused is answered as the operation's; a store or pool failure as is.
+      if (
+        isMdStoreError(error) &&
+        OPERATION_CODES.has(error.code) &&
+        !(error instanceof OperationFailedError)
+      ) {
         throw operationFailed(error, index);
       }
       throw error;
@@ -145,6 +169,8 @@ class Planner {
   readonly seen = new Map<string, FileRecord | null>();
   /** The project as the plan has it so far, by name (null: nothing there now). */
   readonly #view = new Map<string, PlannedFile | null>();
+  /** The files read up front, by name (null: none). */
+  readonly #stored = new Map<string, FileRecord | null>();
   readonly #budget: WorkBudget = newWorkBudget();
   #contentBytes = 0;
 
@@ -213,11 +239,31 @@ class Planner {
     this.#touch(created, op.filename);
   }
 
+  /**
+   * Reads at once the files the operations name (`filename`, `to`; names longer than any filename can
+   * be are left out): one read instead of one per name. A name not read here is read when looked up.
+   */
+  async prefetch(operations: readonly unknown[]): Promise<void> {
+    const names = new Set<string>();
+    for (const raw of operations) {
+      const op = raw as { filename?: unknown; to?: unknown };
+      for (const name of [op?.filename, op?.to])
+        if (typeof name === 'string' && name.length <= LIMITS.filenameMaxBytes) names.add(name);
+    }
+    const found = await this.ctx.records.findFiles({ projectId: this.project.id, filenames: [...names] });
+    const byName = new Map(found.map((file) => [file.filename, file]));
+    for (const name of names) this.#stored.set(name, byName.get(name) ?? null);
+  }
+
   /** The file under `filename` at this point of the changeset, read from the store the first time. */
   async #lookup(filename: string): Promise<PlannedFile | null> {
     const known = this.#view.get(filename);
     if (known !== undefined) return known;
-    const stored = await this.ctx.records.findFile({ projectId: this.project.id, filename });
+    const prefetched = this.#stored.get(filename);
+    const stored =
+      prefetched !== undefined
+        ? prefetched
+        : await this.ctx.records.findFile({ projectId: this.project.id, filename });
     this.seen.set(filename, stored);
     const file: PlannedFile | null = stored && {
       origin: stored,
@@ -270,7 +316,7 @@ class Planner {
     if (bytes > maxFileBytes) throw operationFailedAt(new ContentTooLargeError(maxFileBytes), loc);
     if (!counted) return;
     this.#contentBytes += bytes;
-    const limit = maxFileBytes * CHANGESET_LIMITS.contentFactor;
+    const limit = this.input.maxContentBytes ?? maxFileBytes * CHANGESET_LIMITS.contentFactor;
     if (this.#contentBytes > limit) {
       throw new OperationFailedError(
         'CONTENT_TOO_LARGE',
