@@ -595,16 +595,12 @@ class MemoryTransaction extends TablesReader implements RecordsTransaction {
   }
 
   async appendChangeEvents(c: { events: readonly ChangeEventInput[] }) {
-    const written: ChangeEventRecord[] = [];
     for (const event of c.events) {
       const head = this.tables().changeHeads.get(event.accountId) ?? NO_HEAD;
       const seq = head.lastSeq + 1;
       this.writable('changeHeads').set(event.accountId, Object.freeze({ ...head, lastSeq: seq }));
-      const record: ChangeEventRecord = { ...event, seq };
-      this.insertNew('changes', record, changeId(event.accountId, seq));
-      written.push(copy(record));
+      this.insertNew('changes', { ...event, seq }, changeId(event.accountId, seq));
     }
-    return written;
   }
 
   async deleteChangeEventsBefore(c: { before: number; limit: number }) {

@@ -15,7 +15,7 @@ export interface PostgresChangeNotices extends ChangeNotifier {
 /**
  * Listens for the change feed's notices of every instance sharing the database (`LISTEN`, on a
  * dedicated connection that is opened again after it drops, with a growing pause), and tells the
- * subscribers which account got events. A notice is a hint: one lost while reconnecting is covered by
+ * subscribers which account got events (from the first subscription on). A notice is a hint: one lost while reconnecting is covered by
  * the readers' slow safety poll.
  */
 export function listenForChanges(o: {
@@ -82,11 +82,16 @@ export function listenForChanges(o: {
     }
   };
 
-  void connect();
+  let started = false;
   return {
     subscribe(listener) {
       const entry = (accountId: string) => listener(accountId);
       listeners.add(entry);
+      // The connection opens with the first subscriber: a store nobody listens on (the admin CLI) has none.
+      if (!started && !closed) {
+        started = true;
+        void connect();
+      }
       return () => {
         listeners.delete(entry);
       };

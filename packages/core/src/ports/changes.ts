@@ -28,10 +28,11 @@ export interface ChangeFeedWriter {
   /**
    * Gives the events their `seq`s (per account, contiguous within one call, in the order given, larger
    * than every `seq` of the account committed before this transaction commits) and stores them. Returns
-   * them with their `seq`s. The store serialises the writers of one account from here to the commit
-   * (a row lock on the account's head), so `seq` order is commit order within an account.
+   * nothing (a SQL store sends it with the transaction's other writes, no round trip of its own). The
+   * store serialises the writers of one account from here to the commit (a row lock on the account's
+   * head), so `seq` order is commit order within an account.
    */
-  appendChangeEvents(c: { events: readonly ChangeEventInput[] }): Promise<ChangeEventRecord[]>;
+  appendChangeEvents(c: { events: readonly ChangeEventInput[] }): Promise<void>;
   /**
    * Retention: deletes up to about `limit` of the oldest events written before `before`, and raises
    * each account's `prunedThrough` to the largest `seq` deleted. Returns how many were deleted.

@@ -1,5 +1,6 @@
-import type { ChangeEventInput, ChangeEventRecord, RecordsReader, RecordsTransaction } from '@mdstore/core';
+import type { ChangeEventInput, RecordsReader, RecordsTransaction } from '@mdstore/core';
 import type { SqlExecutor } from '../executor.js';
+import { CHANGES as CHANGES_TABLE } from '../records.js';
 import type { SqlContext } from './context.js';
 
 type ChangeReads = Pick<RecordsReader, 'listChangeEvents' | 'findChangeFeedHead' | 'findStoreSecret'>;
@@ -7,6 +8,9 @@ type ChangeWrites = Pick<
   RecordsTransaction,
   'appendChangeEvents' | 'deleteChangeEventsBefore' | 'keepStoreSecret'
 >;
+
+/** Where `seq` is among the table's columns (its value becomes the head's account id and offset). */
+const SEQ_INDEX = CHANGES_TABLE.columns.findIndex((column) => column.field === 'seq');
 
 /** Events of one call grouped by account, each group in the order given. */
 function byAccount(events: readonly ChangeEventInput[]): Map<string, ChangeEventInput[]> {
@@ -31,8 +35,15 @@ export function changeStatements(c: SqlContext) {
   const s = {
     take: c.sql(
       `INSERT INTO change_feed_heads (account_id, last_seq, pruned_through) VALUES (?, ?, 0)
-       ON CONFLICT (account_id) DO UPDATE SET last_seq = change_feed_heads.last_seq + excluded.last_seq
-       RETURNING last_seq`,
+       ON CONFLICT (account_id) DO UPDATE SET last_seq = change_feed_heads.last_seq + excluded.last_seq`,
+    ),
+    // The event's seq read from the head the statement before moved: the k-th of n is last_seq - (n - k).
+    append: c.sql(
+      `INSERT INTO change_events (${changes.columns()}) VALUES (${CHANGES_TABLE.columns
+        .map((column) =>
+          column.field === 'seq' ? '(SELECT last_seq FROM change_feed_heads WHERE account_id = ?) - ?' : '?',
+        )
+        .join(', ')})`,
     ),
     head: c.sql('SELECT last_seq, pruned_through FROM change_feed_heads WHERE account_id = ?'),
     page: c.sql(`${CHANGES} WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?`),
@@ -72,19 +83,17 @@ export function changeStatements(c: SqlContext) {
       },
     }),
     writes: (x: SqlExecutor): ChangeWrites => ({
+      // Writes only: on Postgres they go with the transaction's next statement or its COMMIT.
       appendChangeEvents: async (w) => {
-        const written: ChangeEventRecord[] = [];
         for (const [accountId, events] of byAccount(w.events)) {
-          const row = await x.get(s.take, [accountId, events.length]);
-          const first = Number(row?.last_seq) - events.length + 1;
+          await x.write(s.take, [accountId, events.length]);
           for (const [i, event] of events.entries()) {
-            const record: ChangeEventRecord = { ...event, seq: first + i };
-            await x.write(changes.insert, changes.insertValues(record));
-            written.push(record);
+            const values = changes.insertValues({ ...event, seq: 0 });
+            values.splice(SEQ_INDEX, 1, accountId, events.length - 1 - i);
+            await x.write(s.append, values);
           }
           if (s.notice !== null) await x.write(s.notice, [accountId]);
         }
-        return written;
       },
       deleteChangeEventsBefore: async (w) => {
         const doomed = await x.all(s.expired, [w.before, w.limit]);
