@@ -9,6 +9,7 @@ export {
   webCryptoSecrets,
 } from './defaults/web-runtime.js';
 export * from './errors.js';
+export * from './links/index.js';
 export * from './listing/index.js';
 export * from './markdown/index.js';
 export { createMdStore, type MdStore, type MdStoreAdapters } from './mdstore.js';

@@ -225,6 +225,40 @@ CREATE INDEX audit_entries_account ON audit_entries (account_id, at, id);
 CREATE INDEX audit_entries_age ON audit_entries (at);
 `;
 
+/**
+ * The link index (extensions §9): one entry per file (its name's stem and its headings, for matching
+ * links to it) and its links, each with its resolved path (or wiki target and stem). Resolution joins
+ * these with `files` when read; `links_path`/`links_stem` find a file's referrers, `file_links_stem` a
+ * wiki link's candidates.
+ */
+const LINK_INDEX = `
+CREATE TABLE file_links (
+  file_id TEXT NOT NULL PRIMARY KEY,
+  project_id TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('indexed', 'too_large')),
+  stem TEXT NOT NULL COLLATE BINARY,
+  slugs_json TEXT NOT NULL,
+  headings_json TEXT NOT NULL
+) STRICT;
+CREATE INDEX file_links_stem ON file_links (project_id, stem);
+CREATE TABLE links (
+  file_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  project_id TEXT NOT NULL,
+  line INTEGER NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('markdown', 'wiki')),
+  raw TEXT NOT NULL,
+  path TEXT COLLATE BINARY,
+  stem TEXT COLLATE BINARY,
+  anchor TEXT,
+  start_offset INTEGER,
+  end_offset INTEGER,
+  PRIMARY KEY (file_id, seq)
+) STRICT;
+CREATE INDEX links_path ON links (project_id, path);
+CREATE INDEX links_stem ON links (project_id, stem);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -244,6 +278,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'key roles, project scopes, expiry, names and last use; audit log',
     sql: KEY_ACCESS,
   },
+  // Placeholders: the runner wants 1, 2, 3… in order; the merge replaces them with the migrations of
+  // the branches that own these numbers.
+  { version: 7, description: 'placeholder for branch changes (merge replaces)', sql: '' },
+  { version: 8, description: 'placeholder for another branch (merge replaces)', sql: '' },
+  { version: 9, description: 'placeholder for another branch (merge replaces)', sql: '' },
+  { version: 10, description: 'link index', sql: LINK_INDEX },
 ];
 
 /** The schema version this code writes and expects (SQLite's `user_version`). */

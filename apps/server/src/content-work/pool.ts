@@ -5,6 +5,7 @@ import {
   ContentWorkBusyError,
   type ContentWorkTask,
   type DocumentHeading,
+  type FoundLinks,
   type Outline,
   POOL_WORK_LIMITS,
   WorkLimitExceededError,
@@ -61,6 +62,10 @@ export class PiscinaContentWork implements ContentWork {
 
   async headings(task: ContentWorkTask, signal?: AbortSignal): Promise<DocumentHeading[]> {
     return (await this.run({ op: 'headings', text: task.text, mdx: task.mdx }, signal)) as DocumentHeading[];
+  }
+
+  async links(task: ContentWorkTask, signal?: AbortSignal): Promise<FoundLinks> {
+    return (await this.run({ op: 'links', text: task.text, mdx: task.mdx }, signal)) as FoundLinks;
   }
 
   close(): Promise<void> {

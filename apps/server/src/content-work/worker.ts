@@ -2,6 +2,7 @@ import {
   type ContentWorkTask,
   headingsTask,
   isMdStoreError,
+  linksTask,
   outlineTask,
   POOL_WORK_LIMITS,
 } from '@mdstore/core';
@@ -11,7 +12,7 @@ import {
  * not cross threads with their codes, so a refusal of the core comes back as data.
  */
 export interface WorkRequest extends ContentWorkTask {
-  readonly op: 'outline' | 'headings';
+  readonly op: 'outline' | 'headings' | 'links';
 }
 
 export type WorkAnswer =
@@ -22,7 +23,11 @@ export default function work(request: WorkRequest): WorkAnswer {
   const task = { text: request.text, mdx: request.mdx };
   try {
     const value =
-      request.op === 'outline' ? outlineTask(task, POOL_WORK_LIMITS) : headingsTask(task, POOL_WORK_LIMITS);
+      request.op === 'outline'
+        ? outlineTask(task, POOL_WORK_LIMITS)
+        : request.op === 'links'
+          ? linksTask(task, POOL_WORK_LIMITS)
+          : headingsTask(task, POOL_WORK_LIMITS);
     return { ok: true, value };
   } catch (error) {
     if (isMdStoreError(error)) return { ok: false, code: error.code };

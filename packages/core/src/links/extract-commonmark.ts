@@ -1,4 +1,4 @@
-import type { StateBlock, StateInline, Token } from 'markdown-it';
+import type { Env, StateBlock, StateInline, Token } from 'markdown-it';
 import { commonMark } from '../markdown/parse-commonmark.js';
 import { collapseWhiteSpace } from '../markdown/text.js';
 import { findWikiLinks } from '../markdown/wiki-links.js';
@@ -18,13 +18,12 @@ interface LinkNote {
   readonly labelEnd: number;
 }
 
-interface LinkEnv {
+interface LinkEnv extends Env {
   readonly notes: Map<Token, LinkNote>;
   /** Offset (in the inline source) when a text token (its end) or a `link_open` (its start) was pushed. */
   readonly textEnds: Map<Token, number>;
   /** Normalised label → destination range in the (normalised) block source; the first definition wins. */
   readonly definitions: Map<string, readonly [number, number]>;
-  references?: unknown;
 }
 
 const md = commonMark();

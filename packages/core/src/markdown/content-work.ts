@@ -1,4 +1,5 @@
 import { isMdStoreError, OutlineTooLargeError, WorkLimitExceededError } from '../errors.js';
+import { linksTask } from '../links/work.js';
 import type { ContentWork, ContentWorkTask } from '../ports/content-work.js';
 import { answerItems, headingsParseCost, outlineCost } from './cost.js';
 import { type ContentWorkLimits, INLINE_WORK_LIMITS, OUTLINE_MAX_LENGTH } from './limits.js';
@@ -45,6 +46,7 @@ export const inlineContentWork: ContentWork = {
   limits: INLINE_WORK_LIMITS,
   outline: async (task) => outlineTask(task, INLINE_WORK_LIMITS),
   headings: async (task) => headingsTask(task, INLINE_WORK_LIMITS),
+  links: async (task) => linksTask(task, INLINE_WORK_LIMITS),
 };
 
 /** `limits` with the inline step bound: what runs on this thread. */

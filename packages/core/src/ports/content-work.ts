@@ -1,3 +1,4 @@
+import type { FoundLinks } from '../links/extract.js';
 import type { ContentWorkLimits } from '../markdown/limits.js';
 import type { Outline } from '../markdown/outline.js';
 import type { DocumentHeading } from '../markdown/parse.js';
@@ -26,4 +27,9 @@ export interface ContentWork {
   outline(task: ContentWorkTask, signal?: AbortSignal): Promise<Outline>;
   /** The headings of the text (no links), as the sections use them. */
   headings(task: ContentWorkTask, signal?: AbortSignal): Promise<DocumentHeading[]>;
+  /**
+   * The links of the text for the link index (extensions §9). Optional: without it, a text above one
+   * inline step's bound gets no link index (`too_large`).
+   */
+  links?(task: ContentWorkTask, signal?: AbortSignal): Promise<FoundLinks>;
 }

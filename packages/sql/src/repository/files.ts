@@ -2,6 +2,7 @@ import type { RecordsReader, RecordsTransaction } from '@mdstore/core';
 import type { SqlExecutor } from '../executor.js';
 import { fileCountsStatement, filePageStatement } from '../listing.js';
 import { count, orNull, type SqlContext } from './context.js';
+import { unindexLinks } from './links.js';
 
 type FileReads = Pick<
   RecordsReader,
@@ -35,6 +36,7 @@ export function fileStatements(c: SqlContext) {
     deleteFilesOfProject: c.sql('DELETE FROM files WHERE project_id = ?'),
   };
   const notInline = dialect.encode('boolean', false);
+  const links = unindexLinks(c);
   return {
     reads: (x: SqlExecutor): FileReads => ({
       findFile: async (q) => orNull(await x.get(s.file, [q.projectId, q.filename]), files.fromRow),
@@ -62,10 +64,12 @@ export function fileStatements(c: SqlContext) {
       },
       deleteFile: async (c) => {
         await dialect.search.unindexFile(x, c.fileId);
+        await links.file(x, c.fileId);
         await x.write(s.delete, [c.fileId]);
       },
       deleteFilesOfProject: async (c) => {
         await dialect.search.unindexProject(x, c.projectId);
+        await links.project(x, c.projectId);
         for (const sql of s.deleteOfProject) await x.write(sql, [c.projectId]);
         return x.run(s.deleteFilesOfProject, [c.projectId]);
       },

@@ -4,6 +4,7 @@ import { accountStatements } from './accounts.js';
 import { auditStatements } from './audit.js';
 import { sqlContext } from './context.js';
 import { fileStatements } from './files.js';
+import { linkStatements } from './links.js';
 import { operationStatements } from './operations.js';
 import { projectStatements } from './projects.js';
 import { revisionStatements } from './revisions.js';
@@ -31,6 +32,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
   const revisions = revisionStatements(c);
   const trash = trashStatements(c);
   const search = searchStatements(c);
+  const links = linkStatements(c);
   const operations = operationStatements(c);
   const audit = auditStatements(c);
   const reader = (x: SqlExecutor): RecordsReader => ({
@@ -40,6 +42,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
     ...revisions.reads(x),
     ...trash.reads(x),
     ...search.reads(x),
+    ...links.reads(x),
     ...operations.reads(x),
     ...audit.reads(x),
   });
@@ -53,6 +56,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
       ...revisions.writes(x),
       ...trash.writes(x),
       ...search.writes(x),
+      ...links.writes(x),
       ...operations.writes(x),
       ...audit.writes(x),
     }),

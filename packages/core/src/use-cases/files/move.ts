@@ -7,6 +7,7 @@ import type { Principal } from '../authentication.js';
 import { removeDoomed } from '../blob-intents.js';
 import { type MdStoreContext, notBefore } from '../context.js';
 import { type BodyOf, deferred } from '../deferred-body.js';
+import { indexFileWrite } from '../links/index-step.js';
 import { type FileView, toFileView } from '../views.js';
 import { checkWriteConditions, conditionsOf, type RequestConditions } from './conditions.js';
 import { recordRevision } from './revisions.js';
@@ -47,8 +48,8 @@ export async function moveFile(ctx: MdStoreContext, input: MoveFileInput): Promi
       const at = notBefore(ctx.clock.now(), notBefore(current.updatedAt, locked.updatedAt));
       const moved: FileRecord = { ...current, filename: to, revision: current.revision + 1, updatedAt: at };
       await tx.updateFile({ file: moved });
-      // Same content: the index keeps its text and takes the new filename.
-      await tx.indexFile({ file: moved, contentText: null });
+      // Same content: the index keeps its text and takes the new filename; links resolve from its folder.
+      await indexFileWrite(tx, { file: moved, contentText: null, links: 'kept' });
       const recorded = await recordRevision(ctx, tx, {
         project: locked,
         file: moved,

@@ -7,6 +7,7 @@ import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import { type MdStoreContext, notBefore } from '../context.js';
 import { type DeferredBody, deferred } from '../deferred-body.js';
+import { indexFileWrite } from '../links/index-step.js';
 import { type FileView, toFileView } from '../views.js';
 import { storeContent } from './content.js';
 import { recordRevision } from './revisions.js';
@@ -86,6 +87,7 @@ export async function uploadFile(ctx: MdStoreContext, input: UploadFileInput): P
       {
         content: part.content,
         loc: ['body', 'file'],
+        filename: part.filename,
         expectedSha256: expected === undefined ? undefined : [{ hex: expected, loc: SHA256_LOC }],
         signal: input.signal,
       },
@@ -115,7 +117,7 @@ export async function uploadFile(ctx: MdStoreContext, input: UploadFileInput): P
           updatedAt: at,
         };
         await tx.insertFile({ file });
-        await tx.indexFile({ file, contentText: stored.searchText });
+        await indexFileWrite(tx, { file, contentText: stored.searchText, links: stored.links });
         const recorded = await recordRevision(ctx, tx, {
           project: locked,
           file,
