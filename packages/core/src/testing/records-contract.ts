@@ -6,6 +6,7 @@ import { auditSuite } from './records/audit.js';
 import { durabilitySuite } from './records/durability.js';
 import { filesSuite } from './records/files.js';
 import { intentsSuite } from './records/intents.js';
+import { linksSuite } from './records/links.js';
 import { listsSuite } from './records/lists.js';
 import { projectsSuite } from './records/projects.js';
 import { revisionsSuite } from './records/revisions.js';
@@ -35,6 +36,7 @@ export function describeRecordsRepositoryContract(
     listsSuite(context);
     revisionsSuite(context);
     searchSuite(context);
+    linksSuite(context);
 
     trashSuite(context);
     intentsSuite(context);

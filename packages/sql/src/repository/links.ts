@@ -98,12 +98,14 @@ export function linkStatements(c: SqlContext) {
       listLinksTo: async (q) => {
         if (q.paths.length === 0 && q.stems.length === 0) return [];
         const { params, param } = parameterList(dialect);
+        // Parameters in the order they appear (SQLite's are positional).
+        const project = param(q.projectId);
         const where = [
           dialect.inList('l.path', param(dialect.list(q.paths, 'text')), 'text'),
           `(l.kind = 'wiki' AND ${dialect.inList('l.stem', param(dialect.list(q.stems, 'text')), 'text')})`,
         ];
         const sql = `SELECT l.file_id, f.filename AS source, ${LINK_COLUMNS} FROM links l JOIN files f ON f.id = l.file_id
-          WHERE l.project_id = ${param(q.projectId)} AND (${where.join(' OR ')}) ORDER BY f.filename, l.seq`;
+          WHERE l.project_id = ${project} AND (${where.join(' OR ')}) ORDER BY f.filename, l.seq`;
         return (await x.all(sql, params)).map(sourcedFromRow);
       },
       listLinkTargets: async (q) => {
