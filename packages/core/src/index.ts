@@ -1,5 +1,6 @@
 export * from './conditional/index.js';
 export { HISTORY_LIMITS } from './defaults/history.js';
+export { LINK_LIMITS } from './defaults/links.js';
 export { DAY_MS, TRASH_LIMITS } from './defaults/trash.js';
 export {
   portableHashing,
