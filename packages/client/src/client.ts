@@ -2,6 +2,7 @@ import { AccessApi } from './access.js';
 import { FilesApi } from './files.js';
 import type { components } from './generated/openapi.js';
 import { HistoryApi } from './history.js';
+import { LinksApi } from './links.js';
 import { ProjectsApi } from './projects.js';
 import { type SearchAllRequest, type SearchAnswer, SearchApi, type SearchRequest } from './search.js';
 import { type ClientOptions, type RequestOptions, Transport, TypedApi } from './transport.js';
@@ -21,6 +22,8 @@ export class MdStoreClient {
   /** Search (extensions §3); `client.search` is its first page. */
   readonly searching: SearchApi;
   readonly trash: TrashApi;
+  /** Extensions §9: the link graph. */
+  readonly links: LinksApi;
   /** API keys and the audit log (extensions §8; admin keys). */
   readonly access: AccessApi;
 
@@ -31,6 +34,7 @@ export class MdStoreClient {
     this.history = new HistoryApi(this.api);
     this.searching = new SearchApi(this.api);
     this.trash = new TrashApi(this.api);
+    this.links = new LinksApi(this.api);
     this.access = new AccessApi(this.api);
   }
 

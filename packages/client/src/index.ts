@@ -33,6 +33,15 @@ export type {
 export type { components, operations, paths } from './generated/openapi.js';
 export type { HistoryApi, Revision, RevisionList } from './history.js';
 export type {
+  BrokenLink,
+  BrokenLinkList,
+  FileLinks,
+  IncomingLink,
+  LinksApi,
+  OrphanList,
+  OutgoingLink,
+} from './links.js';
+export type {
   ExportFormat,
   PageOptions,
   Project,
