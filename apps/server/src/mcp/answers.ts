@@ -9,8 +9,10 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import { CONVERSION } from '../http/api/json-schema.js';
 import {
+  BrokenLinkList,
   File,
   FileEdited,
+  FileLinks,
   FileList,
   FileUpdate,
   Outline,
@@ -66,6 +68,9 @@ export const ANSWERS = {
   }),
   deleted: strict({ deleted: v.literal(true), filename: File.entries.filename }),
   revisionList: RevisionList,
+  // Extensions §9.
+  links: FileLinks,
+  brokenLinks: BrokenLinkList,
   revision: strict({ filename: File.entries.filename, revision: Revision, content: v.string(), etag: Etag }),
 } as const;
 

@@ -13,6 +13,8 @@ export const TOOL_ROLES: Readonly<Record<string, Role>> = {
   search: 'read',
   list_revisions: 'read',
   read_revision: 'read',
+  links: 'read',
+  broken_links: 'read',
   create_file: 'write',
   edit_file: 'write',
   write_file: 'write',

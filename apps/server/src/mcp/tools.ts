@@ -146,6 +146,42 @@ export const TOOLS: readonly McpTool[] = [
       outlineJson(await context.store.files.outline({ ...fileArgs(context, args), signal: context.signal })),
   },
   {
+    name: 'links',
+    title: 'Links of a file',
+    description:
+      'The links of a file (Markdown links to .md/.mdx files and [[wiki links]]): outgoing ones with the ' +
+      'file each resolves to (target, resolved, anchor_found), and incoming ones (the files that link ' +
+      'to it). Check incoming before renaming or deleting a file.',
+    inputSchema: toolInput(FILE),
+    outputSchema: toolOutput(ANSWERS.links),
+    annotations: READ_ONLY,
+    run: async (context, args) => {
+      const { outgoing, incoming } = await context.store.files.links(fileArgs(context, args));
+      return { outgoing, incoming };
+    },
+  },
+  {
+    name: 'broken_links',
+    title: 'Broken links of a project',
+    description:
+      'Links that resolve to no file (missing), to several (ambiguous wiki link) or to a file without ' +
+      'the heading of their #anchor (anchor), in source then line order. A page may hold fewer than ' +
+      'limit; continue with next_cursor until it is null.',
+    inputSchema: toolInput({ project_id: ARG.projectId, limit: ARG.linkPageLimit, cursor: ARG.cursor }),
+    outputSchema: toolOutput(ANSWERS.brokenLinks),
+    annotations: READ_ONLY,
+    run: async (context, args) => {
+      const limit = args.raw('limit');
+      const page = await context.store.links.broken({
+        principal: context.principal,
+        projectId: args.string('project_id'),
+        limit: limit === undefined ? undefined : String(limit),
+        cursor: args.optionalString('cursor'),
+      });
+      return { links: page.links, next_cursor: page.nextCursor };
+    },
+  },
+  {
     name: 'create_file',
     title: 'Create a file',
     description: 'Creates a new file; refuses (409) a name that exists already. Use edit_file to change one.',

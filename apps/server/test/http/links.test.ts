@@ -387,3 +387,39 @@ describe('Delete File ?if_unreferenced=true', () => {
     expect((await api.remove('t.md', '?if_unreferenced=false')).status).toBe(204);
   });
 });
+
+describe('MCP: links and broken_links (read role)', () => {
+  test('the same answers as the HTTP API', async (h) => {
+    const api = await setup(h);
+    await api.upload('a.md', '[b](b.md) [[c#Top]]\n');
+    await api.upload('b.md', '# B\n');
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const response = await h.fetch('/mcp', {
+        method: 'POST',
+        key: api.apiKey,
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name, arguments: args },
+        }),
+      });
+      const text = await response.text();
+      // A JSON answer, or one Server-Sent Event whose data is the JSON-RPC answer.
+      const json = text.startsWith('{') ? text : text.slice(text.indexOf('data: ') + 6).split('\n')[0]!;
+      const payload = JSON.parse(json) as {
+        result: { structuredContent: unknown; isError?: boolean };
+      };
+      expect(payload.result.isError ?? false).toBe(false);
+      return payload.result.structuredContent;
+    };
+    const links = await call('links', { project_id: api.projectId, filename: 'b.md' });
+    expect(links).toEqual(await api.links('b.md'));
+    const broken = (await call('broken_links', { project_id: api.projectId })) as { links: Broken[] };
+    expect(broken).toEqual({
+      links: [{ source: 'a.md', line: 1, raw: 'c#Top', target: 'c', reason: 'missing' }],
+      next_cursor: null,
+    });
+  });
+});
