@@ -31,7 +31,7 @@ export type {
   UploadOptions,
 } from './files.js';
 export type { components, operations, paths } from './generated/openapi.js';
-export type { HistoryApi, Revision, RevisionList } from './history.js';
+export type { HistoryApi, MovedFile, Revision, RevisionList } from './history.js';
 export type {
   BrokenLink,
   BrokenLinkList,

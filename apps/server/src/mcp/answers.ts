@@ -15,6 +15,7 @@ import {
   FileLinks,
   FileList,
   FileUpdate,
+  MovedFile,
   Outline,
   Project,
   ProjectList,
@@ -70,6 +71,7 @@ export const ANSWERS = {
   revisionList: RevisionList,
   // Extensions §9.
   links: FileLinks,
+  moved: strict({ ...fileEntries, rewritten: MovedFile.entries.rewritten }),
   brokenLinks: BrokenLinkList,
   revision: strict({ filename: File.entries.filename, revision: Revision, content: v.string(), etag: Etag }),
 } as const;

@@ -1,5 +1,6 @@
 import { type ByteStream, PreconditionRequiredError, wireBody } from '@mdstore/core';
 import * as v from 'valibot';
+import { MoveRequest } from '../http/api/schemas.js';
 import { fileUpdateJson, outlineJson, revisionListJson } from '../views.js';
 import {
   ANSWERS,
@@ -364,17 +365,25 @@ export const TOOLS: readonly McpTool[] = [
     title: 'Move or rename a file',
     description:
       'Gives a file a new name (folders included); content, metadata and history go with it. Refuses ' +
-      '(409) a name that exists. Requires if_match: the current etag.',
-    inputSchema: toolInput({ ...FILE, to: ARG.to, if_match: ARG.ifMatch }),
-    outputSchema: toolOutput(ANSWERS.file),
+      '(409) a name that exists. Requires if_match: the current etag. With rewrite_links: true, every ' +
+      'link to it in other files (and its own relative links) is rewritten in the same change; the ' +
+      'answer lists them in rewritten.',
+    inputSchema: toolInput({
+      ...FILE,
+      to: ARG.to,
+      if_match: ARG.ifMatch,
+      rewrite_links: MoveRequest.entries.rewrite_links,
+    }),
+    outputSchema: toolOutput(ANSWERS.moved),
     annotations: writes({ destructive: true, idempotent: false }),
     run: async (context, args) => {
+      const rewrite = args.raw('rewrite_links');
       const file = await context.store.files.move({
         ...fileArgs(context, args),
-        body: wireBody({ to: args.raw('to') }),
+        body: wireBody({ to: args.raw('to'), ...(rewrite !== undefined && { rewrite_links: rewrite }) }),
         conditions: requiredIfMatch(args),
       });
-      return fileAnswer(file);
+      return { ...fileAnswer(file), ...(file.rewritten && { rewritten: [...file.rewritten] }) };
     },
   },
 ];

@@ -423,3 +423,105 @@ describe('MCP: links and broken_links (read role)', () => {
     });
   });
 });
+
+describe('POST …/move with rewrite_links', () => {
+  const index = [
+    '# Index',
+    '',
+    'See [setup](docs/setup.md#install "Setup") and [[docs/setup|the setup]] and [[setup#Install]].',
+    '',
+    '[ref]: ./docs/setup.md',
+    '',
+    'Also [again][ref] and `[code](docs/setup.md)`.',
+    '',
+  ].join('\n');
+  const setupDoc = '# Setup\n\n## Install\n\nBack to [index](../index.md) or [[index]].\n';
+
+  async function scene(h: HttpHarness) {
+    const api = await setup(h);
+    await api.upload('index.md', index);
+    await api.upload('docs/setup.md', setupDoc);
+    await api.upload('a/b.md', '[x](<../docs/setup.md>)\n');
+    const text = async (name: string) =>
+      (
+        await h.fetch(`/api/projects/${api.projectId}/files/${encodeURIComponent(name)}`, { key: api.apiKey })
+      ).text();
+    return { api, text };
+  }
+
+  test('dry_run answers what would be rewritten and changes nothing', async (h) => {
+    const { api, text } = await scene(h);
+    const answer = await api.post('docs/setup.md', 'move', {
+      to: 'guides/install.md',
+      rewrite_links: true,
+      dry_run: true,
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({
+      filename: 'guides/install.md',
+      rewritten: [
+        { filename: 'a/b.md', links: 1 },
+        { filename: 'index.md', links: 4 },
+      ],
+    });
+    expect(await text('index.md')).toBe(index);
+    expect(await text('docs/setup.md')).toBe(setupDoc);
+    expect(await allBroken(api)).toEqual([]);
+  });
+
+  test('the move and every rewrite commit together; only link destinations change; nothing breaks', async (h) => {
+    const { api, text } = await scene(h);
+    const answer = await api.post('docs/setup.md', 'move', { to: 'guides/install.md', rewrite_links: true });
+    expect(answer.status).toBe(200);
+    expect(answer.body.filename).toBe('guides/install.md');
+    expect(answer.body.rewritten).toEqual([
+      { filename: 'a/b.md', links: 1 },
+      { filename: 'index.md', links: 4 },
+    ]);
+    expect(await text('index.md')).toBe(
+      index
+        .replace('(docs/setup.md#install', '(guides/install.md#install')
+        .replace('[[docs/setup|', '[[guides/install|')
+        .replace('[[setup#Install]]', '[[install#Install]]')
+        .replace('[ref]: ./docs/setup.md', '[ref]: ./guides/install.md'),
+    );
+    expect(await text('a/b.md')).toBe('[x](<../guides/install.md>)\n');
+    // At the same depth its own relative link still resolves: it is left as it was.
+    expect(await text('guides/install.md')).toBe(setupDoc);
+    expect(await allBroken(api)).toEqual([]);
+    expect((await api.links('guides/install.md')).incoming.map((link) => link.source)).toEqual([
+      'a/b.md',
+      'index.md',
+      'index.md',
+      'index.md',
+      'index.md',
+    ]);
+    // Each rewritten file has a new revision.
+    const revisions = await h.fetch(`/api/projects/${api.projectId}/files/index.md/revisions`, {
+      key: api.apiKey,
+    });
+    const list = (await revisions.json()) as { revisions: Array<{ change: string }> };
+    expect(list.revisions.map((revision) => revision.change)).toEqual(['edit', 'created']);
+  });
+
+  test('a move to another folder rewrites the moved file’s own relative links', async (h) => {
+    const { api, text } = await scene(h);
+    const answer = await api.post('docs/setup.md', 'move', { to: 'deep/er/setup.md', rewrite_links: true });
+    expect(answer.status).toBe(200);
+    expect(await text('deep/er/setup.md')).toBe(setupDoc.replace('(../index.md)', '(../../index.md)'));
+    expect(await allBroken(api)).toEqual([]);
+  });
+
+  test('refusals: a taken name (409), a non-boolean rewrite_links (422); nothing changes', async (h) => {
+    const { api, text } = await scene(h);
+    expect((await api.post('docs/setup.md', 'move', { to: 'index.md', rewrite_links: true })).status).toBe(
+      409,
+    );
+    const invalid = await api.post('docs/setup.md', 'move', { to: 'x.md', rewrite_links: 'yes' });
+    expect(invalid.status).toBe(422);
+    expect(invalid.body.detail).toEqual([
+      { loc: ['body', 'rewrite_links'], msg: 'Input should be a valid boolean', type: 'bool_type' },
+    ]);
+    expect(await text('index.md')).toBe(index);
+  });
+});

@@ -235,7 +235,7 @@ export interface paths {
         put?: never;
         /**
          * Move (rename) a file
-         * @description The file keeps its history under the new name.
+         * @description The file keeps its history under the new name. With `"rewrite_links": true` every link to it in other files (and its own relative links, when its folder changes) is rewritten in the same transaction; `"dry_run": true` changes nothing and answers what would be rewritten (extensions §9).
          */
         post: operations["moveFile"];
         delete?: never;
@@ -795,6 +795,10 @@ export interface components {
         MoveRequest: {
             /** @description The new filename (the upload rules: 400, or 415). */
             to: string;
+            /** @description Extensions §9: rewrite every link to the file in other files (and its own relative links when its folder changes), in the same transaction; the answer adds `rewritten`. */
+            rewrite_links?: boolean;
+            /** @description With `rewrite_links`: change nothing, answer what would be rewritten. */
+            dry_run?: boolean;
         };
         CopyRequest: {
             /** @description The new filename (the upload rules: 400, or 415). */
@@ -929,6 +933,44 @@ export interface components {
             /** @constant */
             detail: "File is referenced";
             referenced_by: string[];
+        };
+        MovedFile: {
+            /** @description Unique in the project; `.md` or `.mdx`. */
+            filename: string;
+            /** Format: uuid */
+            project_id: string;
+            size_bytes: number;
+            /** @description A custom JSON object (at most 64 KiB as compact JSON, 32 levels), or null. */
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Format: date-time
+             * @description UTC ISO 8601 with milliseconds
+             */
+            updated_date: string;
+            /** @description Strong entity tag, quotes included; echo it in If-Match. */
+            etag: string;
+            revision: number;
+            sha256: string;
+            /** @description The content's YAML front matter as JSON (extensions §3), or null: no block, invalid YAML, not a mapping, or over the limits. */
+            frontmatter: {
+                [key: string]: unknown;
+            } | null;
+            /** @constant */
+            content_type: "text/markdown";
+            /** @description <scheme>://<bucket_name>/<filename> */
+            storage_path: string;
+            /**
+             * Format: date-time
+             * @description UTC ISO 8601 with milliseconds
+             */
+            created_date: string;
+            /** @description With `rewrite_links`: each file whose links were rewritten (its name after the move) and how many. */
+            rewritten?: {
+                filename: string;
+                links: number;
+            }[];
         };
         ErrorMessage: {
             detail: string;
@@ -4153,7 +4195,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["File"];
+                    "application/json": components["schemas"]["MovedFile"];
                 };
             };
             /** @description Malformed request */

@@ -80,9 +80,22 @@ function parseTarget(object: JsonObject): string {
   return object.to;
 }
 
-/** Move body `{"to": "new.md"}`. */
-export function parseMoveBody(body: unknown): { to: string } {
-  return { to: parseTarget(requireObject(body)) };
+/** Move body `{"to": "new.md", "rewrite_links"?: bool, "dry_run"?: bool}` (extensions §5, §9). */
+export function parseMoveBody(body: unknown): { to: string; rewriteLinks: boolean; dryRun: boolean } {
+  const object = requireObject(body);
+  return {
+    to: parseTarget(object),
+    rewriteLinks: optionalBoolean(object, 'rewrite_links'),
+    dryRun: optionalBoolean(object, 'dry_run'),
+  };
+}
+
+function optionalBoolean(object: JsonObject, name: string): boolean {
+  const value = object[name];
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean')
+    throw invalid(['body', name], 'Input should be a valid boolean', 'bool_type');
+  return value;
 }
 
 /** Copy body `{"to": "…", "project_id"?: "…"}`; `project_id` absent or null means this project. */

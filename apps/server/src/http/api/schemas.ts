@@ -221,6 +221,18 @@ export const FileReferenced = v.object({
   referenced_by: v.array(v.string()),
 });
 
+export const MovedFile = v.object({
+  ...File.entries,
+  rewritten: v.optional(
+    v.pipe(
+      v.array(v.object({ filename: v.string(), links: v.number() })),
+      v.description(
+        'With `rewrite_links`: each file whose links were rewritten (its name after the move) and how many.',
+      ),
+    ),
+  ),
+});
+
 export const RestoreRequest = RestoreRequestSchema;
 export const MoveRequest = MoveRequestSchema;
 export const CopyRequest = CopyRequestSchema;
@@ -318,6 +330,7 @@ export const COMPONENTS = {
   BrokenLinkList,
   OrphanList,
   FileReferenced,
+  MovedFile,
   ErrorMessage,
   ValidationIssue,
   ValidationError,
