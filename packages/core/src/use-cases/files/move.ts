@@ -10,6 +10,7 @@ import { type BodyOf, deferred } from '../deferred-body.js';
 import { indexFileWrite } from '../links/index-step.js';
 import {
   applyMoveRewrites,
+  inMoveTransaction,
   type MovePlan,
   planMoveRewrites,
   REWRITE_ATTEMPTS,
@@ -82,7 +83,7 @@ async function commitMove(
 ): Promise<FileView> {
   const { project, conditions, to } = o;
   try {
-    const { view, doomed } = await ctx.records.withTransaction(async (tx) => {
+    const { view, doomed } = await inMoveTransaction(ctx, project, o.plan, async (tx, contents) => {
       const locked = await lockActiveProject(tx, input.principal, project.id);
       const current = await findFileOr404(tx, locked.id, input.filename);
       checkWriteConditions(locked, current, conditions);
@@ -109,6 +110,7 @@ async function commitMove(
         principal: input.principal,
         projectId: locked.id,
         plan: o.plan,
+        contents,
       });
       const final = (await tx.findFile({ projectId: locked.id, filename: to }))!;
       const after = (await tx.lockProject({ projectId: locked.id }))!;

@@ -1,4 +1,4 @@
-import { EditConflictError } from '../../errors.js';
+import { ContentTooLargeError, EditConflictError } from '../../errors.js';
 import type { ContentLinks } from '../../links/entry.js';
 import { resolveLink } from '../../links/entry.js';
 import { stemOf, wikiExactNames } from '../../links/paths.js';
@@ -13,6 +13,7 @@ import type {
 } from '../../model/records.js';
 import type { RecordsTransaction } from '../../ports/records.js';
 import type { Principal } from '../authentication.js';
+import { withStagedResources } from '../blob-intents.js';
 import type { MdStoreContext } from '../context.js';
 import { linksOfText, searchFields } from '../files/content.js';
 import { openContent } from '../files/download.js';
@@ -108,15 +109,8 @@ export async function planMoveRewrites(
   for (const rewrite of plan.files) {
     const source = sources.find((s) => s.filename === rewrite.filename)!;
     const bytes = encoder.encode(rewrite.content);
-    if (bytes.byteLength > ctx.settings.inlineMaxBytes) {
-      throw new EditConflictError([
-        {
-          loc: ['body', 'rewrite_links'],
-          msg: `Value error, ${rewrite.filename} is too large to rewrite in the move's transaction`,
-          type: 'rewrite_too_large',
-        },
-      ]);
-    }
+    if (bytes.byteLength > ctx.settings.maxFileBytes)
+      throw new ContentTooLargeError(ctx.settings.maxFileBytes);
     const links = await linksOfText(ctx, rewrite.content, rewrite.newFilename);
     rewrites.push({ rewrite, file: source.record, bytes, links });
   }
@@ -182,6 +176,52 @@ async function readWhole(ctx: MdStoreContext, project: ProjectRecord, file: File
 /** A linking file changed between the plan and the transaction: plan again. */
 export class StaleRewritePlan extends Error {}
 
+/** Where each rewritten content goes: inline in the transaction, or a blob written before it. */
+export interface RewriteContents {
+  /** fileId → the blob key its new content was written under (absent: inline). */
+  readonly blobs: ReadonlyMap<string, string>;
+}
+
+/** The rewrites whose new content is kept in the blob store (above `inlineMaxBytes`). */
+export const blobRewrites = (ctx: MdStoreContext, plan: MovePlan): PlannedRewrite[] =>
+  plan.rewrites.filter((planned) => planned.bytes.byteLength > ctx.settings.inlineMaxBytes);
+
+/**
+ * Runs `work` in the move's transaction; rewritten contents above the inline bound are first written to
+ * the blob store as staged resources (`withStagedResources`: all committed with the transaction, or
+ * all removed again).
+ */
+export async function inMoveTransaction<R>(
+  ctx: MdStoreContext,
+  project: ProjectRecord,
+  plan: MovePlan | null,
+  work: (tx: RecordsTransaction, contents: RewriteContents) => Promise<R>,
+): Promise<R> {
+  const blobs = plan ? blobRewrites(ctx, plan) : [];
+  if (blobs.length === 0) return ctx.records.withTransaction((tx) => work(tx, { blobs: new Map() }));
+  const keys = new Map(blobs.map((planned) => [planned.file.id, newContentKey(ctx, planned.file.id)]));
+  return withStagedResources(
+    ctx,
+    [...keys.values()].map((key) => ({ bucket: project.bucketName, key })),
+    async (signal) => {
+      for (const planned of blobs) {
+        await ctx.blobs.put({
+          bucket: project.bucketName,
+          key: keys.get(planned.file.id)!,
+          content: oneChunk(planned.bytes),
+          maxBytes: ctx.settings.maxFileBytes,
+          signal,
+        });
+      }
+    },
+    (tx) => work(tx, { blobs: keys }),
+  );
+}
+
+async function* oneChunk(bytes: Uint8Array) {
+  yield bytes;
+}
+
 /**
  * Inside the move's transaction, after the move itself: each planned rewrite becomes the linking
  * file's next revision (`edit`), with its search and link index, through `commitContentVersion`.
@@ -189,21 +229,22 @@ export class StaleRewritePlan extends Error {}
 export async function applyMoveRewrites(
   ctx: MdStoreContext,
   tx: RecordsTransaction,
-  o: { principal: Principal; projectId: string; plan: MovePlan },
+  o: { principal: Principal; projectId: string; plan: MovePlan; contents: RewriteContents },
 ): Promise<BlobIntentRecord[]> {
   const doomed: BlobIntentRecord[] = [];
   for (const { rewrite, file, bytes, links } of o.plan.rewrites) {
     const locked = await lockActiveProject(tx, o.principal, o.projectId);
     const current = await tx.findFile({ projectId: locked.id, filename: rewrite.newFilename });
     if (!current || current.id !== file.id || current.sha256 !== file.sha256) throw new StaleRewritePlan();
-    const contentKey = newContentKey(ctx, current.id);
+    const blobKey = o.contents.blobs.get(current.id);
+    const contentKey = blobKey ?? newContentKey(ctx, current.id);
     const hash = ctx.hashing.sha256();
     hash.update(bytes);
-    await tx.insertInlineContent({ projectId: locked.id, contentKey, bytes });
+    if (blobKey === undefined) await tx.insertInlineContent({ projectId: locked.id, contentKey, bytes });
     const text = decoder.decode(bytes);
     const stored = {
       contentKey,
-      inline: true,
+      inline: blobKey === undefined,
       sizeBytes: bytes.byteLength,
       sha256: hash.digestHex(),
       ...searchFields(text),
