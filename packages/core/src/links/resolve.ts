@@ -16,9 +16,11 @@ export function targetKeys(
   links: readonly LinkRecord[],
   source: string,
 ): { filenames: string[]; stems: string[] } {
-  const filenames = new Set<string>([source]);
+  const filenames = new Set<string>();
   const stems = new Set<string>();
   for (const link of links) {
+    // `[[#heading]]` is a link to its own file.
+    if (link.kind === 'wiki' && link.path === null) filenames.add(source);
     if (link.path === null) continue;
     if (link.kind === 'markdown') filenames.add(link.path);
     else {

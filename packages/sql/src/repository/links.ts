@@ -59,13 +59,15 @@ export function linkStatements(c: SqlContext) {
     insertEntry: c.sql(
       'INSERT INTO file_links (file_id, project_id, status, stem, slugs_json, headings_json) VALUES (?, ?, ?, ?, ?, ?)',
     ),
+    // Driven by the files' (project_id, filename) index, each file's links by their primary key: a
+    // page costs its size, not the project's.
     page: c.sql(
-      `SELECT l.file_id, f.filename AS source, ${LINK_COLUMNS} FROM links l JOIN files f ON f.id = l.file_id
-       WHERE l.project_id = ? ORDER BY f.filename, l.seq LIMIT ?`,
+      `SELECT l.file_id, f.filename AS source, ${LINK_COLUMNS} FROM files f JOIN links l ON l.file_id = f.id
+       WHERE f.project_id = ? ORDER BY f.filename, l.seq LIMIT ?`,
     ),
     pageAfter: c.sql(
-      `SELECT l.file_id, f.filename AS source, ${LINK_COLUMNS} FROM links l JOIN files f ON f.id = l.file_id
-       WHERE l.project_id = ? AND (f.filename > ? OR (f.filename = ? AND l.seq > ?))
+      `SELECT l.file_id, f.filename AS source, ${LINK_COLUMNS} FROM files f JOIN links l ON l.file_id = f.id
+       WHERE f.project_id = ? AND f.filename >= ? AND (f.filename > ? OR l.seq > ?)
        ORDER BY f.filename, l.seq LIMIT ?`,
     ),
     withoutLinks: c.sql(
@@ -96,28 +98,42 @@ export function linkStatements(c: SqlContext) {
         };
       },
       listLinksTo: async (q) => {
-        if (q.paths.length === 0 && q.stems.length === 0) return [];
+        // Two index range scans (links_path, links_stem), not one OR that no index serves.
         const { params, param } = parameterList(dialect);
-        // Parameters in the order they appear (SQLite's are positional).
-        const project = param(q.projectId);
-        const where = [
-          dialect.inList('l.path', param(dialect.list(q.paths, 'text')), 'text'),
-          `(l.kind = 'wiki' AND ${dialect.inList('l.stem', param(dialect.list(q.stems, 'text')), 'text')})`,
-        ];
-        const sql = `SELECT l.file_id, f.filename AS source, ${LINK_COLUMNS} FROM links l JOIN files f ON f.id = l.file_id
-          WHERE l.project_id = ${project} AND (${where.join(' OR ')}) ORDER BY f.filename, l.seq`;
+        const select = `SELECT l.file_id, f.filename AS source, ${LINK_COLUMNS} FROM links l JOIN files f ON f.id = l.file_id`;
+        const parts: string[] = [];
+        if (q.paths.length > 0) {
+          parts.push(
+            `${select} WHERE l.project_id = ${param(q.projectId)} AND ${dialect.inList('l.path', param(dialect.list(q.paths, 'text')), 'text')}`,
+          );
+        }
+        if (q.stems.length > 0) {
+          parts.push(
+            `${select} WHERE l.project_id = ${param(q.projectId)} AND l.kind = 'wiki' AND ${dialect.inList('l.stem', param(dialect.list(q.stems, 'text')), 'text')}`,
+          );
+        }
+        if (parts.length === 0) return [];
+        const sql = `SELECT * FROM (${parts.join(' UNION ')}) u ORDER BY u.source, u.seq`;
         return (await x.all(sql, params)).map(sourcedFromRow);
       },
       listLinkTargets: async (q) => {
-        if (q.filenames.length === 0 && q.stems.length === 0) return [];
         const { params, param } = parameterList(dialect);
-        const project = param(q.projectId);
-        const sql = `SELECT f.id, f.filename, e.stem, e.slugs_json, e.headings_json FROM files f
-          LEFT JOIN file_links e ON e.file_id = f.id
-          WHERE f.project_id = ${project} AND (${dialect.inList('f.filename', param(dialect.list(q.filenames, 'text')), 'text')}
-            OR f.id IN (SELECT e2.file_id FROM file_links e2 WHERE e2.project_id = ${param(q.projectId)}
-              AND ${dialect.inList('e2.stem', param(dialect.list(q.stems, 'text')), 'text')}))
-          ORDER BY f.filename`;
+        const select = `SELECT f.id, f.filename, e.stem, e.slugs_json, e.headings_json FROM files f
+          LEFT JOIN file_links e ON e.file_id = f.id`;
+        const parts: string[] = [];
+        if (q.filenames.length > 0) {
+          parts.push(
+            `${select} WHERE f.project_id = ${param(q.projectId)} AND ${dialect.inList('f.filename', param(dialect.list(q.filenames, 'text')), 'text')}`,
+          );
+        }
+        if (q.stems.length > 0) {
+          parts.push(
+            `SELECT f.id, f.filename, e.stem, e.slugs_json, e.headings_json FROM file_links e JOIN files f ON f.id = e.file_id
+             WHERE e.project_id = ${param(q.projectId)} AND ${dialect.inList('e.stem', param(dialect.list(q.stems, 'text')), 'text')}`,
+          );
+        }
+        if (parts.length === 0) return [];
+        const sql = `SELECT * FROM (${parts.join(' UNION ')}) u ORDER BY u.filename`;
         return (await x.all(sql, params)).map((row) => ({
           fileId: String(row.id),
           filename: String(row.filename),

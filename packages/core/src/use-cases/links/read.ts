@@ -170,8 +170,10 @@ export async function listBrokenLinks(
     input.cursor === undefined ? undefined : await decodePosition(input.cursor, binding, ctx.cursorKey);
   const broken: BrokenLinkView[] = [];
   let scanned = 0;
-  for (;;) {
-    const batch = await ctx.records.listLinkPage({ projectId: project.id, after, limit: LINK_LIMITS.batch });
+  // Batches start at `limit` (a project full of broken links answers from one read) and grow.
+  let size = Math.min(LINK_LIMITS.batch, limit);
+  for (; ; size = Math.min(LINK_LIMITS.batch, size * 2)) {
+    const batch = await ctx.records.listLinkPage({ projectId: project.id, after, limit: size });
     const index = await resolver(ctx.records, project.id, batch);
     for (const { source, link } of batch) {
       after = { source, seq: link.seq };
@@ -181,7 +183,7 @@ export async function listBrokenLinks(
         broken.push({ source, line: link.line, raw: link.raw, target: brokenTarget(link), reason });
       if (broken.length === limit) break;
     }
-    const more = batch.length === LINK_LIMITS.batch || broken.length === limit;
+    const more = batch.length === size || broken.length === limit;
     if (!more) return { links: broken, nextCursor: null };
     if (broken.length === limit || scanned >= LINK_LIMITS.scanPerPage) {
       const nextCursor = await encodeCursor({ s: after!.source, q: after!.seq }, binding, ctx.cursorKey);
