@@ -4,6 +4,7 @@ import { ChangesetsApi } from './changesets.js';
 import { FilesApi } from './files.js';
 import type { components } from './generated/openapi.js';
 import { HistoryApi } from './history.js';
+import { LinksApi } from './links.js';
 import { ProjectsApi } from './projects.js';
 import { type SearchAllRequest, type SearchAnswer, SearchApi, type SearchRequest } from './search.js';
 import { SharesApi } from './shares.js';
@@ -28,6 +29,8 @@ export class MdStoreClient {
   /** Search (extensions §3); `client.search` is its first page. */
   readonly searching: SearchApi;
   readonly trash: TrashApi;
+  /** Extensions §9: the link graph. */
+  readonly links: LinksApi;
   /** API keys and the audit log (extensions §8; admin keys). */
   readonly access: AccessApi;
   /** The change feed (extensions §7): `list`, and `follow` (an async iterator that resumes). */
@@ -45,6 +48,7 @@ export class MdStoreClient {
     this.changesets = new ChangesetsApi(this.api);
     this.searching = new SearchApi(this.api);
     this.trash = new TrashApi(this.api);
+    this.links = new LinksApi(this.api);
     this.access = new AccessApi(this.api);
     this.changes = new ChangesApi(this.api);
     this.shares = new SharesApi(this.api);

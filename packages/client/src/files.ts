@@ -286,10 +286,14 @@ export class FilesApi {
     return (await response.json()) as FileUpdate;
   }
 
+  /**
+   * Deletes the file. `ifUnreferenced: true` (extensions §9) refuses when other files link to it: a
+   * 409 `MdStoreApiError` whose body has `referenced_by`.
+   */
   async delete(
     projectId: string,
     filename: string,
-    options: RequestOptions & WritePreconditions = {},
+    options: RequestOptions & WritePreconditions & { ifUnreferenced?: boolean } = {},
   ): Promise<void> {
     const headers = {
       'If-Match': ifMatch(options),
@@ -297,10 +301,12 @@ export class FilesApi {
       'If-Unmodified-Since': ifUnmodifiedSince(options),
     };
     const path = { project_id: projectId, filename };
+    const query =
+      options.ifUnreferenced === undefined ? undefined : { if_unreferenced: options.ifUnreferenced };
     await this.api.request(
       'delete',
       '/api/projects/{project_id}/files/{filename}',
-      { path, headers },
+      { path, headers, ...(query && { query }) },
       options,
     );
   }

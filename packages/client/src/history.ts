@@ -5,6 +5,9 @@ import type { components } from './generated/openapi.js';
 import type { PageOptions } from './projects.js';
 import type { RequestOptions, TypedApi } from './transport.js';
 
+/** A moved file; with `rewriteLinks`, `rewritten` lists the files whose links were rewritten. */
+export type MovedFile = components['schemas']['MovedFile'];
+
 export type Revision = components['schemas']['Revision'];
 export type RevisionList = components['schemas']['RevisionList'];
 
@@ -94,14 +97,23 @@ export class HistoryApi {
     return (await this.api.json('post', route, call, options)).data;
   }
 
-  /** Renames a file; content, metadata and history go with it (409 if `to` exists). */
+  /**
+   * Renames a file; content, metadata and history go with it (409 if `to` exists). `rewriteLinks`
+   * (extensions §9) rewrites every link to it in the same change (the answer's `rewritten`); with
+   * `dryRun` nothing changes and the answer shows what would be rewritten.
+   */
   async move(
     projectId: string,
     filename: string,
     to: string,
-    options: RequestOptions & WritePreconditions = {},
-  ): Promise<MdStoreFile> {
-    const call = { path: { project_id: projectId, filename }, headers: writeHeaders(options), json: { to } };
+    options: RequestOptions & WritePreconditions & { rewriteLinks?: boolean; dryRun?: boolean } = {},
+  ): Promise<MovedFile> {
+    const json = {
+      to,
+      ...(options.rewriteLinks !== undefined && { rewrite_links: options.rewriteLinks }),
+      ...(options.dryRun !== undefined && { dry_run: options.dryRun }),
+    };
+    const call = { path: { project_id: projectId, filename }, headers: writeHeaders(options), json };
     const route = '/api/projects/{project_id}/files/{filename}/move';
     return (await this.api.json('post', route, call, options)).data;
   }

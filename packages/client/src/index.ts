@@ -33,7 +33,16 @@ export type {
   UploadOptions,
 } from './files.js';
 export type { components, operations, paths } from './generated/openapi.js';
-export type { HistoryApi, Revision, RevisionList } from './history.js';
+export type { HistoryApi, MovedFile, Revision, RevisionList } from './history.js';
+export type {
+  BrokenLink,
+  BrokenLinkList,
+  FileLinks,
+  IncomingLink,
+  LinksApi,
+  OrphanList,
+  OutgoingLink,
+} from './links.js';
 export type {
   ExportFormat,
   PageOptions,

@@ -51,6 +51,10 @@ const CALLS: Record<
   },
   editFile: (c, s) => c.files.edit(s.projectId, 'op.md', { edits: [{ op: 'append', text: 'more\n' }] }),
   getOutline: (c, s) => c.files.outline(s.projectId, 'op.md'),
+  // Extensions §9.
+  getFileLinks: (c, s) => c.links.ofFile(s.projectId, 'op.md'),
+  listBrokenLinks: (c, s) => c.links.broken(s.projectId, { limit: 10 }),
+  listOrphans: (c, s) => c.links.orphans(s.projectId, { limit: 10 }),
   searchProject: async (c, s) => {
     const answer = await c.search(s.projectId, {
       query: 'op',

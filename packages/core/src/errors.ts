@@ -46,6 +46,8 @@ export type ErrorCode =
   | 'EDIT_CONFLICT'
   | 'REVISION_NOT_FOUND'
   | 'TRASH_ITEM_NOT_FOUND'
+  /** Delete File with `if_unreferenced` of a file other files link to (extensions §9): 409. */
+  | 'FILE_REFERENCED'
   | 'DIFF_TOO_LARGE'
   /** A file too large to parse whole for its outline within one request's bound: 413. */
   | 'OUTLINE_TOO_LARGE'
@@ -334,6 +336,15 @@ export class RangeNotSatisfiableError extends MdStoreError {
   /** The representation's size, sent back in the 416's `Content-Range`. */
   constructor(readonly sizeBytes: number) {
     super('RANGE_NOT_SATISFIABLE', 'Range not satisfiable');
+  }
+}
+
+/** A file other files link to, deleted with `if_unreferenced` (extensions §9): 409 with the referrers. */
+export class FileReferencedError extends MdStoreError {
+  declare readonly code: 'FILE_REFERENCED';
+  /** The files that link to it, in filename order. */
+  constructor(readonly referencedBy: readonly string[]) {
+    super('FILE_REFERENCED', 'File is referenced');
   }
 }
 

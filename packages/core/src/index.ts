@@ -1,6 +1,7 @@
 export * from './conditional/index.js';
 export { CHANGES_LIMITS } from './defaults/changes.js';
 export { HISTORY_LIMITS } from './defaults/history.js';
+export { LINK_LIMITS } from './defaults/links.js';
 export { DAY_MS, TRASH_LIMITS } from './defaults/trash.js';
 export {
   portableHashing,
@@ -11,6 +12,7 @@ export {
 } from './defaults/web-runtime.js';
 export { WEBHOOK_LIMITS, type WebhookLimits } from './defaults/webhooks.js';
 export * from './errors.js';
+export * from './links/index.js';
 export * from './listing/index.js';
 export * from './markdown/index.js';
 export { createMdStore, type MdStore, type MdStoreAdapters } from './mdstore.js';

@@ -22,6 +22,7 @@ import {
 import { exportProject } from './use-cases/export/index.js';
 import * as files from './use-cases/files/index.js';
 import * as keys from './use-cases/keys.js';
+import * as links from './use-cases/links/index.js';
 import * as maintenance from './use-cases/maintenance.js';
 import * as projects from './use-cases/projects.js';
 import { SearchDocumentCache } from './use-cases/search/document-cache.js';
@@ -169,6 +170,13 @@ export function createMdStore(adapters: MdStoreAdapters) {
       copy: bind(ctx, files.copyFile),
       // Extensions §3.
       search: bind(ctx, search.searchFiles),
+      // Extensions §9.
+      links: bind(ctx, links.readFileLinks),
+    },
+    // Extensions §9: the link index of a project.
+    links: {
+      broken: bind(ctx, links.listBrokenLinks),
+      orphans: bind(ctx, links.listOrphans),
     },
     // Extensions §7: the account's change feed (the server holds long polls and streams over `read`).
     changes: {
@@ -194,6 +202,8 @@ export function createMdStore(adapters: MdStoreAdapters) {
       reconcile: () => maintenance.reconcile(ctx),
       /** Indexes files stored before search existed; run before the server reports ready. */
       backfillSearch: () => search.backfillSearchIndex(ctx),
+      /** Gives files stored before the link index (migration 10) their entry; run before ready too. */
+      backfillLinks: () => links.backfillLinkIndex(ctx),
       expireTrash: () => trash.expireTrash(ctx),
     },
   };

@@ -10,6 +10,7 @@ import {
   type ChangeFeedHead,
   compareCodePoints,
   type FileCounts,
+  type FileLinksRecord,
   type FilePageQuery,
   type FileRecord,
   fileSearchDocument,
@@ -17,6 +18,7 @@ import {
   holdsPushdown,
   type IndexedDocument,
   type InstanceRecord,
+  type LinkPosition,
   matchesQuery,
   type ProjectKeyset,
   type ProjectRecord,
@@ -33,6 +35,7 @@ import {
   type SearchCandidate,
   type SearchCandidatesQuery,
   type ShareRecord,
+  type SourcedLinkRecord,
   selectFilePage,
   type Tier,
   type TrashPosition,
@@ -65,6 +68,8 @@ interface Tables {
   readonly inlineContents: ReadonlyMap<string, InlineContent>;
   /** The search index, keyed by file id: the indexed text and what search makes of the file. */
   readonly searchIndex: ReadonlyMap<string, SearchEntry>;
+  /** The link index (extensions §9), keyed by file id. */
+  readonly links: ReadonlyMap<string, FileLinksRecord>;
   /** Keyed by trash id. */
   readonly trash: ReadonlyMap<string, TrashRecord>;
   /** The audit log (extensions §8), keyed by entry id. */
@@ -109,6 +114,7 @@ const emptyTables = (): Tables => ({
   revisions: new Map(),
   inlineContents: new Map(),
   searchIndex: new Map(),
+  links: new Map(),
   trash: new Map(),
   audit: new Map(),
   changes: new Map(),
@@ -402,6 +408,67 @@ abstract class TablesReader implements RecordsReader {
       .sort((a, b) => compareCodePoints(a.id, b.id))
       .slice(0, q.limit)
       .map(copy);
+  }
+
+  async findFileLinks(q: { fileId: string }): Promise<FileLinksRecord | null> {
+    const entry = this.tables().links.get(q.fileId);
+    return entry ? structuredClone(entry) : null;
+  }
+
+  async listLinksTo(q: { projectId: string; paths: readonly string[]; stems: readonly string[] }) {
+    const paths = new Set(q.paths);
+    const stems = new Set(q.stems);
+    return this.sourcedLinks(q.projectId).filter(
+      ({ link }) =>
+        (link.path !== null && paths.has(link.path)) ||
+        (link.kind === 'wiki' && link.stem !== null && stems.has(link.stem)),
+    );
+  }
+
+  async listLinkTargets(q: { projectId: string; filenames: readonly string[]; stems: readonly string[] }) {
+    const names = new Set(q.filenames);
+    const stems = new Set(q.stems);
+    const { links } = this.tables();
+    return select(this.tables().files, (file) => file.projectId === q.projectId)
+      .map((file) => ({ file, entry: links.get(file.id) }))
+      .filter(({ file, entry }) => names.has(file.filename) || (entry !== undefined && stems.has(entry.stem)))
+      .sort((a, b) => compareCodePoints(a.file.filename, b.file.filename))
+      .map(({ file, entry }) => ({
+        fileId: file.id,
+        filename: file.filename,
+        stem: entry?.stem ?? null,
+        slugs: [...(entry?.slugs ?? [])],
+        headings: [...(entry?.headings ?? [])],
+      }));
+  }
+
+  async listLinkPage(q: { projectId: string; after?: LinkPosition; limit: number }) {
+    const { after } = q;
+    return this.sourcedLinks(q.projectId)
+      .filter(
+        ({ source, link }) => !after || (compareCodePoints(source, after.source) || link.seq - after.seq) > 0,
+      )
+      .slice(0, q.limit);
+  }
+
+  async listFilesWithoutLinks(q: { limit: number }) {
+    const { links } = this.tables();
+    return select(this.tables().files, (file) => !links.has(file.id))
+      .sort((a, b) => compareCodePoints(a.id, b.id))
+      .slice(0, q.limit)
+      .map(copy);
+  }
+
+  /** Every link of the project with its file, in (filename, seq) order. */
+  private sourcedLinks(projectId: string): SourcedLinkRecord[] {
+    const { files } = this.tables();
+    return select(this.tables().links, (entry) => entry.projectId === projectId)
+      .map((entry) => ({ entry, file: files.get(entry.fileId)! }))
+      .filter(({ file }) => file !== undefined)
+      .sort((a, b) => compareCodePoints(a.file.filename, b.file.filename))
+      .flatMap(({ entry, file }) =>
+        entry.links.map((link) => ({ sourceId: file.id, source: file.filename, link: { ...link } })),
+      );
   }
 
   async findTrashItem(q: { projectId: string; trashId: string }) {
@@ -747,14 +814,24 @@ class MemoryTransaction extends TablesReader implements RecordsTransaction {
     this.writable('searchIndex').set(stored.id, Object.freeze(entry));
   }
 
+  async indexLinks(c: { entry: FileLinksRecord }) {
+    const stored = this.tables().files.get(c.entry.fileId);
+    if (!stored) return;
+    this.writable('links').set(
+      stored.id,
+      Object.freeze(structuredClone({ ...c.entry, projectId: stored.projectId })),
+    );
+  }
+
   async deleteFile(c: { fileId: string }) {
+    if (this.tables().links.has(c.fileId)) this.writable('links').delete(c.fileId);
     if (this.tables().files.has(c.fileId)) this.writable('files').delete(c.fileId);
     if (this.tables().searchIndex.has(c.fileId)) this.writable('searchIndex').delete(c.fileId);
   }
 
   async deleteFilesOfProject(c: { projectId: string }) {
     const ofProject = (row: { projectId: string }) => row.projectId === c.projectId;
-    for (const name of ['revisions', 'inlineContents', 'searchIndex', 'trash'] as const) {
+    for (const name of ['revisions', 'inlineContents', 'searchIndex', 'links', 'trash'] as const) {
       const table = this.tables()[name] as ReadonlyMap<string, { projectId: string }>;
       const keys = [...table.entries()].filter(([, row]) => ofProject(row)).map(([key]) => key);
       if (keys.length > 0) {

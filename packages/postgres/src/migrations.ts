@@ -310,6 +310,39 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 10,
+    name: 'link index',
+    // Extensions §9: one entry per file (its name's stem, its headings) and its links, resolved when
+    // read by joining with files (late resolution, no rescan).
+    sql: `
+      CREATE TABLE file_links (
+        file_id TEXT COLLATE "C" PRIMARY KEY,
+        project_id TEXT COLLATE "C" NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('indexed', 'too_large')),
+        stem TEXT COLLATE "C" NOT NULL,
+        slugs_json TEXT NOT NULL,
+        headings_json TEXT NOT NULL
+      );
+      CREATE INDEX file_links_stem_idx ON file_links (project_id, stem);
+      CREATE TABLE links (
+        file_id TEXT COLLATE "C" NOT NULL,
+        seq INTEGER NOT NULL,
+        project_id TEXT COLLATE "C" NOT NULL,
+        line INTEGER NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('markdown', 'wiki')),
+        raw TEXT NOT NULL,
+        path TEXT COLLATE "C",
+        stem TEXT COLLATE "C",
+        anchor TEXT,
+        start_offset INTEGER,
+        end_offset INTEGER,
+        PRIMARY KEY (file_id, seq)
+      );
+      CREATE INDEX links_path_idx ON links (project_id, path);
+      CREATE INDEX links_stem_idx ON links (project_id, stem);
+    `,
+  },
+  {
     version: 11,
     name: 'share links',
     // Extensions §11.

@@ -282,13 +282,6 @@ CREATE TABLE shares (
 CREATE INDEX shares_project ON shares (project_id, created_at, id);
 `;
 
-/** A number assigned to another branch, kept so that the runner's versions stay contiguous. */
-const placeholder = (version: number, branch: string): Migration => ({
-  version,
-  description: `placeholder for branch ${branch} (replaced at the merge)`,
-  sql: '',
-});
-
 /**
  * Webhooks (extensions §7): each with its delivery state and lease on its row, and its deliveries log,
  * read newest first per webhook.
@@ -326,6 +319,40 @@ CREATE INDEX webhook_deliveries_listing ON webhook_deliveries (webhook_id, at, i
 CREATE INDEX webhook_deliveries_age ON webhook_deliveries (at);
 `;
 
+/**
+ * The link index (extensions §9): one entry per file (its name's stem and its headings, for matching
+ * links to it) and its links, each with its resolved path (or wiki target and stem). Resolution joins
+ * these with `files` when read; `links_path`/`links_stem` find a file's referrers, `file_links_stem` a
+ * wiki link's candidates.
+ */
+const LINK_INDEX = `
+CREATE TABLE file_links (
+  file_id TEXT NOT NULL PRIMARY KEY,
+  project_id TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('indexed', 'too_large')),
+  stem TEXT NOT NULL COLLATE BINARY,
+  slugs_json TEXT NOT NULL,
+  headings_json TEXT NOT NULL
+) STRICT;
+CREATE INDEX file_links_stem ON file_links (project_id, stem);
+CREATE TABLE links (
+  file_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  project_id TEXT NOT NULL,
+  line INTEGER NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('markdown', 'wiki')),
+  raw TEXT NOT NULL,
+  path TEXT COLLATE BINARY,
+  stem TEXT COLLATE BINARY,
+  anchor TEXT,
+  start_offset INTEGER,
+  end_offset INTEGER,
+  PRIMARY KEY (file_id, seq)
+) STRICT;
+CREATE INDEX links_path ON links (project_id, path);
+CREATE INDEX links_stem ON links (project_id, stem);
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -348,7 +375,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, description: 'change feed, feed heads and shared store secrets', sql: CHANGE_FEED },
   { version: 8, description: 'webhooks and their deliveries log', sql: WEBHOOKS },
   { version: 9, description: 'changeset id and message of revisions', sql: REVISION_CHANGESETS },
-  placeholder(10, 'links'),
+  { version: 10, description: 'link index', sql: LINK_INDEX },
   { version: 11, description: 'share links', sql: SHARES },
 ];
 

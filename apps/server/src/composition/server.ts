@@ -86,6 +86,8 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
     // Files stored before search existed get their front matter and index before the server is ready.
     const backfill = await store.maintenance.backfillSearch();
     if (backfill.indexed > 0) logger.info('search index backfilled', { ...backfill });
+    const linkBackfill = await store.maintenance.backfillLinks();
+    if (linkBackfill.indexed > 0) logger.info('link index backfilled', { ...linkBackfill });
     listeners.gate.open(
       createHttpApp({
         store,

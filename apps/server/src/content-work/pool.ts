@@ -5,6 +5,7 @@ import {
   ContentWorkBusyError,
   type ContentWorkTask,
   type DocumentHeading,
+  type FoundLinks,
   type Outline,
   POOL_WORK_LIMITS,
   type RenderTask,
@@ -67,6 +68,10 @@ export class PiscinaContentWork implements ContentWork {
   async render(task: RenderTask, signal?: AbortSignal): Promise<string> {
     const request: WorkRequest = { op: 'render', ...task };
     return (await this.run(request, signal)) as string;
+  }
+
+  async links(task: ContentWorkTask, signal?: AbortSignal): Promise<FoundLinks> {
+    return (await this.run({ op: 'links', text: task.text, mdx: task.mdx }, signal)) as FoundLinks;
   }
 
   close(): Promise<void> {

@@ -2,6 +2,7 @@ import {
   type ContentWorkTask,
   headingsTask,
   isMdStoreError,
+  linksTask,
   outlineTask,
   POOL_WORK_LIMITS,
   type RenderLinks,
@@ -13,7 +14,7 @@ import {
  * not cross threads with their codes, so a refusal of the core comes back as data.
  */
 export interface WorkRequest extends ContentWorkTask {
-  readonly op: 'outline' | 'headings' | 'render';
+  readonly op: 'outline' | 'headings' | 'render' | 'links';
   /** For `render`: the file rendered and where its links lead. */
   readonly filename?: string;
   readonly links?: RenderLinks;
@@ -31,7 +32,9 @@ export default function work(request: WorkRequest): WorkAnswer {
         ? outlineTask(task, POOL_WORK_LIMITS)
         : request.op === 'render'
           ? renderTask({ ...task, filename: request.filename!, links: request.links! }, POOL_WORK_LIMITS)
-          : headingsTask(task, POOL_WORK_LIMITS);
+          : request.op === 'links'
+            ? linksTask(task, POOL_WORK_LIMITS)
+            : headingsTask(task, POOL_WORK_LIMITS);
     return { ok: true, value };
   } catch (error) {
     if (isMdStoreError(error)) return { ok: false, code: error.code };

@@ -194,7 +194,7 @@ function errorHandler(logger: HttpLogger, drainLimits: DrainLimits) {
       res,
       () => {
         for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
-        res.status(response.status).json({ detail: response.detail });
+        res.status(response.status).json({ detail: response.detail, ...response.fields });
       },
       drainLimits,
     );

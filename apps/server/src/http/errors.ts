@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import {
   type ContentWorkBusyError,
   type ErrorCode,
+  type FileReferencedError,
   type InputError,
   isMdStoreError,
   type MdStoreError,
@@ -38,6 +39,7 @@ export const STATUS_BY_CODE: Readonly<Partial<Record<ErrorCode, number>>> = {
   FILE_MISSING: 409,
   REVISION_NOT_FOUND: 404,
   TRASH_ITEM_NOT_FOUND: 404,
+  FILE_REFERENCED: 409,
   DIFF_TOO_LARGE: 413,
   OUTLINE_TOO_LARGE: 413,
   CHANGES_EXPIRED: 410,
@@ -65,6 +67,8 @@ export interface ErrorResponse {
   readonly status: number;
   readonly detail: ErrorDetail;
   readonly headers: Readonly<Record<string, string>>;
+  /** Fields the body has besides `detail` (a 409 `File is referenced`'s `referenced_by`). */
+  readonly fields?: Readonly<Record<string, unknown>>;
 }
 
 const statusText = (status: number): string => STATUS_CODES[status] ?? 'Error';
@@ -122,7 +126,16 @@ function coreErrorHeaders(error: MdStoreError): Record<string, string> {
 
 function coreErrorResponse(error: MdStoreError, status: number): ErrorResponse {
   const issues = (error as Partial<InputError>).issues;
-  return { status, detail: issues ?? error.message, headers: coreErrorHeaders(error) };
+  const fields =
+    error.code === 'FILE_REFERENCED'
+      ? { referenced_by: [...(error as FileReferencedError).referencedBy] }
+      : undefined;
+  return {
+    status,
+    detail: issues ?? error.message,
+    headers: coreErrorHeaders(error),
+    ...(fields && { fields }),
+  };
 }
 
 /** A generic single-message error for a status, e.g. `{"detail":"Not Found"}`. */

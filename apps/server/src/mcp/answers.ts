@@ -11,12 +11,15 @@ import * as v from 'valibot';
 import { ChangeList } from '../http/api/changes-schemas.js';
 import { CONVERSION } from '../http/api/json-schema.js';
 import {
+  BrokenLinkList,
   ChangesetDeleted,
   ChangesetResult,
   File,
   FileEdited,
+  FileLinks,
   FileList,
   FileUpdate,
+  MovedFile,
   Outline,
   Project,
   ProjectList,
@@ -71,6 +74,10 @@ export const ANSWERS = {
   deleted: strict({ deleted: v.literal(true), filename: File.entries.filename }),
   revisionList: RevisionList,
   changeList: ChangeList,
+  // Extensions §9.
+  links: FileLinks,
+  moved: strict({ ...fileEntries, rewritten: MovedFile.entries.rewritten }),
+  brokenLinks: BrokenLinkList,
   revision: strict({ filename: File.entries.filename, revision: Revision, content: v.string(), etag: Etag }),
   // Extensions §9.
   changeset: strict({

@@ -29,7 +29,7 @@ export function toolError(error: unknown, tool: McpTool, logger: McpLogger): Cal
   }
   const etag = response.headers.ETag;
   const detail = toolDetail(error) ?? toolIssues(response.detail);
-  const body = { status: response.status, detail, ...(etag !== undefined && { etag }) };
+  const body = { status: response.status, detail, ...(etag !== undefined && { etag }), ...response.fields };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }
 

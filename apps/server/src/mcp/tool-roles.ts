@@ -14,6 +14,8 @@ export const TOOL_ROLES: Readonly<Record<string, Role>> = {
   list_revisions: 'read',
   read_revision: 'read',
   recent_changes: 'read',
+  links: 'read',
+  broken_links: 'read',
   create_file: 'write',
   edit_file: 'write',
   write_file: 'write',

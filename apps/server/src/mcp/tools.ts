@@ -1,5 +1,6 @@
 import { type ByteStream, PreconditionRequiredError, wireBody } from '@mdstore/core';
 import * as v from 'valibot';
+import { MoveRequest } from '../http/api/schemas.js';
 import { eventBody, fileUpdateJson, outlineJson, revisionListJson } from '../views.js';
 import {
   ANSWERS,
@@ -145,6 +146,42 @@ export const TOOLS: readonly McpTool[] = [
     annotations: READ_ONLY,
     run: async (context, args) =>
       outlineJson(await context.store.files.outline({ ...fileArgs(context, args), signal: context.signal })),
+  },
+  {
+    name: 'links',
+    title: 'Links of a file',
+    description:
+      'The links of a file (Markdown links to .md/.mdx files and [[wiki links]]): outgoing ones with the ' +
+      'file each resolves to (target, resolved, anchor_found), and incoming ones (the files that link ' +
+      'to it). Check incoming before renaming or deleting a file.',
+    inputSchema: toolInput(FILE),
+    outputSchema: toolOutput(ANSWERS.links),
+    annotations: READ_ONLY,
+    run: async (context, args) => {
+      const { outgoing, incoming } = await context.store.files.links(fileArgs(context, args));
+      return { outgoing, incoming };
+    },
+  },
+  {
+    name: 'broken_links',
+    title: 'Broken links of a project',
+    description:
+      'Links that resolve to no file (missing), to several (ambiguous wiki link) or to a file without ' +
+      'the heading of their #anchor (anchor), in source then line order. A page may hold fewer than ' +
+      'limit; continue with next_cursor until it is null.',
+    inputSchema: toolInput({ project_id: ARG.projectId, limit: ARG.linkPageLimit, cursor: ARG.cursor }),
+    outputSchema: toolOutput(ANSWERS.brokenLinks),
+    annotations: READ_ONLY,
+    run: async (context, args) => {
+      const limit = args.raw('limit');
+      const page = await context.store.links.broken({
+        principal: context.principal,
+        projectId: args.string('project_id'),
+        limit: limit === undefined ? undefined : String(limit),
+        cursor: args.optionalString('cursor'),
+      });
+      return { links: page.links, next_cursor: page.nextCursor };
+    },
   },
   {
     name: 'create_file',
@@ -329,17 +366,25 @@ export const TOOLS: readonly McpTool[] = [
     title: 'Move or rename a file',
     description:
       'Gives a file a new name (folders included); content, metadata and history go with it. Refuses ' +
-      '(409) a name that exists. Requires if_match: the current etag.',
-    inputSchema: toolInput({ ...FILE, to: ARG.to, if_match: ARG.ifMatch }),
-    outputSchema: toolOutput(ANSWERS.file),
+      '(409) a name that exists. Requires if_match: the current etag. With rewrite_links: true, every ' +
+      'link to it in other files (and its own relative links) is rewritten in the same change; the ' +
+      'answer lists them in rewritten.',
+    inputSchema: toolInput({
+      ...FILE,
+      to: ARG.to,
+      if_match: ARG.ifMatch,
+      rewrite_links: MoveRequest.entries.rewrite_links,
+    }),
+    outputSchema: toolOutput(ANSWERS.moved),
     annotations: writes({ destructive: true, idempotent: false }),
     run: async (context, args) => {
+      const rewrite = args.raw('rewrite_links');
       const file = await context.store.files.move({
         ...fileArgs(context, args),
-        body: wireBody({ to: args.raw('to') }),
+        body: wireBody({ to: args.raw('to'), ...(rewrite !== undefined && { rewrite_links: rewrite }) }),
         conditions: requiredIfMatch(args),
       });
-      return fileAnswer(file);
+      return { ...fileAnswer(file), ...(file.rewritten && { rewritten: [...file.rewritten] }) };
     },
   },
   // Extensions §7.

@@ -142,6 +142,8 @@ describe('MCP tools', () => {
     const meta = await s.ok('set_metadata', { ...s.file, metadata: { a: 1 }, if_match: written.etag });
     await s.ok('list_revisions', s.file);
     await s.ok('read_revision', { ...s.file, revision: 1 });
+    await s.ok('links', s.file);
+    await s.ok('broken_links', { project_id: s.projectId, limit: 5 });
     const restored = await s.ok('restore_revision', { ...s.file, revision: 1, if_match: meta.etag });
     const moved = await s.ok('move_file', { ...s.file, to: 'moved.md', if_match: restored.etag });
     const file = { project_id: s.projectId, filename: 'moved.md' };

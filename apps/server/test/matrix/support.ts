@@ -42,6 +42,8 @@ const HTTP_SUITES = [
   'render',
   'shares',
   'webhooks',
+  // extensions §9
+  'links',
 ];
 
 /**

@@ -46,6 +46,8 @@ describe.skipIf(skip)('two instances on one Postgres schema and one S3 endpoint'
     for (const name of ['uploads', 'budget', 'revoked', 'deletion', 'access', 'cursors', 'feed'])
       for (const name of ['uploads', 'budget', 'revoked', 'deletion', 'access', 'shares'])
         accounts.push(await createAccount(name, env));
+    for (const name of ['uploads', 'budget', 'revoked', 'deletion', 'access', 'links'])
+      accounts.push(await createAccount(name, env));
   });
 
   afterAll(() =>
@@ -218,6 +220,39 @@ describe.skipIf(skip)('two instances on one Postgres schema and one S3 endpoint'
       );
       expect(await refused.json()).toEqual({ detail: 'Invalid authentication credentials' });
     }
+  });
+
+  it('extensions §9: the link index reads its writes on the other instance, late resolution included', async () => {
+    const { apiKey, defaultProjectId } = account(5);
+    const files = `/api/projects/${defaultProjectId}/files`;
+    const linksOf = async (instance: Instance, name: string) => {
+      const response = await instance.fetch(`${files}/${encodeURIComponent(name)}/links`, { key: apiKey });
+      expect(response.status).toBe(200);
+      return (await response.json()) as {
+        outgoing: Array<{ target: string | null; resolved: boolean }>;
+        incoming: Array<{ source: string }>;
+      };
+    };
+    expect((await a.fetch(files, uploadRequest(apiKey, 'docs/a.md', '[b](../b.md) [[b]]\n'))).status).toBe(
+      201,
+    );
+    // Read at once on the other instance: the links are there, not resolved yet.
+    expect((await linksOf(b, 'docs/a.md')).outgoing).toMatchObject([
+      { resolved: false },
+      { resolved: false },
+    ]);
+    expect((await b.fetch(files, uploadRequest(apiKey, 'b.md', '# B\n'))).status).toBe(201);
+    // Created through b, resolved at once through a (no rescan).
+    expect((await linksOf(a, 'docs/a.md')).outgoing).toEqual([
+      expect.objectContaining({ target: 'b.md', resolved: true }),
+      expect.objectContaining({ target: 'b.md', resolved: true }),
+    ]);
+    expect((await linksOf(b, 'b.md')).incoming.map((link) => link.source)).toEqual([
+      'docs/a.md',
+      'docs/a.md',
+    ]);
+    const refused = await b.fetch(`${files}/b.md?if_unreferenced=true`, { method: 'DELETE', key: apiKey });
+    expect(refused.status).toBe(409);
   });
 
   it('a project deleted through one instance is gone (404) through the other', async () => {

@@ -176,6 +176,22 @@ const CALLS: Call[] = [
     path: (s) => `${file(s)}/outline`,
     expect: 200,
   },
+  // Extensions §9.
+  { operationId: 'getFileLinks', method: 'GET', path: (s) => `${file(s)}/links`, expect: 200 },
+  { operationId: 'getFileLinks', method: 'GET', path: (s) => `${file(s, 'none.md')}/links`, expect: 404 },
+  {
+    operationId: 'listBrokenLinks',
+    method: 'GET',
+    path: (s) => `${project(s)}/links/broken?limit=5`,
+    expect: 200,
+  },
+  {
+    operationId: 'listBrokenLinks',
+    method: 'GET',
+    path: (s) => `${project(s)}/links/broken?limit=0`,
+    expect: 422,
+  },
+  { operationId: 'listOrphans', method: 'GET', path: (s) => `${project(s)}/links/orphans`, expect: 200 },
   {
     operationId: 'updateFileMetadata',
     method: 'PUT',

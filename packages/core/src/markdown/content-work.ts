@@ -1,4 +1,5 @@
 import { isMdStoreError, OutlineTooLargeError, WorkLimitExceededError } from '../errors.js';
+import { linksTask } from '../links/work.js';
 import type { ContentWork, ContentWorkTask } from '../ports/content-work.js';
 import { answerItems, headingsParseCost, outlineCost, renderCost } from './cost.js';
 import { type ContentWorkLimits, INLINE_WORK_LIMITS, OUTLINE_MAX_LENGTH } from './limits.js';
@@ -53,6 +54,7 @@ export const inlineContentWork: ContentWork = {
   outline: async (task) => outlineTask(task, INLINE_WORK_LIMITS),
   headings: async (task) => headingsTask(task, INLINE_WORK_LIMITS),
   render: async (task) => renderTask(task, INLINE_WORK_LIMITS),
+  links: async (task) => linksTask(task, INLINE_WORK_LIMITS),
 };
 
 /** `limits` with the inline step bound: what runs on this thread. */

@@ -17,7 +17,7 @@ interface PositionEnv extends Env {
   readonly positions: WeakMap<Token, number>;
 }
 
-function commonMark() {
+export function commonMark() {
   const instance = markdownIt('commonmark');
   instance.validateLink = () => true;
   instance.normalizeLink = (url) => url;

@@ -99,7 +99,7 @@ function lineIndexAt(starts: readonly number[], offset: number): number {
 }
 
 /** Plain text of a node: text, code and image descriptions; no raw HTML, no MDX expressions or ESM. */
-function plainText(root: Parents): string {
+export function plainText(root: Parents): string {
   let text = '';
   const pending: Nodes[] = [...root.children].reverse();
   while (pending.length > 0) {

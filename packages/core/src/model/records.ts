@@ -279,3 +279,66 @@ export interface WebhookProgress {
   /** The lease's new expiry, or null to release it. */
   readonly leaseExpiresAt: EpochMillis | null;
 }
+
+/**
+ * One link of a file, as the link index keeps it (extensions §9): resolution happens when it is read,
+ * by joining `path`/`stem` with the project's filenames, so a link to a file created later resolves
+ * then, with no rescan.
+ */
+export interface LinkRecord {
+  /** Its place among the file's links (document order, from 0). */
+  readonly seq: number;
+  readonly line: number;
+  readonly kind: 'markdown' | 'wiki';
+  /** Markdown: the destination as read (escapes resolved); wiki: `target#heading`. */
+  readonly raw: string;
+  /**
+   * Markdown: the resolved filename (null when the path climbs above the root). Wiki: the target as
+   * written without its `#heading` (null for `[[#heading]]`, a link to its own file).
+   */
+  readonly path: string | null;
+  /** Wiki only: the target's last segment without `.md`/`.mdx`, which files are matched by. */
+  readonly stem: string | null;
+  readonly anchor: string | null;
+  /** Where the destination is written in the content (UTF-16 offsets), or null when not located. */
+  readonly start: number | null;
+  readonly end: number | null;
+}
+
+/** A file's entry in the link index: its links, and what links to it match (name stem, headings). */
+export interface FileLinksRecord {
+  readonly fileId: string;
+  readonly projectId: string;
+  /** `indexed`, or `too_large`: the file was past the extraction's bound and its links are not known. */
+  readonly status: 'indexed' | 'too_large';
+  /** The file's last segment without `.md`/`.mdx`. */
+  readonly stem: string;
+  /** GitHub slugs of its headings (anchors of Markdown links). */
+  readonly slugs: readonly string[];
+  /** Its heading texts (anchors of wiki links). */
+  readonly headings: readonly string[];
+  readonly links: readonly LinkRecord[];
+}
+
+/** A link with the file it is written in. */
+export interface SourcedLinkRecord {
+  readonly sourceId: string;
+  readonly source: string;
+  readonly link: LinkRecord;
+}
+
+/** A file a link may resolve to, with what anchors match. */
+export interface LinkTargetRecord {
+  readonly fileId: string;
+  readonly filename: string;
+  /** Null when the file has no link index yet (stored before links existed). */
+  readonly stem: string | null;
+  readonly slugs: readonly string[];
+  readonly headings: readonly string[];
+}
+
+/** Where a page of a project's links starts: after this link. */
+export interface LinkPosition {
+  readonly source: string;
+  readonly seq: number;
+}

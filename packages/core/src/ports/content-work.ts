@@ -1,3 +1,4 @@
+import type { FoundLinks } from '../links/extract.js';
 import type { ContentWorkLimits } from '../markdown/limits.js';
 import type { Outline } from '../markdown/outline.js';
 import type { DocumentHeading } from '../markdown/parse.js';
@@ -29,4 +30,9 @@ export interface ContentWork {
   headings(task: ContentWorkTask, signal?: AbortSignal): Promise<DocumentHeading[]>;
   /** The sanitised HTML of the text (extensions §11), as `renderHtml` gives it. */
   render(task: RenderTask, signal?: AbortSignal): Promise<string>;
+  /**
+   * The links of the text for the link index (extensions §9). Optional: without it, a text above one
+   * inline step's bound gets no link index (`too_large`).
+   */
+  links?(task: ContentWorkTask, signal?: AbortSignal): Promise<FoundLinks>;
 }

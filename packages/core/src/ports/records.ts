@@ -4,12 +4,16 @@ import type {
   AuditPosition,
   AuditRecord,
   BlobIntentRecord,
+  FileLinksRecord,
   FileRecord,
   InstanceRecord,
+  LinkPosition,
+  LinkTargetRecord,
   ProjectRecord,
   ProjectStatus,
   RevisionRecord,
   ShareRecord,
+  SourcedLinkRecord,
   Tier,
   TrashRecord,
   WebhookDeliveryPosition,
@@ -196,6 +200,31 @@ export interface RecordsReader extends ChangeFeedReader {
   /** Files that were never given to `indexFile` (stored before search existed), in `id` order. */
   listUnindexedFiles(q: { limit: number }): Promise<FileRecord[]>;
 
+  /** The link index entry of a file (extensions §9), or null when it has none (stored before links). */
+  findFileLinks(q: { fileId: string }): Promise<FileLinksRecord | null>;
+  /**
+   * Links of the project that may point at one of the given names: Markdown or wiki links whose `path`
+   * is one of `paths`, and wiki links whose `stem` is one of `stems`; in (source filename, seq) order.
+   */
+  listLinksTo(q: {
+    projectId: string;
+    paths: readonly string[];
+    stems: readonly string[];
+  }): Promise<SourcedLinkRecord[]>;
+  /**
+   * Files of the project a link may resolve to: those named one of `filenames`, and those whose link
+   * index has a `stem` among `stems`; in filename order.
+   */
+  listLinkTargets(q: {
+    projectId: string;
+    filenames: readonly string[];
+    stems: readonly string[];
+  }): Promise<LinkTargetRecord[]>;
+  /** The project's links in (source filename, seq) order, after `after` when given, at most `limit`. */
+  listLinkPage(q: { projectId: string; after?: LinkPosition; limit: number }): Promise<SourcedLinkRecord[]>;
+  /** Files without a link index entry (stored before the link index existed), in `id` order. */
+  listFilesWithoutLinks(q: { limit: number }): Promise<FileRecord[]>;
+
   /** A trash item of the project, expired or not (the domain decides), or null. */
   findTrashItem(q: { projectId: string; trashId: string }): Promise<TrashRecord | null>;
   /**
@@ -308,6 +337,12 @@ export interface RecordsTransaction extends RecordsReader, ChangeFeedWriter {
    * `deleteFile` and `deleteFilesOfProject` remove the index of the files they delete.
    */
   indexFile(c: { file: FileRecord; contentText: string | null }): Promise<void>;
+  /**
+   * Replaces the file's link index entry (extensions §9). Call it after `insertFile`/`updateFile`, in
+   * the same transaction; `deleteFile` and `deleteFilesOfProject` remove the entries of the files they
+   * delete.
+   */
+  indexLinks(c: { entry: FileLinksRecord }): Promise<void>;
   /** Removes the file record only (its revisions and inline contents have their own deletes). */
   deleteFile(c: { fileId: string }): Promise<void>;
   /**

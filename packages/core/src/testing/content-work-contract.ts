@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { linksTask } from '../links/work.js';
 import { headingsTask, outlineTask, renderTask } from '../markdown/content-work.js';
 import { mdxWithinBudget } from '../markdown/mdx-budget.js';
 import type { ContentWork, ContentWorkTask } from '../ports/content-work.js';
@@ -64,6 +65,11 @@ export function describeContentWorkContract(name: string, open: () => Promise<Co
           expect(outline).toEqual(expected(() => outlineTask(task, work.limits)));
           const headings = await answer(() => work.headings(task));
           expect(headings).toEqual(expected(() => headingsTask(task, work.limits)));
+          // Extensions §9: the links for the link index, where the implementation offers them.
+          if (work.links) {
+            const links = await answer(() => work.links!(task));
+            expect(links).toEqual(expected(() => linksTask(task, work.limits)));
+          }
         } finally {
           await harness.close();
         }

@@ -8,6 +8,7 @@ import { changesetsSuite } from './records/changesets.js';
 import { durabilitySuite } from './records/durability.js';
 import { filesSuite } from './records/files.js';
 import { intentsSuite } from './records/intents.js';
+import { linksSuite } from './records/links.js';
 import { listsSuite } from './records/lists.js';
 import { projectsSuite } from './records/projects.js';
 import { revisionsSuite } from './records/revisions.js';
@@ -42,6 +43,7 @@ export function describeRecordsRepositoryContract(
     changesetsSuite(context);
     searchSuite(context);
     sharesSuite(context);
+    linksSuite(context);
 
     trashSuite(context);
     webhooksSuite(context);

@@ -49,7 +49,23 @@ export const MetadataUpdateSchema = v.object({ metadata: Metadata });
 
 const Target = v.pipe(v.string(), v.description('The new filename (the upload rules: 400, or 415).'));
 export const RestoreRequestSchema = v.object({ revision: RevisionSchema });
-export const MoveRequestSchema = v.object({ to: Target });
+export const MoveRequestSchema = v.object({
+  to: Target,
+  rewrite_links: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description(
+        'Extensions §9: rewrite every link to the file in other files (and its own relative links when its folder changes), in the same transaction; the answer adds `rewritten`.',
+      ),
+    ),
+  ),
+  dry_run: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description('With `rewrite_links`: change nothing, answer what would be rewritten.'),
+    ),
+  ),
+});
 export const CopyRequestSchema = v.object({
   to: Target,
   project_id: v.optional(

@@ -29,17 +29,21 @@ export function parseRevisionParam(raw: string | undefined, loc: Loc): number {
 
 /** `limit` of the revision list: 1 to `revisionsPageMax`, `revisionsPageDefault` when absent. */
 export function parseRevisionsLimit(raw: string | undefined): number {
-  if (raw === undefined) return HISTORY_LIMITS.revisionsPageDefault;
+  return parsePageLimit(raw, {
+    fallback: HISTORY_LIMITS.revisionsPageDefault,
+    max: HISTORY_LIMITS.revisionsPageMax,
+  });
+}
+
+/** `limit` of a page: 1 to `max`, `fallback` when absent (422 at `["query","limit"]` otherwise). */
+export function parsePageLimit(raw: string | undefined, o: { fallback: number; max: number }): number {
+  if (raw === undefined) return o.fallback;
   const loc = ['query', 'limit'];
   const value = DECIMAL.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isSafeInteger(value)) throw invalid(loc, 'Input should be a valid integer', 'int_parsing');
   if (value < 1) throw invalid(loc, 'Input should be greater than or equal to 1', 'greater_than_equal');
-  if (value > HISTORY_LIMITS.revisionsPageMax) {
-    throw invalid(
-      loc,
-      `Input should be less than or equal to ${HISTORY_LIMITS.revisionsPageMax}`,
-      'less_than_equal',
-    );
+  if (value > o.max) {
+    throw invalid(loc, `Input should be less than or equal to ${o.max}`, 'less_than_equal');
   }
   return value;
 }
@@ -76,9 +80,22 @@ function parseTarget(object: JsonObject): string {
   return object.to;
 }
 
-/** Move body `{"to": "new.md"}`. */
-export function parseMoveBody(body: unknown): { to: string } {
-  return { to: parseTarget(requireObject(body)) };
+/** Move body `{"to": "new.md", "rewrite_links"?: bool, "dry_run"?: bool}` (extensions §5, §9). */
+export function parseMoveBody(body: unknown): { to: string; rewriteLinks: boolean; dryRun: boolean } {
+  const object = requireObject(body);
+  return {
+    to: parseTarget(object),
+    rewriteLinks: optionalBoolean(object, 'rewrite_links'),
+    dryRun: optionalBoolean(object, 'dry_run'),
+  };
+}
+
+function optionalBoolean(object: JsonObject, name: string): boolean {
+  const value = object[name];
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean')
+    throw invalid(['body', name], 'Input should be a valid boolean', 'bool_type');
+  return value;
 }
 
 /** Copy body `{"to": "…", "project_id"?: "…"}`; `project_id` absent or null means this project. */

@@ -2,6 +2,7 @@ import type { RecordsReader, RecordsTransaction } from '@mdstore/core';
 import type { SqlExecutor } from '../executor.js';
 import { fileCountsStatement, filePageStatement } from '../listing.js';
 import { count, orNull, type SqlContext } from './context.js';
+import { unindexLinks } from './links.js';
 
 type FileReads = Pick<
   RecordsReader,
@@ -37,6 +38,7 @@ export function fileStatements(c: SqlContext) {
   // Any number of names in one statement: the list is one parameter.
   const some = `${FILE} WHERE project_id = ${dialect.placeholder(1)} AND ${dialect.inList('filename', dialect.placeholder(2), 'text')}`;
   const notInline = dialect.encode('boolean', false);
+  const links = unindexLinks(c);
   return {
     reads: (x: SqlExecutor): FileReads => ({
       findFile: async (q) => orNull(await x.get(s.file, [q.projectId, q.filename]), files.fromRow),
@@ -68,10 +70,12 @@ export function fileStatements(c: SqlContext) {
       },
       deleteFile: async (c) => {
         await dialect.search.unindexFile(x, c.fileId);
+        await links.file(x, c.fileId);
         await x.write(s.delete, [c.fileId]);
       },
       deleteFilesOfProject: async (c) => {
         await dialect.search.unindexProject(x, c.projectId);
+        await links.project(x, c.projectId);
         for (const sql of s.deleteOfProject) await x.write(sql, [c.projectId]);
         return x.run(s.deleteFilesOfProject, [c.projectId]);
       },

@@ -5,6 +5,7 @@ import { auditStatements } from './audit.js';
 import { changeStatements } from './changes.js';
 import { sqlContext } from './context.js';
 import { fileStatements } from './files.js';
+import { linkStatements } from './links.js';
 import { operationStatements } from './operations.js';
 import { projectStatements } from './projects.js';
 import { revisionStatements } from './revisions.js';
@@ -34,6 +35,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
   const revisions = revisionStatements(c);
   const trash = trashStatements(c);
   const search = searchStatements(c);
+  const links = linkStatements(c);
   const operations = operationStatements(c);
   const audit = auditStatements(c);
   const changes = changeStatements(c);
@@ -46,6 +48,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
     ...revisions.reads(x),
     ...trash.reads(x),
     ...search.reads(x),
+    ...links.reads(x),
     ...operations.reads(x),
     ...audit.reads(x),
     ...changes.reads(x),
@@ -62,6 +65,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
       ...revisions.writes(x),
       ...trash.writes(x),
       ...search.writes(x),
+      ...links.writes(x),
       ...operations.writes(x),
       ...audit.writes(x),
       ...changes.writes(x),

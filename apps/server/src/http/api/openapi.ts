@@ -210,6 +210,10 @@ export function openApiDocument(routes: readonly DefinedRoute[], options: Docume
       { name: 'Changesets', description: 'Many files in one atomic change (extensions §9)' },
       { name: 'Search', description: 'Find files by words, metadata and front matter (extensions §3)' },
       {
+        name: 'Links',
+        description: 'The link graph: links of a file, broken links, orphans (extensions §9)',
+      },
+      {
         name: 'Trash',
         description: 'Deleted files kept for `settings.trash_retention_days` (extensions §5)',
       },

@@ -22,6 +22,9 @@ export type Tag =
   | 'Access'
   | 'Access'
   | 'Webhooks'
+  | 'Links'
+  | 'Trash'
+  | 'Access'
   | 'Operations';
 
 /** Response headers the document knows (`components/headers`, see `headers.ts`). */

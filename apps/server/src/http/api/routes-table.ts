@@ -7,6 +7,7 @@ import { exportProject } from '../routes/export.js';
 import { fileRoutes } from '../routes/files.js';
 import { historyRoutes } from '../routes/history.js';
 import { keyRoutes } from '../routes/keys.js';
+import { linkRoutes } from '../routes/links.js';
 import { operationRoutes } from '../routes/operations.js';
 import { projectRoutes } from '../routes/projects.js';
 import { searchRoutes } from '../routes/search.js';
@@ -42,6 +43,8 @@ export const ROUTES: readonly DefinedRoute[] = [
   // Extensions §9.
   ...changesetRoutes,
   ...searchRoutes,
+  // Extensions §9.
+  ...linkRoutes,
   ...trashRoutes,
   // Extensions §10.
   exportProject,

@@ -180,6 +180,68 @@ export const RevisionList = v.object({
   next_cursor: v.pipe(v.nullable(v.string()), v.description('null on the last page.')),
 });
 
+// Extensions §9: the link index.
+const LinkKind = v.picklist(['markdown', 'wiki']);
+export const OutgoingLink = v.object({
+  line: v.number(),
+  kind: LinkKind,
+  raw: v.pipe(
+    v.string(),
+    v.description("The destination as written: `dir/a.md#x`, or a wiki link's `target#heading`."),
+  ),
+  target: v.pipe(v.nullable(v.string()), v.description('The file it resolves to; null when unresolved.')),
+  anchor: v.nullable(v.string()),
+  resolved: v.boolean(),
+  anchor_found: v.pipe(v.nullable(v.boolean()), v.description('null without an anchor or a target.')),
+});
+export const IncomingLink = v.object({
+  source: v.string(),
+  line: v.number(),
+  kind: LinkKind,
+  raw: v.string(),
+  anchor: v.nullable(v.string()),
+});
+export const FileLinks = v.object({
+  outgoing: v.array(OutgoingLink),
+  incoming: v.array(IncomingLink),
+});
+export const BrokenLink = v.object({
+  source: v.string(),
+  line: v.number(),
+  raw: v.string(),
+  target: v.pipe(
+    v.nullable(v.string()),
+    v.description(
+      'The resolved path (Markdown) or the target as written (wiki); null for `..` above the root.',
+    ),
+  ),
+  reason: v.picklist(['missing', 'ambiguous', 'anchor']),
+});
+export const BrokenLinkList = v.object({
+  links: v.array(BrokenLink),
+  next_cursor: v.pipe(v.nullable(v.string()), v.description('null on the last page.')),
+});
+export const OrphanList = v.object({
+  orphans: v.array(v.string()),
+  next_cursor: v.pipe(v.nullable(v.string()), v.description('null on the last page.')),
+});
+export const FileReferenced = v.object({
+  detail: v.literal('File is referenced'),
+  referenced_by: v.array(v.string()),
+});
+
+export const MovedFile = v.object({
+  ...File.entries,
+  rewritten: v.optional(
+    v.pipe(
+      v.array(v.object({ filename: v.string(), links: v.number() })),
+      v.description(
+        'With `rewrite_links`: each file whose links were rewritten (its name after the move) and how many.',
+      ),
+    ),
+  ),
+});
+
 export const RestoreRequest = RestoreRequestSchema;
 export const MoveRequest = MoveRequestSchema;
 export const CopyRequest = CopyRequestSchema;
@@ -295,6 +357,14 @@ export const COMPONENTS = {
   TrashItem,
   TrashList,
   TrashRestore,
+  OutgoingLink,
+  IncomingLink,
+  FileLinks,
+  BrokenLink,
+  BrokenLinkList,
+  OrphanList,
+  FileReferenced,
+  MovedFile,
   ErrorMessage,
   ValidationIssue,
   ValidationError,

@@ -1,10 +1,11 @@
 import { ContentTooLargeError, deferredBody, type ExpectedDigest, parseDigestField } from '@mdstore/core';
 import type { Request } from 'express';
+import * as v from 'valibot';
 import { fileJson, fileListJson, fileUpdateJson } from '../../views.js';
 import { errors, FILE_VALIDATORS, json } from '../api/answers.js';
 import { FILE_LIST_QUERY } from '../api/parameters.js';
 import { defineRoute, type RequestHeader } from '../api/route.js';
-import { File, FileList, FileUpdate, MetadataUpdate, UploadForm } from '../api/schemas.js';
+import { File, FileList, FileReferenced, FileUpdate, MetadataUpdate, UploadForm } from '../api/schemas.js';
 import { principalOf } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { singleQueryParams } from '../query.js';
@@ -143,15 +144,28 @@ export const deleteFile = defineRoute(
     auth: 'apiKey',
     role: 'write',
     headers: WRITE_CONDITIONS,
-    answers: { 204: { description: 'Deleted (no body)' }, ...errors(403, 404, 412, 422, 428) },
+    query: {
+      if_unreferenced: {
+        schema: v.boolean(),
+        description:
+          'Extensions §9: `true` refuses to delete a file other files link to: 409 `{"detail": "File is referenced", "referenced_by": [...]}`.',
+      },
+    },
+    answers: {
+      204: { description: 'Deleted (no body)' },
+      409: json('Other files link to it (`if_unreferenced=true`)', FileReferenced),
+      ...errors(403, 404, 412, 422, 428),
+    },
   },
   ({ store }) =>
     async (req, res) => {
+      const query = singleQueryParams(req, ['if_unreferenced']);
       await store.files.delete({
         principal: principalOf(res),
         projectId: projectIdOf(req),
         filename: filenameOf(req),
         conditions: conditionsOf(req),
+        ifUnreferenced: query.if_unreferenced,
       });
       res.status(204).end();
     },

@@ -7,6 +7,7 @@ import { defineRoute, type RequestHeader } from '../api/route.js';
 import {
   CopyRequest,
   File,
+  MovedFile,
   MoveRequest,
   RestoreRequest,
   RevisionList as RevisionListSchema,
@@ -162,14 +163,15 @@ export const moveFile = defineRoute(
     path: `${FILE}/move`,
     operationId: 'moveFile',
     summary: 'Move (rename) a file',
-    description: 'The file keeps its history under the new name.',
+    description:
+      'The file keeps its history under the new name. With `"rewrite_links": true` every link to it in other files (and its own relative links, when its folder changes) is rewritten in the same transaction; `"dry_run": true` changes nothing and answers what would be rewritten (extensions §9).',
     tags: ['History'],
     auth: 'apiKey',
     role: 'write',
     headers: WRITE_CONDITIONS,
     body: { contentType: 'application/json', schema: MoveRequest },
     answers: {
-      200: json('The file under its new name', File, FILE_VALIDATORS),
+      200: json('The file under its new name', MovedFile, FILE_VALIDATORS),
       ...errors(400, 403, 404, 409, 412, 413, 415, 422, 428),
     },
   },
@@ -180,7 +182,7 @@ export const moveFile = defineRoute(
       conditions: conditionsOf(req),
     });
     setFileValidators(res, moved);
-    res.status(200).json(fileJson(moved));
+    res.status(200).json({ ...fileJson(moved), ...(moved.rewritten && { rewritten: moved.rewritten }) });
   },
 );
 

@@ -7,7 +7,7 @@ import { SEARCH_LIMITS } from '../../search/limits.js';
 import type { Principal } from '../authentication.js';
 import { removeDoomed, withStagedResources } from '../blob-intents.js';
 import { type MdStoreContext, notBefore } from '../context.js';
-import { putBlob, type StoredContent, searchFields } from '../files/content.js';
+import { linksOfText, putBlob, type StoredContent, searchFields } from '../files/content.js';
 import { lockActiveProject, newContentKey, withCounterChange } from '../files/shared.js';
 import {
   type ChangesetTag,
@@ -38,6 +38,8 @@ interface PreparedContent {
   readonly inline: boolean;
   readonly sha256: string;
   readonly search: Pick<StoredContent, 'searchText' | 'frontmatterJson'>;
+  /** Its links (extensions §9), found before the transaction like an upload's, under its final name. */
+  readonly links: StoredContent['links'];
 }
 
 /**
@@ -65,6 +67,7 @@ export async function prepareContents(ctx: MdStoreContext, plan: ChangesetPlan):
       inline: bytes.byteLength <= ctx.settings.inlineMaxBytes,
       sha256: hash.digestHex(),
       search: searchFields(file.text.slice(0, SEARCH_LIMITS.contentMaxBytes)),
+      links: await linksOfText(ctx, file.text, file.filename),
     });
   }
   return prepared;
@@ -110,6 +113,7 @@ export async function commitChangeset(
           sizeBytes: blob?.sizeBytes ?? content.bytes.byteLength,
           sha256: blob?.sha256 ?? content.sha256,
           ...content.search,
+          links: content.links,
         };
         return [content.file, version] as const;
       }),

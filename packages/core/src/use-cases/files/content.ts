@@ -1,4 +1,7 @@
 import { ContentTooLargeError, isMdStoreError, ProjectNotFoundError } from '../../errors.js';
+import type { ContentLinks } from '../../links/entry.js';
+import { LinkTextCollector } from '../../links/text.js';
+import { contentLinks } from '../../links/work.js';
 import type { BlobIntentRecord, ProjectRecord } from '../../model/records.js';
 import type { ByteStream } from '../../ports/blobs.js';
 import type { RecordsTransaction } from '../../ports/records.js';
@@ -22,6 +25,8 @@ export interface StoredContent {
   readonly searchText: string;
   /** The content's YAML front matter as JSON (extensions §3), read from `searchText`, or null. */
   readonly frontmatterJson: string | null;
+  /** Its links for the link index (extensions §9), found before the transaction. */
+  readonly links: ContentLinks;
 }
 
 /** A digest the client declared, and where it came from (the `loc` of a mismatch). */
@@ -36,6 +41,8 @@ export interface ContentInput {
   readonly loc: readonly (string | number)[];
   /** SHA-256 digests the client says it sent (`Content-Digest`, `Repr-Digest`, the upload's `sha256`). */
   readonly expectedSha256?: readonly ExpectedDigest[];
+  /** The name the content is stored under: its links are resolved from its folder (and `.mdx` is MDX). */
+  readonly filename: string;
   readonly signal?: AbortSignal;
 }
 
@@ -54,13 +61,29 @@ export interface Committed<R> {
  */
 function inspected(input: ContentInput) {
   const text = new ContentTextCollector();
+  const linkText = new LinkTextCollector();
   async function* stream(): ByteStream {
     for await (const chunk of checkedContent(input.content, { loc: input.loc })) {
       text.push(chunk);
+      linkText.push(chunk);
       yield chunk;
     }
   }
-  return { stream: stream(), text: () => searchFields(text.text()) };
+  return {
+    stream: stream(),
+    text: () => searchFields(text.text()),
+    links: (ctx: MdStoreContext) => linksOfText(ctx, linkText.text(), input.filename, input.signal),
+  };
+}
+
+/** The links of a content's text (null: past the links' size bound), bounded (links/work.ts). */
+export function linksOfText(
+  ctx: MdStoreContext,
+  text: string | null,
+  filename: string,
+  signal?: AbortSignal,
+): Promise<ContentLinks> {
+  return contentLinks(ctx.contentWork, { text: text ?? '', truncated: text === null, filename, signal });
 }
 
 /** A declared digest that does not match what was stored: 400 at the digest's `loc`. */
@@ -153,6 +176,7 @@ export async function storeContent<P, R>(
       sizeBytes: head.size,
       sha256: hash.digestHex(),
       ...checked.text(),
+      links: await checked.links(ctx),
     };
     checkDeclaredDigests(input, stored.sha256);
     const prepared = await prepare();
@@ -177,6 +201,7 @@ export async function storeContent<P, R>(
           sizeBytes: blob.sizeBytes,
           sha256: blob.sha256,
           ...checked.text(),
+          links: await checked.links(ctx),
         };
         // A mismatch fails the write after the blob is written: `withStagedResource` removes it again.
         checkDeclaredDigests(input, stored.sha256);

@@ -7,6 +7,7 @@ import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import { type MdStoreContext, notBefore } from '../context.js';
 import { type BodyOf, deferred } from '../deferred-body.js';
+import { indexFileWrite } from '../links/index-step.js';
 import { type FileView, toFileView } from '../views.js';
 import { checkWriteConditions, conditionsOf, type RequestConditions } from './conditions.js';
 import { storeContent } from './content.js';
@@ -82,7 +83,7 @@ async function commitCopy(
     return await storeContent(
       ctx,
       { project: o.target, fileId },
-      { content: o.content, loc: ['body'], signal: input.signal },
+      { content: o.content, loc: ['body'], filename: o.to, signal: input.signal },
       async () => undefined,
       async (tx, stored) => {
         const locked = await lockActiveProject(tx, input.principal, o.target.id);
@@ -102,7 +103,7 @@ async function commitCopy(
           updatedAt: at,
         };
         await tx.insertFile({ file });
-        await tx.indexFile({ file, contentText: stored.searchText });
+        await indexFileWrite(tx, { file, contentText: stored.searchText, links: stored.links });
         const recorded = await recordRevision(ctx, tx, { project: locked, file, change: 'copy', before: [] });
         const change = { files: 1, bytes: file.sizeBytes, historyBytes: recorded.historyDelta };
         await tx.updateProject({ project: withCounterChange(ctx, locked, change, at) });

@@ -224,7 +224,7 @@ function commitEdit(
   return storeContent(
     ctx,
     { project, fileId: read.id },
-    { content: oneChunk(bytes), loc: EDITS_LOC, signal: input.signal },
+    { content: oneChunk(bytes), loc: EDITS_LOC, filename: input.filename, signal: input.signal },
     async () => undefined,
     async (tx, stored) => {
       const locked = await lockActiveProject(tx, input.principal, project.id);

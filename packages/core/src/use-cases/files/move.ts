@@ -1,4 +1,5 @@
 import { FilenameTakenError, isRecordConflict } from '../../errors.js';
+import type { ProjectRecord } from '../../model/records.js';
 import type { MoveRequestInput } from '../../validation/bodies.js';
 import { parseMoveBody } from '../../validation/history.js';
 import { loadOwnedProject } from '../access.js';
@@ -6,6 +7,15 @@ import type { Principal } from '../authentication.js';
 import { removeDoomed } from '../blob-intents.js';
 import { type MdStoreContext, notBefore } from '../context.js';
 import { type BodyOf, deferred } from '../deferred-body.js';
+import {
+  applyMoveRewrites,
+  inMoveTransaction,
+  type MovePlan,
+  planMoveRewrites,
+  REWRITE_ATTEMPTS,
+  StaleRewritePlan,
+  staleRewriteConflict,
+} from '../links/move-rewrite.js';
 import { type FileView, toFileView } from '../views.js';
 import { checkWriteConditions, conditionsOf, type RequestConditions } from './conditions.js';
 import { findFileOr404, lockActiveProject, withCounterChange } from './shared.js';
@@ -28,16 +38,51 @@ export interface MoveFileInput {
  * rule stops any that got past the look-up). Counters are unchanged (but for history a pruning frees);
  * the project's `updated_date` is refreshed.
  */
-export async function moveFile(ctx: MdStoreContext, input: MoveFileInput): Promise<FileView> {
+export async function moveFile(ctx: MdStoreContext, input: MoveFileInput): Promise<MovedFileView> {
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
-  const existing = await findFileOr404(ctx.records, project.id, input.filename);
   const conditions = conditionsOf(input.conditions);
   const body = deferred<unknown>(input.body);
   body.check();
+  const existing = await findFileOr404(ctx.records, project.id, input.filename);
   checkWriteConditions(project, existing, conditions);
-  const { to } = parseMoveBody(await body.read());
+  const { to, rewriteLinks, dryRun } = parseMoveBody(await body.read());
+  if (!rewriteLinks) return commitMove(ctx, input, { project, conditions, to, plan: null });
+  if (await ctx.records.findFile({ projectId: project.id, filename: to })) throw new FilenameTakenError(to);
+  for (let attempt = 1; ; attempt++) {
+    const current = await findFileOr404(ctx.records, project.id, input.filename);
+    checkWriteConditions(project, current, conditions);
+    const plan = await planMoveRewrites(ctx, project, current, to);
+    const rewritten = plan.rewrites
+      .map(({ rewrite }) => ({ filename: rewrite.newFilename, links: rewrite.links }))
+      .sort((a, b) => (a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0));
+    if (dryRun) return { ...toFileView({ ...current, filename: to }, project, ctx.blobs.scheme), rewritten };
+    try {
+      return { ...(await commitMove(ctx, input, { project, conditions, to, plan })), rewritten };
+    } catch (error) {
+      if (!(error instanceof StaleRewritePlan)) throw error;
+      if (attempt >= REWRITE_ATTEMPTS) throw staleRewriteConflict();
+    }
+  }
+}
+
+/** The move's answer: the file under its new name; with `rewrite_links`, the files rewritten. */
+export type MovedFileView = FileView & {
+  readonly rewritten?: ReadonlyArray<{ filename: string; links: number }>;
+};
+
+async function commitMove(
+  ctx: MdStoreContext,
+  input: MoveFileInput,
+  o: {
+    project: ProjectRecord;
+    conditions: ReturnType<typeof conditionsOf>;
+    to: string;
+    plan: MovePlan | null;
+  },
+): Promise<FileView> {
+  const { project, conditions, to } = o;
   try {
-    const { view, doomed } = await ctx.records.withTransaction(async (tx) => {
+    const { view, doomed } = await inMoveTransaction(ctx, project, o.plan, async (tx, contents) => {
       const locked = await lockActiveProject(tx, input.principal, project.id);
       const current = await findFileOr404(tx, locked.id, input.filename);
       checkWriteConditions(locked, current, conditions);
@@ -52,7 +97,18 @@ export async function moveFile(ctx: MdStoreContext, input: MoveFileInput): Promi
       });
       // Counters unchanged but for the history a pruning frees.
       await tx.updateProject({ project: withCounterChange(ctx, locked, step.counters, at) });
-      return { view: toFileView(step.file!, locked, ctx.blobs.scheme), doomed: step.doomed };
+      if (o.plan === null)
+        return { view: toFileView(step.file!, locked, ctx.blobs.scheme), doomed: step.doomed };
+      // Extensions §9: every rewrite in the move's transaction, each through the per-file step.
+      const rewritten = await applyMoveRewrites(ctx, tx, {
+        principal: input.principal,
+        projectId: locked.id,
+        plan: o.plan,
+        contents,
+      });
+      const final = (await tx.findFile({ projectId: locked.id, filename: to }))!;
+      const after = (await tx.lockProject({ projectId: locked.id }))!;
+      return { view: toFileView(final, after, ctx.blobs.scheme), doomed: [...step.doomed, ...rewritten] };
     });
     for (const intent of doomed) await removeDoomed(ctx, intent);
     return view;

@@ -7,6 +7,7 @@ import type { Principal } from '../authentication.js';
 import { removeDoomed } from '../blob-intents.js';
 import { type MdStoreContext, notBefore } from '../context.js';
 import { type BodyOf, deferred } from '../deferred-body.js';
+import { indexFileWrite, storedContentLinks } from '../links/index-step.js';
 import { contentSearchFields } from '../search/content-fields.js';
 import { type FileView, toFileView } from '../views.js';
 import { checkWriteConditions, conditionsOf, type RequestConditions } from './conditions.js';
@@ -41,6 +42,7 @@ export async function restoreRevision(ctx: MdStoreContext, input: RestoreRevisio
   // never changes what it holds, and the transaction checks the revision is still kept.
   const kept = await ctx.records.findRevision({ fileId: existing.id, revision });
   const search = kept ? await contentSearchFields(ctx, project, kept) : null;
+  const links = kept ? await storedContentLinks(ctx, project, kept, input.filename) : null;
   const { view, doomed } = await ctx.records.withTransaction(async (tx) => {
     const locked = await lockActiveProject(tx, input.principal, project.id);
     const current = await findFileOr404(tx, locked.id, input.filename);
@@ -61,9 +63,11 @@ export async function restoreRevision(ctx: MdStoreContext, input: RestoreRevisio
       updatedAt: at,
     };
     await tx.updateFile({ file: updated });
-    await tx.indexFile({
+    const known = search?.contentKey === restored.contentKey;
+    await indexFileWrite(tx, {
       file: updated,
-      contentText: search?.contentKey === restored.contentKey ? search.searchText : '',
+      contentText: known ? search.searchText : '',
+      links: known && links ? links : { links: [], slugs: [], headings: [] },
     });
     const recorded = await recordRevision(ctx, tx, {
       project: locked,

@@ -3,6 +3,7 @@ import type { RecordsTransaction } from '../../ports/records.js';
 import { emitFileEvent, type FileEventOptions } from '../changes/emit.js';
 import type { MdStoreContext } from '../context.js';
 import { notBefore } from '../context.js';
+import { indexFileWrite } from '../links/index-step.js';
 import { moveToTrash } from '../trash/move-to-trash.js';
 import type { StoredContent } from './content.js';
 import { applyPlan, planRemoval, recordRevision } from './revisions.js';
@@ -72,7 +73,7 @@ export async function createFileStep(
     updatedAt: at,
   };
   await tx.insertFile({ file });
-  await tx.indexFile({ file, contentText: stored.searchText });
+  await indexFileWrite(tx, { file, contentText: stored.searchText, links: stored.links });
   const recorded = await recordRevision(ctx, tx, {
     project: o.project,
     file,
@@ -133,8 +134,14 @@ export async function reviseFileStep(
     updatedAt: at,
   };
   await tx.updateFile({ file: updated });
-  // Same content: the index keeps its text and takes the new filename and metadata.
-  await tx.indexFile({ file: updated, contentText: stored ? stored.searchText : null });
+  // Same content: the search index keeps its text and takes the new filename and metadata; the link
+  // index keeps the links, resolved again from the file's (maybe new) folder (extensions §9).
+  await indexFileWrite(
+    tx,
+    stored
+      ? { file: updated, contentText: stored.searchText, links: stored.links }
+      : { file: updated, contentText: null, links: 'kept' },
+  );
   const recorded = await recordRevision(ctx, tx, {
     project: o.project,
     file: updated,

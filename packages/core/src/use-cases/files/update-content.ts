@@ -5,6 +5,7 @@ import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import { type MdStoreContext, notBefore } from '../context.js';
 import { type DeferredBody, deferred } from '../deferred-body.js';
+import { indexFileWrite } from '../links/index-step.js';
 import { type FileView, toFileView } from '../views.js';
 import { checkWriteConditions, conditionsOf, type RequestConditions } from './conditions.js';
 import { type ExpectedDigest, type StoredContent, storeContent } from './content.js';
@@ -41,7 +42,13 @@ export async function updateFileContent(
   return storeContent(
     ctx,
     { project, fileId: existing.id },
-    { content: body.read(), loc: ['body'], expectedSha256: input.expectedSha256, signal: input.signal },
+    {
+      content: body.read(),
+      loc: ['body'],
+      expectedSha256: input.expectedSha256,
+      filename: input.filename,
+      signal: input.signal,
+    },
     async () => undefined,
     async (tx, stored) => {
       const locked = await lockActiveProject(tx, input.principal, project.id);

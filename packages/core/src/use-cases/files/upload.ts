@@ -6,6 +6,7 @@ import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import { type MdStoreContext, notBefore } from '../context.js';
 import { type DeferredBody, deferred } from '../deferred-body.js';
+import { indexFileWrite } from '../links/index-step.js';
 import { type FileView, toFileView } from '../views.js';
 import { storeContent } from './content.js';
 import { lockActiveProject, withCounterChange } from './shared.js';
@@ -85,6 +86,7 @@ export async function uploadFile(ctx: MdStoreContext, input: UploadFileInput): P
       {
         content: part.content,
         loc: ['body', 'file'],
+        filename: part.filename,
         expectedSha256: expected === undefined ? undefined : [{ hex: expected, loc: SHA256_LOC }],
         signal: input.signal,
       },

@@ -9,6 +9,7 @@ import { type MdStoreContext, notBefore } from '../context.js';
 import { type BodyOf, deferred } from '../deferred-body.js';
 import { historyBytes, recordRevision } from '../files/revisions.js';
 import { lockActiveProject, withCounterChange } from '../files/shared.js';
+import { indexFileWrite, storedContentLinks } from '../links/index-step.js';
 import { contentSearchFields } from '../search/content-fields.js';
 import { type FileView, toFileView } from '../views.js';
 import { heldBytes, isLive } from './held.js';
@@ -39,6 +40,7 @@ export async function restoreTrashItem(
   // The text to index the file with again, read before the transaction (no blob I/O inside it): the
   // item's content key never changes what it holds, and the transaction claims the very same item.
   const search = await contentSearchFields(ctx, project, seen.file);
+  const links = await storedContentLinks(ctx, project, seen.file, to ?? seen.file.filename);
   const { file, doomed } = await ctx.records.withTransaction(async (tx) => {
     const locked = await lockActiveProject(tx, input.principal, project.id);
     const at = ctx.clock.now();
@@ -61,9 +63,10 @@ export async function restoreTrashItem(
       throw error;
     });
     // Deleting the file removed its search index; it is searchable again under its (new) name.
-    await tx.indexFile({
+    await indexFileWrite(tx, {
       file,
       contentText: search?.contentKey === file.contentKey ? search.searchText : '',
+      links: search?.contentKey === file.contentKey ? links : { links: [], slugs: [], headings: [] },
     });
     const recorded = await recordRevision(ctx, tx, {
       project: locked,

@@ -1,0 +1,527 @@
+import { describe, expect } from 'vitest';
+import { type HttpHarness, serverTest } from '../support/http-harness.js';
+
+/**
+ * The link index (extensions §9): a file's outgoing and incoming links, broken links, orphans, and
+ * Delete File's `if_unreferenced`, kept by every content write (upload, replace, edit, restore, copy,
+ * move, delete, trash restore) in its transaction, resolved when read (late resolution, no rescan).
+ * Runs on every adapter pair (matrix).
+ */
+const test = serverTest();
+
+interface Outgoing {
+  line: number;
+  kind: 'markdown' | 'wiki';
+  raw: string;
+  target: string | null;
+  anchor: string | null;
+  resolved: boolean;
+  anchor_found: boolean | null;
+}
+interface Incoming {
+  source: string;
+  line: number;
+  kind: string;
+  raw: string;
+  anchor: string | null;
+}
+interface Broken {
+  source: string;
+  line: number;
+  raw: string;
+  target: string | null;
+  reason: string;
+}
+
+async function setup(h: HttpHarness, settings?: Record<string, unknown>) {
+  const { apiKey } = await h.account();
+  const created = await h.json('/api/projects', 'POST', apiKey, { name: 'Links', settings });
+  const { id: projectId } = (await created.json()) as { id: string };
+  const file = (name: string) => `/api/projects/${projectId}/files/${encodeURIComponent(name)}`;
+  const api = {
+    apiKey,
+    projectId,
+    upload: (name: string, content: string) => h.uploadFile(apiKey, projectId, name, content),
+    replace: async (name: string, content: string) => {
+      const response = await h.fetch(`${file(name)}/content`, {
+        method: 'PUT',
+        key: apiKey,
+        headers: { 'Content-Type': 'text/markdown' },
+        body: content,
+      });
+      expect(response.status).toBe(200);
+    },
+    post: async (name: string, op: string, body: unknown) => {
+      const response = await h.json(`${file(name)}/${op}`, 'POST', apiKey, body);
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    },
+    edit: async (name: string, edits: unknown[]) => {
+      const response = await h.json(file(name), 'PATCH', apiKey, { edits });
+      expect(response.status).toBe(200);
+    },
+    remove: (name: string, query = '') => h.fetch(`${file(name)}${query}`, { method: 'DELETE', key: apiKey }),
+    links: async (name: string, key = apiKey) => {
+      const response = await h.fetch(`${file(name)}/links`, { key });
+      expect(response.status).toBe(200);
+      return (await response.json()) as { outgoing: Outgoing[]; incoming: Incoming[] };
+    },
+    broken: async (query = '') => {
+      const response = await h.fetch(`/api/projects/${projectId}/links/broken${query}`, { key: apiKey });
+      return {
+        status: response.status,
+        body: (await response.json()) as { links: Broken[]; next_cursor: string | null },
+      };
+    },
+    orphans: async (query = '') => {
+      const response = await h.fetch(`/api/projects/${projectId}/links/orphans${query}`, { key: apiKey });
+      return {
+        status: response.status,
+        body: (await response.json()) as { orphans: string[]; next_cursor: string | null },
+      };
+    },
+  };
+  return api;
+}
+
+/** Every broken link of the project, page by page. */
+async function allBroken(api: Awaited<ReturnType<typeof setup>>, limit = 100) {
+  const found: Broken[] = [];
+  let cursor: string | null = null;
+  do {
+    const { status, body } = await api.broken(
+      `?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
+    expect(status).toBe(200);
+    found.push(...body.links);
+    cursor = body.next_cursor;
+  } while (cursor !== null);
+  return found;
+}
+
+describe('GET …/files/{filename}/links', () => {
+  test('outgoing links: Markdown links and images to relative .md/.mdx paths, wiki links, in line order', async (h) => {
+    const api = await setup(h);
+    await api.upload('docs/guide.md', '# Guide\n\n## Install it\n');
+    await api.upload('docs/my file.md', '# Mine\n');
+    await api.upload('notes/Setup.mdx', '# Setup\n\n## Steps\n');
+    const content = [
+      '---',
+      'see: "[x](docs/guide.md) [[Setup]]"',
+      '---',
+      '# Home',
+      '',
+      '[Guide](docs/guide.md#install-it) and ![pic](docs/my%20file.md) and [web](https://example.com/a.md)',
+      '[gone](missing.md) [bad anchor](./docs/guide.md#nope) [image](x.png)',
+      '',
+      '`[code](docs/guide.md)` [[Setup#Steps]] [[notes/Setup|the setup]] [[#Home]]',
+      '',
+      '```',
+      '[fenced](docs/guide.md) [[Setup]]',
+      '```',
+      '',
+      '<div>',
+      '[html](docs/guide.md)',
+      '</div>',
+      '',
+      '[ref][r]',
+      '',
+      '[r]: docs/guide.md',
+    ].join('\n');
+    await api.upload('index.md', content);
+    const { outgoing } = await api.links('index.md');
+    expect(outgoing).toEqual([
+      {
+        line: 6,
+        kind: 'markdown',
+        raw: 'docs/guide.md#install-it',
+        target: 'docs/guide.md',
+        anchor: 'install-it',
+        resolved: true,
+        anchor_found: true,
+      },
+      {
+        line: 6,
+        kind: 'markdown',
+        raw: 'docs/my%20file.md',
+        target: 'docs/my file.md',
+        anchor: null,
+        resolved: true,
+        anchor_found: null,
+      },
+      {
+        line: 7,
+        kind: 'markdown',
+        raw: 'missing.md',
+        target: null,
+        anchor: null,
+        resolved: false,
+        anchor_found: null,
+      },
+      {
+        line: 7,
+        kind: 'markdown',
+        raw: './docs/guide.md#nope',
+        target: 'docs/guide.md',
+        anchor: 'nope',
+        resolved: true,
+        anchor_found: false,
+      },
+      {
+        line: 9,
+        kind: 'wiki',
+        raw: 'Setup#Steps',
+        target: 'notes/Setup.mdx',
+        anchor: 'Steps',
+        resolved: true,
+        anchor_found: true,
+      },
+      {
+        line: 9,
+        kind: 'wiki',
+        raw: 'notes/Setup',
+        target: 'notes/Setup.mdx',
+        anchor: null,
+        resolved: true,
+        anchor_found: null,
+      },
+      {
+        line: 9,
+        kind: 'wiki',
+        raw: '#Home',
+        target: 'index.md',
+        anchor: 'Home',
+        resolved: true,
+        anchor_found: true,
+      },
+      {
+        line: 19,
+        kind: 'markdown',
+        raw: 'docs/guide.md',
+        target: 'docs/guide.md',
+        anchor: null,
+        resolved: true,
+        anchor_found: null,
+      },
+    ]);
+  });
+
+  test('a Markdown link resolves from the linking file’s folder; `..` climbs, past the root is unresolved', async (h) => {
+    const api = await setup(h);
+    await api.upload('a/b/target.md', '# T\n');
+    await api.upload(
+      'a/c/from.md',
+      '[up](../b/target.md) [root](../../a/b/target.md) [out](../../../x.md)\n',
+    );
+    const { outgoing } = await api.links('a/c/from.md');
+    expect(outgoing.map((link) => [link.target, link.resolved])).toEqual([
+      ['a/b/target.md', true],
+      ['a/b/target.md', true],
+      [null, false],
+    ]);
+  });
+
+  test('incoming links in file then line order; a link to a file created later resolves then (no rescan)', async (h) => {
+    const api = await setup(h);
+    await api.upload('z.md', 'first [[later]]\n\nsecond [again](later.md)\n');
+    await api.upload('a/one.md', 'x\n\n[to later](../later.md#part)\n');
+    expect((await api.links('z.md')).outgoing.map((link) => link.resolved)).toEqual([false, false]);
+    await api.upload('later.md', '# Later\n\n## Part\n');
+    expect((await api.links('z.md')).outgoing.map((link) => [link.target, link.resolved])).toEqual([
+      ['later.md', true],
+      ['later.md', true],
+    ]);
+    expect((await api.links('later.md')).incoming).toEqual([
+      { source: 'a/one.md', line: 3, kind: 'markdown', raw: '../later.md#part', anchor: 'part' },
+      { source: 'z.md', line: 1, kind: 'wiki', raw: 'later', anchor: null },
+      { source: 'z.md', line: 3, kind: 'markdown', raw: 'later.md', anchor: null },
+    ]);
+  });
+
+  test('wiki links: exact name first, else the one file with that last segment; several is unresolved', async (h) => {
+    const api = await setup(h);
+    await api.upload('x/note.md', '# N\n');
+    await api.upload('y/note.md', '# N\n');
+    await api.upload('note.mdx', '# Root note\n');
+    await api.upload('only/here.md', '# H\n');
+    await api.upload('from.md', '[[note]] [[here]] [[y/note]] [[x/note.md]]\n');
+    expect((await api.links('from.md')).outgoing.map((link) => link.target)).toEqual([
+      'note.mdx',
+      'only/here.md',
+      'y/note.md',
+      'x/note.md',
+    ]);
+    // Without the exact name, two files share the last segment: ambiguous.
+    expect((await api.remove('note.mdx')).status).toBe(204);
+    const [note] = (await api.links('from.md')).outgoing;
+    expect(note).toMatchObject({ target: null, resolved: false });
+    const broken = await allBroken(api);
+    expect(broken).toEqual([
+      { source: 'from.md', line: 1, raw: 'note', target: 'note', reason: 'ambiguous' },
+    ]);
+  });
+
+  test('404 for a missing file; read keys may read links', async (h) => {
+    const api = await setup(h);
+    await api.upload('a.md', '[b](b.md)\n');
+    expect(
+      (await h.fetch(`/api/projects/${api.projectId}/files/none.md/links`, { key: api.apiKey })).status,
+    ).toBe(404);
+    const created = await h.json('/api/keys', 'POST', api.apiKey, { name: 'reader', role: 'read' });
+    expect(created.status).toBe(201);
+    const { api_key: reader } = (await created.json()) as { api_key: string };
+    expect((await api.links('a.md', reader)).outgoing).toHaveLength(1);
+    const brokenAsReader = await h.fetch(`/api/projects/${api.projectId}/links/broken`, { key: reader });
+    expect(brokenAsReader.status).toBe(200);
+  });
+});
+
+describe('every content write keeps the index', () => {
+  test('replace, edit, copy, move, delete, trash restore and restore', async (h) => {
+    const api = await setup(h, { trash_retention_days: 7 });
+    await api.upload('t.md', '# T\n');
+    await api.upload('dir/src.md', 'none yet\n');
+    const incomingSources = async () => (await api.links('t.md')).incoming.map((link) => link.source);
+    expect(await incomingSources()).toEqual([]);
+    await api.replace('dir/src.md', '[t](../t.md)\n');
+    expect(await incomingSources()).toEqual(['dir/src.md']);
+    await api.edit('dir/src.md', [{ op: 'replace', old: '../t.md', new: '../u.md' }]);
+    expect(await incomingSources()).toEqual([]);
+    await api.edit('dir/src.md', [{ op: 'replace', old: '../u.md', new: '../t.md' }]);
+    expect((await api.post('dir/src.md', 'copy', { to: 'other/copy.md' })).status).toBe(201);
+    expect(await incomingSources()).toEqual(['dir/src.md', 'other/copy.md']);
+    // A move to another folder resolves the file's own relative links from there: `../t.md` from the
+    // root climbs out of the project.
+    expect((await api.post('dir/src.md', 'move', { to: 'moved.md' })).status).toBe(200);
+    expect(await incomingSources()).toEqual(['other/copy.md']);
+    expect((await api.links('moved.md')).outgoing[0]).toMatchObject({ target: null, resolved: false });
+    // Moving the target breaks links to its old name.
+    expect((await api.post('t.md', 'move', { to: 'renamed.md' })).status).toBe(200);
+    expect((await api.links('other/copy.md')).outgoing[0]).toMatchObject({ target: null, resolved: false });
+    expect((await api.post('renamed.md', 'move', { to: 't.md' })).status).toBe(200);
+    // Delete (to the trash) and trash restore.
+    expect((await api.remove('other/copy.md')).status).toBe(204);
+    expect(await incomingSources()).toEqual([]);
+    const trash = (await (
+      await h.fetch(`/api/projects/${api.projectId}/trash`, { key: api.apiKey })
+    ).json()) as {
+      trash: Array<{ trash_id: string; filename: string }>;
+    };
+    const item = trash.trash.find((entry) => entry.filename === 'other/copy.md')!;
+    const restored = await h.json(
+      `/api/projects/${api.projectId}/trash/${item.trash_id}/restore`,
+      'POST',
+      api.apiKey,
+      {},
+    );
+    expect(restored.status).toBe(201);
+    expect(await incomingSources()).toEqual(['other/copy.md']);
+    // Restore of an older revision brings its links back.
+    await api.replace('other/copy.md', 'no links\n');
+    expect(await incomingSources()).toEqual([]);
+    expect((await api.post('other/copy.md', 'restore', { revision: 1 })).status).toBe(200);
+    expect(await incomingSources()).toEqual(['other/copy.md']);
+  });
+});
+
+describe('broken links and orphans', () => {
+  test('reasons missing and anchor (GitHub slugs for Markdown, heading text for wiki), paged in order', async (h) => {
+    const api = await setup(h);
+    await api.upload('b.md', '# Hello, World!\n\n## Hello, World!\n\n## Café Menü\n');
+    await api.upload(
+      'a.md',
+      [
+        '[ok](b.md#hello-world) [ok2](b.md#hello-world-1) [ok3](b.md#café-menü)',
+        '[bad](b.md#Hello-World) [gone](c.md) [[b#Café Menü]] [[b#cafe-menu]] [[nowhere]]',
+      ].join('\n'),
+    );
+    await api.upload('c2.md', '[[b#Hello, World!]]\n');
+    const expected = [
+      { source: 'a.md', line: 2, raw: 'b.md#Hello-World', target: 'b.md', reason: 'anchor' },
+      { source: 'a.md', line: 2, raw: 'c.md', target: 'c.md', reason: 'missing' },
+      { source: 'a.md', line: 2, raw: 'b#cafe-menu', target: 'b', reason: 'anchor' },
+      { source: 'a.md', line: 2, raw: 'nowhere', target: 'nowhere', reason: 'missing' },
+    ];
+    expect(await allBroken(api)).toEqual(expected);
+    expect(await allBroken(api, 1)).toEqual(expected);
+    const first = await api.broken('?limit=3');
+    expect(first.body.links).toEqual(expected.slice(0, 3));
+    expect(first.body.next_cursor).not.toBeNull();
+    // Creating the missing file mends its links.
+    await api.upload('c.md', '# C\n');
+    expect((await allBroken(api)).map((link) => link.raw)).toEqual([
+      'b.md#Hello-World',
+      'b#cafe-menu',
+      'nowhere',
+    ]);
+    expect((await api.broken('?limit=0')).status).toBe(422);
+    expect((await api.broken('?cursor=nonsense')).status).toBe(422);
+  });
+
+  test('orphans: files no other file links to (a link to itself does not count), paged', async (h) => {
+    const api = await setup(h);
+    await api.upload('a.md', '[b](b.md) [self](a.md)\n');
+    await api.upload('b.md', '[[c]]\n');
+    await api.upload('c.md', 'nothing\n');
+    await api.upload('d.md', '[[#top]] [me](d.md)\n');
+    const all = await api.orphans();
+    expect(all.body).toEqual({ orphans: ['a.md', 'd.md'], next_cursor: null });
+    const first = await api.orphans('?limit=1');
+    expect(first.body.orphans).toEqual(['a.md']);
+    const second = await api.orphans(`?limit=1&cursor=${encodeURIComponent(first.body.next_cursor!)}`);
+    expect(second.body.orphans).toEqual(['d.md']);
+  });
+});
+
+describe('Delete File ?if_unreferenced=true', () => {
+  test('409 with the referring files; nothing is deleted; unreferenced files and plain deletes go', async (h) => {
+    const api = await setup(h);
+    await api.upload('t.md', '[self](t.md)\n');
+    await api.upload('x/a.md', '[t](../t.md)\n');
+    await api.upload('b.md', '[[t]] [again](t.md)\n');
+    const refused = await api.remove('t.md', '?if_unreferenced=true');
+    expect(refused.status).toBe(409);
+    expect(await refused.json()).toEqual({ detail: 'File is referenced', referenced_by: ['b.md', 'x/a.md'] });
+    expect((await api.links('t.md')).incoming).toHaveLength(4);
+    expect((await api.remove('b.md', '?if_unreferenced=true')).status).toBe(204);
+    expect((await api.remove('t.md', '?if_unreferenced=maybe')).status).toBe(422);
+    expect((await api.remove('t.md', '?if_unreferenced=false')).status).toBe(204);
+  });
+});
+
+describe('MCP: links and broken_links (read role)', () => {
+  test('the same answers as the HTTP API', async (h) => {
+    const api = await setup(h);
+    await api.upload('a.md', '[b](b.md) [[c#Top]]\n');
+    await api.upload('b.md', '# B\n');
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const response = await h.fetch('/mcp', {
+        method: 'POST',
+        key: api.apiKey,
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name, arguments: args },
+        }),
+      });
+      const text = await response.text();
+      // A JSON answer, or one Server-Sent Event whose data is the JSON-RPC answer.
+      const json = text.startsWith('{') ? text : text.slice(text.indexOf('data: ') + 6).split('\n')[0]!;
+      const payload = JSON.parse(json) as {
+        result: { structuredContent: unknown; isError?: boolean };
+      };
+      expect(payload.result.isError ?? false).toBe(false);
+      return payload.result.structuredContent;
+    };
+    const links = await call('links', { project_id: api.projectId, filename: 'b.md' });
+    expect(links).toEqual(await api.links('b.md'));
+    const broken = (await call('broken_links', { project_id: api.projectId })) as { links: Broken[] };
+    expect(broken).toEqual({
+      links: [{ source: 'a.md', line: 1, raw: 'c#Top', target: 'c', reason: 'missing' }],
+      next_cursor: null,
+    });
+  });
+});
+
+describe('POST …/move with rewrite_links', () => {
+  const index = [
+    '# Index',
+    '',
+    'See [setup](docs/setup.md#install "Setup") and [[docs/setup|the setup]] and [[setup#Install]].',
+    '',
+    '[ref]: ./docs/setup.md',
+    '',
+    'Also [again][ref] and `[code](docs/setup.md)`.',
+    '',
+  ].join('\n');
+  const setupDoc = '# Setup\n\n## Install\n\nBack to [index](../index.md) or [[index]].\n';
+
+  async function scene(h: HttpHarness) {
+    const api = await setup(h);
+    await api.upload('index.md', index);
+    await api.upload('docs/setup.md', setupDoc);
+    await api.upload('a/b.md', '[x](<../docs/setup.md>)\n');
+    const text = async (name: string) =>
+      (
+        await h.fetch(`/api/projects/${api.projectId}/files/${encodeURIComponent(name)}`, { key: api.apiKey })
+      ).text();
+    return { api, text };
+  }
+
+  test('dry_run answers what would be rewritten and changes nothing', async (h) => {
+    const { api, text } = await scene(h);
+    const answer = await api.post('docs/setup.md', 'move', {
+      to: 'guides/install.md',
+      rewrite_links: true,
+      dry_run: true,
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({
+      filename: 'guides/install.md',
+      rewritten: [
+        { filename: 'a/b.md', links: 1 },
+        { filename: 'index.md', links: 4 },
+      ],
+    });
+    expect(await text('index.md')).toBe(index);
+    expect(await text('docs/setup.md')).toBe(setupDoc);
+    expect(await allBroken(api)).toEqual([]);
+  });
+
+  test('the move and every rewrite commit together; only link destinations change; nothing breaks', async (h) => {
+    const { api, text } = await scene(h);
+    const answer = await api.post('docs/setup.md', 'move', { to: 'guides/install.md', rewrite_links: true });
+    expect(answer.status).toBe(200);
+    expect(answer.body.filename).toBe('guides/install.md');
+    expect(answer.body.rewritten).toEqual([
+      { filename: 'a/b.md', links: 1 },
+      { filename: 'index.md', links: 4 },
+    ]);
+    expect(await text('index.md')).toBe(
+      index
+        .replace('(docs/setup.md#install', '(guides/install.md#install')
+        .replace('[[docs/setup|', '[[guides/install|')
+        .replace('[[setup#Install]]', '[[install#Install]]')
+        .replace('[ref]: ./docs/setup.md', '[ref]: ./guides/install.md'),
+    );
+    expect(await text('a/b.md')).toBe('[x](<../guides/install.md>)\n');
+    // At the same depth its own relative link still resolves: it is left as it was.
+    expect(await text('guides/install.md')).toBe(setupDoc);
+    expect(await allBroken(api)).toEqual([]);
+    expect((await api.links('guides/install.md')).incoming.map((link) => link.source)).toEqual([
+      'a/b.md',
+      'index.md',
+      'index.md',
+      'index.md',
+      'index.md',
+    ]);
+    // Each rewritten file has a new revision.
+    const revisions = await h.fetch(`/api/projects/${api.projectId}/files/index.md/revisions`, {
+      key: api.apiKey,
+    });
+    const list = (await revisions.json()) as { revisions: Array<{ change: string }> };
+    expect(list.revisions.map((revision) => revision.change)).toEqual(['edit', 'created']);
+  });
+
+  test('a move to another folder rewrites the moved file’s own relative links', async (h) => {
+    const { api, text } = await scene(h);
+    const answer = await api.post('docs/setup.md', 'move', { to: 'deep/er/setup.md', rewrite_links: true });
+    expect(answer.status).toBe(200);
+    expect(await text('deep/er/setup.md')).toBe(setupDoc.replace('(../index.md)', '(../../index.md)'));
+    expect(await allBroken(api)).toEqual([]);
+  });
+
+  test('refusals: a taken name (409), a non-boolean rewrite_links (422); nothing changes', async (h) => {
+    const { api, text } = await scene(h);
+    expect((await api.post('docs/setup.md', 'move', { to: 'index.md', rewrite_links: true })).status).toBe(
+      409,
+    );
+    const invalid = await api.post('docs/setup.md', 'move', { to: 'x.md', rewrite_links: 'yes' });
+    expect(invalid.status).toBe(422);
+    expect(invalid.body.detail).toEqual([
+      { loc: ['body', 'rewrite_links'], msg: 'Input should be a valid boolean', type: 'bool_type' },
+    ]);
+    expect(await text('index.md')).toBe(index);
+  });
+});

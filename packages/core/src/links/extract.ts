@@ -1,0 +1,79 @@
+import GithubSlugger from 'github-slugger';
+import { outlineCost } from '../markdown/cost.js';
+import { maskFrontMatter } from '../markdown/front-matter.js';
+import { lineAt, lineStarts } from '../markdown/lines.js';
+import { INLINE_MDX_LIMITS, type MdxLimits, mdxWithinBudget } from '../markdown/mdx-budget.js';
+import { bomLength } from '../markdown/text.js';
+import { extractCommonMarkLinks } from './extract-commonmark.js';
+import { extractMdxLinks } from './extract-mdx.js';
+import { markdownDestination } from './paths.js';
+import type { RawLinkDocument } from './raw.js';
+
+/** A link as found in a text, before it is resolved against the linking file's name. */
+export interface FoundLink {
+  readonly kind: 'markdown' | 'wiki';
+  readonly line: number;
+  /** Markdown: the destination as read (escapes resolved, not percent-decoded); wiki: `target#heading`. */
+  readonly raw: string;
+  /** Where the destination is written in the content (UTF-16 offsets), or null when not located. */
+  readonly start: number | null;
+  readonly end: number | null;
+}
+
+/** What the link index keeps of a text: its links and its headings (for anchors). */
+export interface FoundLinks {
+  readonly links: FoundLink[];
+  /** GitHub slugs of the headings, in order (duplicates numbered `-1`, `-2`, as GitHub does). */
+  readonly slugs: string[];
+  /** Heading texts, in order (wiki anchors match them). */
+  readonly headings: string[];
+}
+
+/** Above this many bytes a file's links are not indexed (its index says `too_large`). */
+export const LINKS_MAX_BYTES = 1024 * 1024;
+
+/** What extracting a text's links is estimated to cost (the same parse as an outline's). */
+export const linksCost = (text: string, mdx: boolean, limits: MdxLimits = INLINE_MDX_LIMITS): number =>
+  outlineCost(text, mdx, limits);
+
+/**
+ * The links of a content (extensions §9): Markdown links and images whose destination is a relative
+ * path to a `.md`/`.mdx` file, and wiki links; none in code, HTML blocks or front matter. `.mdx` is
+ * read as MDX (micromark) within `mdxLimits`, else (or when it is not valid MDX) as CommonMark, as
+ * sections are. The caller bounds the work (`linksCost`) before calling.
+ */
+export function extractLinks(content: string, o: { mdx: boolean; mdxLimits?: MdxLimits }): FoundLinks {
+  const bom = bomLength(content);
+  const text = maskFrontMatter(content.slice(bom));
+  const raw = parse(text, o.mdx, o.mdxLimits ?? INLINE_MDX_LIMITS);
+  const starts = lineStarts(content);
+  const slugger = new GithubSlugger();
+  return {
+    links: raw.links
+      .filter((link) => link.kind === 'wiki' || markdownDestination(link.href, '') !== null)
+      .map((link) => ({
+        kind: link.kind,
+        line: lineAt(starts, link.offset + bom),
+        raw: link.href,
+        start: link.dest ? link.dest[0] + bom : null,
+        end: link.dest ? link.dest[1] + bom : null,
+      })),
+    slugs: raw.headings.map((heading) => slugger.slug(heading)),
+    headings: raw.headings,
+  };
+}
+
+/** Every link the parser finds (URLs too), for tests. */
+export const rawLinksOf = (text: string, mdx: boolean): RawLinkDocument =>
+  parse(text, mdx, INLINE_MDX_LIMITS);
+
+function parse(text: string, mdx: boolean, limits: MdxLimits): RawLinkDocument {
+  if (mdx && mdxWithinBudget(text, limits)) {
+    try {
+      return extractMdxLinks(text);
+    } catch {
+      // Not valid MDX: read as CommonMark, as its outline is.
+    }
+  }
+  return extractCommonMarkLinks(text);
+}

@@ -1,0 +1,199 @@
+import { describe, expect } from 'vitest';
+import type { FileLinksRecord, FileRecord, LinkRecord } from '../../model/records.js';
+import type { RecordsRepository } from '../../ports/records.js';
+import { type SuiteContext, seedFile, seedProject } from './support.js';
+
+/** A link record with defaults: a Markdown link on line 1, located nowhere. */
+function aLink(overrides: Partial<LinkRecord> & Pick<LinkRecord, 'seq'>): LinkRecord {
+  return {
+    line: 1,
+    kind: 'markdown',
+    raw: overrides.path ?? 'x.md',
+    path: 'x.md',
+    stem: null,
+    anchor: null,
+    start: null,
+    end: null,
+    ...overrides,
+  };
+}
+
+function anEntry(
+  file: FileRecord,
+  links: LinkRecord[],
+  overrides: Partial<FileLinksRecord> = {},
+): FileLinksRecord {
+  return {
+    fileId: file.id,
+    projectId: file.projectId,
+    status: 'indexed',
+    stem: file.filename.replace(/^.*\//, '').replace(/\.mdx?$/, ''),
+    slugs: [],
+    headings: [],
+    links,
+    ...overrides,
+  };
+}
+
+const index = (repository: RecordsRepository, entry: FileLinksRecord) =>
+  repository.withTransaction((tx) => tx.indexLinks({ entry }));
+
+/** Extensions §9: the link index's store side (nothing is resolved there: the core joins names). */
+export function linksSuite({ test }: SuiteContext): void {
+  describe('link index', () => {
+    test('keeps an entry exactly as written, replaces it whole, and has none for a file never indexed', async ({
+      repository,
+    }) => {
+      const project = await seedProject(repository);
+      const file = await seedFile(repository, { projectId: project.id, filename: 'docs/ünï.md' });
+      expect(await repository.findFileLinks({ fileId: file.id })).toBeNull();
+      const entry = anEntry(
+        file,
+        [
+          aLink({
+            seq: 0,
+            line: 3,
+            raw: '../a%20b.md#Top',
+            path: 'a b.md',
+            anchor: 'Top',
+            start: 10,
+            end: 25,
+          }),
+          aLink({
+            seq: 1,
+            line: 4,
+            kind: 'wiki',
+            raw: 'Setup#Install',
+            path: 'Setup',
+            stem: 'Setup',
+            anchor: 'Install',
+          }),
+          aLink({ seq: 2, line: 9, kind: 'wiki', raw: '#Local', path: null, stem: null, anchor: 'Local' }),
+        ],
+        { slugs: ['intro', 'intro-1'], headings: ['Intro', 'Intro'] },
+      );
+      await index(repository, entry);
+      expect(await repository.findFileLinks({ fileId: file.id })).toEqual(entry);
+      const replaced = anEntry(file, [aLink({ seq: 0, path: 'z.md' })], { status: 'too_large' });
+      await index(repository, replaced);
+      expect(await repository.findFileLinks({ fileId: file.id })).toEqual(replaced);
+    });
+
+    test('entries with many links round-trip in order (batched inserts)', async ({ repository }) => {
+      const file = await seedFile(repository, { filename: 'big.md' });
+      const links = Array.from({ length: 123 }, (_, seq) =>
+        aLink({ seq, line: seq + 1, path: `p${seq}.md` }),
+      );
+      await index(repository, anEntry(file, links));
+      expect((await repository.findFileLinks({ fileId: file.id }))?.links).toEqual(links);
+    });
+
+    test('listLinksTo finds links by path and wiki links by stem, in source then seq order, one project only', async ({
+      repository,
+    }) => {
+      const project = await seedProject(repository);
+      const other = await seedProject(repository);
+      const b = await seedFile(repository, { projectId: project.id, filename: 'b.md' });
+      const a = await seedFile(repository, { projectId: project.id, filename: 'a.md' });
+      const elsewhere = await seedFile(repository, { projectId: other.id, filename: 'a.md' });
+      await index(
+        repository,
+        anEntry(b, [
+          aLink({ seq: 0, path: 't.md' }),
+          aLink({ seq: 1, kind: 'wiki', raw: 'dir/t', path: 'dir/t', stem: 't' }),
+          aLink({ seq: 2, path: 'u.md' }),
+          // A Markdown link's stem is never matched.
+          aLink({ seq: 3, path: 'v.md', stem: 't' }),
+        ]),
+      );
+      await index(repository, anEntry(a, [aLink({ seq: 0, kind: 'wiki', raw: 't', path: 't', stem: 't' })]));
+      await index(repository, anEntry(elsewhere, [aLink({ seq: 0, path: 't.md' })]));
+      const found = await repository.listLinksTo({ projectId: project.id, paths: ['t.md'], stems: ['t'] });
+      expect(found.map(({ source, link }) => [source, link.seq])).toEqual([
+        ['a.md', 0],
+        ['b.md', 0],
+        ['b.md', 1],
+      ]);
+      expect(found[0]!.sourceId).toBe(a.id);
+      expect(await repository.listLinksTo({ projectId: project.id, paths: [], stems: [] })).toEqual([]);
+    });
+
+    test('listLinkTargets finds files by name (indexed or not) and by their entry stem', async ({
+      repository,
+    }) => {
+      const project = await seedProject(repository);
+      const plain = await seedFile(repository, { projectId: project.id, filename: 'plain.md' });
+      const guide = await seedFile(repository, { projectId: project.id, filename: 'docs/guide.md' });
+      const other = await seedFile(repository, { projectId: project.id, filename: 'other.md' });
+      await index(repository, anEntry(guide, [], { slugs: ['a'], headings: ['A'] }));
+      await index(repository, anEntry(other, []));
+      const found = await repository.listLinkTargets({
+        projectId: project.id,
+        filenames: ['plain.md', 'missing.md'],
+        stems: ['guide'],
+      });
+      expect(found).toEqual([
+        { fileId: guide.id, filename: 'docs/guide.md', stem: 'guide', slugs: ['a'], headings: ['A'] },
+        { fileId: plain.id, filename: 'plain.md', stem: null, slugs: [], headings: [] },
+      ]);
+    });
+
+    test('listLinkPage pages the project links in (source filename, seq) order after a position', async ({
+      repository,
+    }) => {
+      const project = await seedProject(repository);
+      const x = await seedFile(repository, { projectId: project.id, filename: 'x.md' });
+      const w = await seedFile(repository, { projectId: project.id, filename: 'w.md' });
+      await index(repository, anEntry(x, [aLink({ seq: 0 }), aLink({ seq: 1 })]));
+      await index(repository, anEntry(w, [aLink({ seq: 0 }), aLink({ seq: 1 }), aLink({ seq: 2 })]));
+      const all = await repository.listLinkPage({ projectId: project.id, limit: 10 });
+      expect(all.map(({ source, link }) => `${source}#${link.seq}`)).toEqual([
+        'w.md#0',
+        'w.md#1',
+        'w.md#2',
+        'x.md#0',
+        'x.md#1',
+      ]);
+      const page = await repository.listLinkPage({
+        projectId: project.id,
+        after: { source: 'w.md', seq: 1 },
+        limit: 2,
+      });
+      expect(page.map(({ source, link }) => `${source}#${link.seq}`)).toEqual(['w.md#2', 'x.md#0']);
+    });
+
+    test('deleting a file or a project removes its entries; files without one are listed for the backfill', async ({
+      repository,
+    }) => {
+      const project = await seedProject(repository);
+      const kept = await seedFile(repository, { projectId: project.id, filename: 'kept.md' });
+      const gone = await seedFile(repository, { projectId: project.id, filename: 'gone.md' });
+      const bare = await seedFile(repository, { projectId: project.id, filename: 'bare.md' });
+      await index(repository, anEntry(kept, [aLink({ seq: 0, path: 't.md' })]));
+      await index(repository, anEntry(gone, [aLink({ seq: 0, path: 't.md' })]));
+      await repository.withTransaction((tx) => tx.deleteFile({ fileId: gone.id }));
+      expect(await repository.findFileLinks({ fileId: gone.id })).toBeNull();
+      const to = await repository.listLinksTo({ projectId: project.id, paths: ['t.md'], stems: [] });
+      expect(to.map(({ source }) => source)).toEqual(['kept.md']);
+      const without = (await repository.listFilesWithoutLinks({ limit: 100 })).map((file) => file.id);
+      expect(without).toContain(bare.id);
+      expect(without).not.toContain(kept.id);
+      await repository.withTransaction((tx) => tx.deleteFilesOfProject({ projectId: project.id }));
+      expect(await repository.findFileLinks({ fileId: kept.id })).toBeNull();
+      expect(await repository.listLinkPage({ projectId: project.id, limit: 10 })).toEqual([]);
+    });
+
+    test('a rolled-back transaction leaves the index as it was', async ({ repository }) => {
+      const file = await seedFile(repository, { filename: 'r.md' });
+      const entry = anEntry(file, [aLink({ seq: 0, path: 'before.md' })]);
+      await index(repository, entry);
+      await expect(
+        repository.withTransaction(async (tx) => {
+          await tx.indexLinks({ entry: anEntry(file, [aLink({ seq: 0, path: 'after.md' })]) });
+          throw new Error('rollback');
+        }),
+      ).rejects.toThrow('rollback');
+      expect(await repository.findFileLinks({ fileId: file.id })).toEqual(entry);
+    });
+  });
+}

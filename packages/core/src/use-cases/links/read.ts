@@ -1,0 +1,247 @@
+import { LINK_LIMITS } from '../../defaults/links.js';
+import { type BrokenReason, TargetIndex, targetKeys } from '../../links/resolve.js';
+import type { LinkPosition, LinkRecord, SourcedLinkRecord } from '../../model/records.js';
+import type { RecordsReader } from '../../ports/records.js';
+import { type CursorBinding, decodeCursor, encodeCursor } from '../../search/cursor.js';
+import { invalidAt } from '../../search/issues.js';
+import { parsePageLimit } from '../../validation/history.js';
+import { loadOwnedProject } from '../access.js';
+import type { Principal } from '../authentication.js';
+import type { MdStoreContext } from '../context.js';
+import { findFileOr404 } from '../files/shared.js';
+
+export interface OutgoingLinkView {
+  readonly line: number;
+  readonly kind: 'markdown' | 'wiki';
+  readonly raw: string;
+  readonly target: string | null;
+  readonly anchor: string | null;
+  readonly resolved: boolean;
+  readonly anchor_found: boolean | null;
+}
+
+export interface IncomingLinkView {
+  readonly source: string;
+  readonly line: number;
+  readonly kind: 'markdown' | 'wiki';
+  readonly raw: string;
+  readonly anchor: string | null;
+}
+
+export interface FileLinksView {
+  readonly outgoing: OutgoingLinkView[];
+  readonly incoming: IncomingLinkView[];
+  /** `too_large` when the file was past the extraction's bound (its outgoing links are not known). */
+  readonly status: 'indexed' | 'too_large' | 'not_indexed';
+}
+
+export interface BrokenLinkView {
+  readonly source: string;
+  readonly line: number;
+  readonly raw: string;
+  readonly target: string | null;
+  readonly reason: BrokenReason;
+}
+
+export interface FileLinksInput {
+  readonly principal: Principal;
+  readonly projectId: string;
+  readonly filename: string;
+}
+
+export interface LinkPageInput {
+  readonly principal: Principal;
+  readonly projectId: string;
+  readonly limit?: string;
+  readonly cursor?: string;
+}
+
+const CURSOR_LOC = ['query', 'cursor'] as const;
+
+/** The names a file is linked by: its filename, and without its extension (wiki links). */
+const namesOf = (filename: string): string[] => {
+  const bare = filename.replace(/\.mdx?$/, '');
+  return bare === filename ? [filename] : [filename, bare];
+};
+
+/** Resolves links (in batches of the store's round trips) against the project's files. */
+async function resolver(records: RecordsReader, projectId: string, links: readonly SourcedLinkRecord[]) {
+  const filenames = new Set<string>();
+  const stems = new Set<string>();
+  for (const { source, link } of links) {
+    const keys = targetKeys([link], source);
+    for (const name of keys.filenames) filenames.add(name);
+    for (const stem of keys.stems) stems.add(stem);
+  }
+  const targets = await records.listLinkTargets({ projectId, filenames: [...filenames], stems: [...stems] });
+  return new TargetIndex(targets);
+}
+
+/** The file's incoming links: every link of another file (or itself) that resolves to it. */
+async function incomingOf(records: RecordsReader, file: { id: string; projectId: string; filename: string }) {
+  const candidates = await records.listLinksTo({
+    projectId: file.projectId,
+    paths: namesOf(file.filename),
+    stems: [file.filename.slice(file.filename.lastIndexOf('/') + 1).replace(/\.mdx?$/, '')],
+  });
+  if (candidates.length === 0) return [];
+  const index = await resolver(records, file.projectId, candidates);
+  return candidates.filter(({ source, link }) => index.resolve(link, source).target?.fileId === file.id);
+}
+
+/** `GET …/files/{filename}/links` (extensions §9): outgoing and incoming, each in file then line order. */
+export async function readFileLinks(ctx: MdStoreContext, input: FileLinksInput): Promise<FileLinksView> {
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const file = await findFileOr404(ctx.records, project.id, input.filename);
+  const entry = await ctx.records.findFileLinks({ fileId: file.id });
+  const links = entry?.links ?? [];
+  const index = await resolver(
+    ctx.records,
+    project.id,
+    links.map((link) => ({ sourceId: file.id, source: file.filename, link })),
+  );
+  const outgoing = links.map((link) => {
+    const resolution = index.resolve(link, file.filename);
+    return {
+      line: link.line,
+      kind: link.kind,
+      raw: link.raw,
+      target: resolution.target?.filename ?? null,
+      anchor: link.anchor,
+      resolved: resolution.target !== null,
+      anchor_found: resolution.anchorFound,
+    };
+  });
+  const incoming = (await incomingOf(ctx.records, file)).map(({ source, link }) => ({
+    source,
+    line: link.line,
+    kind: link.kind,
+    raw: link.raw,
+    anchor: link.anchor,
+  }));
+  return { outgoing, incoming, status: entry?.status ?? 'not_indexed' };
+}
+
+/**
+ * The other files that link to `filename` (Delete File's `if_unreferenced`), in filename order, each
+ * once; read in the caller's transaction when given one.
+ */
+export async function referrersOf(
+  records: RecordsReader,
+  file: { id: string; projectId: string; filename: string },
+): Promise<string[]> {
+  const sources = new Set<string>();
+  for (const { sourceId, source } of await incomingOf(records, file))
+    if (sourceId !== file.id) sources.add(source);
+  return [...sources];
+}
+
+const linkBinding = (list: string, accountId: string, projectId: string): CursorBinding => ({
+  list,
+  account: accountId,
+  project: projectId,
+});
+
+async function decodePosition(token: string, binding: CursorBinding, key: Uint8Array): Promise<LinkPosition> {
+  const payload = (await decodeCursor(token, binding, key, CURSOR_LOC)) as Record<string, unknown> | null;
+  if (payload && typeof payload.s === 'string' && Number.isSafeInteger(payload.q)) {
+    return { source: payload.s, seq: payload.q as number };
+  }
+  throw invalidAt(CURSOR_LOC, 'cursor');
+}
+
+const pageLimit = (raw: string | undefined) =>
+  parsePageLimit(raw, { fallback: LINK_LIMITS.pageDefault, max: LINK_LIMITS.pageMax });
+
+/**
+ * `GET /api/projects/{id}/links/broken` (extensions §9): links that resolve to no file (`missing`),
+ * to several (`ambiguous`), or to a file without the heading of their anchor (`anchor`), in source
+ * then line order. A page reads at most `LINK_LIMITS.scanPerPage` links, so it may hold fewer than
+ * `limit` with a `next_cursor`; the list ends when `next_cursor` is null.
+ */
+export async function listBrokenLinks(
+  ctx: MdStoreContext,
+  input: LinkPageInput,
+): Promise<{ links: BrokenLinkView[]; nextCursor: string | null }> {
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const limit = pageLimit(input.limit);
+  const binding = linkBinding('broken_links', input.principal.accountId, project.id);
+  let after =
+    input.cursor === undefined ? undefined : await decodePosition(input.cursor, binding, ctx.cursorKey);
+  const broken: BrokenLinkView[] = [];
+  let scanned = 0;
+  // Batches start at `limit` (a project full of broken links answers from one read) and grow.
+  let size = Math.min(LINK_LIMITS.batch, limit);
+  for (; ; size = Math.min(LINK_LIMITS.batch, size * 2)) {
+    const batch = await ctx.records.listLinkPage({ projectId: project.id, after, limit: size });
+    const index = await resolver(ctx.records, project.id, batch);
+    for (const { source, link } of batch) {
+      after = { source, seq: link.seq };
+      scanned += 1;
+      const { broken: reason } = index.resolve(link, source);
+      if (reason !== null)
+        broken.push({ source, line: link.line, raw: link.raw, target: brokenTarget(link), reason });
+      if (broken.length === limit) break;
+    }
+    const more = batch.length === size || broken.length === limit;
+    if (!more) return { links: broken, nextCursor: null };
+    if (broken.length === limit || scanned >= LINK_LIMITS.scanPerPage) {
+      const nextCursor = await encodeCursor({ s: after!.source, q: after!.seq }, binding, ctx.cursorKey);
+      return { links: broken, nextCursor };
+    }
+  }
+}
+
+/** What a broken link points at: its resolved path (Markdown) or its target as written (wiki). */
+const brokenTarget = (link: LinkRecord): string | null => link.path;
+
+/**
+ * `GET /api/projects/{id}/links/orphans` (extensions §9): files no other file links to, in filename
+ * order, paged like the broken links (at most `LINK_LIMITS.scanPerPage` files read per page).
+ */
+export async function listOrphans(
+  ctx: MdStoreContext,
+  input: LinkPageInput,
+): Promise<{ orphans: string[]; nextCursor: string | null }> {
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const limit = pageLimit(input.limit);
+  const binding = linkBinding('orphans', input.principal.accountId, project.id);
+  let after =
+    input.cursor === undefined
+      ? undefined
+      : (await decodePosition(input.cursor, binding, ctx.cursorKey)).source;
+  const orphans: string[] = [];
+  let scanned = 0;
+  for (;;) {
+    const files = await ctx.records.listFilePage({
+      projectId: project.id,
+      sort: 'filename',
+      descending: false,
+      prefix: '',
+      limit: LINK_LIMITS.batch,
+      ...(after !== undefined && { after: { filename: after } }),
+    });
+    const names = files.flatMap((file) => namesOf(file.filename));
+    const stems = files.map((file) =>
+      file.filename.slice(file.filename.lastIndexOf('/') + 1).replace(/\.mdx?$/, ''),
+    );
+    const candidates = await ctx.records.listLinksTo({ projectId: project.id, paths: names, stems });
+    const index = await resolver(ctx.records, project.id, candidates);
+    const linked = new Set<string>();
+    for (const { sourceId, source, link } of candidates) {
+      const target = index.resolve(link, source).target;
+      if (target && target.fileId !== sourceId) linked.add(target.fileId);
+    }
+    for (const file of files) {
+      after = file.filename;
+      scanned += 1;
+      if (!linked.has(file.id)) orphans.push(file.filename);
+      if (orphans.length === limit) break;
+    }
+    const more = files.length === LINK_LIMITS.batch || orphans.length === limit;
+    if (!more) return { orphans, nextCursor: null };
+    if (orphans.length === limit || scanned >= LINK_LIMITS.scanPerPage) {
+      return { orphans, nextCursor: await encodeCursor({ s: after, q: 0 }, binding, ctx.cursorKey) };
+    }
+  }
+}
