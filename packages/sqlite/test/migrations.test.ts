@@ -30,9 +30,8 @@ const TABLES = [
   'search_fts_docsize',
   'search_fts_idx',
   'search_texts',
-  'store_secrets',
-
   'shares',
+  'store_secrets',
   'trash_items',
   'webhook_deliveries',
   'webhooks',
