@@ -57,6 +57,8 @@ export type ErrorCode =
    */
   | 'WORK_LIMIT_EXCEEDED'
   | 'STORAGE_LIMIT_REACHED'
+  /** An imported archive (or its body) larger than `maxImportBytes` uncompressed (extensions §10): 413. */
+  | 'IMPORT_TOO_LARGE'
   // administration
   | 'ACCOUNT_NOT_FOUND'
   | 'ACCOUNT_NAME_TAKEN'
@@ -118,6 +120,8 @@ const MESSAGES = {
     'File too large for an outline: its parse would pass the work one request may do; ' +
     'read parts of it with ?lines= or ?section= instead',
   STORAGE_LIMIT_REACHED: () => 'Project storage limit reached',
+  IMPORT_TOO_LARGE: (o: { maxBytes: number }) =>
+    `Archive too large: its uncompressed size passes the maximum of ${o.maxBytes} bytes`,
   ACCOUNT_NOT_FOUND: (o: { account: string }) => `Account '${o.account}' not found`,
   ACCOUNT_NAME_TAKEN: (o: { accountName: string }) => `Account with name '${o.accountName}' already exists`,
   API_KEY_NOT_FOUND: (o: { keyId: string }) => `API key '${o.keyId}' not found or already revoked`,

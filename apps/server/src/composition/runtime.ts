@@ -117,6 +117,7 @@ function buildStore(c: DependencyContainer): MdStore {
       inlineMaxBytes: config.inlineMaxBytes,
       auditRetentionDays: config.auditRetentionDays,
       maxProjectBytes: config.maxProjectBytes,
+      maxImportBytes: config.maxImportBytes,
       rateLimits: config.rateLimits,
       bucketPrefix: config.bucketPrefix,
     },

@@ -38,6 +38,7 @@ export const STATUS_BY_CODE: Readonly<Partial<Record<ErrorCode, number>>> = {
   DIFF_TOO_LARGE: 413,
   OUTLINE_TOO_LARGE: 413,
   STORAGE_LIMIT_REACHED: 413,
+  IMPORT_TOO_LARGE: 413,
   CONTENT_WORK_BUSY: 503,
 };
 

@@ -4,6 +4,7 @@ import { editingRoutes } from '../routes/editing.js';
 import { exportProject } from '../routes/export.js';
 import { fileRoutes } from '../routes/files.js';
 import { historyRoutes } from '../routes/history.js';
+import { importProject } from '../routes/import.js';
 import { keyRoutes } from '../routes/keys.js';
 import { operationRoutes } from '../routes/operations.js';
 import { projectRoutes } from '../routes/projects.js';
@@ -39,6 +40,7 @@ export const ROUTES: readonly DefinedRoute[] = [
   ...trashRoutes,
   // Extensions §10.
   exportProject,
+  importProject,
   ...keyRoutes,
   ...auditRoutes,
   ...operationRoutes,
