@@ -1,6 +1,13 @@
 import { type Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import type { ArchiveEntry, ArchiveEntryKind, ImportArchive } from '@mdstore/core';
+import {
+  type ArchiveEntry,
+  type ArchiveEntryKind,
+  type ImportArchive,
+  InvalidInputError,
+  isMdStoreError,
+} from '@mdstore/core';
 import { extract, type Header } from 'tar-stream';
 import { ArchiveTally, type ImportBounds } from './bounds.js';
 
@@ -38,21 +45,20 @@ export async function* readTarGz(body: Readable, bounds: ImportBounds): ImportAr
   const fail = (error: unknown) => {
     failure ??= error;
   };
-  const inflated = body
-    .pipe(
-      counter((bytes) => {
-        compressed += bytes;
-        tally.compressed(compressed);
-      }),
-    )
-    .on('error', fail)
-    .pipe(createGunzip())
-    .on('error', fail)
-    .pipe(counter((bytes) => tally.inflated(bytes, compressed)))
-    .on('error', fail);
+  const counted = counter((bytes) => {
+    compressed += bytes;
+    tally.compressed(compressed);
+  });
   const reader = extract();
-  inflated.pipe(reader);
-  inflated.on('error', (error) => reader.destroy(error));
+  // The request is piped in, not part of the pipeline: a failure must not destroy it (the answer goes
+  // out on its socket). Any stage failing destroys the others, so the iteration below ends with it.
+  body.pipe(counted);
+  const piped = pipeline(
+    counted,
+    createGunzip(),
+    counter((bytes) => tally.inflated(bytes, compressed)),
+    reader,
+  ).catch(fail);
   try {
     for await (const stream of reader) {
       const header = stream.header;
@@ -74,10 +80,21 @@ export async function* readTarGz(body: Readable, bounds: ImportBounds): ImportAr
       if (!consumed) stream.resume();
     }
   } catch (error) {
-    throw failure ?? error;
+    if (isMdStoreError(error)) throw error; // a bound, judged here
+    await piped; // settles once every stage is destroyed, with the first failure kept
+    throw unreadable(failure ?? error);
   } finally {
     body.unpipe();
     if (!body.readableEnded) body.resume();
   }
-  if (failure !== undefined) throw failure;
+  if (failure !== undefined) throw unreadable(failure);
+}
+
+/** A bound's refusal as it is; any other failure (gzip, tar) as the interface's 422. */
+function unreadable(error: unknown): unknown {
+  if (isMdStoreError(error)) return error;
+  const message = error instanceof Error ? error.message : 'unreadable';
+  return new InvalidInputError([
+    { loc: ['body'], msg: `Not a readable tar.gz: ${message}`, type: 'archive_invalid' },
+  ]);
 }

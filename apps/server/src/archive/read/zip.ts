@@ -98,7 +98,11 @@ function nextEntry(zip: yauzl.ZipFile): Promise<yauzl.Entry | null> {
 }
 
 const S_IFMT = 0o170000;
-const MODES: Record<number, ArchiveEntryKind> = { 16807: 'file', 9604: 'directory', 21609: 'symlink' };
+const MODES = new Map<number, ArchiveEntryKind>([
+  [0o100000, 'file'],
+  [0o040000, 'directory'],
+  [0o120000, 'symlink'],
+]);
 
 /** The entry's name (UTF-8 when the zip says so, else read as Latin-1) and kind (Unix mode when given). */
 function toEntry(
@@ -114,7 +118,7 @@ function toEntry(
     ? 'directory'
     : mode === 0
       ? 'file'
-      : (MODES[mode] ?? 'other');
+      : (MODES.get(mode) ?? 'other');
   return {
     name,
     kind,
