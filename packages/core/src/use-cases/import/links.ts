@@ -1,10 +1,10 @@
 /**
  * Markdown link destinations in a text, for the importers that rename files: `[text](dest)` and
  * `![alt](dest)` outside fenced code blocks and code spans, where `dest` has no spaces (exports
- * percent-encode them). One pass over the text, linear in its size.
+ * percent-encode them) and at most balanced parentheses, as CommonMark allows. One pass over the text, linear in its size.
  */
 
-const LINK = /(!?\[[^\]\n]*\]\()([^)\s]+)(\))/g;
+const LINK = /(!?\[[^\]\n]*\]\()((?:[^()\s]|\([^()\s]*\))+)(\))/g;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const CODE_SPAN = /`[^`\n]*`/g;
 
