@@ -129,6 +129,8 @@ export const revisionListJson = (list: RevisionList): v.InferOutput<typeof Revis
     metadata: revision.metadata,
     change: revision.change,
     created_date: isoDate(revision.createdAt),
+    changeset_id: revision.changesetId,
+    message: revision.message,
   })),
   next_cursor: list.nextCursor,
 });

@@ -1,4 +1,5 @@
 import { AccessApi } from './access.js';
+import { ChangesetsApi } from './changesets.js';
 import { FilesApi } from './files.js';
 import type { components } from './generated/openapi.js';
 import { HistoryApi } from './history.js';
@@ -8,7 +9,8 @@ import { type ClientOptions, type RequestOptions, Transport, TypedApi } from './
 import { TrashApi } from './trash.js';
 
 /**
- * The mdstore SDK: `client.projects`, `client.files`, `client.history` and `client.trash`, plus the
+ * The mdstore SDK: `client.projects`, `client.files`, `client.history`, `client.changesets` and
+ * `client.trash`, plus the
  * server's health and readiness.
  * `client.api` is the typed layer underneath, for operations the methods do not cover yet.
  */
@@ -18,6 +20,8 @@ export class MdStoreClient {
   readonly files: FilesApi;
   /** Revisions, diffs, restore, move and copy (extensions §5). */
   readonly history: HistoryApi;
+  /** Many files in one atomic change (extensions §9). */
+  readonly changesets: ChangesetsApi;
   /** Search (extensions §3); `client.search` is its first page. */
   readonly searching: SearchApi;
   readonly trash: TrashApi;
@@ -29,6 +33,7 @@ export class MdStoreClient {
     this.projects = new ProjectsApi(this.api);
     this.files = new FilesApi(this.api);
     this.history = new HistoryApi(this.api);
+    this.changesets = new ChangesetsApi(this.api);
     this.searching = new SearchApi(this.api);
     this.trash = new TrashApi(this.api);
     this.access = new AccessApi(this.api);

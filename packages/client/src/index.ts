@@ -31,6 +31,7 @@ export type {
   UploadOptions,
 } from './files.js';
 export type { components, operations, paths } from './generated/openapi.js';
+export type { ChangesetOperation, ChangesetRequest, ChangesetResult, ChangesetsApi } from './changesets.js';
 export type { HistoryApi, Revision, RevisionList } from './history.js';
 export type {
   ExportFormat,

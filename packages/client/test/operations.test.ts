@@ -33,6 +33,19 @@ const CALLS: Record<
   restoreRevision: (c, s) => c.history.restore(s.projectId, 'op.md', 1),
   copyFile: (c, s) => c.history.copy(s.projectId, 'op.md', 'op-copy.md'),
   moveFile: (c, s) => c.history.move(s.projectId, 'op-copy.md', 'op-moved.md'),
+  // Extensions §9.
+  applyChangeset: async (c, s) => {
+    const result = await c.changesets.apply(
+      s.projectId,
+      [
+        { op: 'put', filename: 'op-set.md', content: '# set\n' },
+        { op: 'move', filename: 'op-set.md', to: 'op-set-moved.md' },
+        { op: 'delete', filename: 'op-set-moved.md' },
+      ],
+      { message: 'every op' },
+    );
+    if (result.files.length !== 3) throw new Error('changeset: one result per operation');
+  },
   editFile: (c, s) => c.files.edit(s.projectId, 'op.md', { edits: [{ op: 'append', text: 'more\n' }] }),
   getOutline: (c, s) => c.files.outline(s.projectId, 'op.md'),
   searchProject: async (c, s) => {

@@ -59,6 +59,9 @@ export type ErrorCode =
   | 'STORAGE_LIMIT_REACHED'
   /** An imported archive (or its body) larger than `maxImportBytes` uncompressed (extensions §10): 413. */
   | 'IMPORT_TOO_LARGE'
+  // changesets (extensions §9)
+  /** An operation of a changeset names a file that does not exist at that point of it: 409. */
+  | 'FILE_MISSING'
   // administration
   | 'ACCOUNT_NOT_FOUND'
   | 'ACCOUNT_NAME_TAKEN'
@@ -122,6 +125,7 @@ const MESSAGES = {
   STORAGE_LIMIT_REACHED: () => 'Project storage limit reached',
   IMPORT_TOO_LARGE: (o: { maxBytes: number }) =>
     `Archive too large: its uncompressed size passes the maximum of ${o.maxBytes} bytes`,
+  FILE_MISSING: (o: { filename: string }) => `File '${o.filename}' does not exist`,
   ACCOUNT_NOT_FOUND: (o: { account: string }) => `Account '${o.account}' not found`,
   ACCOUNT_NAME_TAKEN: (o: { accountName: string }) => `Account with name '${o.accountName}' already exists`,
   API_KEY_NOT_FOUND: (o: { keyId: string }) => `API key '${o.keyId}' not found or already revoked`,
@@ -290,6 +294,22 @@ export class EditConflictError extends InputError {
   declare readonly code: 'EDIT_CONFLICT';
   constructor(issues: readonly ValidationIssue[]) {
     super('EDIT_CONFLICT', issues);
+  }
+}
+
+/**
+ * An operation of a changeset failed (extensions §9): the error it failed with, its code kept (so its
+ * status too), its detail always a list of issues under `["body","operations",i,…]`.
+ */
+export class OperationFailedError extends MdStoreError {
+  constructor(
+    code: ErrorCode,
+    readonly issues: readonly ValidationIssue[],
+    /** The index of the operation that failed. */
+    readonly operation: number,
+    options?: { cause?: unknown },
+  ) {
+    super(code, issues.map((issue) => `${issue.loc.join('.')}: ${issue.msg}`).join('; '), options);
   }
 }
 

@@ -116,6 +116,13 @@ export {
   type SearchSort,
 } from './use-cases/search/index.js';
 export type { ExpiryReport, TrashItemView, TrashPage } from './use-cases/trash/index.js';
+export {
+  type ApplyChangesetInput,
+  type ChangesetFileResult,
+  type ChangesetResult,
+  MAX_CHANGESET_ATTEMPTS,
+} from './use-cases/changesets/index.js';
+export * from './validation/changesets.js';
 export type { FileView, ProjectView } from './use-cases/views.js';
 export * from './validation/bodies.js';
 export { checkedContent } from './validation/content.js';

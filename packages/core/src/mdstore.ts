@@ -16,6 +16,7 @@ import {
   type MdStoreEvents,
   type MdStoreSettings,
 } from './use-cases/context.js';
+import * as changesets from './use-cases/changesets/index.js';
 import { exportProject } from './use-cases/export/index.js';
 import * as files from './use-cases/files/index.js';
 import { importProject } from './use-cases/import/index.js';
@@ -145,6 +146,11 @@ export function createMdStore(adapters: MdStoreAdapters) {
       copy: bind(ctx, files.copyFile),
       // Extensions §3.
       search: bind(ctx, search.searchFiles),
+    },
+    // Extensions §9: many files in one atomic change.
+    changesets: {
+      apply: bind(ctx, changesets.applyChangeset),
+      applyRequest: bind(ctx, changesets.applyChangesetRequest),
     },
     // Extensions §5: the trash of a project.
     trash: {

@@ -230,6 +230,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX audit_entries_age_idx ON audit_entries (at);
     `,
   },
+  {
+    version: 9,
+    name: 'changeset id and message of revisions',
+    // Extensions §9. Versions 7 and 8 belong to other branches; this runner applies what it lacks.
+    sql: `
+      ALTER TABLE file_revisions ADD COLUMN changeset_id TEXT COLLATE "C";
+      ALTER TABLE file_revisions ADD COLUMN message TEXT;
+    `,
+  },
 ];
 
 /**

@@ -115,6 +115,8 @@ export const REVISIONS = defineTable<RevisionRecord>(
     contentKey: ['content_key', 'text'],
     inline: ['inline', 'boolean'],
     createdAt: ['created_at', 'integer'],
+    changesetId: ['changeset_id', 'text'],
+    message: ['message', 'text'],
   },
   { key: ['fileId', 'revision'] },
 );

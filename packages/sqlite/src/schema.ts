@@ -225,6 +225,12 @@ CREATE INDEX audit_entries_account ON audit_entries (account_id, at, id);
 CREATE INDEX audit_entries_age ON audit_entries (at);
 `;
 
+/** Changesets (extensions §9): the changeset a revision was written by, and its message. */
+const REVISION_CHANGESETS = `
+ALTER TABLE file_revisions ADD COLUMN changeset_id TEXT;
+ALTER TABLE file_revisions ADD COLUMN message TEXT;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -244,6 +250,10 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'key roles, project scopes, expiry, names and last use; audit log',
     sql: KEY_ACCESS,
   },
+  // Placeholders: the runner wants 1, 2, 3… in order; the merge replaces them with the real ones.
+  { version: 7, description: 'placeholder for branch feed/links (no-op)', sql: '' },
+  { version: 8, description: 'placeholder for branch feed/links (no-op)', sql: '' },
+  { version: 9, description: 'changeset id and message of revisions', sql: REVISION_CHANGESETS },
 ];
 
 /** The schema version this code writes and expects (SQLite's `user_version`). */

@@ -1,4 +1,5 @@
 import type {
+  ChangesetResult as CoreChangesetResult,
   FileList as CoreFileList,
   EditResult,
   FileView,
@@ -9,6 +10,8 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import { CONVERSION } from '../http/api/json-schema.js';
 import {
+  ChangesetDeleted,
+  ChangesetResult,
   File,
   FileEdited,
   FileList,
@@ -67,6 +70,12 @@ export const ANSWERS = {
   deleted: strict({ deleted: v.literal(true), filename: File.entries.filename }),
   revisionList: RevisionList,
   revision: strict({ filename: File.entries.filename, revision: Revision, content: v.string(), etag: Etag }),
+  // Extensions §9.
+  changeset: strict({
+    changeset_id: ChangesetResult.entries.changeset_id,
+    files: v.array(v.union([ToolFile, ChangesetDeleted])),
+    dry_run: v.pipe(v.boolean(), v.description('true: nothing was changed.')),
+  }),
 } as const;
 
 /** A tool's `outputSchema`: its answer's schema, converted exactly as the OpenAPI document's schemas. */
@@ -116,3 +125,9 @@ export function searchAnswer(answer: SearchAnswer): Answer<'search'> {
     })),
   };
 }
+
+export const changesetAnswer = (result: CoreChangesetResult): Answer<'changeset'> => ({
+  changeset_id: result.changesetId,
+  files: result.files.map((file) => ('deleted' in file ? file : fileAnswer(file))),
+  dry_run: result.dryRun,
+});

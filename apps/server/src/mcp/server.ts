@@ -29,6 +29,8 @@ export const MCP_INSTRUCTIONS = [
   '   ambiguous, with the candidates): fix the edit, do not guess.',
   '4. Nothing written is lost at once: list_revisions and read_revision show earlier versions,',
   '   restore_revision brings one back; move_file renames a file with its history.',
+  '5. To change several files together (restructure a folder, rename and fix references), use',
+  '   apply_changeset: all operations commit together or none does.',
   'write_file, delete_file, restore_revision and move_file always need `if_match`.',
 ].join('\n');
 

@@ -20,6 +20,7 @@ export const TOOL_ROLES: Readonly<Record<string, Role>> = {
   delete_file: 'write',
   restore_revision: 'write',
   move_file: 'write',
+  apply_changeset: 'write',
 };
 
 export function toolRole(name: string): Role {

@@ -3,6 +3,7 @@ import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import { CONVERSION } from '../http/api/json-schema.js';
 import {
+  ChangesetRequest,
   FileEdit,
   MetadataUpdate,
   MoveRequest,
@@ -59,6 +60,8 @@ export const ARG = {
   revisionListLimit: pageLimit(HISTORY_LIMITS.revisionsPageMax),
   cursor: v.optional(described(v.string(), 'The next_cursor of the previous page.')),
   search: SearchAllRequest.entries,
+  operations: ChangesetRequest.entries.operations,
+  message: ChangesetRequest.entries.message,
 } as const;
 
 /** The two arguments that name a file. */

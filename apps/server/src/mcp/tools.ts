@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { fileUpdateJson, outlineJson, revisionListJson } from '../views.js';
 import {
   ANSWERS,
+  changesetAnswer,
   editAnswer,
   fileAnswer,
   fileListAnswer,
@@ -339,6 +340,39 @@ export const TOOLS: readonly McpTool[] = [
         conditions: requiredIfMatch(args),
       });
       return fileAnswer(file);
+    },
+  },
+  // Extensions §9.
+  {
+    name: 'apply_changeset',
+    title: 'Apply a changeset',
+    description:
+      'Changes many files at once, all or nothing: operations (put: create or replace a file with ' +
+      'content and optional metadata; edit: the edits of edit_file; delete; move: rename "filename" to ' +
+      '"to") applied in order, each seeing the earlier ones. Give each operation on an existing file ' +
+      'if_match (its etag, or "*": it must exist; null: it must not). One new revision per file, with ' +
+      'your message. An error names the failing operation (loc ["body","operations",i,…]); nothing ' +
+      'was changed then. Use dry_run to check first. Use it to restructure a folder in one step.',
+    inputSchema: toolInput({
+      project_id: ARG.projectId,
+      operations: ARG.operations,
+      message: ARG.message,
+      dry_run: ARG.dryRun,
+    }),
+    outputSchema: toolOutput(ANSWERS.changeset),
+    annotations: writes({ destructive: true, idempotent: false }),
+    run: async (context, args) => {
+      const result = await context.store.changesets.applyRequest({
+        principal: context.principal,
+        projectId: args.string('project_id'),
+        body: wireBody({
+          operations: args.raw('operations'),
+          ...(args.has('message') && { message: args.raw('message') }),
+          ...(args.has('dry_run') && { dry_run: args.raw('dry_run') }),
+        }),
+        signal: context.signal,
+      });
+      return changesetAnswer(result);
     },
   },
 ];

@@ -147,6 +147,10 @@ describe('MCP tools', () => {
     const file = { project_id: s.projectId, filename: 'moved.md' };
     await s.ok('delete_file', { ...file, if_match: moved.etag });
     const created = await s.ok('create_file', { ...file, content: '# C\n' });
+    await s.ok('apply_changeset', {
+      project_id: s.projectId,
+      operations: [{ op: 'put', filename: 'set.md', content: '# S\n' }],
+    });
     expect([...s.called].sort()).toEqual(TOOLS.map((tool) => tool.name).sort());
     // The HTTP API keeps them; the tools leave them out.
     const listed = await h.fetch(`/api/projects/${s.projectId}/files`, { key: s.apiKey });
@@ -491,6 +495,49 @@ describe('the /mcp endpoint', () => {
       await expect(connect(h, apiKey)).rejects.toThrow();
     },
   );
+});
+
+describe('MCP changesets (extensions §9)', () => {
+  test('apply_changeset: all operations or none; an error names the failing operation', async (h) => {
+    const s = await scene(h);
+    const { etag } = await s.ok('read_file', s.file);
+    const applied = await s.ok('apply_changeset', {
+      project_id: s.projectId,
+      message: 'Restructure notes',
+      operations: [
+        { op: 'move', filename: 'notes.md', to: 'archive/notes.md', if_match: etag },
+        { op: 'put', filename: 'index.md', content: '# Index\n\n- [Notes](archive/notes.md)\n', if_match: null },
+      ],
+    });
+    expect(applied).toMatchObject({
+      dry_run: false,
+      files: [{ filename: 'archive/notes.md', revision: 2 }, { filename: 'index.md', revision: 1 }],
+    });
+    const revisions = await s.ok('list_revisions', { project_id: s.projectId, filename: 'archive/notes.md' });
+    expect((revisions.revisions as Array<Record<string, unknown>>)[0]).toMatchObject({
+      change: 'move',
+      changeset_id: applied.changeset_id,
+      message: 'Restructure notes',
+    });
+    const failed = await s.fails('apply_changeset', {
+      project_id: s.projectId,
+      operations: [
+        { op: 'delete', filename: 'index.md' },
+        { op: 'delete', filename: 'archive/notes.md', if_match: etag },
+      ],
+    });
+    expect(failed.status).toBe(412);
+    // As every tool error: the API's loc, with "arguments" for "body".
+    expect(failed.detail).toMatchObject([{ loc: ['arguments', 'operations', 1], type: 'precondition_failed' }]);
+    expect((await s.ok('read_file', { project_id: s.projectId, filename: 'index.md' })).revision).toBe(1);
+    const dry = await s.ok('apply_changeset', {
+      project_id: s.projectId,
+      dry_run: true,
+      operations: [{ op: 'delete', filename: 'index.md' }],
+    });
+    expect(dry).toEqual({ changeset_id: null, dry_run: true, files: [{ filename: 'index.md', deleted: true }] });
+    expect((await s.ok('read_file', { project_id: s.projectId, filename: 'index.md' })).revision).toBe(1);
+  });
 });
 
 describe('MCP history tools (extensions §5)', () => {

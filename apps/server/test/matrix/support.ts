@@ -35,6 +35,8 @@ const HTTP_SUITES = [
   'import',
   // extensions §8
   'access',
+  // extensions §9
+  'changesets',
 ];
 
 /**

@@ -295,6 +295,27 @@ const CALLS: Call[] = [
     expect: 200,
   },
   {
+    operationId: 'applyChangeset',
+    method: 'POST',
+    path: (s) => `${project(s)}/changesets`,
+    body: json({
+      message: 'conformance',
+      operations: [
+        { op: 'put', filename: 'set.md', content: '# set\n', metadata: { n: 1 } },
+        { op: 'edit', filename: 'set.md', edits: [{ op: 'append', text: 'more\n' }], if_match: '*' },
+        { op: 'delete', filename: 'set.md' },
+      ],
+    }),
+    expect: 200,
+  },
+  {
+    operationId: 'applyChangeset',
+    method: 'POST',
+    path: (s) => `${project(s)}/changesets`,
+    body: json({ operations: [{ op: 'delete', filename: 'nowhere.md' }] }),
+    expect: 409,
+  },
+  {
     operationId: 'listFiles',
     method: 'GET',
     path: (s) => `${project(s)}/files?delimiter=%2F&limit=1`,

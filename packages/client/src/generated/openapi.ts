@@ -264,6 +264,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/changesets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply a changeset
+         * @description Up to 1000 operations (`put`, `edit`, `delete`, `move`, each with an optional `if_match`) applied in order as one transaction: all of them or none. Each touched file gets one new revision carrying the changeset id and message. The first failing operation decides the answer, its `detail` a list of issues under `["body","operations",i,…]`.
+         */
+        post: operations["applyChangeset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/search": {
         parameters: {
             query?: never;
@@ -743,6 +763,10 @@ export interface components {
              * @description UTC ISO 8601 with milliseconds
              */
             created_date: string;
+            /** @description The changeset that wrote this revision (extensions §9), null for a single write. */
+            changeset_id: string | null;
+            /** @description The changeset's message, if any. */
+            message: string | null;
         };
         RevisionList: {
             revisions: components["schemas"]["Revision"][];
@@ -761,6 +785,83 @@ export interface components {
             to: string;
             /** @description Another project of the account; absent or null: this one. */
             project_id?: string | null;
+        };
+        ChangesetRequest: {
+            /** @description Kept with every revision it writes. */
+            message?: string | null;
+            /** @description Validate everything, change nothing. */
+            dry_run?: boolean;
+            /** @description Applied in order; each sees the changes of the earlier ones. */
+            operations: ({
+                /** @constant */
+                op: "put";
+                /** @description A filename (extensions §1 rules). */
+                filename: string;
+                /** @description The whole content, as text (UTF-8 once stored). */
+                content: string;
+                metadata?: {
+                    [key: string]: unknown;
+                } | null;
+                /** @description An ETag of the file, `"*"` (the file must exist) or null (it must not). */
+                if_match?: string | null;
+            } | {
+                /** @constant */
+                op: "edit";
+                /** @description A filename (extensions §1 rules). */
+                filename: string;
+                edits: ({
+                    /** @constant */
+                    op: "replace";
+                    old: string;
+                    new: string;
+                    /** @default 1 */
+                    count?: number | "all";
+                } | {
+                    /** @enum {string} */
+                    op: "append" | "prepend";
+                    text: string;
+                    section?: string | string[];
+                } | {
+                    /** @constant */
+                    op: "replace_section";
+                    section: string | string[];
+                    text: string;
+                } | {
+                    /** @constant */
+                    op: "insert";
+                    line: number;
+                    text: string;
+                })[];
+                /** @description An ETag of the file, `"*"` (the file must exist) or null (it must not). */
+                if_match?: string | null;
+            } | {
+                /** @constant */
+                op: "delete";
+                /** @description A filename (extensions §1 rules). */
+                filename: string;
+                /** @description An ETag of the file, `"*"` (the file must exist) or null (it must not). */
+                if_match?: string | null;
+            } | {
+                /** @constant */
+                op: "move";
+                /** @description A filename (extensions §1 rules). */
+                filename: string;
+                /** @description A filename (extensions §1 rules). */
+                to: string;
+                /** @description An ETag of the file, `"*"` (the file must exist) or null (it must not). */
+                if_match?: string | null;
+            })[];
+        };
+        ChangesetDeleted: {
+            filename: string;
+            /** @constant */
+            deleted: true;
+        };
+        ChangesetResult: {
+            /** @description null for a dry run. */
+            changeset_id: string | null;
+            /** @description The file each operation touched, after the change, in operation order. */
+            files: (components["schemas"]["File"] | components["schemas"]["ChangesetDeleted"])[];
         };
         SearchRequest: {
             /** @description Words (all must occur), "phrases", -exclusions, prefix*, a OR b; at most 1 000 code points, 32 words. */
@@ -4382,6 +4483,199 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Unavailable: starting, or a store does not answer */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    applyChangeset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangesetRequest"];
+            };
+        };
+        responses: {
+            /** @description The changeset id and the files after it */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangesetResult"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnyError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description The API key’s role does not allow this operation, another account’s project, or the default project on delete */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description No such project or file */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description An operation names a taken or missing file, or its edits do not apply */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description An operation's if_match does not hold */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Content above the size limits (of a file, or of the changeset in all) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnyError"];
+                };
+            };
+            /** @description An operation names a file that is not .md or .mdx */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description The project requires if_match for writes to existing files */
+            428: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Rate limit exceeded */

@@ -119,13 +119,13 @@ export interface EditRequest {
 export function parseEditRequest(body: unknown): EditRequest {
   if (!isJsonObject(body)) throw new InvalidInputError([issueAt(['body'], 'objectType')]);
   const result = v.safeParse(EditRequestSchema, body);
-  if (!result.success) throw new InvalidInputError(result.issues.map(toIssue));
+  if (!result.success) throw new InvalidInputError(result.issues.map(toEditIssue));
   return { edits: result.output.edits.map(toEdit), dryRun: result.output.dry_run };
 }
 
-type ParsedEdit = v.InferOutput<typeof EditSchema>;
+export type ParsedEdit = v.InferOutput<typeof EditSchema>;
 
-function toEdit(edit: ParsedEdit): MarkdownEdit {
+export function toEdit(edit: ParsedEdit): MarkdownEdit {
   switch (edit.op) {
     case 'replace':
       return { op: 'replace', old: edit.old, new: edit.new, count: edit.count };
@@ -141,7 +141,7 @@ function toEdit(edit: ParsedEdit): MarkdownEdit {
 }
 
 /** Valibot's issue in the interface's shape; object-level issues say which key is missing or extra. */
-function toIssue(found: v.BaseIssue<unknown>): ValidationIssue {
+export function toEditIssue(found: v.BaseIssue<unknown>): ValidationIssue {
   const loc = ['body', ...(found.path ?? []).map((item) => item.key as string | number)];
   const at = (entry: Omit<ValidationIssue, 'loc'>): ValidationIssue => ({
     loc,

@@ -158,6 +158,9 @@ export interface RevisionRecord extends ContentLocation {
   readonly metadataJson: string | null;
   readonly change: RevisionChange;
   readonly createdAt: EpochMillis;
+  /** The changeset that wrote this revision (extensions §9), and its message; null for a single write. */
+  readonly changesetId: string | null;
+  readonly message: string | null;
 }
 
 /**

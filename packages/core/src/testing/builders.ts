@@ -121,6 +121,8 @@ export function aRevision(file: FileRecord, overrides: Partial<RevisionRecord> =
     contentKey: file.contentKey,
     inline: file.inline,
     createdAt: file.updatedAt,
+    changesetId: null,
+    message: null,
     ...overrides,
   };
 }

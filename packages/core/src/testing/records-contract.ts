@@ -3,6 +3,7 @@ import { testWithHarness } from './harness.js';
 import { accountsSuite } from './records/accounts.js';
 import { apiKeysSuite } from './records/api-keys.js';
 import { auditSuite } from './records/audit.js';
+import { changesetsSuite } from './records/changesets.js';
 import { durabilitySuite } from './records/durability.js';
 import { filesSuite } from './records/files.js';
 import { intentsSuite } from './records/intents.js';
@@ -34,6 +35,7 @@ export function describeRecordsRepositoryContract(
     filesSuite(context);
     listsSuite(context);
     revisionsSuite(context);
+    changesetsSuite(context);
     searchSuite(context);
 
     trashSuite(context);

@@ -65,6 +65,39 @@ export async function withStagedResource<Created, Result>(
 }
 
 /**
+ * `withStagedResource` for several resources at once (a changeset's blob contents, extensions §9): one
+ * transaction notes them all as staged, `create` writes them (no transaction open), and one commit
+ * transaction commits the records and drops every note; on any failure every resource is removed again
+ * (each note claimed first, as for one). A crash leaves the notes for reconciliation.
+ */
+export async function withStagedResources<Created, Result>(
+  ctx: MdStoreContext,
+  resources: readonly BlobResource[],
+  create: (signal: AbortSignal) => Promise<Created>,
+  commit: (tx: RecordsTransaction, created: Created) => Promise<Result>,
+): Promise<Result> {
+  const intents = resources.map((resource) => newIntent(ctx, 'staged', resource));
+  await ctx.records.withTransaction(async (tx) => {
+    for (const intent of intents) await tx.insertBlobIntent({ intent });
+  });
+  try {
+    const created = await create(AbortSignal.timeout(ctx.settings.writeDeadlineMs));
+    return await ctx.records.withTransaction(async (tx) => {
+      const result = await commit(tx, created);
+      for (const intent of intents) {
+        if (!(await tx.deleteBlobIntent({ intentId: intent.id }))) {
+          throw new StoreUnavailableError('The write outlived its deadline and was reclaimed');
+        }
+      }
+      return result;
+    });
+  } catch (error) {
+    for (const intent of intents) await discardStaged(ctx, intent);
+    throw error;
+  }
+}
+
+/**
  * Undoes a staged write that failed. The note is claimed first: if it is already gone, the commit did
  * happen (only its acknowledgement was lost) or reconciliation took over, and the resource must stay.
  * If even the claim fails, the note stays behind for reconciliation, which checks references itself.

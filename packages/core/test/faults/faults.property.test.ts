@@ -129,12 +129,20 @@ type Command =
   | { op: 'restore'; actor: 0 | 1; pick: number; filename: string; back: number }
   | { op: 'move'; actor: 0 | 1; pick: number; filename: string; to: string }
   | { op: 'copy'; actor: 0 | 1; pick: number; filename: string; to: string; into: number }
+  | { op: 'changeset'; actor: 0 | 1; pick: number; ops: ChangesetStep[] }
   | { op: 'createProject'; actor: 0 | 1; name: string }
   | { op: 'deleteProject'; actor: 0 | 1; pick: number }
   | { op: 'trashRestore'; actor: 0 | 1; pick: number; rename: boolean }
   | { op: 'trashPurge'; actor: 0 | 1; pick: number }
   | { op: 'expireTrash' }
   | { op: 'reconcile' };
+
+/** One operation of a changeset (extensions §9), over the seed file and the usual names. */
+type ChangesetStep =
+  | { op: 'put'; filename: string; content: string }
+  | { op: 'edit'; filename: string; text: string }
+  | { op: 'delete'; filename: string }
+  | { op: 'move'; filename: string; to: string };
 
 const actor = fc.constantFrom<0 | 1>(0, 1);
 const pick = fc.nat({ max: 5 });
@@ -161,7 +169,37 @@ const edit: fc.Arbitrary<MarkdownEdit> = fc.oneof(
   }),
 );
 
+const changesetName = fc.oneof(
+  { weight: 2, arbitrary: fc.constant('seed.md') },
+  { weight: 3, arbitrary: fc.constantFrom(...FILENAMES) },
+);
+const changesetStep: fc.Arbitrary<ChangesetStep> = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.record({ op: fc.constant('put' as const), filename: changesetName, content: fc.string({ minLength: 1, maxLength: 40 }) }),
+  },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('edit' as const), filename: changesetName, text: fc.string({ maxLength: 20 }) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('delete' as const), filename: changesetName }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('move' as const), filename: changesetName, to: changesetName }) },
+);
+
 const command: fc.Arbitrary<Command> = fc.oneof(
+  // Extensions §9: several files in one change, all or nothing.
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      op: fc.constant('changeset' as const),
+      actor,
+      pick,
+      // Mostly puts first, so that the later operations find what they act on.
+      ops: fc
+        .tuple(
+          fc.array(fc.record({ op: fc.constant('put' as const), filename: changesetName, content: fc.string({ minLength: 1, maxLength: 40 }) }), { maxLength: 2 }),
+          fc.array(changesetStep, { minLength: 1, maxLength: 3 }),
+        )
+        .map(([puts, rest]) => [...puts, ...rest]),
+    }),
+  },
   {
     weight: 4,
     arbitrary: fc.record(
@@ -528,6 +566,7 @@ async function run(
         : model;
     return { outcome, expect: { after } };
   }
+  if (cmd.op === 'changeset') return changesetCommand(world, model, cmd, settle);
   const target = resolveTarget(model, cmd);
   const projectId = target.projectId;
   const project = model[cmd.actor]!.get(projectId)!;
@@ -661,6 +700,59 @@ async function run(
 }
 
 type Settle = (work: () => Promise<unknown>) => Promise<'ok' | string>;
+
+/**
+ * A changeset (extensions §9) on one project of the account: when it resolves, the project is the model
+ * after every operation (deleted files into the trash as they were stored, for a project with one);
+ * when it is rejected, by its own operations or by a fault, nothing changed at all.
+ */
+async function changesetCommand(
+  world: World,
+  model: Model,
+  cmd: Extract<Command, { op: 'changeset' }>,
+  settle: Settle,
+) {
+  const projectId = pickProject(model, cmd.actor, cmd.pick);
+  const project = model[cmd.actor]!.get(projectId)!;
+  const outcome = await settle(() =>
+    world.store.changesets.apply({
+      principal: world.principals[cmd.actor],
+      projectId,
+      message: 'faults',
+      operations: cmd.ops.map((o) =>
+        o.op === 'edit' ? { op: 'edit', filename: o.filename, edits: [{ op: 'append', text: o.text }] } : o,
+      ),
+    }),
+  );
+  if (outcome !== 'ok') return { outcome, expect: { after: model } };
+  // What the changeset leaves: its files, and the stored files it deleted (trashed as they were).
+  const files = new Map<string, ModelFile & { origin: string | null }>();
+  for (const [filename, file] of project.files) files.set(filename, { ...file, origin: filename });
+  const deleted: ModelTrashed[] = [];
+  for (const o of cmd.ops) {
+    const file = files.get(o.filename);
+    if (o.op === 'put') {
+      files.set(o.filename, { content: o.content, metadata: file?.metadata ?? null, origin: file?.origin ?? null });
+    } else if (o.op === 'edit' && file) {
+      const content = applyEdits(file.content, [{ op: 'append', text: o.text }], {
+        mdx: o.filename.endsWith('.mdx'),
+      });
+      files.set(o.filename, { ...file, content });
+    } else if (o.op === 'delete' && file) {
+      files.delete(o.filename);
+      if (file.origin !== null) deleted.push({ ...project.files.get(file.origin)!, filename: file.origin });
+    } else if (o.op === 'move' && file) {
+      files.delete(o.filename);
+      files.set(o.to, file);
+    }
+  }
+  const after: ModelProject = {
+    ...project,
+    files: new Map([...files].map(([name, { content, metadata }]) => [name, { content, metadata }])),
+    ...(project.trash && { trash: [...project.trash, ...deleted] }),
+  };
+  return { outcome, expect: { after: withProject(model, cmd.actor, projectId, after) } };
+}
 
 /**
  * A restore or a removal of an item of an account's trash: the item is chosen among the stored ones

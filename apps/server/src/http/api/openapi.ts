@@ -207,6 +207,7 @@ export function openApiDocument(routes: readonly DefinedRoute[], options: Docume
       { name: 'Files', description: 'Markdown and MDX files with metadata' },
       { name: 'Editing', description: 'Edits and parts of a file (extensions §4)' },
       { name: 'History', description: 'Revisions, restore, move and copy (extensions §5)' },
+      { name: 'Changesets', description: 'Many files in one atomic change (extensions §9)' },
       { name: 'Search', description: 'Find files by words, metadata and front matter (extensions §3)' },
       {
         name: 'Trash',

@@ -10,7 +10,16 @@ import type { Handler, RouteDeps } from '../routes/context.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Schema = v.GenericSchema;
-export type Tag = 'Projects' | 'Files' | 'Editing' | 'History' | 'Search' | 'Trash' | 'Access' | 'Operations';
+export type Tag =
+  | 'Projects'
+  | 'Files'
+  | 'Editing'
+  | 'History'
+  | 'Changesets'
+  | 'Search'
+  | 'Trash'
+  | 'Access'
+  | 'Operations';
 
 /** Response headers the document knows (`components/headers`, see `headers.ts`). */
 export type ResponseHeader =

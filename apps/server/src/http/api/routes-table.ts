@@ -1,4 +1,5 @@
 import { auditRoutes } from '../routes/audit.js';
+import { changesetRoutes } from '../routes/changesets.js';
 import { downloadFile } from '../routes/download.js';
 import { editingRoutes } from '../routes/editing.js';
 import { exportProject } from '../routes/export.js';
@@ -36,6 +37,8 @@ export const ROUTES: readonly DefinedRoute[] = [
   downloadFile,
   ...editingRoutes,
   ...historyRoutes,
+  // Extensions §9.
+  ...changesetRoutes,
   ...searchRoutes,
   ...trashRoutes,
   // Extensions §10.

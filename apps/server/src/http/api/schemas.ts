@@ -1,4 +1,6 @@
 import {
+  CHANGESET_LIMITS,
+  ChangesetOperationSchema,
   CopyRequestSchema,
   DescriptionSchema,
   EditRequestSchema,
@@ -164,6 +166,11 @@ export const Revision = v.object({
   metadata: Metadata,
   change: v.picklist(REVISION_CHANGES),
   created_date: Timestamp,
+  changeset_id: v.pipe(
+    v.nullable(v.string()),
+    v.description('The changeset that wrote this revision (extensions §9), null for a single write.'),
+  ),
+  message: v.pipe(v.nullable(v.string()), v.description("The changeset's message, if any.")),
 });
 
 export const RevisionList = v.object({
@@ -232,6 +239,28 @@ export const Health = v.object({ status: v.literal('ok') });
 export const Readiness = v.object({ status: v.literal('ready') });
 
 /** The named schemas of the document, by component name (the SDK's types use these names). */
+/** Extensions §9: a changeset's request and answer. */
+export const ChangesetRequest = v.object({
+  message: v.optional(v.pipe(v.nullable(v.string()), v.description('Kept with every revision it writes.'))),
+  dry_run: v.optional(v.pipe(v.boolean(), v.description('Validate everything, change nothing.'))),
+  operations: v.pipe(
+    v.array(ChangesetOperationSchema),
+    v.minLength(1),
+    v.maxLength(CHANGESET_LIMITS.maxOperations),
+    v.description('Applied in order; each sees the changes of the earlier ones.'),
+  ),
+});
+
+export const ChangesetDeleted = v.object({ filename: v.string(), deleted: v.literal(true) });
+
+export const ChangesetResult = v.object({
+  changeset_id: v.pipe(v.nullable(v.string()), v.description('null for a dry run.')),
+  files: v.pipe(
+    v.array(v.union([File, ChangesetDeleted])),
+    v.description('The file each operation touched, after the change, in operation order.'),
+  ),
+});
+
 export const COMPONENTS = {
   Project,
   ProjectSettings,
@@ -253,6 +282,9 @@ export const COMPONENTS = {
   RestoreRequest,
   MoveRequest,
   CopyRequest,
+  ChangesetRequest,
+  ChangesetDeleted,
+  ChangesetResult,
   SearchRequest,
   SearchAllRequest,
   SearchSnippet,

@@ -190,7 +190,7 @@ export async function storeContent<P, R>(
 }
 
 /** Writes a blob under its new key, translating the blob store's refusals into domain errors. */
-async function putBlob(
+export async function putBlob(
   ctx: MdStoreContext,
   project: ProjectRecord,
   key: string,

@@ -2,10 +2,9 @@ import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import { removeDoomed } from '../blob-intents.js';
 import type { MdStoreContext } from '../context.js';
-import { moveToTrash } from '../trash/move-to-trash.js';
 import { checkWriteConditions, conditionsOf, type RequestConditions } from './conditions.js';
-import { applyPlan, planRemoval } from './revisions.js';
 import { findFileOr404, lockActiveProject, withCounterChange } from './shared.js';
+import { deleteFileStep } from './steps.js';
 
 export interface DeleteFileInput {
   readonly principal: Principal;
@@ -27,19 +26,10 @@ export async function deleteFile(ctx: MdStoreContext, input: DeleteFileInput): P
     const locked = await lockActiveProject(tx, input.principal, project.id);
     const file = await findFileOr404(tx, locked.id, input.filename);
     checkWriteConditions(locked, file, conditions);
-    const revisions = await tx.listRevisionContents({ fileId: file.id });
-    await tx.deleteFile({ fileId: file.id });
     const at = ctx.clock.now();
-    if (locked.trashRetentionDays > 0) {
-      const change = await moveToTrash(ctx, tx, { project: locked, file, revisions, at });
-      await tx.updateProject({ project: withCounterChange(ctx, locked, change, at) });
-      return [];
-    }
-    const plan = planRemoval(revisions);
-    const intents = await applyPlan(ctx, tx, { fileId: file.id, project: locked }, plan);
-    const change = { files: -1, bytes: -file.sizeBytes, historyBytes: plan.historyDelta };
-    await tx.updateProject({ project: withCounterChange(ctx, locked, change, at) });
-    return intents;
+    const step = await deleteFileStep(ctx, tx, { project: locked, file, at });
+    await tx.updateProject({ project: withCounterChange(ctx, locked, step.counters, at) });
+    return step.doomed;
   });
   for (const intent of doomed) await removeDoomed(ctx, intent);
 }

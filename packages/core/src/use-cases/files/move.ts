@@ -1,5 +1,4 @@
 import { FilenameTakenError, isRecordConflict } from '../../errors.js';
-import type { FileRecord } from '../../model/records.js';
 import type { MoveRequestInput } from '../../validation/bodies.js';
 import { parseMoveBody } from '../../validation/history.js';
 import { loadOwnedProject } from '../access.js';
@@ -9,8 +8,8 @@ import { type MdStoreContext, notBefore } from '../context.js';
 import { type BodyOf, deferred } from '../deferred-body.js';
 import { type FileView, toFileView } from '../views.js';
 import { checkWriteConditions, conditionsOf, type RequestConditions } from './conditions.js';
-import { recordRevision } from './revisions.js';
 import { findFileOr404, lockActiveProject, withCounterChange } from './shared.js';
+import { reviseFileStep } from './steps.js';
 
 export interface MoveFileInput {
   readonly principal: Principal;
@@ -43,22 +42,17 @@ export async function moveFile(ctx: MdStoreContext, input: MoveFileInput): Promi
       const current = await findFileOr404(tx, locked.id, input.filename);
       checkWriteConditions(locked, current, conditions);
       if (await tx.findFile({ projectId: locked.id, filename: to })) throw new FilenameTakenError(to);
-      const before = await tx.listRevisionContents({ fileId: current.id });
       const at = notBefore(ctx.clock.now(), notBefore(current.updatedAt, locked.updatedAt));
-      const moved: FileRecord = { ...current, filename: to, revision: current.revision + 1, updatedAt: at };
-      await tx.updateFile({ file: moved });
-      // Same content: the index keeps its text and takes the new filename.
-      await tx.indexFile({ file: moved, contentText: null });
-      const recorded = await recordRevision(ctx, tx, {
+      const step = await reviseFileStep(ctx, tx, {
         project: locked,
-        file: moved,
-        change: 'move',
-        before,
+        current,
+        change: { filename: to },
+        kind: 'move',
+        at,
       });
-      await tx.updateProject({
-        project: withCounterChange(ctx, locked, { historyBytes: recorded.historyDelta }, at),
-      });
-      return { view: toFileView(moved, locked, ctx.blobs.scheme), doomed: recorded.doomed };
+      // Counters unchanged but for the history a pruning frees.
+      await tx.updateProject({ project: withCounterChange(ctx, locked, step.counters, at) });
+      return { view: toFileView(step.file!, locked, ctx.blobs.scheme), doomed: step.doomed };
     });
     for (const intent of doomed) await removeDoomed(ctx, intent);
     return view;

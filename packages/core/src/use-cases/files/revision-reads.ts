@@ -29,6 +29,9 @@ export interface RevisionView {
   readonly metadata: JsonObject | null;
   readonly change: RevisionChange;
   readonly createdAt: number;
+  /** The changeset that wrote the revision and its message (extensions §9); null for a single write. */
+  readonly changesetId: string | null;
+  readonly message: string | null;
 }
 
 export interface RevisionList {
@@ -45,6 +48,8 @@ export const toRevisionView = (record: RevisionRecord): RevisionView => ({
   metadata: record.metadataJson === null ? null : (JSON.parse(record.metadataJson) as JsonObject),
   change: record.change,
   createdAt: record.createdAt,
+  changesetId: record.changesetId,
+  message: record.message,
 });
 
 /** The file as it was at `revision`: its content, metadata, digest, tag and date of then. */

@@ -125,7 +125,14 @@ export interface RecordedRevision {
 export async function recordRevision(
   ctx: MdStoreContext,
   tx: RecordsTransaction,
-  o: { project: ProjectRecord; file: FileRecord; change: RevisionChange; before: readonly RevisionContent[] },
+  o: {
+    project: ProjectRecord;
+    file: FileRecord;
+    change: RevisionChange;
+    before: readonly RevisionContent[];
+    /** The changeset the revision is written by (extensions §9). */
+    changeset?: { readonly id: string; readonly message: string | null };
+  },
 ): Promise<RecordedRevision> {
   const { file } = o;
   const revision: RevisionRecord = {
@@ -139,6 +146,8 @@ export async function recordRevision(
     contentKey: file.contentKey,
     inline: file.inline,
     createdAt: file.updatedAt,
+    changesetId: o.changeset?.id ?? null,
+    message: o.changeset?.message ?? null,
   };
   await tx.insertRevision({ revision });
   const plan = planRevision(o.before, revision, o.project.keepRevisions);

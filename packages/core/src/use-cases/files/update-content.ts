@@ -8,8 +8,8 @@ import { type DeferredBody, deferred } from '../deferred-body.js';
 import { type FileView, toFileView } from '../views.js';
 import { checkWriteConditions, conditionsOf, type RequestConditions } from './conditions.js';
 import { type ExpectedDigest, type StoredContent, storeContent } from './content.js';
-import { recordRevision } from './revisions.js';
 import { findFileOr404, lockActiveProject, withCounterChange } from './shared.js';
+import { reviseFileStep } from './steps.js';
 
 export interface UpdateFileContentInput {
   readonly principal: Principal;
@@ -60,24 +60,10 @@ export async function commitContentVersion(
   ctx: MdStoreContext,
   tx: RecordsTransaction,
   o: { project: ProjectRecord; current: FileRecord; stored: StoredContent; change: 'content' | 'edit' },
-): Promise<{ result: FileView; doomed: BlobIntentRecord[] }> {
+): Promise<{ result: FileView; doomed: readonly BlobIntentRecord[] }> {
   const { project, current, stored } = o;
-  const before = await tx.listRevisionContents({ fileId: current.id });
   const at = notBefore(ctx.clock.now(), notBefore(current.updatedAt, project.updatedAt));
-  const updated: FileRecord = {
-    ...current,
-    contentKey: stored.contentKey,
-    inline: stored.inline,
-    sizeBytes: stored.sizeBytes,
-    sha256: stored.sha256,
-    frontmatterJson: stored.frontmatterJson,
-    revision: current.revision + 1,
-    updatedAt: at,
-  };
-  await tx.updateFile({ file: updated });
-  await tx.indexFile({ file: updated, contentText: stored.searchText });
-  const recorded = await recordRevision(ctx, tx, { project, file: updated, change: o.change, before });
-  const change = { bytes: updated.sizeBytes - current.sizeBytes, historyBytes: recorded.historyDelta };
-  await tx.updateProject({ project: withCounterChange(ctx, project, change, at) });
-  return { result: toFileView(updated, project, ctx.blobs.scheme), doomed: recorded.doomed };
+  const step = await reviseFileStep(ctx, tx, { project, current, change: { stored }, kind: o.change, at });
+  await tx.updateProject({ project: withCounterChange(ctx, project, step.counters, at) });
+  return { result: toFileView(step.file!, project, ctx.blobs.scheme), doomed: step.doomed };
 }

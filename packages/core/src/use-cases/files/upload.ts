@@ -1,6 +1,5 @@
 import { parseSha256Hex } from '../../conditional/index.js';
 import { FilenameTakenError, isRecordConflict, MalformedInputError } from '../../errors.js';
-import type { FileRecord } from '../../model/records.js';
 import type { ByteStream } from '../../ports/blobs.js';
 import { checkUploadFilename, digestMismatch, parseUploadMetadataField } from '../../validation/schemas.js';
 import { loadOwnedProject } from '../access.js';
@@ -9,8 +8,8 @@ import { type MdStoreContext, notBefore } from '../context.js';
 import { type DeferredBody, deferred } from '../deferred-body.js';
 import { type FileView, toFileView } from '../views.js';
 import { storeContent } from './content.js';
-import { recordRevision } from './revisions.js';
 import { lockActiveProject, withCounterChange } from './shared.js';
+import { createFileStep } from './steps.js';
 
 type MaybePromise<T> = T | Promise<T>;
 
@@ -100,31 +99,17 @@ export async function uploadFile(ctx: MdStoreContext, input: UploadFileInput): P
         }
         const locked = await lockActiveProject(tx, input.principal, project.id);
         const at = notBefore(ctx.clock.now(), locked.updatedAt);
-        const file: FileRecord = {
-          id: fileId,
-          projectId: locked.id,
-          filename: part.filename,
-          sizeBytes: stored.sizeBytes,
-          sha256: stored.sha256,
-          metadataJson: metadata === null ? null : JSON.stringify(metadata),
-          frontmatterJson: stored.frontmatterJson,
-          contentKey: stored.contentKey,
-          inline: stored.inline,
-          revision: 1,
-          createdAt: at,
-          updatedAt: at,
-        };
-        await tx.insertFile({ file });
-        await tx.indexFile({ file, contentText: stored.searchText });
-        const recorded = await recordRevision(ctx, tx, {
+        const step = await createFileStep(ctx, tx, {
           project: locked,
-          file,
-          change: 'created',
-          before: [],
+          fileId,
+          filename: part.filename,
+          stored,
+          metadataJson: metadata === null ? null : JSON.stringify(metadata),
+          at,
         });
-        const change = { files: 1, bytes: file.sizeBytes, historyBytes: recorded.historyDelta };
-        await tx.updateProject({ project: withCounterChange(ctx, locked, change, at) });
-        return { result: toFileView(file, locked, ctx.blobs.scheme), doomed: recorded.doomed };
+        await tx.updateProject({ project: withCounterChange(ctx, locked, step.counters, at) });
+        const file = step.file!;
+        return { result: toFileView(file, locked, ctx.blobs.scheme), doomed: step.doomed };
       },
     );
   } catch (error) {

@@ -1,0 +1,141 @@
+import { EditConflictError } from '../../errors.js';
+import type { FileRecord } from '../../model/records.js';
+import type { ChangesetOperationInput } from '../../validation/changesets.js';
+import { parseChangesetEnvelope } from '../../validation/changesets.js';
+import { loadOwnedProject } from '../access.js';
+import type { Principal } from '../authentication.js';
+import type { MdStoreContext } from '../context.js';
+import { type BodyOf, deferred } from '../deferred-body.js';
+import { type FileView, toFileView } from '../views.js';
+import { commitChangeset, prepareContents } from './commit.js';
+import { type ChangesetPlan, type PlannedFile, planChangeset, StalePlan } from './plan.js';
+
+export interface ApplyChangesetInput {
+  readonly principal: Principal;
+  readonly projectId: string;
+  readonly message?: string | null;
+  readonly dryRun?: boolean;
+  /** The operations as a client sends them (JSON shape); each is checked when its turn comes. */
+  readonly operations: readonly ChangesetOperationInput[] | readonly unknown[];
+  readonly signal?: AbortSignal;
+}
+
+/** What an operation left: the file after the changeset, or the name it deleted. */
+export type ChangesetFileResult = FileView | { readonly filename: string; readonly deleted: true };
+
+export interface ChangesetResult {
+  /** null for a dry run (nothing was written). */
+  readonly changesetId: string | null;
+  /** One per operation, in operation order. */
+  readonly files: readonly ChangesetFileResult[];
+  readonly dryRun: boolean;
+}
+
+/** Plans made again at most when files keep changing under a changeset without `if_match`. */
+export const MAX_CHANGESET_ATTEMPTS = 10;
+
+/**
+ * Applies a changeset (extensions §9): the operations in order, each seeing the earlier ones, as ONE
+ * transaction on the records store, all or nothing; the first failing operation decides the answer.
+ * The plan is made outside the transaction (files read, edits applied); the commit checks under the
+ * project lock that the files are still those the plan read, or the changeset is planned again on the
+ * newer files, where `if_match` then fails (of two changesets holding one ETag, exactly one wins).
+ * For the importer (extensions §10) as well as the HTTP route and MCP.
+ */
+export async function applyChangeset(ctx: MdStoreContext, input: ApplyChangesetInput): Promise<ChangesetResult> {
+  const dryRun = input.dryRun ?? false;
+  for (let attempt = 1; attempt <= MAX_CHANGESET_ATTEMPTS; attempt++) {
+    const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+    try {
+      const plan = await planChangeset(ctx, project, {
+        operations: input.operations,
+        dryRun,
+        signal: input.signal,
+      });
+      if (dryRun) return dryRunResult(ctx, plan);
+      const changeset = { id: ctx.ids.uuid(), message: input.message ?? null };
+      const committed = await commitChangeset(ctx, { principal: input.principal, plan, changeset, signal: input.signal });
+      return {
+        changesetId: changeset.id,
+        files: results(plan, (file) => {
+          const record = committed.records.get(file);
+          return record && toFileView(record, committed.project, ctx.blobs.scheme);
+        }),
+        dryRun: false,
+      };
+    } catch (error) {
+      if (!(error instanceof StalePlan)) throw error;
+      // A store may show a commit to its later transactions before its readers see it (SQLite's group
+      // commit): the next plan waits a little, so that it does not read the older files again.
+      await new Promise((resolve) => setTimeout(resolve, Math.min(2 ** attempt, 64)));
+    }
+  }
+  throw new EditConflictError([
+    {
+      loc: ['body', 'operations'],
+      msg: `The files changed ${MAX_CHANGESET_ATTEMPTS} times while the changeset was being applied; send it again`,
+      type: 'concurrent_writes',
+    },
+  ]);
+}
+
+/** `POST /api/projects/{id}/changesets`: the body read once the project is known, then `applyChangeset`. */
+export async function applyChangesetRequest(
+  ctx: MdStoreContext,
+  input: { principal: Principal; projectId: string; body: BodyOf<unknown>; signal?: AbortSignal },
+): Promise<ChangesetResult> {
+  await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const body = deferred<unknown>(input.body);
+  body.check();
+  const request = parseChangesetEnvelope(await body.read());
+  return applyChangeset(ctx, {
+    principal: input.principal,
+    projectId: input.projectId,
+    message: request.message,
+    dryRun: request.dryRun,
+    operations: request.operations,
+    signal: input.signal,
+  });
+}
+
+function results(
+  plan: ChangesetPlan,
+  viewOf: (file: PlannedFile) => FileView | undefined,
+): ChangesetFileResult[] {
+  return plan.touched.map(({ file, filename }) => viewOf(file) ?? { filename, deleted: true as const });
+}
+
+/** A dry run: every file as it would be (size and digest of the new content; ETag and revision unchanged). */
+function dryRunResult(ctx: MdStoreContext, plan: ChangesetPlan): ChangesetResult {
+  const contents = new Map(prepareContents(ctx, plan).map((content) => [content.file, content]));
+  const now = ctx.clock.now();
+  return {
+    changesetId: null,
+    dryRun: true,
+    files: results(plan, (file) => {
+      if (file.deleted) return undefined;
+      const content = contents.get(file);
+      const base: FileRecord = file.origin ?? {
+        id: file.fileId,
+        projectId: plan.project.id,
+        filename: file.filename,
+        sizeBytes: 0,
+        sha256: '',
+        metadataJson: null,
+        frontmatterJson: null,
+        contentKey: '',
+        inline: true,
+        revision: 1,
+        createdAt: now,
+        updatedAt: now,
+      };
+      const record: FileRecord = {
+        ...base,
+        filename: file.filename,
+        metadataJson: file.metadataJson,
+        ...(content && { sizeBytes: content.bytes.byteLength, sha256: content.sha256 }),
+      };
+      return toFileView(record, plan.project, ctx.blobs.scheme);
+    }),
+  };
+}

@@ -1,0 +1,299 @@
+import { evaluatePreconditions, parsePreconditions } from '../../conditional/index.js';
+import {
+  ContentTooLargeError,
+  FilenameTakenError,
+  isMdStoreError,
+  MalformedInputError,
+  mdStoreError,
+  type MdStoreError,
+  OperationFailedError,
+  PreconditionFailedError,
+  PreconditionRequiredError,
+  type ValidationIssue,
+} from '../../errors.js';
+import { applyEditsInTurns } from '../../markdown/edits.js';
+import { newWorkBudget, type WorkBudget } from '../../markdown/work-budget.js';
+import { fileEtag } from '../../model/etags.js';
+import type { FileRecord, ProjectRecord, RevisionChange } from '../../model/records.js';
+import {
+  CHANGESET_LIMITS,
+  type ChangesetOperation,
+  type IfMatchInput,
+  operationLoc,
+  parseOperation,
+} from '../../validation/changesets.js';
+import { issueAt } from '../../validation/issues.js';
+import type { MdStoreContext } from '../context.js';
+import { isMdxFilename, readText } from '../files/parts.js';
+
+/**
+ * The plan of a changeset (extensions §9), made outside any transaction: the operations are judged and
+ * applied in order to a view of the project (the files they name, read from the store once, and the
+ * changes of the earlier operations), so each sees what came before it. What the plan read is kept
+ * (`seen`): the commit checks under the project lock that the store still holds exactly that, or plans
+ * again (`StalePlan`).
+ */
+
+/** One file as the changeset leaves it: an existing file (`origin`) or a new one. */
+export interface PlannedFile {
+  /** The stored file this one is; null for a file the changeset creates. */
+  readonly origin: FileRecord | null;
+  /** The id the file has (a new id for a new file). */
+  readonly fileId: string;
+  filename: string;
+  /** The new content; null when the content stays the origin's. */
+  text: string | null;
+  /** The metadata it ends with (JSON text or null). */
+  metadataJson: string | null;
+  /** The change its one revision records (the strongest of its operations). */
+  kind: RevisionChange;
+  deleted: boolean;
+}
+
+export interface ChangesetPlan {
+  readonly project: ProjectRecord;
+  /** Every file an operation touched, in the order first touched. */
+  readonly files: readonly PlannedFile[];
+  /** The file each operation touched, by operation, and its name at that operation. */
+  readonly touched: readonly { readonly file: PlannedFile; readonly filename: string }[];
+  /** What the plan read of the store, by filename (null: no such file). */
+  readonly seen: ReadonlyMap<string, FileRecord | null>;
+}
+
+/** The store changed between the plan and the commit: plan again. */
+export class StalePlan extends Error {
+  constructor() {
+    super('A file of the changeset changed before it could commit');
+  }
+}
+
+/** Of several changes to one file, the one its revision records. */
+const RANK: Readonly<Record<RevisionChange, number>> = {
+  created: 6,
+  content: 5,
+  edit: 4,
+  restore: 3,
+  copy: 3,
+  metadata: 2,
+  move: 1,
+};
+const stronger = (a: RevisionChange, b: RevisionChange): RevisionChange => (RANK[a] >= RANK[b] ? a : b);
+
+const TYPE_BY_CODE: Readonly<Record<string, string>> = {
+  PRECONDITION_FAILED: 'precondition_failed',
+  PRECONDITION_REQUIRED: 'precondition_required',
+  FILENAME_TAKEN: 'filename_taken',
+  FILE_MISSING: 'file_not_found',
+  CONTENT_TOO_LARGE: 'content_too_large',
+  UNSUPPORTED_EXTENSION: 'unsupported_extension',
+  STORAGE_LIMIT_REACHED: 'storage_limit',
+};
+
+/**
+ * The error of a single operation as the changeset answers it: same code (so same status), its detail
+ * always issues under `["body","operations",index,…]` (an error that had only a message gets one issue
+ * with that message, at `loc`).
+ */
+export function operationFailed(
+  error: MdStoreError,
+  index: number,
+  loc: readonly (string | number)[] = operationLoc(index),
+): OperationFailedError {
+  const issues = (error as { issues?: readonly ValidationIssue[] }).issues;
+  const listed = issues ?? [
+    { loc, msg: error.message, type: TYPE_BY_CODE[error.code] ?? error.code.toLowerCase() },
+  ];
+  return new OperationFailedError(error.code, listed, index, { cause: error });
+}
+
+export interface PlanInput {
+  readonly operations: readonly unknown[];
+  readonly dryRun: boolean;
+  readonly signal?: AbortSignal;
+}
+
+export async function planChangeset(
+  ctx: MdStoreContext,
+  project: ProjectRecord,
+  input: PlanInput,
+): Promise<ChangesetPlan> {
+  const planner = new Planner(ctx, project, input);
+  for (let index = 0; index < input.operations.length; index++) {
+    try {
+      await planner.apply(parseOperation(input.operations[index], index), index);
+    } catch (error) {
+      if (isMdStoreError(error) && !(error instanceof OperationFailedError)) {
+        throw operationFailed(error, index);
+      }
+      throw error;
+    }
+  }
+  return { project, files: planner.files, touched: planner.touched, seen: planner.seen };
+}
+
+class Planner {
+  readonly files: PlannedFile[] = [];
+  readonly touched: { file: PlannedFile; filename: string }[] = [];
+  readonly seen = new Map<string, FileRecord | null>();
+  /** The project as the plan has it so far, by name (null: nothing there now). */
+  readonly #view = new Map<string, PlannedFile | null>();
+  readonly #budget: WorkBudget = newWorkBudget();
+  #contentBytes = 0;
+
+  constructor(
+    private readonly ctx: MdStoreContext,
+    private readonly project: ProjectRecord,
+    private readonly input: PlanInput,
+  ) {}
+
+  async apply(op: ChangesetOperation, index: number): Promise<void> {
+    const loc = operationLoc(index);
+    const file = await this.#lookup(op.filename);
+    if (op.op === 'put') return this.#put(op, file, index);
+    if (!file) throw mdStoreError('FILE_MISSING', { filename: op.filename });
+    this.#checkIfMatch(file, op.ifMatch);
+    this.#touch(file, op.filename);
+    if (op.op === 'delete') {
+      file.deleted = true;
+      this.#view.set(op.filename, null);
+    } else if (op.op === 'move') {
+      if (await this.#lookup(op.to)) throw new FilenameTakenError(op.to);
+      this.#view.set(op.filename, null);
+      this.#view.set(op.to, file);
+      file.filename = op.to;
+      file.kind = stronger(file.kind, 'move');
+      // The answer names the file under its new name.
+      this.touched[this.touched.length - 1] = { file, filename: op.to };
+    } else {
+      const before = file.text ?? (await this.#originText(file.origin!));
+      const after = await applyEditsInTurns(before, op.edits, {
+        mdx: isMdxFilename(file.filename),
+        loc: [...loc, 'edits'],
+        budget: this.#budget,
+        maxBytes: this.ctx.settings.maxFileBytes,
+        work: this.ctx.contentWork,
+        signal: this.input.signal,
+      });
+      this.#checkContent(after, [...loc, 'edits'], false);
+      file.text = after;
+      file.kind = stronger(file.kind, 'edit');
+    }
+  }
+
+  async #put(op: Extract<ChangesetOperation, { op: 'put' }>, file: PlannedFile | null, index: number) {
+    const metadataJson = op.metadata === undefined ? undefined : op.metadata && JSON.stringify(op.metadata);
+    this.#checkContent(op.content, [...operationLoc(index), 'content'], true);
+    if (file) {
+      this.#checkIfMatch(file, op.ifMatch);
+      file.text = op.content;
+      if (metadataJson !== undefined) file.metadataJson = metadataJson;
+      file.kind = stronger(file.kind, file.origin ? 'content' : 'created');
+      this.#touch(file, op.filename);
+      return;
+    }
+    if (op.ifMatch !== undefined && op.ifMatch !== null) throw new PreconditionFailedError(undefined);
+    const created: PlannedFile = {
+      origin: null,
+      fileId: this.ctx.ids.uuid(),
+      filename: op.filename,
+      text: op.content,
+      metadataJson: metadataJson ?? null,
+      kind: 'created',
+      deleted: false,
+    };
+    this.#view.set(op.filename, created);
+    this.#touch(created, op.filename);
+  }
+
+  /** The file under `filename` at this point of the changeset, read from the store the first time. */
+  async #lookup(filename: string): Promise<PlannedFile | null> {
+    const known = this.#view.get(filename);
+    if (known !== undefined) return known;
+    const stored = await this.ctx.records.findFile({ projectId: this.project.id, filename });
+    this.seen.set(filename, stored);
+    const file: PlannedFile | null = stored && {
+      origin: stored,
+      fileId: stored.id,
+      filename,
+      text: null,
+      metadataJson: stored.metadataJson,
+      kind: 'move',
+      deleted: false,
+    };
+    this.#view.set(filename, file);
+    return file;
+  }
+
+  #touch(file: PlannedFile, filename: string): void {
+    if (!this.files.includes(file)) this.files.push(file);
+    this.touched.push({ file, filename });
+  }
+
+  /**
+   * `if_match`: null, the file must not exist (it does: 412); an ETag list or `"*"` is judged against the
+   * stored file the operation's file is (an ETag a client may hold); a file the changeset creates
+   * matches only `"*"`. Without it, a project that requires `If-Match` refuses a write to an existing
+   * file (428), but for a dry run.
+   */
+  #checkIfMatch(file: PlannedFile, ifMatch: IfMatchInput): void {
+    const etag = file.origin ? fileEtag(file.origin) : undefined;
+    if (ifMatch === null) throw new PreconditionFailedError(etag);
+    if (ifMatch === undefined) {
+      if (file.origin && this.project.requireIfMatch && !this.input.dryRun) {
+        throw new PreconditionRequiredError();
+      }
+      return;
+    }
+    const conditions = parsePreconditions({ ifMatch });
+    const state = file.origin
+      ? { etag: fileEtag(file.origin), lastModified: file.origin.updatedAt }
+      : { etag: '"new"', lastModified: 0 };
+    const matches = ifMatch.trim() === '*' || (file.origin !== null && evaluatePreconditions(conditions, state, 'write') === 'proceed');
+    if (!matches) throw new PreconditionFailedError(etag);
+  }
+
+  /** The content rules of a put or an edit's result: not empty (400), not above the size limits (413). */
+  #checkContent(text: string, loc: readonly (string | number)[], counted: boolean): void {
+    const { maxFileBytes } = this.ctx.settings;
+    const bytes = utf8Length(text);
+    if (bytes === 0) throw new MalformedInputError([issueAt(loc, 'contentEmpty')]);
+    if (bytes > maxFileBytes) throw operationFailedAt(new ContentTooLargeError(maxFileBytes), loc);
+    if (!counted) return;
+    this.#contentBytes += bytes;
+    const limit = maxFileBytes * CHANGESET_LIMITS.contentFactor;
+    if (this.#contentBytes > limit) {
+      throw new OperationFailedError(
+        'CONTENT_TOO_LARGE',
+        [{ loc, msg: `Changeset too large: at most ${limit} bytes of content in all`, type: 'content_too_large' }],
+        loc[2] as number,
+      );
+    }
+  }
+
+  async #originText(origin: FileRecord): Promise<string> {
+    const text = await readText(this.ctx, this.project, origin, this.input.signal);
+    // The version was replaced and removed since it was read: the plan starts again on newer files.
+    if (text === null) throw new StalePlan();
+    return text;
+  }
+}
+
+const operationFailedAt = (error: MdStoreError, loc: readonly (string | number)[]) =>
+  operationFailed(error, loc[2] as number, loc);
+
+const encoder = new TextEncoder();
+/** UTF-8 length of a text, without encoding it. */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+export const encodeText = (text: string): Uint8Array => encoder.encode(text);
