@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { portableHashing as nodeCryptoHashing } from '../src/defaults/web-runtime.js';
+import { fileEtag } from '../src/model/etags.js';
 import { entryVerdict, SKIP_REASONS } from '../src/use-cases/import/entries.js';
 import { applyImporter, type ImportedFile, withoutNotionIds } from '../src/use-cases/import/importers.js';
 import { planImport } from '../src/use-cases/import/index.js';
@@ -146,10 +147,13 @@ describe('planImport', () => {
     return hash.digestHex();
   };
   const stored = new Map([
-    ['same.md', { filename: 'same.md', sha256: sha('same'), metadataJson: '{"a":1,"b":[2]}' }],
-    ['meta.md', { filename: 'meta.md', sha256: sha('meta'), metadataJson: '{"a":1}' }],
-    ['text.md', { filename: 'text.md', sha256: sha('old'), metadataJson: null }],
-    ['gone.md', { filename: 'gone.md', sha256: sha('gone'), metadataJson: null }],
+    [
+      'same.md',
+      { id: 'i1', revision: 1, filename: 'same.md', sha256: sha('same'), metadataJson: '{"a":1,"b":[2]}' },
+    ],
+    ['meta.md', { id: 'i2', revision: 2, filename: 'meta.md', sha256: sha('meta'), metadataJson: '{"a":1}' }],
+    ['text.md', { id: 'i3', revision: 1, filename: 'text.md', sha256: sha('old'), metadataJson: null }],
+    ['gone.md', { id: 'i4', revision: 7, filename: 'gone.md', sha256: sha('gone'), metadataJson: null }],
   ]);
   const files: ImportedFile[] = [
     { filename: 'same.md', text: 'same', metadata: { b: [2], a: 1 } },
@@ -173,11 +177,20 @@ describe('planImport', () => {
     ]);
     // No metadata in the archive: the stored metadata stays.
     expect(plan.operations.find((op) => op.filename === 'text.md')).toMatchObject({ metadata: null });
+    // Each put is pinned to the file compared: its ETag, or null for a new one.
+    expect(plan.operations.find((op) => op.filename === 'new.md')).toMatchObject({ ifMatch: null });
+    expect(plan.operations.find((op) => op.filename === 'meta.md')).toMatchObject({
+      ifMatch: fileEtag({ id: 'i2', revision: 2 }),
+    });
   });
 
   it('replace: files the archive lacks are deleted', () => {
     const plan = planImport(ctx, files, stored, 'replace');
     expect(plan.answer.deleted).toEqual(['gone.md']);
-    expect(plan.operations.at(-1)).toEqual({ op: 'delete', filename: 'gone.md' });
+    expect(plan.operations.at(-1)).toEqual({
+      op: 'delete',
+      filename: 'gone.md',
+      ifMatch: fileEtag({ id: 'i4', revision: 7 }),
+    });
   });
 });

@@ -159,6 +159,20 @@ describe('import (extensions §10)', () => {
     expect(files['a.md']?.metadata).toEqual({ v: 1 });
     expect(await textOf(h, apiKey, id, 'a.md')).toBe('A2');
     expect(files['keep.md']?.revision).toBe(1);
+    // One changeset: each touched file has one new revision carrying its id and the message.
+    for (const [name, revision] of [
+      ['a.md', 2],
+      ['b.md', 2],
+      ['c.md', 1],
+    ] as const) {
+      const response = await h.fetch(`/api/projects/${id}/files/${name}/revisions`, { key: apiKey });
+      const { revisions } = (await response.json()) as { revisions: Array<Record<string, unknown>> };
+      expect(revisions[0], name).toMatchObject({
+        revision,
+        changeset_id: answer.changeset_id,
+        message: 'import',
+      });
+    }
   });
 
   test('replace (admin) deletes the files the archive lacks; a write key is 403 and nothing changes', async (h) => {
@@ -221,6 +235,7 @@ describe('import (extensions §10)', () => {
       { name: 'ok.md', data: '# second' },
       { name: 'big.md', data: 'b'.repeat(2000) },
       { name: 'latin.md', data: Buffer.from([0xff, 0xfe, 0x41]) },
+      { name: 'empty.md', data: '' },
     ]);
     const answer = await imported(h, apiKey, id, zip);
     expect(answer.created).toEqual(['ok.md']);
@@ -235,6 +250,7 @@ describe('import (extensions §10)', () => {
       'ok.md',
       'big.md',
       'latin.md',
+      'empty.md',
     ]);
     expect(answer.skipped.map((s) => s.reason)).toEqual([
       'dot folder or dot file',
@@ -247,6 +263,7 @@ describe('import (extensions §10)', () => {
       'duplicate name',
       'over the size limit',
       'not UTF-8 text',
+      'empty file',
     ]);
     expect(await textOf(h, apiKey, id, 'ok.md')).toBe('# ok');
   });
@@ -321,6 +338,27 @@ describe('import (extensions §10)', () => {
       'too_many_entries',
     );
     expect(await filesOf(h, apiKey, id)).toEqual({});
+  });
+});
+
+describe('import: all or nothing', () => {
+  const capped = serverTest({ settings: { maxProjectBytes: 2500 } });
+
+  capped('an import that cannot be applied whole (storage limit) changes nothing', async (h) => {
+    const { apiKey } = await h.account();
+    const { id } = await h.createProject(apiKey, 'whole');
+    await h.uploadFile(apiKey, id, 'a.md', 'old');
+    const zip = craftZip([
+      { name: 'a.md', data: 'a'.repeat(900) },
+      { name: 'b.md', data: 'b'.repeat(900) },
+      { name: 'c.md', data: 'c'.repeat(900) },
+    ]);
+    const refused = await post(h, apiKey, id, zip);
+    expect(refused.status).toBe(413);
+    const files = await filesOf(h, apiKey, id);
+    expect(Object.keys(files)).toEqual(['a.md']);
+    expect(files['a.md']?.revision).toBe(1);
+    expect(await textOf(h, apiKey, id, 'a.md')).toBe('old');
   });
 });
 

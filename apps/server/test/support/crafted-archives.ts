@@ -95,7 +95,7 @@ export interface CraftedTarEntry {
 export async function craftTarGz(entries: readonly CraftedTarEntry[]): Promise<Buffer> {
   const packer = pack();
   const chunks: Buffer[] = [];
-  packer.on('data', (chunk: Buffer) => chunks.push(chunk));
+  packer.on('data', (chunk: unknown) => chunks.push(chunk as Buffer));
   const ended = new Promise<void>((resolve, reject) => {
     packer.on('end', resolve);
     packer.on('error', reject);
@@ -103,15 +103,13 @@ export async function craftTarGz(entries: readonly CraftedTarEntry[]): Promise<B
   for (const entry of entries) {
     const data = Buffer.from(entry.data ?? '');
     const type = entry.type ?? 'file';
-    packer.entry(
-      {
-        name: entry.name,
-        type,
-        size: type === 'file' ? data.length : 0,
-        ...(entry.linkname && { linkname: entry.linkname }),
-      },
-      type === 'file' ? data : undefined,
-    );
+    const header = {
+      name: entry.name,
+      type,
+      size: type === 'file' ? data.length : 0,
+      ...(entry.linkname && { linkname: entry.linkname }),
+    };
+    packer.entry(header, type === 'file' ? data : Buffer.alloc(0));
   }
   packer.finalize();
   await ended;

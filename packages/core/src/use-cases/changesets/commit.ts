@@ -77,7 +77,11 @@ export async function commitChangeset(
   const commit = async (tx: RecordsTransaction, stored: ReadonlyMap<PlannedFile, StoredContent>) => {
     for (const content of contents) {
       if (content.inline) {
-        await tx.insertInlineContent({ projectId: project.id, contentKey: content.contentKey, bytes: content.bytes });
+        await tx.insertInlineContent({
+          projectId: project.id,
+          contentKey: content.contentKey,
+          bytes: content.bytes,
+        });
       }
     }
     return applyPlan(ctx, tx, { ...o, stored });
@@ -155,12 +159,16 @@ async function applyPlan(
   // Deletes first (they free names), then the changed files (renames ordered so that no two files ever
   // hold one name), then the new files.
   for (const file of existing.filter((f) => f.deleted)) {
-    steps.push(await deleteFileStep(ctx, tx, { project: locked, file: current.get(file.fileId)!, at, changeset }));
+    steps.push(
+      await deleteFileStep(ctx, tx, { project: locked, file: current.get(file.fileId)!, at, changeset }),
+    );
   }
   const pending = existing.filter((f) => !f.deleted);
   while (pending.length > 0) {
     const holders = new Set(pending.map((f) => current.get(f.fileId)!.filename));
-    let index = pending.findIndex((f) => f.filename === current.get(f.fileId)!.filename || !holders.has(f.filename));
+    const index = pending.findIndex(
+      (f) => f.filename === current.get(f.fileId)!.filename || !holders.has(f.filename),
+    );
     if (index < 0) {
       // A cycle of renames (a swap): one file steps aside under a name no file can have.
       const aside = pending[0]!;

@@ -1,14 +1,12 @@
 import type { JsonObject } from '../../validation/schemas.js';
 import type { Principal } from '../authentication.js';
+import { applyChangeset } from '../changesets/index.js';
 import type { MdStoreContext } from '../context.js';
-import { deleteFile } from '../files/delete.js';
-import { updateFileContent } from '../files/update-content.js';
-import { updateFileMetadata } from '../files/update-metadata.js';
-import { uploadFile } from '../files/upload.js';
 
 /**
  * The operations an import applies: the `put` and `delete` of a changeset (extensions §9), with the
- * content as UTF-8 text and the metadata the file must end with.
+ * content as UTF-8 text, the metadata the file must end with, and the `if_match` that pins the file the
+ * import compared against (its ETag then, or null: it did not exist).
  */
 export type ImportOperation =
   | {
@@ -16,72 +14,57 @@ export type ImportOperation =
       readonly filename: string;
       readonly content: string;
       readonly metadata: JsonObject | null;
-      /** The SHA-256 of `content` (known already: the import compared it). */
-      readonly sha256: string;
+      readonly ifMatch: string | null;
     }
-  | { readonly op: 'delete'; readonly filename: string };
+  | { readonly op: 'delete'; readonly filename: string; readonly ifMatch: string };
 
 export interface ImportApplyInput {
   readonly principal: Principal;
   readonly projectId: string;
   readonly message: string;
+  readonly dryRun: boolean;
   readonly operations: readonly ImportOperation[];
   readonly signal?: AbortSignal;
 }
 
-/**
- * What applies an import's operations. Meant to be the changeset use case (`applyChangeset`, extensions
- * §9: every operation in one transaction, each file one revision carrying the changeset's id and
- * message); wiring it is the one edit of `IMPORT_APPLIER` below.
- */
+/** What applies an import's operations; `changesetId` is null for a dry run. */
 export interface ImportApplier {
-  apply(ctx: MdStoreContext, input: ImportApplyInput): Promise<{ readonly changesetId: string }>;
+  apply(ctx: MdStoreContext, input: ImportApplyInput): Promise<{ readonly changesetId: string | null }>;
 }
 
 /**
- * INTERIM, until the changesets branch is merged: the operations applied one by one with the single-file
- * use cases (each one whole, with their intents and compensation), NOT as one transaction: a crash or a
- * failure midway leaves the operations before it applied. The id names the import in the answer only.
+ * The import as ONE changeset (extensions §9, §10): every operation in one transaction, all or nothing
+ * (after a crash too), each touched file one revision carrying the changeset's id and message. Its
+ * content limit is the import's (`maxImportBytes`), not a changeset request's. Each operation's
+ * `if_match` makes a file changed since the import compared it fail the import (412), not be overwritten.
  */
-export const sequentialApplier: ImportApplier = {
+export const changesetApplier: ImportApplier = {
   async apply(ctx, input) {
-    const { principal, projectId, signal } = input;
-    for (const operation of input.operations) {
-      signal?.throwIfAborted();
-      const filename = operation.filename;
-      if (operation.op === 'delete') {
-        await deleteFile(ctx, { principal, projectId, filename });
-        continue;
-      }
-      const bytes = new TextEncoder().encode(operation.content);
-      const existing = await ctx.records.findFile({ projectId, filename });
-      if (existing === null) {
-        const metadata = operation.metadata === null ? undefined : JSON.stringify(operation.metadata);
-        await uploadFile(ctx, { principal, projectId, filename, content: once(bytes), metadata, signal });
-        continue;
-      }
-      if (existing.sha256 !== operation.sha256) {
-        await updateFileContent(ctx, { principal, projectId, filename, content: once(bytes), signal });
-      }
-      if (!sameJson(existing.metadataJson, operation.metadata)) {
-        await updateFileMetadata(ctx, {
-          principal,
-          projectId,
-          filename,
-          body: { metadata: operation.metadata },
-        });
-      }
-    }
-    return { changesetId: ctx.ids.uuid() };
+    const result = await applyChangeset(ctx, {
+      principal: input.principal,
+      projectId: input.projectId,
+      message: input.message,
+      dryRun: input.dryRun,
+      maxContentBytes: ctx.settings.maxImportBytes,
+      operations: input.operations.map((operation) =>
+        operation.op === 'put'
+          ? {
+              op: 'put',
+              filename: operation.filename,
+              content: operation.content,
+              metadata: operation.metadata,
+              if_match: operation.ifMatch,
+            }
+          : { op: 'delete', filename: operation.filename, if_match: operation.ifMatch },
+      ),
+      ...(input.signal && { signal: input.signal }),
+    });
+    return { changesetId: result.changesetId };
   },
 };
 
-/** The applier imports use: the one line to change when `applyChangeset` is merged. */
-export const IMPORT_APPLIER: ImportApplier = sequentialApplier;
-
-async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
-  yield bytes;
-}
+/** The applier imports use. */
+export const IMPORT_APPLIER: ImportApplier = changesetApplier;
 
 /** Whether stored metadata (JSON text or null) equals `metadata`, key order aside. */
 export function sameJson(storedJson: string | null, metadata: JsonObject | null): boolean {

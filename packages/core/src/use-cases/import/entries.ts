@@ -47,6 +47,7 @@ export const SKIP_REASONS = {
   duplicate: 'duplicate name',
   tooLarge: 'over the size limit',
   notText: 'not UTF-8 text',
+  empty: 'empty file',
 } as const;
 
 const skip = (reason: string): EntryVerdict => ({ take: 'skip', reason });

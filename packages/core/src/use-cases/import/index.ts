@@ -1,3 +1,4 @@
+import { fileEtag } from '../../model/etags.js';
 import type { FileRecord } from '../../model/records.js';
 import type { JsonObject } from '../../validation/schemas.js';
 import { assertRole, loadOwnedProject } from '../access.js';
@@ -10,7 +11,7 @@ import { applyImporter, type ImportedFile, type Importer } from './importers.js'
 import { readImportArchive } from './read.js';
 
 export type { ImportApplier, ImportApplyInput, ImportOperation } from './applier.js';
-export { canonical, IMPORT_APPLIER, sequentialApplier } from './applier.js';
+export { canonical, changesetApplier, IMPORT_APPLIER } from './applier.js';
 export * from './entries.js';
 export * from './importers.js';
 export { IMPORT_LIMITS, MANIFEST_NAME } from './limits.js';
@@ -67,20 +68,22 @@ export async function importProject(ctx: MdStoreContext, input: ImportProjectInp
   }
   const stored = await storedFiles(ctx, project.id);
   const plan = planImport(ctx, files, stored, mode);
-  const changed = plan.operations.length > 0 && input.dryRun !== true;
-  const applied = changed
-    ? await IMPORT_APPLIER.apply(ctx, {
-        principal: input.principal,
-        projectId: project.id,
-        message: input.message ?? 'import',
-        operations: plan.operations,
-        ...(input.signal && { signal: input.signal }),
-      })
-    : null;
+  // A dry run goes through the changeset too, so that it fails where the import would (storage, 428…).
+  const applied =
+    plan.operations.length > 0
+      ? await IMPORT_APPLIER.apply(ctx, {
+          principal: input.principal,
+          projectId: project.id,
+          message: input.message ?? 'import',
+          dryRun: input.dryRun === true,
+          operations: plan.operations,
+          ...(input.signal && { signal: input.signal }),
+        })
+      : null;
   return { changesetId: applied?.changesetId ?? null, ...plan.answer, skipped };
 }
 
-type StoredFile = Pick<FileRecord, 'filename' | 'sha256' | 'metadataJson'>;
+type StoredFile = Pick<FileRecord, 'id' | 'revision' | 'filename' | 'sha256' | 'metadataJson'>;
 
 /** Every file of the project, page by page (the facts the comparison needs, no content). */
 async function storedFiles(ctx: MdStoreContext, projectId: string): Promise<Map<string, StoredFile>> {
@@ -136,13 +139,14 @@ export function planImport(
       continue;
     }
     (existing ? answer.updated : answer.created).push(file.filename);
-    operations.push({ op: 'put', filename: file.filename, content: file.text, metadata, sha256 });
+    const ifMatch = existing ? fileEtag(existing) : null;
+    operations.push({ op: 'put', filename: file.filename, content: file.text, metadata, ifMatch });
   }
   if (mode === 'replace') {
-    for (const filename of [...stored.keys()].sort(byCodePoint)) {
+    for (const [filename, existing] of [...stored].sort(([a], [b]) => byCodePoint(a, b))) {
       if (present.has(filename)) continue;
       answer.deleted.push(filename);
-      operations.push({ op: 'delete', filename });
+      operations.push({ op: 'delete', filename, ifMatch: fileEtag(existing) });
     }
   }
   return { operations, answer };

@@ -49,8 +49,8 @@ export async function readImportArchive(ctx: MdStoreContext, archive: ImportArch
       continue;
     }
     const text = utf8Text(await entry.read());
-    if (text === undefined) {
-      skipped.push({ name: entry.name, reason: SKIP_REASONS.notText });
+    if (text === undefined || text === '') {
+      skipped.push({ name: entry.name, reason: text === '' ? SKIP_REASONS.empty : SKIP_REASONS.notText });
       continue;
     }
     seen.add(verdict.filename);
