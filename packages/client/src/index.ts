@@ -10,6 +10,7 @@ export type {
   KeyCreate,
   KeyCreated,
 } from './access.js';
+export type { ChangesetOperation, ChangesetRequest, ChangesetResult, ChangesetsApi } from './changesets.js';
 export { createClient, MdStoreClient } from './client.js';
 export type { ReadPreconditions, WritePreconditions } from './conditions.js';
 export type { ContentInput } from './content.js';
@@ -31,10 +32,13 @@ export type {
   UploadOptions,
 } from './files.js';
 export type { components, operations, paths } from './generated/openapi.js';
-export type { ChangesetOperation, ChangesetRequest, ChangesetResult, ChangesetsApi } from './changesets.js';
 export type { HistoryApi, Revision, RevisionList } from './history.js';
 export type {
   ExportFormat,
+  Importer,
+  ImportMode,
+  ImportOptions,
+  ImportResult,
   PageOptions,
   Project,
   ProjectCreate,

@@ -863,6 +863,23 @@ export interface components {
             /** @description The file each operation touched, after the change, in operation order. */
             files: (components["schemas"]["File"] | components["schemas"]["ChangesetDeleted"])[];
         };
+        ImportResult: {
+            /** @description The changeset that applied the import; null for a dry run or when nothing changed. */
+            changeset_id: string | null;
+            /** @description Files the import created. */
+            created: string[];
+            /** @description Files whose content or metadata it replaced (one new revision each). */
+            updated: string[];
+            /** @description Files whose content and metadata were already the same (no new revision). */
+            unchanged: string[];
+            /** @description With `mode=replace`: files the archive lacks, deleted. */
+            deleted: string[];
+            /** @description Entries of the archive that did not become files, with the reason. */
+            skipped: {
+                name: string;
+                reason: string;
+            }[];
+        };
         SearchRequest: {
             /** @description Words (all must occur), "phrases", -exclusions, prefix*, a OR b; at most 1 000 code points, 32 words. */
             query?: string | null;
@@ -5598,23 +5615,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description The changeset that applied the import; null for a dry run or when nothing changed. */
-                        changeset_id: string | null;
-                        /** @description Files the import created. */
-                        created: string[];
-                        /** @description Files whose content or metadata it replaced (one new revision each). */
-                        updated: string[];
-                        /** @description Files whose content and metadata were already the same (no new revision). */
-                        unchanged: string[];
-                        /** @description With `mode=replace`: files the archive lacks, deleted. */
-                        deleted: string[];
-                        /** @description Entries of the archive that did not become files, with the reason. */
-                        skipped: {
-                            name: string;
-                            reason: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["ImportResult"];
                 };
             };
             /** @description Malformed request */

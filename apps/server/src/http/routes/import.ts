@@ -11,6 +11,7 @@ import * as v from 'valibot';
 import { IMPORT_MEDIA_TYPES, isImportMediaType, readImportBody } from '../../archive/read/index.js';
 import { errors, json } from '../api/answers.js';
 import { defineRoute } from '../api/route.js';
+import { ImportResult as ImportAnswer } from '../api/schemas.js';
 import { principalOf } from '../auth.js';
 import { mediaTypeOf, sendContinue } from '../body.js';
 import { HttpError } from '../errors.js';
@@ -19,23 +20,6 @@ import { projectIdOf, signalOf } from './context.js';
 
 const MEDIA_TYPES = Object.keys(IMPORT_MEDIA_TYPES) as Array<keyof typeof IMPORT_MEDIA_TYPES>;
 const BOOLEAN = v.picklist(['true', 'false']);
-
-const Filenames = (what: string) => v.pipe(v.array(v.string()), v.description(what));
-
-export const ImportAnswer = v.object({
-  changeset_id: v.pipe(
-    v.nullable(v.string()),
-    v.description('The changeset that applied the import; null for a dry run or when nothing changed.'),
-  ),
-  created: Filenames('Files the import created.'),
-  updated: Filenames('Files whose content or metadata it replaced (one new revision each).'),
-  unchanged: Filenames('Files whose content and metadata were already the same (no new revision).'),
-  deleted: Filenames('With `mode=replace`: files the archive lacks, deleted.'),
-  skipped: v.pipe(
-    v.array(v.object({ name: v.string(), reason: v.string() })),
-    v.description('Entries of the archive that did not become files, with the reason.'),
-  ),
-});
 
 const importJson = (result: ImportResult) => ({
   changeset_id: result.changesetId,
