@@ -81,7 +81,9 @@ describe('mdstore import', () => {
     expect(await contentOf(projectId, 'Daily/2026-11-27.md')).toContain(
       '[[Projects/Alpha|Alpha]] ![[diagram.png]]',
     );
-    const listed = (await client.files.list(projectId)).files.find((f) => f.filename === 'Daily/2026-11-27.md');
+    const listed = (await client.files.list(projectId)).files.find(
+      (f) => f.filename === 'Daily/2026-11-27.md',
+    );
     expect(listed?.frontmatter).toEqual({ tags: ['daily'] });
   });
 
