@@ -13,6 +13,7 @@ import { exportScenarios } from './scenarios/export.js';
 import { findingScenarios } from './scenarios/finding.js';
 import { growthScenarios } from './scenarios/growth.js';
 import { historyScenarios } from './scenarios/history.js';
+import { importScenarios } from './scenarios/import.js';
 import { inlineScenario } from './scenarios/inline.js';
 import { memoryScenarios } from './scenarios/memory.js';
 import { metadataScenarios } from './scenarios/metadata.js';
@@ -31,6 +32,7 @@ const SCENARIOS: readonly Scenario[] = [
   ...searchScenarios,
   ...findingScenarios,
   ...exportScenarios,
+  ...importScenarios,
   stallScenario,
   ...auditScenarios,
 ];
