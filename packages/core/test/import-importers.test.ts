@@ -35,7 +35,7 @@ describe('entry rules', () => {
     expect(entryVerdict(name, kind)).toEqual(verdict);
   });
 
-  it('holds Markdown names to the filename rules, with their message as the reason', () => {
+  it('holds Markdown names to the filename rules, with their message as the reason', async () => {
     const verdict = entryVerdict('a//b.md', 'file');
     expect(verdict.take).toBe('skip');
     expect((verdict as { reason: string }).reason).toMatch(/^breaks the filename rules: /);
@@ -65,8 +65,8 @@ describe('notion', () => {
     ),
   ];
 
-  it('cleans names of the id suffixes, folders included', () => {
-    expect(names(applyImporter('notion', exported))).toEqual([
+  it('cleans names of the id suffixes, folders included', async () => {
+    expect(names(await applyImporter('notion', exported))).toEqual([
       'Team Wiki.md',
       'Team Wiki/Onboarding.md',
       'Team Wiki/FAQ (draft).md',
@@ -75,8 +75,8 @@ describe('notion', () => {
     expect(withoutNotionIds(`no-space${ID1}.md`)).toBe(`no-space${ID1}.md`);
   });
 
-  it('rewrites links between the pages to the cleaned names, percent-encoded, anchors kept', () => {
-    const cleaned = applyImporter('notion', exported);
+  it('rewrites links between the pages to the cleaned names, percent-encoded, anchors kept', async () => {
+    const cleaned = await applyImporter('notion', exported);
     expect(textOf(cleaned, 'Team Wiki.md')).toBe(
       '# Team Wiki\n\nSee [Onboarding](Team%20Wiki/Onboarding.md) and ' +
         '[the FAQ](Team%20Wiki/FAQ%20%28draft%29.md#top).\n\n' +
@@ -89,9 +89,9 @@ describe('notion', () => {
     );
   });
 
-  it('keeps the suffix of a page whose clean name another page already took', () => {
+  it('keeps the suffix of a page whose clean name another page already took', async () => {
     const twins = [file(`Notes ${ID1}.md`, 'a'), file(`Notes ${ID2}.md`, `[a](Notes%20${ID1}.md)`)];
-    const cleaned = applyImporter('notion', twins);
+    const cleaned = await applyImporter('notion', twins);
     expect(names(cleaned)).toEqual(['Notes.md', `Notes ${ID2}.md`]);
     expect(textOf(cleaned, `Notes ${ID2}.md`)).toBe('[a](Notes.md)');
   });
@@ -106,8 +106,8 @@ describe('gitbook', () => {
     file('guides/setup.md', '# Setup\n\n[Guides](./#top) [site](https://gitbook.com/)\n'),
   ];
 
-  it('keeps every page at its path and turns links to a folder into links to its README.md', () => {
-    const out = applyImporter('gitbook', book);
+  it('keeps every page at its path and turns links to a folder into links to its README.md', async () => {
+    const out = await applyImporter('gitbook', book);
     expect(names(out)).toEqual(names(book));
     expect(textOf(out, 'SUMMARY.md')).toBe(
       '* [Intro](README.md)\n* [Guides](guides/README.md)\n  * [Setup](guides/setup.md)\n',
@@ -120,18 +120,18 @@ describe('gitbook', () => {
 });
 
 describe('obsidian and plain', () => {
-  it('take the files as they are: front matter, wiki links and embeds verbatim', () => {
+  it('take the files as they are: front matter, wiki links and embeds verbatim', async () => {
     const vault = [
       file('Daily/2026-11-27.md', '---\ntags: [daily]\n---\n[[Projects/Alpha|Alpha]] ![[diagram.png]]\n'),
       file('Projects/Alpha.md', '# Alpha\n[[2026-11-27#Morning]]\n'),
     ];
-    expect(applyImporter('obsidian', vault)).toEqual(vault);
-    expect(applyImporter('plain', vault)).toEqual(vault);
+    expect(await applyImporter('obsidian', vault)).toEqual(vault);
+    expect(await applyImporter('plain', vault)).toEqual(vault);
   });
 });
 
 describe('links', () => {
-  it('leave code spans and fenced blocks alone', () => {
+  it('leave code spans and fenced blocks alone', async () => {
     const text = 'a `[x](y.md)` [x](y.md)\n~~~\n[x](y.md)\n~~~\n[x](y.md)';
     expect(rewriteLinkDestinations(text, () => 'z.md')).toBe(
       'a `[x](y.md)` [x](z.md)\n~~~\n[x](y.md)\n~~~\n[x](z.md)',
@@ -162,8 +162,8 @@ describe('planImport', () => {
     { filename: 'new.md', text: 'fresh' },
   ];
 
-  it('merge: equal content and metadata (key order aside) is unchanged; the rest is put', () => {
-    const plan = planImport(ctx, files, stored, 'merge');
+  it('merge: equal content and metadata (key order aside) is unchanged; the rest is put', async () => {
+    const plan = await planImport(ctx, files, stored, 'merge');
     expect(plan.answer).toEqual({
       created: ['new.md'],
       updated: ['meta.md', 'text.md'],
@@ -184,8 +184,8 @@ describe('planImport', () => {
     });
   });
 
-  it('replace: files the archive lacks are deleted', () => {
-    const plan = planImport(ctx, files, stored, 'replace');
+  it('replace: files the archive lacks are deleted', async () => {
+    const plan = await planImport(ctx, files, stored, 'replace');
     expect(plan.answer.deleted).toEqual(['gone.md']);
     expect(plan.operations.at(-1)).toEqual({
       op: 'delete',

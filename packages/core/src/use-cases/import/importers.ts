@@ -9,6 +9,7 @@ import {
   rewriteLinkDestinations,
   splitAnchor,
 } from './links.js';
+import { Turns } from './turns.js';
 
 /**
  * The importers (extensions §10): what an import does to the Markdown files of an archive before they
@@ -35,16 +36,28 @@ export interface ImportedFile {
   readonly metadata?: JsonObject | null;
 }
 
-/** Applies `importer` to the files (pure: the same files in, the same files out, in the same order). */
-export function applyImporter(importer: Importer, files: readonly ImportedFile[]): ImportedFile[] {
-  switch (importer) {
-    case 'notion':
-      return cleanNotion(files);
-    case 'gitbook':
-      return linkFolderReadmes(files);
-    default:
-      return [...files];
+/**
+ * Applies `importer` to the files (pure: the same files in, the same files out, in the same order), with
+ * a turn of the event loop after every megabyte or so of text rewritten.
+ */
+export async function applyImporter(
+  importer: Importer,
+  files: readonly ImportedFile[],
+): Promise<ImportedFile[]> {
+  const rewrite =
+    importer === 'notion'
+      ? notionRewriter(files)
+      : importer === 'gitbook'
+        ? readmeRewriter(files)
+        : undefined;
+  if (rewrite === undefined) return [...files];
+  const turns = new Turns();
+  const out: ImportedFile[] = [];
+  for (const file of files) {
+    out.push(rewrite(file));
+    await turns.after(file.text.length);
   }
+  return out;
 }
 
 const NOTION_ID = / [0-9a-f]{32}(?=(\.mdx?)?$)/i;
@@ -61,7 +74,7 @@ export const withoutNotionIds = (filename: string): string =>
  * (two pages of one title in one folder), in which case it keeps its own; then every relative link to
  * a renamed file is rewritten from the file's new folder, keeping its `#anchor`.
  */
-function cleanNotion(files: readonly ImportedFile[]): ImportedFile[] {
+function notionRewriter(files: readonly ImportedFile[]): (file: ImportedFile) => ImportedFile {
   const renamed = new Map<string, string>();
   const taken = new Set<string>();
   for (const file of files) {
@@ -70,7 +83,7 @@ function cleanNotion(files: readonly ImportedFile[]): ImportedFile[] {
     taken.add(name);
     renamed.set(file.filename, name);
   }
-  return files.map((file) => {
+  return (file) => {
     const filename = renamed.get(file.filename) as string;
     const fromOld = folderOf(file.filename);
     const fromNew = folderOf(filename);
@@ -85,13 +98,13 @@ function cleanNotion(files: readonly ImportedFile[]): ImportedFile[] {
       return encodePath(relativePath(fromNew, to)) + anchor;
     });
     return { ...file, filename, text };
-  });
+  };
 }
 
 /** GitBook: `[x](guides/)` or `[x](guides)` → `[x](guides/README.md)` when that file is in the archive. */
-function linkFolderReadmes(files: readonly ImportedFile[]): ImportedFile[] {
+function readmeRewriter(files: readonly ImportedFile[]): (file: ImportedFile) => ImportedFile {
   const names = new Set(files.map((file) => file.filename));
-  return files.map((file) => {
+  return (file) => {
     const from = folderOf(file.filename);
     const text = rewriteLinkDestinations(file.text, (dest) => {
       if (!isRelativePath(dest)) return undefined;
@@ -105,5 +118,5 @@ function linkFolderReadmes(files: readonly ImportedFile[]): ImportedFile[] {
       return `${path.replace(/\/?$/, '/')}README.md${anchor}`;
     });
     return { ...file, text };
-  });
+  };
 }

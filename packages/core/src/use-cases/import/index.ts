@@ -9,6 +9,7 @@ import { IMPORT_APPLIER, type ImportOperation, sameJson } from './applier.js';
 import { filenameProblem, type ImportArchive, type SkippedEntry } from './entries.js';
 import { applyImporter, type ImportedFile, type Importer } from './importers.js';
 import { readImportArchive } from './read.js';
+import { Turns } from './turns.js';
 
 export type { ImportApplier, ImportApplyInput, ImportOperation } from './applier.js';
 export { canonical, changesetApplier, IMPORT_APPLIER } from './applier.js';
@@ -61,13 +62,13 @@ export async function importProject(ctx: MdStoreContext, input: ImportProjectInp
   const read = await readImportArchive(ctx, await body.read());
   const skipped = [...read.skipped];
   const files: ImportedFile[] = [];
-  for (const file of applyImporter(input.importer ?? 'plain', read.files)) {
+  for (const file of await applyImporter(input.importer ?? 'plain', read.files)) {
     const problem = filenameProblem(file.filename);
     if (problem === undefined) files.push(file);
     else skipped.push({ name: file.filename, reason: problem });
   }
   const stored = await storedFiles(ctx, project.id);
-  const plan = planImport(ctx, files, stored, mode);
+  const plan = await planImport(ctx, files, stored, mode);
   // A dry run goes through the changeset too, so that it fails where the import would (storage, 428…).
   const applied =
     plan.operations.length > 0
@@ -108,12 +109,13 @@ async function storedFiles(ctx: MdStoreContext, projectId: string): Promise<Map<
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** What the import changes: an operation per created, updated or deleted file, and the answer's lists. */
-export function planImport(
+export async function planImport(
   ctx: Pick<MdStoreContext, 'hashing'>,
   files: readonly ImportedFile[],
   stored: ReadonlyMap<string, StoredFile>,
   mode: ImportMode,
-): { operations: ImportOperation[]; answer: Omit<ImportResult, 'changesetId' | 'skipped'> } {
+): Promise<{ operations: ImportOperation[]; answer: Omit<ImportResult, 'changesetId' | 'skipped'> }> {
+  const turns = new Turns();
   const operations: ImportOperation[] = [];
   const answer = {
     created: [] as string[],
@@ -127,6 +129,7 @@ export function planImport(
     const hash = ctx.hashing.sha256();
     hash.update(new TextEncoder().encode(file.text));
     const sha256 = hash.digestHex();
+    await turns.after(file.text.length);
     const existing = stored.get(file.filename);
     const metadata: JsonObject | null =
       file.metadata !== undefined

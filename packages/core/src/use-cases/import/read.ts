@@ -5,6 +5,7 @@ import type { MdStoreContext } from '../context.js';
 import { entryVerdict, type ImportArchive, SKIP_REASONS, type SkippedEntry, utf8Text } from './entries.js';
 import type { ImportedFile } from './importers.js';
 import { IMPORT_LIMITS } from './limits.js';
+import { Turns } from './turns.js';
 
 /** The Markdown files of an archive, with the metadata its manifest gives them, and what was skipped. */
 export interface ReadArchive {
@@ -28,6 +29,7 @@ export async function readImportArchive(ctx: MdStoreContext, archive: ImportArch
   const skipped: SkippedEntry[] = [];
   const seen = new Set<string>();
   let manifestBytes: Uint8Array | undefined;
+  const turns = new Turns();
   for await (const entry of archive) {
     const verdict = entryVerdict(entry.name, entry.kind);
     if (verdict.take === 'manifest') {
@@ -48,7 +50,9 @@ export async function readImportArchive(ctx: MdStoreContext, archive: ImportArch
       skipped.push({ name: entry.name, reason });
       continue;
     }
-    const text = utf8Text(await entry.read());
+    const bytes = await entry.read();
+    const text = utf8Text(bytes);
+    await turns.after(bytes.length);
     if (text === undefined || text === '') {
       skipped.push({ name: entry.name, reason: text === '' ? SKIP_REASONS.empty : SKIP_REASONS.notText });
       continue;
