@@ -111,6 +111,33 @@ describe('batched folders', () => {
     expect((await client.files.list(projectId)).files.map((f) => f.filename)).toEqual(['a.md', 'c.md']);
   });
 
+  it('sync of a project into an empty folder reads the files from one export', async () => {
+    const count = 300;
+    await client.changesets.apply(
+      projectId,
+      Array.from({ length: count }, (_, i) => ({
+        op: 'put' as const,
+        filename: nameOf(i),
+        content: textOf(i),
+      })),
+    );
+    const into = path.join(dir, 'sync');
+    let result: Awaited<ReturnType<typeof runCli>> | undefined;
+    const requests = await counted(async () => {
+      result = await runCli(['sync', into, '--json'], { env });
+    });
+    expect(result!.code, result!.stderr).toBe(0);
+    expect(JSON.parse(result!.stdout).items).toHaveLength(count);
+    expect(requests.filter((r) => r.endsWith('/export'))).toHaveLength(1);
+    expect(requests.filter((r) => r.includes('/files/'))).toEqual([]);
+    expect((await readTree(into))[nameOf(123)]).toBe(textOf(123));
+    // The state records each file as listed: a second sync has nothing to do.
+    const again = JSON.parse((await runCli(['sync', into, '--json'], { env })).stdout) as {
+      items: unknown[];
+    };
+    expect(again.items).toEqual([]);
+  });
+
   it('commonFolder', () => {
     expect(commonFolder(['a/b/c.md', 'a/b/d.md'])).toBe('a/b/');
     expect(commonFolder(['a/b/c.md', 'a/x.md'])).toBe('a/');

@@ -1,6 +1,11 @@
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { type ChangesetOperation, MdStoreApiError, type MdStoreClient } from '@mdstore/client';
+import {
+  type ChangesetOperation,
+  type ChangesetResult,
+  MdStoreApiError,
+  type MdStoreClient,
+} from '@mdstore/client';
 import { extract } from 'tar-stream';
 import { LocalChangedError, readLocal, writeLocal } from './local.js';
 
@@ -29,7 +34,7 @@ export interface StepOutcome {
   readonly error?: unknown;
 }
 
-const decoder = new TextDecoder('utf-8', { fatal: true });
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** A push's uploads and remote deletes, as changesets; `single` handles what a changeset cannot carry. */
 export async function pushInChangesets(
@@ -108,21 +113,63 @@ async function applyBatch(
   batch: Array<{ step: BatchStep; op: ChangesetOperation }>,
   done: (outcome: StepOutcome) => void,
 ): Promise<void> {
-  let pending = batch;
-  while (pending.length > 0) {
-    try {
-      await client.changesets.apply(
-        projectId,
-        pending.map((entry) => entry.op),
-        { message: 'mdstore push' },
-      );
-      for (const { step } of pending) done({ step });
-      return;
-    } catch (error) {
-      const index = failedOperation(error);
-      if (index === undefined || index >= pending.length) throw error;
-      done({ step: pending[index]!.step, error });
-      pending = pending.filter((_, i) => i !== index);
+  await applyChangesets(
+    client,
+    projectId,
+    batch.map(({ step, op }) => ({ key: step, op })),
+    { applied: (step) => done({ step }), refused: (step, error) => done({ step, error }) },
+  );
+}
+
+/** What a changeset answered for one operation: the file after it (or a delete's name). */
+export type AppliedFile = ChangesetResult['files'][number];
+
+/**
+ * Operations sent as changesets of at most `CHANGESET_MAX_OPERATIONS` and `CHANGESET_MAX_CONTENT_BYTES`;
+ * an operation the server refuses (the refusal names it) is handed to `refused` and the rest of its
+ * changeset sent again. A failure that names no operation is thrown.
+ */
+export async function applyChangesets<K>(
+  client: MdStoreClient,
+  projectId: string,
+  entries: ReadonlyArray<{ key: K; op: ChangesetOperation }>,
+  o: {
+    applied: (key: K, file: AppliedFile) => void;
+    refused: (key: K, error: unknown) => void;
+    message?: string;
+  },
+): Promise<void> {
+  const batches: Array<Array<{ key: K; op: ChangesetOperation }>> = [[]];
+  let bytes = 0;
+  for (const entry of entries) {
+    const size = entry.op.op === 'put' ? entry.op.content.length * 3 : 0;
+    const current = batches.at(-1)!;
+    if (
+      current.length >= CHANGESET_MAX_OPERATIONS ||
+      (current.length > 0 && bytes + size > CHANGESET_MAX_CONTENT_BYTES)
+    ) {
+      batches.push([]);
+      bytes = 0;
+    }
+    batches.at(-1)!.push(entry);
+    bytes += size;
+  }
+  for (let pending of batches) {
+    while (pending.length > 0) {
+      try {
+        const result = await client.changesets.apply(
+          projectId,
+          pending.map((entry) => entry.op),
+          { message: o.message ?? 'mdstore push' },
+        );
+        for (const [i, entry] of pending.entries()) o.applied(entry.key, result.files[i]!);
+        break;
+      } catch (error) {
+        const index = failedOperation(error);
+        if (index === undefined || index >= pending.length) throw error;
+        o.refused(pending[index]!.key, error);
+        pending = pending.filter((_, i) => i !== index);
+      }
     }
   }
 }
@@ -138,19 +185,17 @@ export function commonFolder(names: readonly string[]): string {
 }
 
 /**
- * A pull's downloads from one export (tar.gz) of their common folder, read as it streams: each wanted
- * entry is written in place (with the local check of its step), the others are passed over. A file the
- * export lacks (deleted meanwhile) is reported as gone.
+ * Reads one export (tar.gz) of the common folder of `names` as it streams, handing each of those files'
+ * bytes to `take` (the others are passed over); resolves with the names the export did not hold.
  */
-export async function pullFromExport(
+export async function readExported(
   client: MdStoreClient,
-  root: string,
   projectId: string,
-  steps: readonly BatchStep[],
-  done: (outcome: StepOutcome) => void,
-): Promise<void> {
-  const wanted = new Map(steps.map((step) => [step.name, step]));
-  const prefix = commonFolder(steps.map((step) => step.name));
+  names: readonly string[],
+  take: (name: string, bytes: Buffer) => Promise<void> | void,
+): Promise<string[]> {
+  const wanted = new Set(names);
+  const prefix = commonFolder(names);
   const archive = await client.projects.export(projectId, {
     format: 'tar.gz',
     ...(prefix !== '' && { prefix }),
@@ -161,27 +206,41 @@ export async function pullFromExport(
     .on('error', (error) => reader.destroy(error))
     .pipe(reader);
   for await (const entry of reader) {
-    const step = wanted.get(entry.header.name);
-    if (step === undefined || entry.header.type !== 'file') {
+    const name = entry.header.name;
+    if (!wanted.has(name) || entry.header.type !== 'file') {
       entry.resume();
       continue;
     }
     const chunks: Buffer[] = [];
     for await (const chunk of entry as AsyncIterable<Buffer>) chunks.push(chunk);
-    wanted.delete(step.name);
+    wanted.delete(name);
+    await take(name, Buffer.concat(chunks));
+  }
+  return [...wanted];
+}
+
+/**
+ * A pull's downloads from one export of their common folder: each file is written in place (with the
+ * local check of its step) as it comes. A file the export lacks (deleted meanwhile) is reported as gone.
+ */
+export async function pullFromExport(
+  client: MdStoreClient,
+  root: string,
+  projectId: string,
+  steps: readonly BatchStep[],
+  done: (outcome: StepOutcome) => void,
+): Promise<void> {
+  const byName = new Map(steps.map((step) => [step.name, step]));
+  const missing = await readExported(client, projectId, [...byName.keys()], async (name, bytes) => {
+    const step = byName.get(name)!;
     try {
-      await writeLocal(
-        root,
-        step.name,
-        Buffer.concat(chunks),
-        step.sha256 === undefined ? 'absent' : { sha256: step.sha256 },
-      );
+      await writeLocal(root, name, bytes, step.sha256 === undefined ? 'absent' : { sha256: step.sha256 });
       done({ step });
     } catch (error) {
       done({ step, error });
     }
-  }
-  for (const step of wanted.values()) done({ step, error: new RemoteGoneError(step.name) });
+  });
+  for (const name of missing) done({ step: byName.get(name)!, error: new RemoteGoneError(name) });
 }
 
 /** A file listed on the server and gone from it by the time the pull's export read it. */
