@@ -18,8 +18,6 @@ export interface ApplyChangesetInput {
   /** The operations as a client sends them (JSON shape); each is checked when its turn comes. */
   readonly operations: readonly ChangesetOperationInput[] | readonly unknown[];
   readonly signal?: AbortSignal;
-  /** Content of the puts in all, for an import (extensions §10); default the changeset's own limit. */
-  readonly maxContentBytes?: number;
 }
 
 /** What an operation left: the file after the changeset, or the name it deleted. */
@@ -44,10 +42,7 @@ export const MAX_CHANGESET_ATTEMPTS = 10;
  * newer files, where `if_match` then fails (of two changesets holding one ETag, exactly one wins).
  * For the importer (extensions §10) as well as the HTTP route and MCP.
  */
-export async function applyChangeset(
-  ctx: MdStoreContext,
-  input: ApplyChangesetInput,
-): Promise<ChangesetResult> {
+export async function applyChangeset(ctx: MdStoreContext, input: ApplyChangesetInput): Promise<ChangesetResult> {
   const dryRun = input.dryRun ?? false;
   for (let attempt = 1; attempt <= MAX_CHANGESET_ATTEMPTS; attempt++) {
     const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
@@ -56,16 +51,10 @@ export async function applyChangeset(
         operations: input.operations,
         dryRun,
         signal: input.signal,
-        ...(input.maxContentBytes !== undefined && { maxContentBytes: input.maxContentBytes }),
       });
       if (dryRun) return dryRunResult(ctx, plan);
       const changeset = { id: ctx.ids.uuid(), message: input.message ?? null };
-      const committed = await commitChangeset(ctx, {
-        principal: input.principal,
-        plan,
-        changeset,
-        signal: input.signal,
-      });
+      const committed = await commitChangeset(ctx, { principal: input.principal, plan, changeset, signal: input.signal });
       return {
         changesetId: changeset.id,
         files: results(plan, (file) => {

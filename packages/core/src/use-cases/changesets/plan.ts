@@ -4,8 +4,8 @@ import {
   FilenameTakenError,
   isMdStoreError,
   MalformedInputError,
-  type MdStoreError,
   mdStoreError,
+  type MdStoreError,
   OperationFailedError,
   PreconditionFailedError,
   PreconditionRequiredError,
@@ -110,8 +110,6 @@ export interface PlanInput {
   readonly operations: readonly unknown[];
   readonly dryRun: boolean;
   readonly signal?: AbortSignal;
-  /** Content of the puts in all; default `maxFileBytes` × `CHANGESET_LIMITS.contentFactor` (an import's is its own limit). */
-  readonly maxContentBytes?: number;
 }
 
 export async function planChangeset(
@@ -250,9 +248,7 @@ class Planner {
     const state = file.origin
       ? { etag: fileEtag(file.origin), lastModified: file.origin.updatedAt }
       : { etag: '"new"', lastModified: 0 };
-    const matches =
-      ifMatch.trim() === '*' ||
-      (file.origin !== null && evaluatePreconditions(conditions, state, 'write') === 'proceed');
+    const matches = ifMatch.trim() === '*' || (file.origin !== null && evaluatePreconditions(conditions, state, 'write') === 'proceed');
     if (!matches) throw new PreconditionFailedError(etag);
   }
 
@@ -264,17 +260,11 @@ class Planner {
     if (bytes > maxFileBytes) throw operationFailedAt(new ContentTooLargeError(maxFileBytes), loc);
     if (!counted) return;
     this.#contentBytes += bytes;
-    const limit = this.input.maxContentBytes ?? maxFileBytes * CHANGESET_LIMITS.contentFactor;
+    const limit = maxFileBytes * CHANGESET_LIMITS.contentFactor;
     if (this.#contentBytes > limit) {
       throw new OperationFailedError(
         'CONTENT_TOO_LARGE',
-        [
-          {
-            loc,
-            msg: `Changeset too large: at most ${limit} bytes of content in all`,
-            type: 'content_too_large',
-          },
-        ],
+        [{ loc, msg: `Changeset too large: at most ${limit} bytes of content in all`, type: 'content_too_large' }],
         loc[2] as number,
       );
     }
