@@ -9,6 +9,7 @@ import { closeHttpAgent } from './lib/load.js';
 import { REPO_ROOT } from './lib/processes.js';
 import { markdownTable, Results } from './lib/results.js';
 import { auditScenarios } from './scenarios/audit.js';
+import { changesetScenarios } from './scenarios/changeset.js';
 import { exportScenarios } from './scenarios/export.js';
 import { findingScenarios } from './scenarios/finding.js';
 import { growthScenarios } from './scenarios/growth.js';
@@ -35,6 +36,7 @@ const SCENARIOS: readonly Scenario[] = [
   ...importScenarios,
   stallScenario,
   ...auditScenarios,
+  ...changesetScenarios,
 ];
 const RESULTS_FILE = path.join(REPO_ROOT, 'bench/results/latest.json');
 

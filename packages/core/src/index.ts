@@ -44,6 +44,12 @@ export {
   RequestRateLimitedError,
   refusedBudgetStatus,
 } from './use-cases/authentication.js';
+export {
+  type ApplyChangesetInput,
+  type ChangesetFileResult,
+  type ChangesetResult,
+  MAX_CHANGESET_ATTEMPTS,
+} from './use-cases/changesets/index.js';
 export { DEFAULT_SETTINGS, type MdStoreEvents, type MdStoreSettings } from './use-cases/context.js';
 export {
   type BodyOf,
@@ -116,15 +122,9 @@ export {
   type SearchSort,
 } from './use-cases/search/index.js';
 export type { ExpiryReport, TrashItemView, TrashPage } from './use-cases/trash/index.js';
-export {
-  type ApplyChangesetInput,
-  type ChangesetFileResult,
-  type ChangesetResult,
-  MAX_CHANGESET_ATTEMPTS,
-} from './use-cases/changesets/index.js';
-export * from './validation/changesets.js';
 export type { FileView, ProjectView } from './use-cases/views.js';
 export * from './validation/bodies.js';
+export * from './validation/changesets.js';
 export { checkedContent } from './validation/content.js';
 export { RevisionSchema } from './validation/history.js';
 export * from './validation/issues.js';

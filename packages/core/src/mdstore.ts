@@ -10,13 +10,13 @@ import { SEARCH_LIMITS } from './search/limits.js';
 import * as accounts from './use-cases/accounts.js';
 import * as audit from './use-cases/audit.js';
 import * as auth from './use-cases/authentication.js';
+import * as changesets from './use-cases/changesets/index.js';
 import {
   DEFAULT_SETTINGS,
   type MdStoreContext,
   type MdStoreEvents,
   type MdStoreSettings,
 } from './use-cases/context.js';
-import * as changesets from './use-cases/changesets/index.js';
 import { exportProject } from './use-cases/export/index.js';
 import * as files from './use-cases/files/index.js';
 import { importProject } from './use-cases/import/index.js';

@@ -8,7 +8,7 @@ import {
 } from '@mdstore/core';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { anAccount, blobKeys, createFixture, type Fixture, readText, textStream } from './support/fixture.js';
+import { anAccount, blobKeys, createFixture, readText, textStream } from './support/fixture.js';
 
 /**
  * Changesets (extensions §9) as a property: a random changeset over a few files, some of its contents
@@ -88,7 +88,8 @@ function model(
     if (o.op === 'put') {
       const size = bytes(o.content);
       total += size;
-      if (size === 0 || size > MAX_FILE_BYTES || total > 4 * MAX_FILE_BYTES || !matches(file)) return { failsAt: i };
+      if (size === 0 || size > MAX_FILE_BYTES || total > 4 * MAX_FILE_BYTES || !matches(file))
+        return { failsAt: i };
       const metadata = o.metadata === undefined ? (file?.metadata ?? null) : JSON.stringify(o.metadata);
       files.set(o.filename, { content: o.content, metadata, origin: file?.origin ?? null });
       continue;
@@ -115,14 +116,14 @@ function model(
   return { files };
 }
 
-async function snapshot(f: Fixture, store: MdStore, principal: Principal, projectId: string) {
-  const { files } = await store.files.list({ principal, projectId, limit: '1000' });
+async function snapshot(store: MdStore, principal: Principal, projectId: string) {
+  const { files } = await store.files.list({ principal, projectId });
   const state: Record<string, unknown> = {};
   for (const file of files) {
     const read = await store.files.read({ principal, projectId, filename: file.filename });
     const revisions = await store.files.listRevisions({ principal, projectId, filename: file.filename });
     state[file.filename] = {
-      content: await readText(read.content),
+      content: read.kind === 'not-modified' ? null : await readText(read.content!),
       metadata: file.metadata,
       revisions: revisions.revisions.map((r) => [r.revision, r.change, r.changesetId]),
     };
@@ -156,10 +157,18 @@ function wire(o: Op, etags: ReadonlyMap<string, string>): ChangesetOperationInpu
   }[o.ifMatch];
   const base = if_match === undefined ? {} : { if_match };
   if (o.op === 'put')
-    return { op: 'put', filename: o.filename, content: o.content, ...(o.metadata && { metadata: o.metadata }), ...base };
+    return {
+      op: 'put',
+      filename: o.filename,
+      content: o.content,
+      ...(o.metadata && { metadata: o.metadata }),
+      ...base,
+    };
   if (o.op === 'edit') {
     const edit =
-      o.kind === 'append' ? { op: 'append' as const, text: o.text } : { op: 'replace' as const, old: o.text, new: 'X' };
+      o.kind === 'append'
+        ? { op: 'append' as const, text: o.text }
+        : { op: 'replace' as const, old: o.text, new: 'X' };
     return { op: 'edit', filename: o.filename, edits: [edit], ...base };
   }
   if (o.op === 'delete') return { op: 'delete', filename: o.filename, ...base };
@@ -177,7 +186,8 @@ async function oneByOne(store: MdStore, principal: Principal, projectId: string,
         .catch((error) => (isMdStoreError(error, 'FILE_NOT_FOUND') ? false : Promise.reject(error)));
       if (exists) {
         await store.files.updateContent({ ...target, content: textStream(o.content) });
-        if (o.metadata) await store.files.updateMetadata({ ...target, body: wireBody({ metadata: o.metadata }) });
+        if (o.metadata)
+          await store.files.updateMetadata({ ...target, body: wireBody({ metadata: o.metadata }) });
       } else {
         await store.files.upload({
           principal,
@@ -198,7 +208,10 @@ async function oneByOne(store: MdStore, principal: Principal, projectId: string,
 
 const contentsOnly = (state: Record<string, unknown>) =>
   Object.fromEntries(
-    Object.entries(state).map(([k, v]) => [k, { content: (v as { content: string }).content, metadata: (v as { metadata: unknown }).metadata }]),
+    Object.entries(state).map(([k, v]) => [
+      k,
+      { content: (v as { content: string }).content, metadata: (v as { metadata: unknown }).metadata },
+    ]),
   );
 
 const tally = { ok: 0, failed: 0 };
@@ -222,7 +235,7 @@ describe('changesets: all or nothing, and the same as their operations one by on
           ]),
         );
         const expected = model(start, ops);
-        const before = await snapshot(s.f, s.f.store, s.principal, s.projectId);
+        const before = await snapshot(s.f.store, s.principal, s.projectId);
         const blobsBefore = await blobKeys(s.f.blobs, s.bucket);
         let outcome: { ok: true; id: string | null } | { ok: false; at: number };
         try {
@@ -241,15 +254,18 @@ describe('changesets: all or nothing, and the same as their operations one by on
         tally[outcome.ok ? 'ok' : 'failed']++;
         if ('failsAt' in expected) {
           expect(outcome).toEqual({ ok: false, at: expected.failsAt });
-          expect(await snapshot(s.f, s.f.store, s.principal, s.projectId)).toEqual(before);
+          expect(await snapshot(s.f.store, s.principal, s.projectId)).toEqual(before);
           expect(await blobKeys(s.f.blobs, s.bucket)).toEqual(blobsBefore);
           return;
         }
         expect(outcome.ok).toBe(true);
-        const after = await snapshot(s.f, s.f.store, s.principal, s.projectId);
+        const after = await snapshot(s.f.store, s.principal, s.projectId);
         expect(contentsOnly(after.state)).toEqual(
           Object.fromEntries(
-            [...expected.files].map(([k, v]) => [k, { content: v.content, metadata: v.metadata && JSON.parse(v.metadata) }]),
+            [...expected.files].map(([k, v]) => [
+              k,
+              { content: v.content, metadata: v.metadata && JSON.parse(v.metadata) },
+            ]),
           ),
         );
         // One new revision per touched file that is left, carrying the changeset's id.
@@ -263,13 +279,15 @@ describe('changesets: all or nothing, and the same as their operations one by on
         // The same operations one by one, on a store seeded alike.
         const t = await scene(seeded);
         await oneByOne(t.f.store, t.principal, t.projectId, ops);
-        const sequential = await snapshot(t.f, t.f.store, t.principal, t.projectId);
+        const sequential = await snapshot(t.f.store, t.principal, t.projectId);
         expect(contentsOnly(after.state)).toEqual(contentsOnly(sequential.state));
         expect(after.counters.fileCount).toBe(sequential.counters.fileCount);
         expect(after.counters.totalSizeBytes).toBe(sequential.counters.totalSizeBytes);
         // Every blob of the store is one a kept revision points to (nothing leaked).
         const referenced = new Set<string>();
-        for (const { filename } of (await s.f.store.files.list({ principal: s.principal, projectId: s.projectId })).files) {
+        for (const { filename } of (
+          await s.f.store.files.list({ principal: s.principal, projectId: s.projectId })
+        ).files) {
           const file = await s.f.records.findFile({ projectId: s.projectId, filename });
           for (const r of await s.f.records.listRevisionContents({ fileId: file!.id }))
             if (!r.inline) referenced.add(r.contentKey);

@@ -211,6 +211,14 @@ abstract class TablesReader implements RecordsReader {
     return copyOrNull(findFile(this.tables(), q.projectId, q.filename));
   }
 
+  async findFiles(q: { projectId: string; filenames: readonly string[] }) {
+    const tables = this.tables();
+    return [...new Set(q.filenames)].flatMap((filename) => {
+      const file = findFile(tables, q.projectId, filename);
+      return file ? [copy(file)] : [];
+    });
+  }
+
   /** The core's reference page over the project's files (memory has no indexes: a scan and a sort). */
   async listFilePage(q: FilePageQuery) {
     return selectFilePage(this.tables().files.values(), q).map(copy);

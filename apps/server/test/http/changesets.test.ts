@@ -1,5 +1,10 @@
 import { describe, expect } from 'vitest';
-import { expectNothingLeftBehind, type FileAnswer, projectJson, spyingAdapters } from '../support/conditional.js';
+import {
+  expectNothingLeftBehind,
+  type FileAnswer,
+  projectJson,
+  spyingAdapters,
+} from '../support/conditional.js';
 import { type HttpHarness, serverTest } from '../support/http-harness.js';
 import { race, soleWinner } from '../support/race.js';
 
@@ -55,7 +60,12 @@ describe('changesets', () => {
       message: 'Restructure',
       operations: [
         { op: 'put', filename: 'docs/new.md', content: '# New\n' },
-        { op: 'edit', filename: 'a.md', edits: [{ op: 'replace', old: 'old', new: 'new' }], if_match: a.etag },
+        {
+          op: 'edit',
+          filename: 'a.md',
+          edits: [{ op: 'replace', old: 'old', new: 'new' }],
+          if_match: a.etag,
+        },
         { op: 'move', filename: 'a.md', to: 'docs/a.md', if_match: a.etag },
         { op: 'edit', filename: 'docs/new.md', edits: [{ op: 'append', text: 'more\n' }] },
         { op: 'delete', filename: 'b.md', if_match: '*' },
@@ -65,7 +75,13 @@ describe('changesets', () => {
     const id = answer.body.changeset_id as string;
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     const files = answer.body.files as Record<string, unknown>[];
-    expect(files.map((f) => f.filename)).toEqual(['docs/new.md', 'docs/a.md', 'docs/a.md', 'docs/new.md', 'b.md']);
+    expect(files.map((f) => f.filename)).toEqual([
+      'docs/new.md',
+      'docs/a.md',
+      'docs/a.md',
+      'docs/new.md',
+      'b.md',
+    ]);
     expect(files[4]).toEqual({ filename: 'b.md', deleted: true });
     expect(files[1]).toMatchObject({ revision: 2, metadata: { k: 1 } });
     expect(await s.download('docs/new.md')).toEqual({ status: 200, text: '# New\nmore\n' });
@@ -83,8 +99,10 @@ describe('changesets', () => {
     // Counters follow the net result.
     const after = await s.project();
     expect(after.file_count).toBe(2);
-    expect(after.total_size_bytes).toBe(Buffer.byteLength('# New\nmore\n') + Buffer.byteLength('# A\n\nnew\n'));
-    expect(after.updated_date >= before.updated_date).toBe(true);
+    expect(after.total_size_bytes).toBe(
+      Buffer.byteLength('# New\nmore\n') + Buffer.byteLength('# A\n\nnew\n'),
+    );
+    expect(String(after.updated_date) >= String(before.updated_date)).toBe(true);
     await expectNothingLeftBehind(h, spied, s.projectId);
   });
 
@@ -94,17 +112,76 @@ describe('changesets', () => {
     await s.upload('b.md', 'beta\n');
     const before = { project: await s.project(), list: await s.list() };
     const cases: [Op[], number, unknown[], string][] = [
-      [[{ op: 'put', filename: 'x.md', content: 'x' }, { op: 'delete', filename: 'a.md', if_match: '"nope-1"' }], 412, ['body', 'operations', 1], 'precondition_failed'],
-      [[{ op: 'put', filename: 'a.md', content: 'x', if_match: null }], 412, ['body', 'operations', 0], 'precondition_failed'],
-      [[{ op: 'put', filename: 'x.md', content: 'x', if_match: '*' }], 412, ['body', 'operations', 0], 'precondition_failed'],
-      [[{ op: 'delete', filename: 'a.md' }, { op: 'delete', filename: 'a.md' }], 409, ['body', 'operations', 1], 'file_not_found'],
+      [
+        [
+          { op: 'put', filename: 'x.md', content: 'x' },
+          { op: 'delete', filename: 'a.md', if_match: '"nope-1"' },
+        ],
+        412,
+        ['body', 'operations', 1],
+        'precondition_failed',
+      ],
+      [
+        [{ op: 'put', filename: 'a.md', content: 'x', if_match: null }],
+        412,
+        ['body', 'operations', 0],
+        'precondition_failed',
+      ],
+      [
+        [{ op: 'put', filename: 'x.md', content: 'x', if_match: '*' }],
+        412,
+        ['body', 'operations', 0],
+        'precondition_failed',
+      ],
+      [
+        [
+          { op: 'delete', filename: 'a.md' },
+          { op: 'delete', filename: 'a.md' },
+        ],
+        409,
+        ['body', 'operations', 1],
+        'file_not_found',
+      ],
       [[{ op: 'move', filename: 'a.md', to: 'b.md' }], 409, ['body', 'operations', 0], 'filename_taken'],
-      [[{ op: 'edit', filename: 'a.md', edits: [{ op: 'replace', old: 'zzz', new: 'y' }] }], 409, ['body', 'operations', 0, 'edits', 0, 'old'], 'match_count'],
-      [[{ op: 'put', filename: 'x.txt', content: 'x' }], 415, ['body', 'operations', 0], 'unsupported_extension'],
-      [[{ op: 'put', filename: '../x.md', content: 'x' }], 400, ['body', 'operations', 0, 'filename'], 'value_error'],
-      [[{ op: 'put', filename: 'x.md', content: '' }], 400, ['body', 'operations', 0, 'content'], 'value_error'],
-      [[{ op: 'put', filename: 'x.md', content: 'x'.repeat(MAX + 1) }], 413, ['body', 'operations', 0, 'content'], 'content_too_large'],
-      [[{ op: 'put', filename: 'x.md', content: 'x' }, { op: 'rename', filename: 'a.md' }], 422, ['body', 'operations', 1, 'op'], 'literal_error'],
+      [
+        [{ op: 'edit', filename: 'a.md', edits: [{ op: 'replace', old: 'zzz', new: 'y' }] }],
+        409,
+        ['body', 'operations', 0, 'edits', 0, 'old'],
+        'match_count',
+      ],
+      [
+        [{ op: 'put', filename: 'x.txt', content: 'x' }],
+        415,
+        ['body', 'operations', 0],
+        'unsupported_extension',
+      ],
+      [
+        [{ op: 'put', filename: '../x.md', content: 'x' }],
+        400,
+        ['body', 'operations', 0, 'filename'],
+        'value_error',
+      ],
+      [
+        [{ op: 'put', filename: 'x.md', content: '' }],
+        400,
+        ['body', 'operations', 0, 'content'],
+        'value_error',
+      ],
+      [
+        [{ op: 'put', filename: 'x.md', content: 'x'.repeat(MAX + 1) }],
+        413,
+        ['body', 'operations', 0, 'content'],
+        'content_too_large',
+      ],
+      [
+        [
+          { op: 'put', filename: 'x.md', content: 'x' },
+          { op: 'rename', filename: 'a.md' },
+        ],
+        422,
+        ['body', 'operations', 1, 'op'],
+        'literal_error',
+      ],
       [[{ op: 'delete' }], 422, ['body', 'operations', 0, 'filename'], 'missing'],
       [[{ op: 'put', filename: 'x.md' }], 422, ['body', 'operations', 0, 'content'], 'missing'],
     ];
@@ -139,17 +216,23 @@ describe('changesets', () => {
     expect(await s.download('a.md')).toEqual({ status: 200, text: 'A\n' });
   });
 
-  requiringTest('require_if_match: a write to an existing file without if_match is 428, but for a dry run', async (h) => {
-    const s = await setup(h, { require_if_match: true });
-    await s.upload('a.md', 'alpha\n');
-    const refused = await s.apply({ operations: [{ op: 'put', filename: 'a.md', content: 'x\n' }] });
-    expect(refused.status).toBe(428);
-    expect((refused.body.detail as Issue[])[0]!.loc).toEqual(['body', 'operations', 0]);
-    const created = await s.apply({ operations: [{ op: 'put', filename: 'b.md', content: 'x\n' }] });
-    expect(created.status).toBe(200);
-    const dry = await s.apply({ dry_run: true, operations: [{ op: 'put', filename: 'a.md', content: 'x\n' }] });
-    expect(dry.status).toBe(200);
-  });
+  requiringTest(
+    'require_if_match: a write to an existing file without if_match is 428, but for a dry run',
+    async (h) => {
+      const s = await setup(h, { require_if_match: true });
+      await s.upload('a.md', 'alpha\n');
+      const refused = await s.apply({ operations: [{ op: 'put', filename: 'a.md', content: 'x\n' }] });
+      expect(refused.status).toBe(428);
+      expect((refused.body.detail as Issue[])[0]!.loc).toEqual(['body', 'operations', 0]);
+      const created = await s.apply({ operations: [{ op: 'put', filename: 'b.md', content: 'x\n' }] });
+      expect(created.status).toBe(200);
+      const dry = await s.apply({
+        dry_run: true,
+        operations: [{ op: 'put', filename: 'a.md', content: 'x\n' }],
+      });
+      expect(dry.status).toBe(200);
+    },
+  );
 
   test('dry_run validates everything and changes nothing', async (h) => {
     const s = await setup(h);
@@ -165,7 +248,11 @@ describe('changesets', () => {
     expect(dry.status).toBe(200);
     expect(dry.body.changeset_id).toBeNull();
     const files = dry.body.files as Record<string, unknown>[];
-    expect(files[1]).toMatchObject({ filename: 'a.md', etag: a.etag, size_bytes: Buffer.byteLength('alpha\nx\n') });
+    expect(files[1]).toMatchObject({
+      filename: 'a.md',
+      etag: a.etag,
+      size_bytes: Buffer.byteLength('alpha\nx\n'),
+    });
     expect(await s.list()).toEqual(['a.md']);
     expect(await s.project()).toEqual(before);
     const failing = await s.apply({ dry_run: true, operations: [{ op: 'delete', filename: 'zzz.md' }] });
@@ -209,7 +296,11 @@ describe('changesets', () => {
     });
     expect(tooMany.status).toBe(422);
     const thousand = await s.apply({
-      operations: Array.from({ length: 1000 }, (_, i) => ({ op: 'put', filename: `f${i}.md`, content: `${i}\n` })),
+      operations: Array.from({ length: 1000 }, (_, i) => ({
+        op: 'put',
+        filename: `f${i}.md`,
+        content: `${i}\n`,
+      })),
     });
     expect(thousand.status).toBe(200);
     expect((await s.project()).file_count).toBe(1000);

@@ -32,6 +32,8 @@ interface RevisionItem {
   metadata: unknown;
   change: string;
   created_date: string;
+  changeset_id: string | null;
+  message: string | null;
 }
 type Issue = { loc: unknown[]; msg: string; type: string };
 
@@ -188,6 +190,9 @@ describe('GET …/revisions', () => {
       metadata: { v: 1 },
       change: 'created',
       created_date: first.updated_date,
+      // Written by a single upload, not by a changeset (extensions §9).
+      changeset_id: null,
+      message: null,
     });
     expect(content).toMatchObject({ etag: second.etag, metadata: { v: 1 }, sha256: sha256Hex('v2\n') });
     expect(meta).toMatchObject({ etag: third.etag, metadata: { v: 3 }, sha256: sha256Hex('v2\n') });

@@ -506,12 +506,20 @@ describe('MCP changesets (extensions §9)', () => {
       message: 'Restructure notes',
       operations: [
         { op: 'move', filename: 'notes.md', to: 'archive/notes.md', if_match: etag },
-        { op: 'put', filename: 'index.md', content: '# Index\n\n- [Notes](archive/notes.md)\n', if_match: null },
+        {
+          op: 'put',
+          filename: 'index.md',
+          content: '# Index\n\n- [Notes](archive/notes.md)\n',
+          if_match: null,
+        },
       ],
     });
     expect(applied).toMatchObject({
       dry_run: false,
-      files: [{ filename: 'archive/notes.md', revision: 2 }, { filename: 'index.md', revision: 1 }],
+      files: [
+        { filename: 'archive/notes.md', revision: 2 },
+        { filename: 'index.md', revision: 1 },
+      ],
     });
     const revisions = await s.ok('list_revisions', { project_id: s.projectId, filename: 'archive/notes.md' });
     expect((revisions.revisions as Array<Record<string, unknown>>)[0]).toMatchObject({
@@ -528,14 +536,20 @@ describe('MCP changesets (extensions §9)', () => {
     });
     expect(failed.status).toBe(412);
     // As every tool error: the API's loc, with "arguments" for "body".
-    expect(failed.detail).toMatchObject([{ loc: ['arguments', 'operations', 1], type: 'precondition_failed' }]);
+    expect(failed.detail).toMatchObject([
+      { loc: ['arguments', 'operations', 1], type: 'precondition_failed' },
+    ]);
     expect((await s.ok('read_file', { project_id: s.projectId, filename: 'index.md' })).revision).toBe(1);
     const dry = await s.ok('apply_changeset', {
       project_id: s.projectId,
       dry_run: true,
       operations: [{ op: 'delete', filename: 'index.md' }],
     });
-    expect(dry).toEqual({ changeset_id: null, dry_run: true, files: [{ filename: 'index.md', deleted: true }] });
+    expect(dry).toEqual({
+      changeset_id: null,
+      dry_run: true,
+      files: [{ filename: 'index.md', deleted: true }],
+    });
     expect((await s.ok('read_file', { project_id: s.projectId, filename: 'index.md' })).revision).toBe(1);
   });
 });

@@ -153,6 +153,11 @@ export interface RecordsReader {
   countProjects(q: { accountId: string }): Promise<number>;
 
   findFile(q: { projectId: string; filename: string }): Promise<FileRecord | null>;
+  /**
+   * The files of a project among `filenames` (those that exist, in no particular order): one read for
+   * many names (a changeset's plan, and its check under the lock; extensions §9).
+   */
+  findFiles(q: { projectId: string; filenames: readonly string[] }): Promise<FileRecord[]>;
   listFiles(q: { projectId: string }): Promise<FileRecord[]>;
   listFilePage(q: FilePageQuery): Promise<FileRecord[]>;
   countFiles(q: { projectId: string; prefix: string; delimiter: boolean }): Promise<FileCounts>;

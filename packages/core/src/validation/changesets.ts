@@ -79,7 +79,11 @@ export const MoveOperationSchema = v.strictObject(
 
 export const ChangesetOperationSchema = v.pipe(
   v.custom<Record<string, unknown>>(isJsonObject, MSG.object),
-  v.variant('op', [PutOperationSchema, EditOperationSchema, DeleteOperationSchema, MoveOperationSchema], MSG.op),
+  v.variant(
+    'op',
+    [PutOperationSchema, EditOperationSchema, DeleteOperationSchema, MoveOperationSchema],
+    MSG.op,
+  ),
 );
 
 /** An operation as a client sends it (JSON): what `applyChangeset` takes. */
@@ -89,7 +93,10 @@ export const ChangesetRequestSchema = v.strictObject(
   {
     message: v.optional(
       v.nullable(
-        v.pipe(Text, v.maxLength(CHANGESET_LIMITS.maxMessageLength, 'String should have at most 1000 characters')),
+        v.pipe(
+          Text,
+          v.maxLength(CHANGESET_LIMITS.maxMessageLength, 'String should have at most 1000 characters'),
+        ),
       ),
     ),
     dry_run: v.optional(v.boolean(MSG.bool), false),
@@ -120,7 +127,12 @@ export type ChangesetOperation =
       readonly metadata: JsonObject | null | undefined;
       readonly ifMatch: IfMatchInput;
     }
-  | { readonly op: 'edit'; readonly filename: string; readonly edits: MarkdownEdit[]; readonly ifMatch: IfMatchInput }
+  | {
+      readonly op: 'edit';
+      readonly filename: string;
+      readonly edits: MarkdownEdit[];
+      readonly ifMatch: IfMatchInput;
+    }
   | { readonly op: 'delete'; readonly filename: string; readonly ifMatch: IfMatchInput }
   | { readonly op: 'move'; readonly filename: string; readonly to: string; readonly ifMatch: IfMatchInput };
 
@@ -135,7 +147,11 @@ export function parseChangesetEnvelope(body: unknown): {
   if (!isJsonObject(body)) throw new InvalidInputError([issueAt(['body'], 'objectType')]);
   const result = v.safeParse(ChangesetRequestSchema, body);
   if (!result.success) throw new InvalidInputError(result.issues.map(toEditIssue));
-  return { message: result.output.message ?? null, dryRun: result.output.dry_run, operations: result.output.operations };
+  return {
+    message: result.output.message ?? null,
+    dryRun: result.output.dry_run,
+    operations: result.output.operations,
+  };
 }
 
 /**

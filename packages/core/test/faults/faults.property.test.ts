@@ -176,11 +176,25 @@ const changesetName = fc.oneof(
 const changesetStep: fc.Arbitrary<ChangesetStep> = fc.oneof(
   {
     weight: 3,
-    arbitrary: fc.record({ op: fc.constant('put' as const), filename: changesetName, content: fc.string({ minLength: 1, maxLength: 40 }) }),
+    arbitrary: fc.record({
+      op: fc.constant('put' as const),
+      filename: changesetName,
+      content: fc.string({ minLength: 1, maxLength: 40 }),
+    }),
   },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('edit' as const), filename: changesetName, text: fc.string({ maxLength: 20 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      op: fc.constant('edit' as const),
+      filename: changesetName,
+      text: fc.string({ maxLength: 20 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('delete' as const), filename: changesetName }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('move' as const), filename: changesetName, to: changesetName }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ op: fc.constant('move' as const), filename: changesetName, to: changesetName }),
+  },
 );
 
 const command: fc.Arbitrary<Command> = fc.oneof(
@@ -194,7 +208,14 @@ const command: fc.Arbitrary<Command> = fc.oneof(
       // Mostly puts first, so that the later operations find what they act on.
       ops: fc
         .tuple(
-          fc.array(fc.record({ op: fc.constant('put' as const), filename: changesetName, content: fc.string({ minLength: 1, maxLength: 40 }) }), { maxLength: 2 }),
+          fc.array(
+            fc.record({
+              op: fc.constant('put' as const),
+              filename: changesetName,
+              content: fc.string({ minLength: 1, maxLength: 40 }),
+            }),
+            { maxLength: 2 },
+          ),
           fc.array(changesetStep, { minLength: 1, maxLength: 3 }),
         )
         .map(([puts, rest]) => [...puts, ...rest]),
@@ -732,7 +753,11 @@ async function changesetCommand(
   for (const o of cmd.ops) {
     const file = files.get(o.filename);
     if (o.op === 'put') {
-      files.set(o.filename, { content: o.content, metadata: file?.metadata ?? null, origin: file?.origin ?? null });
+      files.set(o.filename, {
+        content: o.content,
+        metadata: file?.metadata ?? null,
+        origin: file?.origin ?? null,
+      });
     } else if (o.op === 'edit' && file) {
       const content = applyEdits(file.content, [{ op: 'append', text: o.text }], {
         mdx: o.filename.endsWith('.mdx'),

@@ -5,7 +5,7 @@ import { count, orNull, type SqlContext } from './context.js';
 
 type FileReads = Pick<
   RecordsReader,
-  'findFile' | 'listFiles' | 'listFilePage' | 'countFiles' | 'isBlobReferenced'
+  'findFile' | 'findFiles' | 'listFiles' | 'listFilePage' | 'countFiles' | 'isBlobReferenced'
 >;
 type FileWrites = Pick<
   RecordsTransaction,
@@ -34,10 +34,16 @@ export function fileStatements(c: SqlContext) {
     ),
     deleteFilesOfProject: c.sql('DELETE FROM files WHERE project_id = ?'),
   };
+  // Any number of names in one statement: the list is one parameter.
+  const some = `${FILE} WHERE project_id = ${dialect.placeholder(1)} AND ${dialect.inList('filename', dialect.placeholder(2), 'text')}`;
   const notInline = dialect.encode('boolean', false);
   return {
     reads: (x: SqlExecutor): FileReads => ({
       findFile: async (q) => orNull(await x.get(s.file, [q.projectId, q.filename]), files.fromRow),
+      findFiles: async (q) =>
+        q.filenames.length === 0
+          ? []
+          : (await x.all(some, [q.projectId, dialect.list(q.filenames, 'text')])).map(files.fromRow),
       listFiles: async (q) => (await x.all(s.ofProject, [q.projectId])).map(files.fromRow),
       listFilePage: async (q) => {
         const { sql, params } = filePageStatement(files.columns(), dialect, q);

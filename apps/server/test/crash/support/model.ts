@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { InFlightChangeset } from './changesets.js';
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -97,6 +98,8 @@ export interface Cycle {
   readonly inFlightTrashIds: Map<string, string | null>;
   /** Trash items in use by a request of this cycle. */
   readonly busyTrash: Set<string>;
+  /** Changesets cut off by the kill (extensions §9): after the restart, all of their files new or none. */
+  readonly inFlightChangesets: InFlightChangeset[];
 }
 
 export const newCycle = (): Cycle => ({
@@ -112,6 +115,7 @@ export const newCycle = (): Cycle => ({
   inFlightTrash: new Map(),
   inFlightTrashIds: new Map(),
   busyTrash: new Set(),
+  inFlightChangesets: [],
 });
 
 export const fileKey = (projectId: string, filename: string) => `${projectId}\0${filename}`;

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { checkInFlightChangesets } from './changesets.js';
 import { json, request } from './http-client.js';
 import {
   type Cycle,
@@ -225,6 +226,7 @@ async function verifyFiles(
       );
     }
   }
+  checkInFlightChangesets(input, checker, project, observed);
   project.files.clear();
   for (const [name, state] of observed) project.files.set(name, state);
   checkInFlightMoves(input, checker, project);

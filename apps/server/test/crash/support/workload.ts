@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { applyEdits, type MarkdownEdit } from '@mdstore/core';
+import { changesetOperation } from './changesets.js';
 import { acknowledgedState, continued, historyOperation } from './history.js';
 import { json, multipart, type Reply, request } from './http-client.js';
 import {
@@ -108,6 +109,8 @@ function chooseOperation(ctx: WorkloadContext): Operation | undefined {
   const project = pickProject(ctx);
   if (!project) return undefined;
   if (roll < 0.25) return trashOperation(ctx, project) ?? uploadFile(ctx, project);
+  // Extensions §9: several files in one changeset.
+  if (roll < 0.33) return changesetOperation(ctx, project) ?? uploadFile(ctx, project);
   if (roll < 0.45) return uploadFile(ctx, project);
   const existing = pickFile(ctx, project);
   if (!existing) return uploadFile(ctx, project);

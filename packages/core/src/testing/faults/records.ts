@@ -22,6 +22,7 @@ const READER_METHODS = Object.keys({
   listProjectPage: true,
   countProjects: true,
   findFile: true,
+  findFiles: true,
   listFiles: true,
   listFilePage: true,
   countFiles: true,

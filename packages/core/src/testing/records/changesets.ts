@@ -1,5 +1,5 @@
 import { describe, expect } from 'vitest';
-import { aRevision, BASE_TIME } from '../builders.js';
+import { aFile, aRevision, BASE_TIME } from '../builders.js';
 import { type SuiteContext, seedFile } from './support.js';
 
 /** Changesets (extensions §9): a revision keeps the changeset that wrote it and its message. */
@@ -25,6 +25,29 @@ export function changesetsSuite({ test }: SuiteContext): void {
         [inChangeset.changesetId, inChangeset.message],
         [null, null],
       ]);
+    });
+
+    test('finds the files of a project among many names at once, in and out of a transaction', async ({
+      repository,
+    }) => {
+      const a = await seedFile(repository, { filename: 'a.md' });
+      const b = await seedFile(repository, { projectId: a.projectId, filename: 'docs/b.md' });
+      const elsewhere = await seedFile(repository, { filename: 'a.md' });
+      const names = ['a.md', 'docs/b.md', 'missing.md', 'a.md', 'A.md'];
+      const found = await repository.findFiles({ projectId: a.projectId, filenames: names });
+      expect(found.sort((x, y) => x.filename.localeCompare(y.filename))).toEqual([a, b]);
+      expect(await repository.findFiles({ projectId: a.projectId, filenames: [] })).toEqual([]);
+      expect(await repository.findFiles({ projectId: elsewhere.projectId, filenames: names })).toEqual([
+        elsewhere,
+      ]);
+      // Inside a transaction: its own writes are seen.
+      const c = aFile({ projectId: a.projectId, filename: 'c.md' });
+      const seen = await repository.withTransaction(async (tx) => {
+        await tx.insertFile({ file: c });
+        await tx.deleteFile({ fileId: a.id });
+        return tx.findFiles({ projectId: a.projectId, filenames: ['a.md', 'c.md'] });
+      });
+      expect(seen).toEqual([c]);
     });
   });
 }

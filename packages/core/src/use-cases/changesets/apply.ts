@@ -1,5 +1,5 @@
 import { EditConflictError } from '../../errors.js';
-import type { FileRecord } from '../../model/records.js';
+import type { FileRecord, ProjectRecord } from '../../model/records.js';
 import type { ChangesetOperationInput } from '../../validation/changesets.js';
 import { parseChangesetEnvelope } from '../../validation/changesets.js';
 import { loadOwnedProject } from '../access.js';
@@ -18,6 +18,11 @@ export interface ApplyChangesetInput {
   /** The operations as a client sends them (JSON shape); each is checked when its turn comes. */
   readonly operations: readonly ChangesetOperationInput[] | readonly unknown[];
   readonly signal?: AbortSignal;
+  /**
+   * Bytes of `put` content in all: `maxFileBytes` × 4 by default (the HTTP route's rule); an importer
+   * (extensions §10), which bounds its archive itself, may set its own.
+   */
+  readonly maxContentBytes?: number;
 }
 
 /** What an operation left: the file after the changeset, or the name it deleted. */
@@ -42,19 +47,35 @@ export const MAX_CHANGESET_ATTEMPTS = 10;
  * newer files, where `if_match` then fails (of two changesets holding one ETag, exactly one wins).
  * For the importer (extensions §10) as well as the HTTP route and MCP.
  */
-export async function applyChangeset(ctx: MdStoreContext, input: ApplyChangesetInput): Promise<ChangesetResult> {
+export function applyChangeset(ctx: MdStoreContext, input: ApplyChangesetInput): Promise<ChangesetResult> {
+  return applyOn(ctx, input, undefined);
+}
+
+/** `applyChangeset`, its first attempt on `known` (the project just loaded and judged) when given. */
+async function applyOn(
+  ctx: MdStoreContext,
+  input: ApplyChangesetInput,
+  known: ProjectRecord | undefined,
+): Promise<ChangesetResult> {
   const dryRun = input.dryRun ?? false;
   for (let attempt = 1; attempt <= MAX_CHANGESET_ATTEMPTS; attempt++) {
-    const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+    const project =
+      attempt === 1 && known ? known : await loadOwnedProject(ctx.records, input.principal, input.projectId);
     try {
       const plan = await planChangeset(ctx, project, {
         operations: input.operations,
         dryRun,
+        maxContentBytes: input.maxContentBytes,
         signal: input.signal,
       });
       if (dryRun) return dryRunResult(ctx, plan);
       const changeset = { id: ctx.ids.uuid(), message: input.message ?? null };
-      const committed = await commitChangeset(ctx, { principal: input.principal, plan, changeset, signal: input.signal });
+      const committed = await commitChangeset(ctx, {
+        principal: input.principal,
+        plan,
+        changeset,
+        signal: input.signal,
+      });
       return {
         changesetId: changeset.id,
         files: results(plan, (file) => {
@@ -84,18 +105,19 @@ export async function applyChangesetRequest(
   ctx: MdStoreContext,
   input: { principal: Principal; projectId: string; body: BodyOf<unknown>; signal?: AbortSignal },
 ): Promise<ChangesetResult> {
-  await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
   const body = deferred<unknown>(input.body);
   body.check();
   const request = parseChangesetEnvelope(await body.read());
-  return applyChangeset(ctx, {
+  const changeset = {
     principal: input.principal,
     projectId: input.projectId,
     message: request.message,
     dryRun: request.dryRun,
     operations: request.operations,
     signal: input.signal,
-  });
+  };
+  return applyOn(ctx, changeset, project);
 }
 
 function results(
@@ -106,8 +128,8 @@ function results(
 }
 
 /** A dry run: every file as it would be (size and digest of the new content; ETag and revision unchanged). */
-function dryRunResult(ctx: MdStoreContext, plan: ChangesetPlan): ChangesetResult {
-  const contents = new Map(prepareContents(ctx, plan).map((content) => [content.file, content]));
+async function dryRunResult(ctx: MdStoreContext, plan: ChangesetPlan): Promise<ChangesetResult> {
+  const contents = new Map((await prepareContents(ctx, plan)).map((content) => [content.file, content]));
   const now = ctx.clock.now();
   return {
     changesetId: null,

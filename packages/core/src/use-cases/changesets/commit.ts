@@ -1,4 +1,5 @@
 import { isRecordConflict } from '../../errors.js';
+import { giveTurn, LARGE_TEXT } from '../../markdown/work-budget.js';
 import type { BlobIntentRecord, FileRecord, ProjectRecord } from '../../model/records.js';
 import type { ByteStream } from '../../ports/blobs.js';
 import type { RecordsTransaction } from '../../ports/records.js';
@@ -27,6 +28,9 @@ import { type ChangesetPlan, encodeText, operationFailed, type PlannedFile, Stal
  * notes. On any failure every blob written is removed again; a crash leaves the notes to reconciliation.
  */
 
+/** Blob contents of one changeset written at once (each is a whole content, at most `maxFileBytes`). */
+const BLOB_WRITES_AT_ONCE = 4;
+
 interface PreparedContent {
   readonly file: PlannedFile;
   readonly bytes: Uint8Array;
@@ -36,11 +40,21 @@ interface PreparedContent {
   readonly search: Pick<StoredContent, 'searchText' | 'frontmatterJson'>;
 }
 
-/** The content versions the commit writes: each new content hashed once, its form chosen by its size. */
-export function prepareContents(ctx: MdStoreContext, plan: ChangesetPlan): PreparedContent[] {
+/**
+ * The content versions the commit writes: each new content encoded and hashed once, its form chosen by
+ * its size. The contents are bounded (`maxFileBytes` × 4 of puts, edits within `maxFileBytes` each);
+ * other requests get a turn after every megabyte worked on.
+ */
+export async function prepareContents(ctx: MdStoreContext, plan: ChangesetPlan): Promise<PreparedContent[]> {
   const prepared: PreparedContent[] = [];
+  let sinceTurn = 0;
   for (const file of plan.files) {
     if (file.deleted || file.text === null) continue;
+    sinceTurn += file.text.length;
+    if (sinceTurn >= LARGE_TEXT) {
+      sinceTurn = 0;
+      await giveTurn();
+    }
     const bytes = encodeText(file.text);
     const hash = ctx.hashing.sha256();
     hash.update(bytes);
@@ -72,7 +86,7 @@ export async function commitChangeset(
 ): Promise<CommittedChangeset> {
   const { plan } = o;
   const project = plan.project;
-  const contents = prepareContents(ctx, plan);
+  const contents = await prepareContents(ctx, plan);
   const blobs = contents.filter((content) => !content.inline);
   const commit = async (tx: RecordsTransaction, stored: ReadonlyMap<PlannedFile, StoredContent>) => {
     for (const content of contents) {
@@ -108,17 +122,7 @@ export async function commitChangeset(
         : await withStagedResources(
             ctx,
             blobs.map((content) => ({ bucket: project.bucketName, key: content.contentKey })),
-            async (deadline) => {
-              const written = new Map<PreparedContent, { sizeBytes: number; sha256: string }>();
-              for (const content of blobs) {
-                const blob = await putBlob(ctx, project, content.contentKey, oneChunk(content.bytes), [
-                  o.signal,
-                  deadline,
-                ]);
-                written.set(content, blob);
-              }
-              return written;
-            },
+            (deadline) => writeBlobs(ctx, project, blobs, [o.signal, deadline]),
             (tx, written) => commit(tx, storedOf(written)),
           );
   } catch (error) {
@@ -128,6 +132,40 @@ export async function commitChangeset(
   }
   for (const intent of done.doomed) await removeDoomed(ctx, intent);
   return done.committed;
+}
+
+type WrittenBlobs = Map<PreparedContent, { sizeBytes: number; sha256: string }>;
+
+/**
+ * Writes the blob contents, a few at once: many small blobs are bound by round trips, not by bytes.
+ * After a failure no new write starts, and every write under way is waited for before the failure is
+ * thrown: compensation must not run while a blob may still be landing.
+ */
+async function writeBlobs(
+  ctx: MdStoreContext,
+  project: ProjectRecord,
+  blobs: readonly PreparedContent[],
+  signals: readonly (AbortSignal | undefined)[],
+): Promise<WrittenBlobs> {
+  const written: WrittenBlobs = new Map();
+  let next = 0;
+  let failed = false;
+  const writer = async () => {
+    while (next < blobs.length && !failed) {
+      const content = blobs[next++]!;
+      try {
+        const stream = oneChunk(content.bytes);
+        written.set(content, await putBlob(ctx, project, content.contentKey, stream, signals));
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  const writers = Array.from({ length: Math.min(BLOB_WRITES_AT_ONCE, blobs.length) }, writer);
+  const failure = (await Promise.allSettled(writers)).find((result) => result.status === 'rejected');
+  if (failure) throw failure.reason;
+  return written;
 }
 
 /** Inside the commit transaction: the plan's per-file steps, and the counters once. */
@@ -143,10 +181,13 @@ async function applyPlan(
 ): Promise<{ committed: CommittedChangeset; doomed: BlobIntentRecord[] }> {
   const { plan, changeset } = o;
   const locked = await lockActiveProject(tx, o.principal, plan.project.id);
-  // The plan judged the operations against these files: they must still be exactly these.
+  // The plan judged the operations against these files: they must still be exactly these (one read).
+  const names = [...plan.seen.keys()];
+  const found = await tx.findFiles({ projectId: locked.id, filenames: names });
+  const byName = new Map(found.map((file) => [file.filename, file]));
   const current = new Map<string, FileRecord>();
   for (const [filename, seen] of plan.seen) {
-    const now = await tx.findFile({ projectId: locked.id, filename });
+    const now = byName.get(filename) ?? null;
     if ((now === null) !== (seen === null)) throw new StalePlan();
     if (now && seen && (now.id !== seen.id || now.revision !== seen.revision)) throw new StalePlan();
     if (now) current.set(now.id, now);
@@ -170,10 +211,11 @@ async function applyPlan(
       (f) => f.filename === current.get(f.fileId)!.filename || !holders.has(f.filename),
     );
     if (index < 0) {
-      // A cycle of renames (a swap): one file steps aside under a name no file can have.
+      // A cycle of renames (a swap): one file steps aside, for the rest of this transaction, under a name
+      // no other file has (it holds the changeset's id; nothing else is written under the project lock).
       const aside = pending[0]!;
       const record = current.get(aside.fileId)!;
-      const moved = { ...record, filename: `${record.filename}\u0000changeset-${changeset.id}` };
+      const moved = { ...record, filename: `${record.filename}.changeset-${changeset.id}` };
       await tx.updateFile({ file: moved });
       current.set(aside.fileId, moved);
       continue;

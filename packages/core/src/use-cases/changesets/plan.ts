@@ -1,18 +1,19 @@
 import { evaluatePreconditions, parsePreconditions } from '../../conditional/index.js';
 import {
   ContentTooLargeError,
+  type ErrorCode,
   FilenameTakenError,
   isMdStoreError,
   MalformedInputError,
-  mdStoreError,
   type MdStoreError,
+  mdStoreError,
   OperationFailedError,
   PreconditionFailedError,
   PreconditionRequiredError,
   type ValidationIssue,
 } from '../../errors.js';
 import { applyEditsInTurns } from '../../markdown/edits.js';
-import { newWorkBudget, type WorkBudget } from '../../markdown/work-budget.js';
+import { giveTurn, LARGE_TEXT, newWorkBudget, type WorkBudget } from '../../markdown/work-budget.js';
 import { fileEtag } from '../../model/etags.js';
 import type { FileRecord, ProjectRecord, RevisionChange } from '../../model/records.js';
 import {
@@ -23,6 +24,7 @@ import {
   parseOperation,
 } from '../../validation/changesets.js';
 import { issueAt } from '../../validation/issues.js';
+import { LIMITS } from '../../validation/schemas.js';
 import type { MdStoreContext } from '../context.js';
 import { isMdxFilename, readText } from '../files/parts.js';
 
@@ -79,6 +81,20 @@ const RANK: Readonly<Record<RevisionChange, number>> = {
 };
 const stronger = (a: RevisionChange, b: RevisionChange): RevisionChange => (RANK[a] >= RANK[b] ? a : b);
 
+/** The refusals an operation causes by what it asks (the rest, e.g. a store failure, are not its own). */
+const OPERATION_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'MALFORMED_INPUT',
+  'INVALID_INPUT',
+  'EDIT_CONFLICT',
+  'PRECONDITION_FAILED',
+  'PRECONDITION_REQUIRED',
+  'FILENAME_TAKEN',
+  'FILE_MISSING',
+  'CONTENT_TOO_LARGE',
+  'UNSUPPORTED_EXTENSION',
+  'OUTLINE_TOO_LARGE',
+]);
+
 const TYPE_BY_CODE: Readonly<Record<string, string>> = {
   PRECONDITION_FAILED: 'precondition_failed',
   PRECONDITION_REQUIRED: 'precondition_required',
@@ -109,6 +125,8 @@ export function operationFailed(
 export interface PlanInput {
   readonly operations: readonly unknown[];
   readonly dryRun: boolean;
+  /** Bytes of `put` content in all; `maxFileBytes` × 4 (extensions §9) unless the caller says. */
+  readonly maxContentBytes?: number;
   readonly signal?: AbortSignal;
 }
 
@@ -118,11 +136,25 @@ export async function planChangeset(
   input: PlanInput,
 ): Promise<ChangesetPlan> {
   const planner = new Planner(ctx, project, input);
+  await planner.prefetch(input.operations);
+  let sinceTurn = 0;
   for (let index = 0; index < input.operations.length; index++) {
+    // Puts are judged whole (their size, in one pass): other requests get a turn after every megabyte.
+    const raw = input.operations[index] as { content?: unknown };
+    sinceTurn += typeof raw?.content === 'string' ? raw.content.length : 0;
+    if (sinceTurn >= LARGE_TEXT) {
+      sinceTurn = 0;
+      await giveTurn();
+    }
     try {
       await planner.apply(parseOperation(input.operations[index], index), index);
     } catch (error) {
-      if (isMdStoreError(error) && !(error instanceof OperationFailedError)) {
+      // What the operation itself caused is answered as the operation's; a store or pool failure as is.
+      if (
+        isMdStoreError(error) &&
+        OPERATION_CODES.has(error.code) &&
+        !(error instanceof OperationFailedError)
+      ) {
         throw operationFailed(error, index);
       }
       throw error;
@@ -137,6 +169,8 @@ class Planner {
   readonly seen = new Map<string, FileRecord | null>();
   /** The project as the plan has it so far, by name (null: nothing there now). */
   readonly #view = new Map<string, PlannedFile | null>();
+  /** The files read up front, by name (null: none). */
+  readonly #stored = new Map<string, FileRecord | null>();
   readonly #budget: WorkBudget = newWorkBudget();
   #contentBytes = 0;
 
@@ -205,11 +239,31 @@ class Planner {
     this.#touch(created, op.filename);
   }
 
+  /**
+   * Reads at once the files the operations name (`filename`, `to`; names longer than any filename can
+   * be are left out): one read instead of one per name. A name not read here is read when looked up.
+   */
+  async prefetch(operations: readonly unknown[]): Promise<void> {
+    const names = new Set<string>();
+    for (const raw of operations) {
+      const op = raw as { filename?: unknown; to?: unknown };
+      for (const name of [op?.filename, op?.to])
+        if (typeof name === 'string' && name.length <= LIMITS.filenameMaxBytes) names.add(name);
+    }
+    const found = await this.ctx.records.findFiles({ projectId: this.project.id, filenames: [...names] });
+    const byName = new Map(found.map((file) => [file.filename, file]));
+    for (const name of names) this.#stored.set(name, byName.get(name) ?? null);
+  }
+
   /** The file under `filename` at this point of the changeset, read from the store the first time. */
   async #lookup(filename: string): Promise<PlannedFile | null> {
     const known = this.#view.get(filename);
     if (known !== undefined) return known;
-    const stored = await this.ctx.records.findFile({ projectId: this.project.id, filename });
+    const prefetched = this.#stored.get(filename);
+    const stored =
+      prefetched !== undefined
+        ? prefetched
+        : await this.ctx.records.findFile({ projectId: this.project.id, filename });
     this.seen.set(filename, stored);
     const file: PlannedFile | null = stored && {
       origin: stored,
@@ -248,7 +302,9 @@ class Planner {
     const state = file.origin
       ? { etag: fileEtag(file.origin), lastModified: file.origin.updatedAt }
       : { etag: '"new"', lastModified: 0 };
-    const matches = ifMatch.trim() === '*' || (file.origin !== null && evaluatePreconditions(conditions, state, 'write') === 'proceed');
+    const matches =
+      ifMatch.trim() === '*' ||
+      (file.origin !== null && evaluatePreconditions(conditions, state, 'write') === 'proceed');
     if (!matches) throw new PreconditionFailedError(etag);
   }
 
@@ -260,11 +316,17 @@ class Planner {
     if (bytes > maxFileBytes) throw operationFailedAt(new ContentTooLargeError(maxFileBytes), loc);
     if (!counted) return;
     this.#contentBytes += bytes;
-    const limit = maxFileBytes * CHANGESET_LIMITS.contentFactor;
+    const limit = this.input.maxContentBytes ?? maxFileBytes * CHANGESET_LIMITS.contentFactor;
     if (this.#contentBytes > limit) {
       throw new OperationFailedError(
         'CONTENT_TOO_LARGE',
-        [{ loc, msg: `Changeset too large: at most ${limit} bytes of content in all`, type: 'content_too_large' }],
+        [
+          {
+            loc,
+            msg: `Changeset too large: at most ${limit} bytes of content in all`,
+            type: 'content_too_large',
+          },
+        ],
         loc[2] as number,
       );
     }
