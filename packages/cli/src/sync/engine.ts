@@ -1,8 +1,8 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { ChangesetOperation, MdStoreClient } from '@mdstore/client';
+import type { MdStoreClient } from '@mdstore/client';
 import { describeError } from '../errors.js';
-import { applyChangesets, readExported } from './batch.js';
+import { readExported } from './batch.js';
 import {
   deleteLocal,
   LocalChangedError,
