@@ -15,6 +15,7 @@ import { exportScenarios } from './scenarios/export.js';
 import { findingScenarios } from './scenarios/finding.js';
 import { growthScenarios } from './scenarios/growth.js';
 import { historyScenarios } from './scenarios/history.js';
+import { importScenarios } from './scenarios/import.js';
 import { inlineScenario } from './scenarios/inline.js';
 import { memoryScenarios } from './scenarios/memory.js';
 import { metadataScenarios } from './scenarios/metadata.js';
@@ -33,6 +34,7 @@ const SCENARIOS: readonly Scenario[] = [
   ...searchScenarios,
   ...findingScenarios,
   ...exportScenarios,
+  ...importScenarios,
   stallScenario,
   ...auditScenarios,
   ...changesetScenarios,

@@ -3,6 +3,7 @@ import { MdStoreApiError } from '@mdstore/client';
 import { exportProject } from './commands/export.js';
 import { cat, ls, put, rm } from './commands/files.js';
 import { pull, push, sync } from './commands/folders.js';
+import { importProject } from './commands/import.js';
 import { projectsCreate, projectsList } from './commands/projects.js';
 import type { Command, Options, Values } from './commands/types.js';
 import { configPath } from './config.js';
@@ -20,6 +21,7 @@ const COMMANDS: readonly Command[] = [
   pull,
   sync,
   exportProject,
+  importProject,
 ];
 
 const GLOBAL_OPTIONS: Options = {

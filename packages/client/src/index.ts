@@ -45,6 +45,10 @@ export type {
 } from './links.js';
 export type {
   ExportFormat,
+  Importer,
+  ImportMode,
+  ImportOptions,
+  ImportResult,
   PageOptions,
   Project,
   ProjectCreate,

@@ -1,4 +1,5 @@
 import { ifMatch, ifNoneMatch, ifUnmodifiedSince, type WritePreconditions } from './conditions.js';
+import { type ContentInput, toWireBody } from './content.js';
 import type { components } from './generated/openapi.js';
 import type { RequestOptions, TypedApi } from './transport.js';
 
@@ -114,9 +115,45 @@ export class ProjectsApi {
     );
     return new ProjectArchive(response);
   }
+
+  /**
+   * Imports an archive (extensions §10) as one changeset: every `.md`/`.mdx` entry becomes a file (with
+   * the metadata of its `mdstore.json`), equal files are `unchanged`, the rest is skipped with reasons.
+   * `archive` may be a stream (sent as it is read; a stream is never retried).
+   */
+  async import(projectId: string, archive: ContentInput, options: ImportOptions = {}): Promise<ImportResult> {
+    const query = {
+      mode: options.mode,
+      dry_run:
+        options.dryRun === undefined ? undefined : options.dryRun ? ('true' as const) : ('false' as const),
+      importer: options.importer,
+    };
+    const path = { project_id: projectId };
+    const contentType = options.format === 'tar.gz' ? 'application/gzip' : 'application/zip';
+    const response = await this.api.request(
+      'post',
+      '/api/projects/{project_id}/import',
+      { path, query, body: toWireBody(archive), contentType },
+      options,
+    );
+    return (await response.json()) as ImportResult;
+  }
 }
 
 export type ExportFormat = 'zip' | 'tar.gz';
+
+export type ImportResult = components['schemas']['ImportResult'];
+export type ImportMode = 'merge' | 'replace';
+export type Importer = 'plain' | 'obsidian' | 'notion' | 'gitbook';
+
+export interface ImportOptions extends RequestOptions {
+  /** The archive's format (default `zip`); a tar.gz is sent as `application/gzip`. */
+  readonly format?: ExportFormat;
+  /** `merge` (default) keeps files the archive lacks; `replace` (admin key) deletes them. */
+  readonly mode?: ImportMode;
+  readonly dryRun?: boolean;
+  readonly importer?: Importer;
+}
 
 /** An export's answer: the archive's media type, the name the server suggests, and its bytes. */
 export class ProjectArchive {

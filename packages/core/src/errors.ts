@@ -61,6 +61,8 @@ export type ErrorCode =
    */
   | 'WORK_LIMIT_EXCEEDED'
   | 'STORAGE_LIMIT_REACHED'
+  /** An imported archive (or its body) larger than `maxImportBytes` uncompressed (extensions §10): 413. */
+  | 'IMPORT_TOO_LARGE'
   // changesets (extensions §9)
   /** An operation of a changeset names a file that does not exist at that point of it: 409. */
   | 'FILE_MISSING'
@@ -130,6 +132,8 @@ const MESSAGES = {
     'File too large for an outline: its parse would pass the work one request may do; ' +
     'read parts of it with ?lines= or ?section= instead',
   STORAGE_LIMIT_REACHED: () => 'Project storage limit reached',
+  IMPORT_TOO_LARGE: (o: { maxBytes: number }) =>
+    `Archive too large: its uncompressed size passes the maximum of ${o.maxBytes} bytes`,
   FILE_MISSING: (o: { filename: string }) => `File '${o.filename}' does not exist`,
   ACCOUNT_NOT_FOUND: (o: { account: string }) => `Account '${o.account}' not found`,
   ACCOUNT_NAME_TAKEN: (o: { accountName: string }) => `Account with name '${o.accountName}' already exists`,

@@ -99,6 +99,29 @@ export type {
   UploadPart,
 } from './use-cases/files/index.js';
 export { isMdxFilename, MAX_EDIT_ATTEMPTS } from './use-cases/files/index.js';
+export {
+  type ArchiveEntry,
+  type ArchiveEntryKind,
+  applyImporter,
+  entryVerdict,
+  IMPORT_LIMITS,
+  IMPORT_MODES,
+  IMPORTERS,
+  type ImportApplier,
+  type ImportArchive,
+  type ImportedFile,
+  type Importer,
+  type ImportMode,
+  type ImportOperation,
+  type ImportProjectInput,
+  type ImportResult,
+  isImporter,
+  MANIFEST_NAME,
+  planImport,
+  SKIP_REASONS,
+  type SkippedEntry,
+  withoutNotionIds,
+} from './use-cases/import/index.js';
 export { type CreatedKey, type KeyReach, type KeyView, reachesNoFurther } from './use-cases/keys.js';
 export type { ReconcileReport } from './use-cases/maintenance.js';
 export type { ProjectPage, ProjectRead } from './use-cases/projects.js';

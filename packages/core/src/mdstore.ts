@@ -21,6 +21,7 @@ import {
 } from './use-cases/context.js';
 import { exportProject } from './use-cases/export/index.js';
 import * as files from './use-cases/files/index.js';
+import { importProject } from './use-cases/import/index.js';
 import * as keys from './use-cases/keys.js';
 import * as links from './use-cases/links/index.js';
 import * as maintenance from './use-cases/maintenance.js';
@@ -146,6 +147,8 @@ export function createMdStore(adapters: MdStoreAdapters) {
       delete: bind(ctx, projects.deleteProject),
       // Extensions §10: the files with their contents, for an archive.
       export: bind(ctx, exportProject),
+      // Extensions §10: an archive's Markdown files into the project, as one changeset.
+      import: bind(ctx, importProject),
     },
     files: {
       upload: bind(ctx, files.uploadFile),

@@ -198,6 +198,7 @@ describe('settings of the store', () => {
       maxFileBytes: 1,
       inlineMaxBytes: 0,
       maxProjectBytes: 1,
+      maxImportBytes: 1,
       rateLimits: { standard: 1, premium: 1 },
       rateLimitWindowMs: 1,
       authFailureLimit: 1,

@@ -151,6 +151,7 @@ function buildStore(c: DependencyContainer): MdStore {
       changesRetentionDays: config.changes.retentionDays,
       shareRateLimit: config.shareRateLimit,
       maxProjectBytes: config.maxProjectBytes,
+      maxImportBytes: config.maxImportBytes,
       rateLimits: config.rateLimits,
       bucketPrefix: config.bucketPrefix,
     },

@@ -149,6 +149,7 @@ const EnvironmentSchema = v.object({
     String(DEFAULT_SETTINGS.inlineMaxBytes),
   ),
   MDSTORE_MAX_PROJECT_BYTES: v.optional(PositiveSchema, String(DEFAULT_SETTINGS.maxProjectBytes)),
+  MDSTORE_MAX_IMPORT_BYTES: v.optional(PositiveSchema, String(DEFAULT_SETTINGS.maxImportBytes)),
   MDSTORE_CONTENT_WORK_THREADS: v.optional(
     wholeNumber(0, 64, 'a whole number of threads from 0 (no pool) to 64'),
     String(CONTENT_WORK_DEFAULTS.threads),
@@ -224,6 +225,7 @@ export function loadConfig(env: Environment, options: { cwd?: string } = {}): Se
     maxFileBytes: vars.MDSTORE_MAX_FILE_BYTES,
     inlineMaxBytes: vars.MDSTORE_INLINE_MAX_BYTES,
     maxProjectBytes: vars.MDSTORE_MAX_PROJECT_BYTES,
+    maxImportBytes: vars.MDSTORE_MAX_IMPORT_BYTES,
     contentWork: {
       threads: vars.MDSTORE_CONTENT_WORK_THREADS,
       deadlineMs: vars.MDSTORE_CONTENT_WORK_DEADLINE_MS,

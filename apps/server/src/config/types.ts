@@ -40,6 +40,8 @@ export interface ServerConfig {
   readonly inlineMaxBytes: number;
   /** Cap of a project's current, history and trash bytes together. */
   readonly maxProjectBytes: number;
+  /** Extensions §10: the largest total uncompressed size of an imported archive. */
+  readonly maxImportBytes: number;
   /** The worker pool of parses too costly for the thread serving requests (`MDSTORE_CONTENT_WORK_*`). */
   readonly contentWork: ContentWorkConfig;
   /** Days an audit entry is kept (extensions §8). */

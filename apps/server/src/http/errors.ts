@@ -44,6 +44,7 @@ export const STATUS_BY_CODE: Readonly<Partial<Record<ErrorCode, number>>> = {
   OUTLINE_TOO_LARGE: 413,
   CHANGES_EXPIRED: 410,
   STORAGE_LIMIT_REACHED: 413,
+  IMPORT_TOO_LARGE: 413,
   CONTENT_WORK_BUSY: 503,
 };
 

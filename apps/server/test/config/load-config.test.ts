@@ -31,6 +31,7 @@ describe('loadConfig defaults', () => {
       maxFileBytes: 10485760,
       inlineMaxBytes: 65536,
       maxProjectBytes: 107374182400,
+      maxImportBytes: 1073741824,
       contentWork: { threads: 1, deadlineMs: 10000, memoryMb: 256, queue: 8 },
       auditRetentionDays: 90,
       changes: { retentionDays: 30, maxStreamsPerKey: 5 },
@@ -283,6 +284,8 @@ describe('storage', () => {
     expect(load({ MDSTORE_SHARE_RATE_LIMIT: '30' }).shareRateLimit).toBe(30);
     expect(load({ MDSTORE_AUDIT_RETENTION_DAYS: '7' }).auditRetentionDays).toBe(7);
     expect(load({ MDSTORE_MAX_PROJECT_BYTES: '1000' }).maxProjectBytes).toBe(1000);
+    expect(load({ MDSTORE_MAX_IMPORT_BYTES: '4096' }).maxImportBytes).toBe(4096);
+    expect(() => load({ MDSTORE_MAX_IMPORT_BYTES: '0' })).toThrow(/MDSTORE_MAX_IMPORT_BYTES/);
   });
 
   it('reads the change feed settings (extensions §7) and refuses values out of range', () => {

@@ -32,6 +32,7 @@ const HTTP_SUITES = [
   'edge',
   // extensions §10
   'export',
+  'import',
   // extensions §8
   'access',
   // extensions §7

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqliteFsAdapters } from '../support/adapters.js';
+import { craftZip } from '../support/crafted-archives.js';
 import { HttpHarness, multipartBody } from '../support/http-harness.js';
 import { DocumentChecker } from './conformance.js';
 
@@ -397,6 +398,27 @@ const CALLS: Call[] = [
     method: 'GET',
     path: (s) => `${project(s)}/export?format=rar`,
     expect: 422,
+  },
+  {
+    operationId: 'importProject',
+    method: 'POST',
+    path: (s) => `${project(s)}/import?dry_run=true`,
+    body: () => ({ type: 'application/zip', data: craftZip([{ name: 'imported.md', data: '# i\n' }]) }),
+    expect: 200,
+  },
+  {
+    operationId: 'importProject',
+    method: 'POST',
+    path: (s) => `${project(s)}/import`,
+    body: () => ({ type: 'application/zip', data: Buffer.from('not a zip') }),
+    expect: 422,
+  },
+  {
+    operationId: 'importProject',
+    method: 'POST',
+    path: (s) => `${project(s)}/import`,
+    body: () => ({ type: 'text/plain', data: 'x' }),
+    expect: 415,
   },
   // Extensions §5: the trash (the project keeps deleted files for a day from here on).
   {

@@ -1,4 +1,5 @@
 import { MdStoreApiError, type MdStoreClient, MdStoreIntegrityError } from '@mdstore/client';
+import { RemoteGoneError } from './batch.js';
 import { LocalChangedError } from './local.js';
 import { isSyncable } from './names.js';
 import type { RemoteSide } from './plan.js';
@@ -63,6 +64,7 @@ export function isRace(error: unknown): boolean {
  */
 export function isFileFailure(error: unknown): boolean {
   if (error instanceof LocalChangedError || error instanceof MdStoreIntegrityError) return true;
+  if (error instanceof RemoteGoneError) return true;
   if (!(error instanceof MdStoreApiError)) return false;
   return ![401, 403, 429].includes(error.status) && error.status < 500;
 }

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import type { MdStoreClient } from '@mdstore/client';
 import { describeError } from '../errors.js';
+import { pullFromExport, pushInChangesets, type StepOutcome } from './batch.js';
 import type { Progress } from './engine.js';
 import { deleteLocal, LocalChangedError, readLocal, scanLocal, writeLocal } from './local.js';
 import { runPool } from './pool.js';
@@ -85,19 +86,38 @@ export async function transferFolder(options: TransferOptions): Promise<Transfer
   }
   if (options.direction === 'pull') await mkdir(root, { recursive: true });
   options.progress?.start(steps.length);
+  const done = ({ step, error }: StepOutcome) => {
+    options.progress?.tick(step.name);
+    if (error === undefined) {
+      report.items.push({ name: step.name, action: step.action });
+      return;
+    }
+    if (!isFileFailure(error)) throw error;
+    const status = (error as { status?: number }).status;
+    report.errors.push({ name: step.name, error: describeError(error), ...(status && { status }) });
+  };
   try {
-    await runPool(steps, options.concurrency ?? 4, async (step) => {
-      try {
-        await carryOut(options, step);
-        report.items.push({ name: step.name, action: step.action });
-      } catch (error) {
-        if (!isFileFailure(error)) throw error;
-        const status = (error as { status?: number }).status;
-        report.errors.push({ name: step.name, error: describeError(error), ...(status && { status }) });
-      } finally {
-        options.progress?.tick(step.name);
-      }
-    });
+    if (options.direction === 'push') {
+      // Batched: changesets of many writes each (see batch.ts).
+      await pushInChangesets(client, root, projectId, steps, {
+        single: (step) => carryOut(options, step),
+        done,
+      });
+    } else {
+      const downloads = steps.filter((step) => step.action === 'download');
+      const local = steps.filter((step) => step.action !== 'download');
+      // Batched: one export for the downloads, when there are several.
+      if (downloads.length > 1) await pullFromExport(client, root, projectId, downloads, done);
+      else local.push(...downloads);
+      await runPool(local, options.concurrency ?? 4, async (step) => {
+        try {
+          await carryOut(options, step);
+          done({ step });
+        } catch (error) {
+          done({ step, error });
+        }
+      });
+    }
   } finally {
     options.progress?.stop();
   }

@@ -464,6 +464,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import an archive
+         * @description A zip or tar.gz (such as an export): every `.md`/`.mdx` entry becomes a file at its path, with the metadata `mdstore.json` gives it. Dot folders, attachments, directories, links, absolute paths, `..`, names that break the filename rules, duplicates, non-UTF-8 and oversized entries are skipped with a reason. A file equal in content and metadata is `unchanged` (no revision); `mode=replace` (role `admin`) deletes the files the archive lacks. Archives over `MDSTORE_MAX_IMPORT_BYTES` uncompressed (413), with more than 100 000 entries or a compression ratio above 200 (422) are refused before anything is written.
+         */
+        post: operations["importProject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/keys": {
         parameters: {
             query?: never;
@@ -1058,6 +1078,23 @@ export interface components {
             changeset_id: string | null;
             /** @description The file each operation touched, after the change, in operation order. */
             files: (components["schemas"]["File"] | components["schemas"]["ChangesetDeleted"])[];
+        };
+        ImportResult: {
+            /** @description The changeset that applied the import; null for a dry run or when nothing changed. */
+            changeset_id: string | null;
+            /** @description Files the import created. */
+            created: string[];
+            /** @description Files whose content or metadata it replaced (one new revision each). */
+            updated: string[];
+            /** @description Files whose content and metadata were already the same (no new revision). */
+            unchanged: string[];
+            /** @description With `mode=replace`: files the archive lacks, deleted. */
+            deleted: string[];
+            /** @description Entries of the archive that did not become files, with the reason. */
+            skipped: {
+                name: string;
+                reason: string;
+            }[];
         };
         SearchRequest: {
             /** @description Words (all must occur), "phrases", -exclusions, prefix*, a OR b; at most 1 000 code points, 32 words. */
@@ -6345,6 +6382,169 @@ export interface operations {
             };
             /** @description No such project or file */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Unavailable: starting, or a store does not answer */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    importProject: {
+        parameters: {
+            query?: {
+                /** @description `merge` (default) keeps the files the archive lacks; `replace` deletes them (role `admin`). */
+                mode?: "merge" | "replace";
+                /** @description With `true`, the answer is worked out and nothing changes. */
+                dry_run?: "true" | "false";
+                /** @description What the archive comes from: `plain` (default) and `obsidian` take files as they are; `notion` removes the id suffixes from names and rewrites links to match; `gitbook` turns links to a folder into links to its README.md. */
+                importer?: "plain" | "obsidian" | "notion" | "gitbook";
+            };
+            header?: never;
+            path: {
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /** @description The archive: a zip, or a tar.gz sent as application/gzip. */
+        requestBody: {
+            content: {
+                "application/zip": string;
+                "application/gzip": string;
+            };
+        };
+        responses: {
+            /** @description What the import did */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportResult"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnyError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description The API key’s role does not allow this operation, another account’s project, or the default project on delete */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description No such project or file */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Content too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Unsupported media type or file extension */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

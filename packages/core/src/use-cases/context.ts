@@ -6,6 +6,7 @@ import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { RecordsRepository } from '../ports/records.js';
 import type { ApiKeySecrets, Clock, ContentHashing, IdSource, InstanceProbe } from '../ports/runtime.js';
 import type { WebhookTransport } from '../ports/webhooks.js';
+import { IMPORT_LIMITS } from './import/limits.js';
 import type { SearchDocumentCache } from './search/document-cache.js';
 
 export interface MdStoreSettings {
@@ -16,6 +17,8 @@ export interface MdStoreSettings {
    * record; larger content goes to the blob store. 0 stores everything in the blob store.
    */
   readonly inlineMaxBytes: number;
+  /** Largest total uncompressed size of an archive an import accepts (extensions §10). */
+  readonly maxImportBytes: number;
   /** Cap of a project's current, history and trash bytes together (extensions §5). */
   readonly maxProjectBytes: number;
   /** Requests per window for each tier. */
@@ -42,6 +45,7 @@ export const DEFAULT_SETTINGS: MdStoreSettings = {
   maxFileBytes: 10 * 1024 * 1024,
   inlineMaxBytes: 64 * 1024,
   maxProjectBytes: 100 * 1024 ** 3,
+  maxImportBytes: IMPORT_LIMITS.defaultMaxImportBytes,
   rateLimits: { standard: 1000, premium: 10000 },
   rateLimitWindowMs: 60 * 60 * 1000,
   authFailureLimit: 100,

@@ -16,6 +16,7 @@ export const SettingsSchema = v.object({
   maxFileBytes: positiveInteger,
   inlineMaxBytes: v.pipe(v.number(), v.integer(), v.minValue(0)),
   maxProjectBytes: positiveInteger,
+  maxImportBytes: positiveInteger,
   rateLimits: v.object({ standard: positiveInteger, premium: positiveInteger }),
   rateLimitWindowMs: positiveInteger,
   authFailureLimit: positiveInteger,

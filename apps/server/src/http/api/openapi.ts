@@ -75,13 +75,13 @@ function parameters(route: RouteDescription, names: string[]): Json[] {
 function requestBody(route: RouteDescription): Json | undefined {
   const { body } = route;
   if (!body) return undefined;
-  const schema = body.schema
-    ? jsonSchema(body.schema)
-    : { type: 'string', contentMediaType: body.contentType };
+  const types = [body.contentType, ...(body.otherContentTypes ?? [])];
+  const schemaOf = (type: string) =>
+    body.schema ? jsonSchema(body.schema) : { type: 'string', contentMediaType: type };
   return {
     required: true,
     ...(body.description && { description: body.description }),
-    content: { [body.contentType]: { schema } },
+    content: Object.fromEntries(types.map((type) => [type, { schema: schemaOf(type) }])),
   };
 }
 

@@ -89,8 +89,18 @@ export interface QueryParameter {
   readonly repeated?: boolean;
 }
 
+export type RequestMediaType =
+  | 'application/json'
+  | 'multipart/form-data'
+  | 'text/markdown'
+  // Extensions §10: the archives an import reads.
+  | 'application/zip'
+  | 'application/gzip';
+
 export interface RequestBody {
-  readonly contentType: 'application/json' | 'multipart/form-data' | 'text/markdown';
+  readonly contentType: RequestMediaType;
+  /** Other media types the body may have instead (an import's archive formats). */
+  readonly otherContentTypes?: readonly RequestMediaType[];
   readonly schema?: Schema;
   readonly description?: string;
 }

@@ -6,6 +6,7 @@ import { editingRoutes } from '../routes/editing.js';
 import { exportProject } from '../routes/export.js';
 import { fileRoutes } from '../routes/files.js';
 import { historyRoutes } from '../routes/history.js';
+import { importProject } from '../routes/import.js';
 import { keyRoutes } from '../routes/keys.js';
 import { linkRoutes } from '../routes/links.js';
 import { operationRoutes } from '../routes/operations.js';
@@ -48,6 +49,7 @@ export const ROUTES: readonly DefinedRoute[] = [
   ...trashRoutes,
   // Extensions §10.
   exportProject,
+  importProject,
   ...keyRoutes,
   // Extensions §11.
   ...shareRoutes,

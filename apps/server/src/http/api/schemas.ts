@@ -325,6 +325,24 @@ export const ChangesetResult = v.object({
   ),
 });
 
+const Filenames = (what: string) => v.pipe(v.array(v.string()), v.description(what));
+
+/** The answer of an import (extensions §10). */
+export const ImportResult = v.object({
+  changeset_id: v.pipe(
+    v.nullable(v.string()),
+    v.description('The changeset that applied the import; null for a dry run or when nothing changed.'),
+  ),
+  created: Filenames('Files the import created.'),
+  updated: Filenames('Files whose content or metadata it replaced (one new revision each).'),
+  unchanged: Filenames('Files whose content and metadata were already the same (no new revision).'),
+  deleted: Filenames('With `mode=replace`: files the archive lacks, deleted.'),
+  skipped: v.pipe(
+    v.array(v.object({ name: v.string(), reason: v.string() })),
+    v.description('Entries of the archive that did not become files, with the reason.'),
+  ),
+});
+
 export const COMPONENTS = {
   Project,
   ProjectSettings,
@@ -349,6 +367,7 @@ export const COMPONENTS = {
   ChangesetRequest,
   ChangesetDeleted,
   ChangesetResult,
+  ImportResult,
   SearchRequest,
   SearchAllRequest,
   SearchSnippet,

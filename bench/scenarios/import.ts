@@ -1,0 +1,146 @@
+import http from 'node:http';
+import { PassThrough } from 'node:stream';
+import { ZipFile } from 'yazl';
+import { run as runCli } from '../../packages/cli/src/run.js';
+import { KiB, MiB, markdownBytes } from '../lib/content.js';
+import type { BenchAccount } from '../lib/mdstore.js';
+import { readMemory, sampleMemory } from '../lib/processes.js';
+import type { Scenario } from './types.js';
+
+const TARGET_MB = 200;
+const FILE_BYTES = 4 * KiB;
+
+const mb = (bytes: number) => bytes / MiB;
+const name = (index: number) => `notes/${String(Math.floor(index / 100)).padStart(3, '0')}/n-${index}.md`;
+
+/** A zip of `count` files of 4 KiB, each a little different (so nothing is `unchanged` by accident). */
+async function zipOf(count: number): Promise<Buffer> {
+  const zip = new ZipFile();
+  const chunks: Buffer[] = [];
+  zip.outputStream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const ended = new Promise<void>((resolve) => zip.outputStream.on('end', () => resolve()));
+  const base = markdownBytes(FILE_BYTES);
+  for (let i = 0; i < count; i++) {
+    const content = Buffer.from(base);
+    content.write(`# ${i}`.padEnd(12), 0);
+    zip.addBuffer(content, name(i), { mtime: new Date(0) });
+  }
+  zip.end();
+  await ended;
+  return Buffer.concat(chunks);
+}
+
+function post(url: string, account: BenchAccount, body: Buffer): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${account.api_key}`,
+          'content-type': 'application/zip',
+          'content-length': String(body.length),
+        },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+        response.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/**
+ * Import (extensions §10) of a zip of many 4 KiB files into an empty project, as one changeset, on a fresh
+ * server process: throughput and the server's peak RSS (target 200 MB). Then `mdstore pull` of the project (1 000 files with --quick)
+ * into an empty folder through the CLI: the requests it sends (batched: one export) and its
+ * time. The export side is the `export` scenario.
+ */
+const importScenario: Scenario = {
+  name: 'import',
+  needs: [],
+  description:
+    'import of 10 000 files of 4 KiB (one zip, one changeset): throughput, peak RSS; pull of 1 000 files',
+  async run(bench) {
+    const count = bench.settings.quick ? 1_000 : 10_000;
+    const flavour = (await bench.flavour('sqlite+fs'))!;
+    const { server, accounts } = await bench.startServer(flavour, ['bench-import'], { label: 'import' });
+    const [account] = accounts as [BenchAccount];
+    const archive = await zipOf(count);
+    const idle = readMemory(server.pid);
+    const sampler = sampleMemory(server.pid, 50);
+    const started = performance.now();
+    const answer = await post(
+      `${server.url}/api/projects/${account.default_project_id}/import`,
+      account,
+      archive,
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const { maxRss, peak } = sampler.stop();
+    if (answer.status !== 200) throw new Error(`import: ${answer.status} ${answer.text.slice(0, 300)}`);
+    const created = (JSON.parse(answer.text) as { created: string[] }).created.length;
+    if (created !== count) throw new Error(`import created ${created} files, not ${count}`);
+    const peakMb = mb(Math.max(maxRss, peak));
+    bench.log(
+      `    import: ${count} files (${mb(archive.length).toFixed(1)} MB zip) in ${seconds.toFixed(2)} s; ` +
+        `idle RSS ${mb(idle?.rss ?? 0).toFixed(0)} MB, peak ${peakMb.toFixed(0)} MB`,
+    );
+
+    // `mdstore pull` of the project into an empty folder.
+    const folder = await bench.tempDir('pull');
+    const requests = { count: 0 };
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = (input, init) => {
+      requests.count++;
+      return realFetch(input, init);
+    };
+    const pullStarted = performance.now();
+    let code: number;
+    try {
+      code = await runCli(['pull', folder, '--json'], {
+        stdout: new PassThrough().resume(),
+        stderr: new PassThrough().resume(),
+        stdin: new PassThrough(),
+        env: {
+          HOME: '/nonexistent',
+          MDSTORE_URL: server.url,
+          MDSTORE_API_KEY: account.api_key,
+        },
+      });
+    } finally {
+      globalThis.fetch = realFetch;
+    }
+    const pullSec = (performance.now() - pullStarted) / 1000;
+    if (code !== 0) throw new Error(`pull exited ${code}`);
+    bench.log(`    pull of ${count} files: ${requests.count} requests, ${pullSec.toFixed(2)} s`);
+    await server.stop();
+
+    const label = `import: ${count} files of 4 KiB, zip [sqlite+fs${bench.settings.compiled ? ', compiled' : ''}]`;
+    bench.results.higher(label, 'files per second', count / seconds, 100, 'floor: 100 files per second');
+    bench.results.lower(label, 'peak RSS MB', peakMb, TARGET_MB, `target ${TARGET_MB} MB`);
+    bench.results.lower(
+      label,
+      'peak RSS growth MB',
+      peakMb - mb(idle?.rss ?? 0),
+      TARGET_MB,
+      `target ${TARGET_MB} MB`,
+    );
+    bench.results.higher(
+      `pull: ${count} files (CLI, batched) [sqlite+fs]`,
+      'files per second',
+      count / pullSec,
+      100,
+      'floor: 100 files per second',
+    );
+    const pullLabel = `pull: ${count} files (CLI, batched) [sqlite+fs]`;
+    bench.results.lower(pullLabel, 'requests', requests.count, count, `${count}: one download per file`);
+  },
+};
+
+export const importScenarios: readonly Scenario[] = [importScenario];

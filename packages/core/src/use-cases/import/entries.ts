@@ -1,0 +1,102 @@
+import { isMdStoreError } from '../../errors.js';
+import { checkUploadFilename } from '../../validation/schemas.js';
+import { MANIFEST_NAME } from './limits.js';
+
+/** What an archive entry is, as the archive says (not as its name suggests). */
+export type ArchiveEntryKind = 'file' | 'directory' | 'symlink' | 'other';
+
+/**
+ * One entry of an archive as a reader hands it over, in archive order. The reader has already applied
+ * the archive-wide bounds (total size, entry count, compression ratio) to what it has seen so far.
+ */
+export interface ArchiveEntry {
+  /** The name as stored, decoded to text (`/`-separated), not yet judged. */
+  readonly name: string;
+  readonly kind: ArchiveEntryKind;
+  /** The uncompressed size the archive declares. */
+  readonly size: number;
+  /**
+   * The entry's bytes (at most `size`; a reader fails if more come). Call it at most once, before asking
+   * for the next entry; an entry not read is skipped by the reader.
+   */
+  read(): Promise<Uint8Array>;
+}
+
+/** An archive, entry after entry; the iteration fails with a 413/422 as soon as a bound is passed. */
+export type ImportArchive = AsyncIterable<ArchiveEntry>;
+
+export interface SkippedEntry {
+  readonly name: string;
+  readonly reason: string;
+}
+
+/** What becomes of an entry by its name and kind alone (before its bytes are read). */
+export type EntryVerdict =
+  | { readonly take: 'file'; readonly filename: string }
+  | { readonly take: 'manifest' }
+  | { readonly take: 'skip'; readonly reason: string };
+
+export const SKIP_REASONS = {
+  directory: 'directory',
+  symlink: 'symlink or link',
+  special: 'not a regular file',
+  absolute: 'absolute path',
+  parent: 'path leaves the archive (..)',
+  dotFolder: 'dot folder or dot file',
+  notMarkdown: 'not a Markdown file (attachment)',
+  duplicate: 'duplicate name',
+  tooLarge: 'over the size limit',
+  notText: 'not UTF-8 text',
+  empty: 'empty file',
+} as const;
+
+const skip = (reason: string): EntryVerdict => ({ take: 'skip', reason });
+
+/**
+ * Judges an entry (extensions §10): directories, links, absolute paths, `..`, dot folders (`.obsidian/`,
+ * `.git/`…) and files that are not `.md`/`.mdx` are skipped; a Markdown name is then held to the
+ * filename rules of an upload (their message becomes the reason). A leading `./` is dropped. The
+ * root's `mdstore.json` is the manifest.
+ */
+export function entryVerdict(name: string, kind: ArchiveEntryKind): EntryVerdict {
+  if (kind === 'directory') return skip(SKIP_REASONS.directory);
+  if (kind === 'symlink') return skip(SKIP_REASONS.symlink);
+  if (kind !== 'file') return skip(SKIP_REASONS.special);
+  if (/^([/\\]|[a-zA-Z]:)/.test(name)) return skip(SKIP_REASONS.absolute);
+  const segments = name.split('/');
+  while (segments.length > 1 && segments[0] === '.') segments.shift();
+  if (segments.some((segment) => segment === '..' || segment.split('\\').includes('..'))) {
+    return skip(SKIP_REASONS.parent);
+  }
+  const filename = segments.join('/');
+  if (filename === MANIFEST_NAME) return { take: 'manifest' };
+  if (segments.some((segment) => segment.startsWith('.') && segment !== '.')) {
+    return skip(SKIP_REASONS.dotFolder);
+  }
+  if (!/\.mdx?$/i.test(filename)) return skip(SKIP_REASONS.notMarkdown);
+  const broken = filenameProblem(filename);
+  return broken === undefined ? { take: 'file', filename } : skip(broken);
+}
+
+/** Why `filename` breaks the filename rules (the upload's message), or undefined. */
+export function filenameProblem(filename: string): string | undefined {
+  try {
+    checkUploadFilename(filename, ['archive']);
+    return undefined;
+  } catch (error) {
+    if (!isMdStoreError(error)) throw error;
+    const issues = (error as { issues?: ReadonlyArray<{ msg: string }> }).issues;
+    return `breaks the filename rules: ${issues?.[0]?.msg ?? error.message}`;
+  }
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The entry's bytes as text, or undefined when they are not UTF-8. */
+export function utf8Text(bytes: Uint8Array): string | undefined {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}

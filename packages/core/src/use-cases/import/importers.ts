@@ -1,0 +1,122 @@
+import type { JsonObject } from '../../validation/schemas.js';
+import {
+  decodePath,
+  encodePath,
+  folderOf,
+  isRelativePath,
+  relativePath,
+  resolvePath,
+  rewriteLinkDestinations,
+  splitAnchor,
+} from './links.js';
+import { Turns } from './turns.js';
+
+/**
+ * The importers (extensions §10): what an import does to the Markdown files of an archive before they
+ * are compared with the project, chosen with `importer=` (HTTP) or `--importer` (CLI).
+ * - `plain` (default), `obsidian`: files as they are (front matter, wiki links and embeds verbatim);
+ *   `.obsidian/` and other dot folders are skipped and attachments reported by the entry rules.
+ * - `gitbook`: as they are, except links to a folder (`guides/`) become links to its `README.md`, the
+ *   page GitBook shows for it, so they resolve in mdstore's link index.
+ * - `notion`: names cleaned of Notion's id suffixes (`Page 0123…(32 hex).md`, folders alike) and links
+ *   between the pages rewritten to the cleaned names, percent-encoded.
+ */
+export const IMPORTERS = ['plain', 'obsidian', 'notion', 'gitbook'] as const;
+export type Importer = (typeof IMPORTERS)[number];
+
+export const isImporter = (value: string): value is Importer =>
+  (IMPORTERS as readonly string[]).includes(value);
+
+/** One Markdown file of an archive, as the importer receives and returns it. */
+export interface ImportedFile {
+  /** Its name in the project. */
+  readonly filename: string;
+  readonly text: string;
+  /** The metadata `mdstore.json` gives it; undefined when it gives none. */
+  readonly metadata?: JsonObject | null;
+}
+
+/**
+ * Applies `importer` to the files (pure: the same files in, the same files out, in the same order), with
+ * a turn of the event loop after every megabyte or so of text rewritten.
+ */
+export async function applyImporter(
+  importer: Importer,
+  files: readonly ImportedFile[],
+): Promise<ImportedFile[]> {
+  const rewrite =
+    importer === 'notion'
+      ? notionRewriter(files)
+      : importer === 'gitbook'
+        ? readmeRewriter(files)
+        : undefined;
+  if (rewrite === undefined) return [...files];
+  const turns = new Turns();
+  const out: ImportedFile[] = [];
+  for (const file of files) {
+    out.push(rewrite(file));
+    await turns.after(file.text.length);
+  }
+  return out;
+}
+
+const NOTION_ID = / [0-9a-f]{32}(?=(\.mdx?)?$)/i;
+
+/** A name without Notion's id suffixes, on every segment. */
+export const withoutNotionIds = (filename: string): string =>
+  filename
+    .split('/')
+    .map((segment) => segment.replace(NOTION_ID, ''))
+    .join('/');
+
+/**
+ * Notion: each file gets its name without the id suffixes, unless another file already has that name
+ * (two pages of one title in one folder), in which case it keeps its own; then every relative link to
+ * a renamed file is rewritten from the file's new folder, keeping its `#anchor`.
+ */
+function notionRewriter(files: readonly ImportedFile[]): (file: ImportedFile) => ImportedFile {
+  const renamed = new Map<string, string>();
+  const taken = new Set<string>();
+  for (const file of files) {
+    const clean = withoutNotionIds(file.filename);
+    const name = taken.has(clean) ? file.filename : clean;
+    taken.add(name);
+    renamed.set(file.filename, name);
+  }
+  return (file) => {
+    const filename = renamed.get(file.filename) as string;
+    const fromOld = folderOf(file.filename);
+    const fromNew = folderOf(filename);
+    const text = rewriteLinkDestinations(file.text, (dest) => {
+      if (!isRelativePath(dest)) return undefined;
+      const { path, anchor } = splitAnchor(dest);
+      const decoded = decodePath(path);
+      if (decoded === undefined || decoded === '') return undefined;
+      const target = resolvePath(fromOld, decoded);
+      const to = target === undefined ? undefined : renamed.get(target);
+      if (to === undefined) return undefined;
+      return encodePath(relativePath(fromNew, to)) + anchor;
+    });
+    return { ...file, filename, text };
+  };
+}
+
+/** GitBook: `[x](guides/)` or `[x](guides)` → `[x](guides/README.md)` when that file is in the archive. */
+function readmeRewriter(files: readonly ImportedFile[]): (file: ImportedFile) => ImportedFile {
+  const names = new Set(files.map((file) => file.filename));
+  return (file) => {
+    const from = folderOf(file.filename);
+    const text = rewriteLinkDestinations(file.text, (dest) => {
+      if (!isRelativePath(dest)) return undefined;
+      const { path, anchor } = splitAnchor(dest);
+      const decoded = decodePath(path);
+      if (decoded === undefined || decoded === '' || /\.mdx?$/i.test(decoded)) return undefined;
+      const folder = resolvePath(from, decoded);
+      if (folder === undefined) return undefined;
+      const readme = folder === '' ? 'README.md' : `${folder}/README.md`;
+      if (!names.has(readme)) return undefined;
+      return `${path.replace(/\/?$/, '/')}README.md${anchor}`;
+    });
+    return { ...file, text };
+  };
+}
