@@ -7,6 +7,7 @@ import { ROUTES } from './api/routes-table.js';
 import { type AuditQueue, auditRequests } from './audit.js';
 import { authenticateRequests } from './auth.js';
 import { DEFAULT_DRAIN_LIMITS, type DrainLimits, sendAfterDrainingRequest } from './body.js';
+import { consoleRoutes } from './console/index.js';
 import { HttpError, httpError, toErrorResponse } from './errors.js';
 import { DEFAULT_MULTIPART_LIMITS, type MultipartLimits } from './multipart.js';
 import { loggedPath, observeRequests, type RequestMetrics, routeNamer } from './observe.js';
@@ -39,6 +40,8 @@ export interface HttpAppOptions {
   readonly metrics?: RequestMetrics;
   /** Where `/api` requests are recorded (extensions §8); without one, nothing is audited. */
   readonly audit?: AuditQueue;
+  /** Where the console's built files are; default `apps/console/dist`. */
+  readonly consoleDir?: string;
 }
 
 const HSTS = 'max-age=31536000';
@@ -98,6 +101,9 @@ export function createHttpApp(options: HttpAppOptions): Express {
   for (const path of ['/openapi.json', '/docs', '/docs/redoc.standalone.js']) {
     app.all(path, methodNotAllowed(['GET', 'HEAD']));
   }
+  // The web console (extensions §11): its page and its hashed assets, no key.
+  app.use(consoleRoutes(options.consoleDir === undefined ? {} : { dir: options.consoleDir }));
+  app.all('/', methodNotAllowed(['GET', 'HEAD']));
 
   if (options.audit) {
     app.use(

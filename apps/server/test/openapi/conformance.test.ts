@@ -451,6 +451,7 @@ const CALLS: Call[] = [
     expect: 422,
   },
   { operationId: 'listKeys', method: 'GET', path: () => '/api/keys', expect: 200 },
+  { operationId: 'currentKey', method: 'GET', path: () => '/api/keys/current', expect: 200 },
   { operationId: 'listAudit', method: 'GET', path: () => '/api/audit?limit=5', expect: 200 },
   { operationId: 'listAudit', method: 'GET', path: () => '/api/audit?status=abc', expect: 422 },
   { operationId: 'revokeKey', method: 'DELETE', path: (s) => `/api/keys/${s.keyId}`, expect: 204 },
