@@ -15,13 +15,13 @@ const listeners = new Set<Listener>();
 let running: AbortController | undefined;
 
 /** Falls back to this period of plain refreshes when the server has no change feed (`404`). */
-const FALLBACK_REFRESH_MS = 2000;
+const FALLBACK_REFRESH_MS = 1500;
 const HOLD_SECONDS = 25;
 
 /**
  * Follows `GET /api/changes` with long polls (`wait`): each event is handed to every listener as soon as
  * the held request returns (an event reaches the console within 2 s). Without the feed (404) the
- * listeners are told every 2 s with no events, and refresh what they show.
+ * listeners are told every 1.5 s with no events, and refresh what they show.
  */
 export function startLiveUpdates(): () => void {
   running?.abort();

@@ -58,15 +58,19 @@ export function FileScreen({ me, projectId, filename }: { me: Me; projectId: str
   const [changedElsewhere, setChangedElsewhere] = useState(false);
   const editingRef = useRef(editing);
   editingRef.current = editing;
-  // While the editor is open the loaded text stays as it was (the save's If-Match is its ETag).
-  const frozenLive = useRef(live);
-  if (!editing) frozenLive.current = live;
   const { data, error, reload } = useLoad(
     (signal) => loadFile(projectId, filename, signal),
-    [projectId, filename, frozenLive.current],
+    [projectId, filename],
   );
+  // A change that may concern this file: its ETag (a HEAD, no body) says whether it did. While the editor
+  // is open the text stays as it was loaded (the save's If-Match is its ETag) and a notice says so.
   useEffect(() => {
-    if (editingRef.current && live > 0) setChangedElsewhere(true);
+    if (live === 0 || !data) return;
+    void request(filePath(projectId, filename), { method: 'HEAD', allow: [404] }).then((response) => {
+      if (response.headers.get('etag') === data.etag) return;
+      if (editingRef.current) setChangedElsewhere(true);
+      else reload();
+    });
   }, [live]);
   if (error && !data) {
     return (
