@@ -21,6 +21,10 @@ export function createEditor(parent: HTMLElement, text: string, label: string) {
         syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
         EditorView.lineWrapping,
         EditorView.contentAttributes.of({ 'aria-label': label }),
+        // The page's CSP admits CodeMirror's <style> elements by this nonce only.
+        EditorView.cspNonce.of(
+          document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content ?? '',
+        ),
       ],
     }),
   });

@@ -58,7 +58,7 @@ export function FileScreen({ me, projectId, filename }: { me: Me; projectId: str
   const [changedElsewhere, setChangedElsewhere] = useState(false);
   const editingRef = useRef(editing);
   editingRef.current = editing;
-  const { data, error, reload } = useLoad(
+  const { data, error, loading, reload } = useLoad(
     (signal) => loadFile(projectId, filename, signal),
     [projectId, filename],
   );
@@ -93,7 +93,7 @@ export function FileScreen({ me, projectId, filename }: { me: Me; projectId: str
         </p>
         <div class="toolbar">
           {me.role !== 'read' && !editing && (
-            <button type="button" onClick={() => setEditing(true)}>
+            <button type="button" onClick={() => setEditing(true)} disabled={loading}>
               Edit
             </button>
           )}

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONSOLE_CSP } from '../../src/http/console/index.js';
+import { consoleCsp } from '../../src/http/console/index.js';
 import { HttpHarness } from '../support/http-harness.js';
 import { ensureConsoleBuilt } from './support.js';
 
@@ -49,20 +49,26 @@ function firstLoadScripts(html: string): string[] {
 }
 
 describe('the console at /', () => {
-  it('GET / needs no key: the page, no-cache, under a CSP with scripts from self only, no inline script', async () => {
+  it('GET / needs no key: the page, not stored, under a CSP with scripts from self only, no inline script', async () => {
     const page = await harness.fetch('/');
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(page.headers.get('cache-control')).toBe('no-cache');
+    expect(page.headers.get('cache-control')).toBe('no-store');
     const csp = page.headers.get('content-security-policy') ?? '';
-    expect(csp).toBe(CONSOLE_CSP);
+    const html = await page.text();
+    // Styles: the stylesheet, and the editor's style elements by the page's nonce, new on every load.
+    const nonce = /<meta name="csp-nonce" content="([^"]+)">/.exec(html)?.[1];
+    expect(nonce).toMatch(/^[A-Za-z0-9+/]{24}$/);
+    expect(csp).toBe(consoleCsp(nonce!));
+    const other = await (await harness.fetch('/')).text();
+    expect(other).not.toContain(nonce);
     const directives = Object.fromEntries(
       csp.split('; ').map((d) => [d.split(' ')[0], d.split(' ').slice(1)]),
     );
     expect(directives['script-src']).toEqual(["'self'"]);
     expect(directives['default-src']).toEqual(["'none'"]);
     expect(directives['connect-src']).toEqual(["'self'"]);
-    const html = await page.text();
+    expect(directives['style-src']).toEqual(["'self'", `'nonce-${nonce}'`]);
     // Every script has a src (no inline code), and nothing is loaded from another origin (no CDN).
     expect(html).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
     expect(html).not.toMatch(/https?:\/\//);

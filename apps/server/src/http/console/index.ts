@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,22 +13,24 @@ export const CONSOLE_DIST = fileURLToPath(new URL('../../../../console/dist/', i
 
 /**
  * The console's Content-Security-Policy (extensions §11): scripts only from the server's own files (no
- * inline script, no `eval`), requests only to the server itself, nothing from anywhere else. Styles
- * come from the server's stylesheet; CodeMirror's own go through constructed stylesheets, which the
- * policy does not govern. Rendered files' inline `style` attributes are refused, as the sanitiser wants.
+ * inline script, no `eval`), requests only to the server itself, nothing from anywhere else. Styles come
+ * from the server's stylesheet and from the `<style>` elements CodeMirror makes, which carry the page's
+ * nonce (new on every load, read by the editor from `<meta name="csp-nonce">`); any other inline style,
+ * such as a `style` attribute in a rendered file, is refused.
  */
-export const CONSOLE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "manifest-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const consoleCsp = (nonce: string) =>
+  [
+    "default-src 'none'",
+    "script-src 'self'",
+    `style-src 'self' 'nonce-${nonce}'`,
+    "img-src 'self' data:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "manifest-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -40,7 +43,8 @@ const TYPES: Record<string, string> = {
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 interface Built {
-  readonly page: PrecompressedAsset;
+  /** The page, with `{{nonce}}` where each answer puts its own. */
+  readonly page: string;
   readonly assets: ReadonlyMap<string, { asset: PrecompressedAsset; type: string }>;
 }
 
@@ -60,7 +64,8 @@ async function loadBuilt(dir: string): Promise<Built | null> {
     // The name carries the content's hash: it is the ETag too.
     assets.set(name, { asset: new PrecompressedAsset(text, name), type });
   }
-  return { page: new PrecompressedAsset(html), assets };
+  const page = html.replace('<head>', '<head>\n<meta name="csp-nonce" content="{{nonce}}">');
+  return { page, assets };
 }
 
 const NOT_BUILT = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>mdstore</title></head>
@@ -70,8 +75,8 @@ The API is at <a href="/docs">/docs</a>.</p></main></body></html>
 
 /**
  * `GET /` (the console, no key: it asks for one) and `GET /assets/{name}` (its hashed scripts and
- * styles, cached for a year). The files are read once, on the first request, and compressed once
- * (brotli and gzip, as `/docs` is served).
+ * styles, cached for a year). The files are read once, on the first request, and the assets compressed
+ * once (brotli and gzip, as `/docs` is served).
  */
 export function consoleRoutes(options: { dir?: string } = {}): Router {
   const dir = options.dir ?? CONSOLE_DIST;
@@ -81,10 +86,12 @@ export function consoleRoutes(options: { dir?: string } = {}): Router {
     return built;
   };
   const router = express.Router({ caseSensitive: true, strict: true });
-  router.get('/', async (req: Request, res: Response) => {
+  router.get('/', async (_req: Request, res: Response) => {
     const found = await files();
-    res.setHeader('Content-Security-Policy', CONSOLE_CSP);
-    res.setHeader('Cache-Control', 'no-cache');
+    const nonce = randomBytes(18).toString('base64');
+    res.setHeader('Content-Security-Policy', consoleCsp(nonce));
+    // A new nonce each time: never stored (the page is half a kilobyte; its assets are what is cached).
+    res.setHeader('Cache-Control', 'no-store');
     res.setHeader('X-Frame-Options', 'DENY');
     res.setHeader('Referrer-Policy', 'no-referrer');
     res.type('text/html; charset=utf-8');
@@ -92,7 +99,7 @@ export function consoleRoutes(options: { dir?: string } = {}): Router {
       res.status(503).send(NOT_BUILT);
       return;
     }
-    await found.page.send(req, res);
+    res.send(found.page.replace('{{nonce}}', nonce));
   });
   router.get('/assets/:name', async (req: Request, res: Response, next) => {
     const found = (await files())?.assets.get(String(req.params.name));
