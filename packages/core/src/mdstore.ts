@@ -134,6 +134,8 @@ export function createMdStore(adapters: MdStoreAdapters) {
       edit: bind(ctx, files.editFile),
       readPart: bind(ctx, files.readFilePart),
       outline: bind(ctx, files.readOutline),
+      // Extensions §11.
+      html: bind(ctx, files.readFileHtml),
       // Extensions §5.
       listRevisions: bind(ctx, files.listRevisions),
       readRevision: bind(ctx, files.readRevision),

@@ -7,6 +7,7 @@ import {
   type DocumentHeading,
   type Outline,
   POOL_WORK_LIMITS,
+  type RenderTask,
   WorkLimitExceededError,
 } from '@mdstore/core';
 import { Piscina } from 'piscina';
@@ -61,6 +62,11 @@ export class PiscinaContentWork implements ContentWork {
 
   async headings(task: ContentWorkTask, signal?: AbortSignal): Promise<DocumentHeading[]> {
     return (await this.run({ op: 'headings', text: task.text, mdx: task.mdx }, signal)) as DocumentHeading[];
+  }
+
+  async render(task: RenderTask, signal?: AbortSignal): Promise<string> {
+    const request: WorkRequest = { op: 'render', ...task };
+    return (await this.run(request, signal)) as string;
   }
 
   close(): Promise<void> {

@@ -4,6 +4,8 @@ import {
   isMdStoreError,
   outlineTask,
   POOL_WORK_LIMITS,
+  type RenderLinks,
+  renderTask,
 } from '@mdstore/core';
 
 /**
@@ -11,7 +13,10 @@ import {
  * not cross threads with their codes, so a refusal of the core comes back as data.
  */
 export interface WorkRequest extends ContentWorkTask {
-  readonly op: 'outline' | 'headings';
+  readonly op: 'outline' | 'headings' | 'render';
+  /** For `render`: the file rendered and where its links lead. */
+  readonly filename?: string;
+  readonly links?: RenderLinks;
 }
 
 export type WorkAnswer =
@@ -22,7 +27,11 @@ export default function work(request: WorkRequest): WorkAnswer {
   const task = { text: request.text, mdx: request.mdx };
   try {
     const value =
-      request.op === 'outline' ? outlineTask(task, POOL_WORK_LIMITS) : headingsTask(task, POOL_WORK_LIMITS);
+      request.op === 'outline'
+        ? outlineTask(task, POOL_WORK_LIMITS)
+        : request.op === 'render'
+          ? renderTask({ ...task, filename: request.filename!, links: request.links! }, POOL_WORK_LIMITS)
+          : headingsTask(task, POOL_WORK_LIMITS);
     return { ok: true, value };
   } catch (error) {
     if (isMdStoreError(error)) return { ok: false, code: error.code };

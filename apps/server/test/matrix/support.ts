@@ -34,6 +34,8 @@ const HTTP_SUITES = [
   'export',
   // extensions §8
   'access',
+  // extensions §11
+  'render',
 ];
 
 /**

@@ -83,7 +83,7 @@ export interface paths {
         };
         /**
          * Download a file
-         * @description The raw content; one byte range with `Range`; conditional with the If-* headers. With `lines` or `section`, that part of the text instead (`X-Line-Range`; `Range` is then ignored).
+         * @description The raw content; one byte range with `Range`; conditional with the If-* headers. With `lines` or `section`, that part of the text instead (`X-Line-Range`; `Range` is then ignored). With `format=html`, the file rendered as a sanitised HTML fragment (`text/html`; `.mdx` as escaped source; links to other files of the project lead to the console; headings carry ids by GitHub’s slug rule); `Range`, `lines` and `section` are then ignored, and a file too large to render is 413 as for an outline.
          */
         get: operations["downloadFile"];
         /** Replace the metadata of a file */
@@ -94,7 +94,7 @@ export interface paths {
         options?: never;
         /**
          * Download headers only
-         * @description The raw content; one byte range with `Range`; conditional with the If-* headers. With `lines` or `section`, that part of the text instead (`X-Line-Range`; `Range` is then ignored).
+         * @description The raw content; one byte range with `Range`; conditional with the If-* headers. With `lines` or `section`, that part of the text instead (`X-Line-Range`; `Range` is then ignored). With `format=html`, the file rendered as a sanitised HTML fragment (`text/html`; `.mdx` as escaped source; links to other files of the project lead to the console; headings carry ids by GitHub’s slug rule); `Range`, `lines` and `section` are then ignored, and a file too large to render is 413 as for an outline.
          */
         head: operations["headFile"];
         /**
@@ -2029,6 +2029,8 @@ export interface operations {
                 lines?: string;
                 /** @description A heading text; repeated, a path of headings (`?section=Guide&section=Install`). */
                 section?: string[];
+                /** @description `html`: the file rendered as a sanitised HTML fragment instead of its bytes. */
+                format?: "html";
             };
             header?: {
                 /** @description ETags (or `*`) the current version must match, else 412. */
@@ -2053,7 +2055,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The content, or the part asked for */
+            /** @description The content, or the part asked for, or with `format=html` its HTML */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2077,6 +2079,7 @@ export interface operations {
                 };
                 content: {
                     "text/markdown": string;
+                    "text/html": string;
                 };
             };
             /** @description One byte range of the content */
@@ -2168,6 +2171,19 @@ export interface operations {
             };
             /** @description A precondition (If-Match, If-Unmodified-Since…) failed */
             412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Content too large */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2599,6 +2615,8 @@ export interface operations {
                 lines?: string;
                 /** @description A heading text; repeated, a path of headings (`?section=Guide&section=Install`). */
                 section?: string[];
+                /** @description `html`: the file rendered as a sanitised HTML fragment instead of its bytes. */
+                format?: "html";
             };
             header?: {
                 /** @description ETags (or `*`) the current version must match, else 412. */
@@ -2623,7 +2641,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The content, or the part asked for */
+            /** @description The content, or the part asked for, or with `format=html` its HTML */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2726,6 +2744,17 @@ export interface operations {
             };
             /** @description A precondition (If-Match, If-Unmodified-Since…) failed */
             412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Content too large */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -1,9 +1,10 @@
 import { isMdStoreError, OutlineTooLargeError, WorkLimitExceededError } from '../errors.js';
 import type { ContentWork, ContentWorkTask } from '../ports/content-work.js';
-import { answerItems, headingsParseCost, outlineCost } from './cost.js';
+import { answerItems, headingsParseCost, outlineCost, renderCost } from './cost.js';
 import { type ContentWorkLimits, INLINE_WORK_LIMITS, OUTLINE_MAX_LENGTH } from './limits.js';
 import { type Outline, outline } from './outline.js';
 import { type DocumentHeading, parseDocument } from './parse.js';
+import { type RenderTask, renderHtml } from './render/render.js';
 import { spendWork, type WorkBudget, workRefusal } from './work-budget.js';
 import { STEP_WORK_LIMIT } from './work-limits.js';
 
@@ -40,11 +41,18 @@ export function headingsTask(task: ContentWorkTask, limits: ContentWorkLimits): 
   return parseDocument(task.text, { mdx: task.mdx, links: false, mdxLimits: limits.mdx }).headings;
 }
 
+/** The HTML of a render task, where `limits` allow; past them, `WORK_LIMIT_EXCEEDED`. */
+export function renderTask(task: RenderTask, limits: ContentWorkLimits): string {
+  if (renderCost(task.text, task.mdx) > limits.stepWork) throw new WorkLimitExceededError('estimate');
+  return renderHtml(task);
+}
+
 /** The default `ContentWork`: inline, with the inline limits (nothing beyond one step's bound). */
 export const inlineContentWork: ContentWork = {
   limits: INLINE_WORK_LIMITS,
   outline: async (task) => outlineTask(task, INLINE_WORK_LIMITS),
   headings: async (task) => headingsTask(task, INLINE_WORK_LIMITS),
+  render: async (task) => renderTask(task, INLINE_WORK_LIMITS),
 };
 
 /** `limits` with the inline step bound: what runs on this thread. */
@@ -122,4 +130,25 @@ export async function headingsWithin(
 ): Promise<DocumentHeading[]> {
   const { cost, inline } = headingsCost(work, task);
   return inline ? inlineHeadings(work, task, cost, o) : pooledHeadings(work, task, cost, o);
+}
+
+/**
+ * `GET …/files/{filename}?format=html`'s HTML: inline, in `work`, or refused by the rule above with the
+ * outline's answer (413): a file too large to render is too large to outline.
+ */
+export async function renderWithin(
+  work: ContentWork,
+  task: RenderTask,
+  signal?: AbortSignal,
+): Promise<string> {
+  if (task.text.length > OUTLINE_MAX_LENGTH) throw new OutlineTooLargeError();
+  const cost = renderCost(task.text, task.mdx);
+  if (cost <= STEP_WORK_LIMIT) return renderHtml(task);
+  if (cost > work.limits.stepWork) throw new OutlineTooLargeError();
+  try {
+    return await work.render(task, signal);
+  } catch (error) {
+    if (isMdStoreError(error, 'WORK_LIMIT_EXCEEDED')) throw new OutlineTooLargeError();
+    throw error;
+  }
 }

@@ -107,3 +107,27 @@ export function answerItems(text: string, links: boolean): number {
   for (let at = text.indexOf('['); at !== -1; at = text.indexOf('[', at + 1)) brackets++;
   return headings + brackets;
 }
+
+/**
+ * Rendering as HTML (render/render.ts): the whole parse, paid as an outline's half again (markdown-it's
+ * renderer and the sanitiser's parse of its output are linear too), plus per link (`[`: resolving and
+ * rewriting its target in the sanitiser) and per tag (`<`: each element the sanitiser judges). MDX is
+ * shown as escaped source: per code unit.
+ */
+export const RENDER_COST = { outlineFactor: 1.5, bracket: 15_000, tag: 3_000, mdxUnit: 20 } as const;
+
+function count(text: string, char: string): number {
+  let found = 0;
+  for (let at = text.indexOf(char); at !== -1; at = text.indexOf(char, at + 1)) found++;
+  return found;
+}
+
+/** What `renderHtml` of `text` is estimated to cost. */
+export function renderCost(text: string, mdx: boolean): number {
+  if (mdx) return RENDER_COST.mdxUnit * text.length;
+  return (
+    RENDER_COST.outlineFactor * outlineCost(text, false) +
+    RENDER_COST.bracket * count(text, '[') +
+    RENDER_COST.tag * count(text, '<')
+  );
+}

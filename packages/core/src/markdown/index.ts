@@ -2,8 +2,10 @@ export {
   headingsTask,
   inlineContentWork,
   outlineTask,
+  renderTask,
+  renderWithin,
 } from './content-work.js';
-export { headingsParseCost, outlineCost } from './cost.js';
+export { headingsParseCost, outlineCost, renderCost } from './cost.js';
 export { type DiffNames, diffCost, MAX_DIFF_COMPARISONS, unifiedDiff } from './diff.js';
 export {
   type EditRequest,
@@ -15,6 +17,7 @@ export {
 } from './edit-schema.js';
 export { type ApplyEditsOptions, applyEdits, applyEditsInTurns, type MarkdownEdit } from './edits.js';
 export { frontMatterLength } from './front-matter.js';
+export { consoleFileHref, encodeFilename } from './hrefs.js';
 export {
   type ContentWorkLimits,
   INLINE_WORK_LIMITS,
@@ -34,7 +37,11 @@ export {
   parseDocument,
 } from './parse.js';
 export type { HeadingLevel } from './parse-types.js';
+export { type FileLinkTarget, fileHref, type RenderLinks, resolveFileLink } from './render/links.js';
+export { type RenderTask, renderHtml, shownText } from './render/render.js';
+export { sanitizeRendered } from './render/sanitize.js';
 export { type FindSectionOptions, findSection, type HeadingPath, type Section } from './sections.js';
+export { githubSlug, HeadingIds } from './slug.js';
 export {
   newWorkBudget,
   OCCURRENCE_COST,

@@ -88,7 +88,7 @@ export function parseCommonMark(text: string, o: { links: boolean } = { links: t
 }
 
 /** Plain text of inline tokens: text, code and image descriptions; no raw HTML. */
-function plainText(tokens: readonly Token[]): string {
+export function plainText(tokens: readonly Token[]): string {
   let text = '';
   for (const token of tokens) {
     if (token.type === 'text' || token.type === 'text_special' || token.type === 'code_inline') {

@@ -1,6 +1,7 @@
 import type { ContentWorkLimits } from '../markdown/limits.js';
 import type { Outline } from '../markdown/outline.js';
 import type { DocumentHeading } from '../markdown/parse.js';
+import type { RenderTask } from '../markdown/render/render.js';
 
 /** One step of work on a text: plain data, so that it can be sent to another thread. */
 export interface ContentWorkTask {
@@ -26,4 +27,6 @@ export interface ContentWork {
   outline(task: ContentWorkTask, signal?: AbortSignal): Promise<Outline>;
   /** The headings of the text (no links), as the sections use them. */
   headings(task: ContentWorkTask, signal?: AbortSignal): Promise<DocumentHeading[]>;
+  /** The sanitised HTML of the text (extensions §11), as `renderHtml` gives it. */
+  render(task: RenderTask, signal?: AbortSignal): Promise<string>;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { headingsTask, outlineTask } from '../markdown/content-work.js';
+import { headingsTask, outlineTask, renderTask } from '../markdown/content-work.js';
 import { mdxWithinBudget } from '../markdown/mdx-budget.js';
 import type { ContentWork, ContentWorkTask } from '../ports/content-work.js';
 
@@ -69,6 +69,26 @@ export function describeContentWorkContract(name: string, open: () => Promise<Co
         }
       }, 60_000);
     }
+
+    it('renders as renderHtml does for its limits, and refuses past them', async () => {
+      const harness = await open();
+      try {
+        const { work } = harness;
+        const links = { kind: 'console', projectId: 'p1' } as const;
+        for (const { task } of TASKS.slice(0, 4)) {
+          const render = { ...task, filename: 'docs/page.md', links };
+          expect(await answer(() => work.render(render))).toEqual(
+            expected(() => renderTask(render, work.limits)),
+          );
+        }
+        const html = await work.render({ text: '# A\n\n[b](b.md)', mdx: false, filename: 'x/a.md', links });
+        expect(html).toBe('<h1 id="a">A</h1>\n<p><a href="/#/p/p1/f/x/b.md">b</a></p>\n');
+        const beyond = { ...TASKS.at(-1)!.task, filename: 'a.md', links };
+        await expect(work.render(beyond)).rejects.toMatchObject({ code: 'WORK_LIMIT_EXCEEDED' });
+      } finally {
+        await harness.close();
+      }
+    }, 60_000);
 
     it('refuses past its limits with WORK_LIMIT_EXCEEDED', async () => {
       const harness = await open();

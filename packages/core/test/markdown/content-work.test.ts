@@ -20,6 +20,10 @@ function recording(): ContentWork & { seen: string[] } {
       seen.push(`headings:${task.text.length}`);
       return [];
     },
+    render: async (task) => {
+      seen.push(`render:${task.text.length}`);
+      return '';
+    },
   };
 }
 

@@ -44,6 +44,8 @@ export interface AnswerBody {
     | 'application/json'
     | 'text/markdown'
     | 'text/x-diff'
+    // Extensions §11: a file rendered (`?format=html`).
+    | 'text/html'
     // Extensions §10: the archives of an export.
     | 'application/zip'
     | 'application/gzip';

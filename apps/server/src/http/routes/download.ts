@@ -10,6 +10,7 @@ import { loggedPath } from '../observe.js';
 import { conditionsOf, headerValue, setFileValidators } from '../validators.js';
 import { filenameOf, projectIdOf, type RouteDeps, signalOf } from './context.js';
 import { downloadPart, PART_QUERY, partQueryOf } from './editing.js';
+import { FORMAT_QUERY, formatOf, renderedFile } from './rendered.js';
 
 export const downloadFile = defineRoute(
   {
@@ -19,15 +20,20 @@ export const downloadFile = defineRoute(
     summary: 'Download a file',
     description:
       'The raw content; one byte range with `Range`; conditional with the If-* headers. With `lines` or ' +
-      '`section`, that part of the text instead (`X-Line-Range`; `Range` is then ignored).',
+      '`section`, that part of the text instead (`X-Line-Range`; `Range` is then ignored). With ' +
+      '`format=html`, the file rendered as a sanitised HTML fragment (`text/html`; `.mdx` as escaped ' +
+      'source; links to other files of the project lead to the console; headings carry ids by ' +
+      'GitHub’s slug rule); `Range`, `lines` and `section` are then ignored, and a file too large to ' +
+      'render is 413 as for an outline.',
     tags: ['Files'],
     auth: 'apiKey',
     role: 'read',
-    query: PART_QUERY,
+    query: { ...PART_QUERY, ...FORMAT_QUERY },
     headers: ['If-Match', 'If-None-Match', 'If-Modified-Since', 'If-Unmodified-Since', 'Range', 'If-Range'],
     answers: {
       200: {
-        ...markdown('The content, or the part asked for', DOWNLOAD_HEADERS),
+        ...markdown('The content, or the part asked for, or with `format=html` its HTML', DOWNLOAD_HEADERS),
+        otherBodies: [{ contentType: 'text/html' }],
         optionalHeaders: ['Accept-Ranges', 'Repr-Digest', 'X-Line-Range'],
       },
       206: markdown('One byte range of the content', [
@@ -37,7 +43,7 @@ export const downloadFile = defineRoute(
         'Repr-Digest',
       ]),
       304: { description: 'Not modified (no body)', headers: FILE_VALIDATORS },
-      ...errors(403, 404, 412, 416, 422),
+      ...errors(403, 404, 412, 413, 416, 422),
     },
     head: { operationId: 'headFile', summary: 'Download headers only' },
   },
@@ -49,6 +55,8 @@ export const downloadFile = defineRoute(
  * part only, and the content streamed with backpressure; a client that goes away aborts the read.
  */
 export async function download(deps: RouteDeps, req: Request, res: Response): Promise<void> {
+  // `?format=html` (extensions §11): the file rendered, parts and ranges ignored.
+  if (formatOf(req) === 'html') return renderedFile(deps, req, res);
   // `?lines=` or `?section=` (extensions §4): a part of the text instead, ranges ignored.
   const part = partQueryOf(req);
   if (part) return downloadPart(deps, req, res, part);

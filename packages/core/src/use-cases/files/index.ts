@@ -15,6 +15,8 @@ export {
   readFilePart,
   readOutline,
 } from './parts.js';
+// Extensions §11.
+export { type RenderedRead, readFileHtml } from './render.js';
 export { type RestoreRevisionInput, restoreRevision } from './restore.js';
 export { type DiffRevisionsInput, diffRevisions } from './revision-diff.js';
 export {

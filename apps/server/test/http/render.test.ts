@@ -1,0 +1,115 @@
+import { describe, expect } from 'vitest';
+import { type HttpHarness, serverTest } from '../support/http-harness.js';
+
+/**
+ * A file rendered as HTML (extensions §11): `GET …/files/{filename}?format=html`, on whichever adapter
+ * set runs the suite (see test/matrix).
+ */
+
+const test = serverTest();
+
+const DOC = [
+  '---',
+  'title: Front matter stays out',
+  '---',
+  '# Guide',
+  '',
+  'See [setup](sub/setup.md#linux), [up](../top.md), [site](https://example.org/) and [here](#use).',
+  '',
+  '<script>window.__xss = 1</script><img src="x.png" onerror="window.__xss = 1">',
+  '',
+  '## Use',
+  '',
+  '## Use',
+  '',
+].join('\n');
+
+const HTML = [
+  '<h1 id="guide">Guide</h1>',
+  '<p>See <a href="/#/p/{P}/f/docs/sub/setup.md#linux">setup</a>, <a href="/#/p/{P}/f/top.md">up</a>, ' +
+    '<a href="https://example.org/">site</a> and <a href="#use">here</a>.</p>',
+  '<img src="x.png" />',
+  '<h2 id="use">Use</h2>',
+  '<h2 id="use-1">Use</h2>',
+  '',
+].join('\n');
+
+async function scene(h: HttpHarness, filename = 'docs/guide.md', content = DOC) {
+  const { apiKey } = await h.account();
+  const { id: projectId } = await h.createProject(apiKey, 'Render');
+  const uploaded = await h.uploadFile(apiKey, projectId, filename, content);
+  const path = `/api/projects/${projectId}/files/${encodeURIComponent(filename)}`;
+  return {
+    apiKey,
+    projectId,
+    etag: uploaded.etag as string,
+    get: (query: string, init: RequestInit & { key?: string } = {}) =>
+      h.fetch(`${path}${query}`, { key: apiKey, ...init }),
+  };
+}
+
+describe('GET …/files/{filename}?format=html', () => {
+  test('200: the sanitised fragment, headings with slug ids, links to other files made console links', async (h) => {
+    const s = await scene(h);
+    const response = await s.get('?format=html');
+    expect(response.status).toBe(200);
+    const body = await response.text();
+    expect(body).toBe(HTML.replaceAll('{P}', s.projectId));
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(response.headers.get('content-length')).toBe(String(Buffer.byteLength(body)));
+    expect(response.headers.get('etag')).toBe(s.etag);
+    expect(response.headers.get('content-disposition')).toMatch(/^inline; filename="guide.md"/);
+    expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(response.headers.get('x-file-size')).toBe(String(Buffer.byteLength(DOC)));
+  });
+
+  test('conditional like the download: 304 on the ETag, 412 on another', async (h) => {
+    const s = await scene(h);
+    const same = await s.get('?format=html', { headers: { 'If-None-Match': s.etag } });
+    expect(same.status).toBe(304);
+    expect(same.headers.get('etag')).toBe(s.etag);
+    expect(await same.text()).toBe('');
+    const other = await s.get('?format=html', { headers: { 'If-Match': '"0000-9"' } });
+    expect(other.status).toBe(412);
+  });
+
+  test('HEAD: the headers without the body', async (h) => {
+    const s = await scene(h);
+    const response = await s.get('?format=html', { method: 'HEAD' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await response.text()).toBe('');
+  });
+
+  test('an .mdx file is its escaped source, front matter left out', async (h) => {
+    const s = await scene(h, 'page.mdx', '---\na: 1\n---\n# Hi\n\n<Chart data={[1]} />\n');
+    const response = await s.get('?format=html');
+    expect(await response.text()).toBe(
+      '<pre class="mdx-source"><code># Hi\n\n&lt;Chart data={[1]} /&gt;\n</code></pre>\n',
+    );
+  });
+
+  test('a read key may; ranges and parts are ignored; another format is 422', async (h) => {
+    const s = await scene(h);
+    const created = await h.json('/api/keys', 'POST', s.apiKey, { name: 'reader', role: 'read' });
+    expect(created.status).toBe(201);
+    const reader = ((await created.json()) as { api_key: string }).api_key;
+    const read = await s.get('?format=html&lines=1-2', { key: reader, headers: { Range: 'bytes=0-3' } });
+    expect(read.status).toBe(200);
+    expect(await read.text()).toBe(HTML.replaceAll('{P}', s.projectId));
+    const wrong = await s.get('?format=pdf');
+    expect(wrong.status).toBe(422);
+    expect(((await wrong.json()) as { detail: Array<{ loc: unknown[] }> }).detail[0]!.loc).toEqual([
+      'query',
+      'format',
+    ]);
+  });
+
+  test('a missing file is 404', async (h) => {
+    const s = await scene(h);
+    const response = await h.fetch(`/api/projects/${s.projectId}/files/none.md?format=html`, {
+      key: s.apiKey,
+    });
+    expect(response.status).toBe(404);
+  });
+});

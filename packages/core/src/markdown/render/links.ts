@@ -1,0 +1,64 @@
+import { consoleFileHref, encodeFilename } from '../hrefs.js';
+
+/**
+ * Where links between files of a project lead in rendered HTML (plain data: a render task may be sent
+ * to another thread):
+ * - `console`: the console's route of the file (`consoleFileHref`);
+ * - `share`: a share's page, `{base}{filename}` (`base` is `/s/{token}/`), for files under `prefix`;
+ *   a link to any other file (or, for a one-file share, to another file) keeps its text and loses its
+ *   target, so that a share never leads outside what it shares.
+ */
+export type RenderLinks =
+  | { readonly kind: 'console'; readonly projectId: string }
+  | { readonly kind: 'share'; readonly base: string; readonly prefix: string | null };
+
+/** A link's target in the project: a filename (resolved against the linking file's folder) and anchor. */
+export interface FileLinkTarget {
+  readonly filename: string;
+  readonly anchor: string | null;
+}
+
+/** A destination with a scheme (`https:`, `mailto:`, `javascript:`…) or a network or root path. */
+const NOT_RELATIVE = /^(?:[a-z][a-z0-9+.-]*:|[\\/]{1,2})/i;
+const FILE_EXTENSION = /\.mdx?$/i;
+
+/**
+ * The project file a relative link destination (as the HTML has it, percent-encoded) points to, or
+ * null: only relative paths to `.md`/`.mdx` files inside the project are file links (extensions §9).
+ */
+export function resolveFileLink(href: string, fromFilename: string): FileLinkTarget | null {
+  const trimmed = href.trim();
+  if (trimmed === '' || trimmed.startsWith('#') || NOT_RELATIVE.test(trimmed)) return null;
+  const hash = trimmed.indexOf('#');
+  const rawPath = (hash === -1 ? trimmed : trimmed.slice(0, hash)).replace(/\?.*$/, '');
+  let path: string;
+  let anchor: string | null = null;
+  try {
+    path = decodeURIComponent(rawPath);
+    if (hash !== -1) anchor = decodeURIComponent(trimmed.slice(hash + 1)) || null;
+  } catch {
+    return null;
+  }
+  if (!FILE_EXTENSION.test(path)) return null;
+  const segments = fromFilename.split('/').slice(0, -1);
+  for (const segment of path.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') {
+      if (segments.length === 0) return null; // above the project's root
+      segments.pop();
+    } else segments.push(segment);
+  }
+  return segments.length === 0 ? null : { filename: segments.join('/'), anchor };
+}
+
+/**
+ * The href of a link to `target` from `fromFilename` rendered for `links`, or null when the link must
+ * lose its target (a share's page never leads outside the share).
+ */
+export function fileHref(links: RenderLinks, target: FileLinkTarget, fromFilename: string): string | null {
+  if (links.kind === 'console') return consoleFileHref(links.projectId, target.filename, target.anchor);
+  const anchor = target.anchor ? `#${encodeURIComponent(target.anchor)}` : '';
+  if (links.prefix === null) return target.filename === fromFilename ? anchor || '#' : null;
+  if (!target.filename.startsWith(links.prefix)) return null;
+  return `${links.base}${encodeFilename(target.filename)}${anchor}`;
+}

@@ -1,0 +1,48 @@
+import { renderWithin } from '../../markdown/content-work.js';
+import { loadOwnedProject } from '../access.js';
+import type { Principal } from '../authentication.js';
+import type { MdStoreContext } from '../context.js';
+import { type FileView, toFileView } from '../views.js';
+import { checkReadConditions, conditionsOf, type RequestConditions } from './conditions.js';
+import { currentText, isMdxFilename } from './parts.js';
+
+export type RenderedRead =
+  | { readonly kind: 'not-modified'; readonly file: FileView }
+  | { readonly kind: 'html'; readonly file: FileView; readonly html: string };
+
+/**
+ * `GET …/files/{filename}?format=html` (extensions §11): the preconditions of a download (304, 412),
+ * then the current version rendered and sanitised (markdown/render), its links to other files of the
+ * project made console links; inline under one step's bound, else in `ctx.contentWork`; past its
+ * bounds, the outline's refusal (413).
+ */
+export async function readFileHtml(
+  ctx: MdStoreContext,
+  input: {
+    principal: Principal;
+    projectId: string;
+    filename: string;
+    conditions?: RequestConditions;
+    signal?: AbortSignal;
+  },
+): Promise<RenderedRead> {
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const conditions = conditionsOf(input.conditions);
+  const read = await currentText(ctx, project, input.filename, {
+    signal: input.signal,
+    proceed: (file) => checkReadConditions(file, conditions) === 'proceed',
+  });
+  const file = toFileView(read.file, project, ctx.blobs.scheme);
+  if (read.text === null) return { kind: 'not-modified', file };
+  const html = await renderWithin(
+    ctx.contentWork,
+    {
+      text: read.text,
+      mdx: isMdxFilename(read.file.filename),
+      filename: read.file.filename,
+      links: { kind: 'console', projectId: project.id },
+    },
+    input.signal,
+  );
+  return { kind: 'html', file, html };
+}

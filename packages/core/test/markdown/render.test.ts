@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import {
+  consoleFileHref,
+  type RenderLinks,
+  renderCost,
+  renderHtml,
+  resolveFileLink,
+} from '../../src/index.js';
+import { inlineContentWork, renderWithin } from '../../src/markdown/content-work.js';
+
+const CONSOLE: RenderLinks = { kind: 'console', projectId: 'p1' };
+const render = (text: string, o: { filename?: string; links?: RenderLinks; mdx?: boolean } = {}) =>
+  renderHtml({
+    text,
+    mdx: o.mdx ?? false,
+    filename: o.filename ?? 'docs/page.md',
+    links: o.links ?? CONSOLE,
+  });
+
+describe('renderHtml: Markdown', () => {
+  it('renders CommonMark with heading ids by the slug rule, repeated ones numbered', () => {
+    expect(render('# Hello *World*\n\n## Hello World\n\ntext `code`\n')).toBe(
+      '<h1 id="hello-world">Hello <em>World</em></h1>\n<h2 id="hello-world-1">Hello World</h2>\n' +
+        '<p>text <code>code</code></p>\n',
+    );
+  });
+
+  it('does not render front matter, nor a BOM', () => {
+    expect(render('\uFEFF---\ntitle: Secret\n---\n# Body\n')).toBe('<h1 id="body">Body</h1>\n');
+  });
+
+  it('shows .mdx as its escaped source in a pre', () => {
+    expect(render('---\na: 1\n---\n# T\n<Chart x={1} />\n<script>x</script>', { mdx: true })).toBe(
+      '<pre class="mdx-source"><code># T\n&lt;Chart x={1} /&gt;\n&lt;script&gt;x&lt;/script&gt;</code></pre>\n',
+    );
+  });
+
+  it('keeps the language class of a fenced code block', () => {
+    expect(render('```ts\nlet a = 1;\n```\n')).toBe(
+      '<pre><code class="language-ts">let a = 1;\n</code></pre>\n',
+    );
+  });
+});
+
+describe('links between files', () => {
+  it('resolves relative .md/.mdx destinations against the linking file’s folder', () => {
+    expect(resolveFileLink('other.md', 'docs/a.md')).toEqual({ filename: 'docs/other.md', anchor: null });
+    expect(resolveFileLink('./sub/x.MDX#Part%20two', 'docs/a.md')).toEqual({
+      filename: 'docs/sub/x.MDX',
+      anchor: 'Part two',
+    });
+    expect(resolveFileLink('../read%20me.md', 'docs/a.md')).toEqual({ filename: 'read me.md', anchor: null });
+    for (const href of [
+      '../../x.md',
+      'https://x.org/a.md',
+      '/abs.md',
+      '//host/a.md',
+      '#top',
+      'a.png',
+      'mailto:a@b.md',
+    ]) {
+      expect(resolveFileLink(href, 'docs/a.md')).toBeNull();
+    }
+  });
+
+  it('makes them console links; other links stay as they are', () => {
+    expect(consoleFileHref('p 1', 'a b/c.md', 'x')).toBe('/#/p/p%201/f/a%20b/c.md#x');
+    expect(render('[a](other.md#sec) [b](https://example.org/x.md) [c](#local) [d](pic.png)')).toBe(
+      '<p><a href="/#/p/p1/f/docs/other.md#sec">a</a> <a href="https://example.org/x.md">b</a> ' +
+        '<a href="#local">c</a> <a href="pic.png">d</a></p>\n',
+    );
+  });
+
+  it('for a folder share: share links within its prefix, no target outside it', () => {
+    const links: RenderLinks = { kind: 'share', base: '/s/TOKEN/', prefix: 'docs/' };
+    expect(render('[in](sub/x.md#a) [out](../x.md)', { links })).toBe(
+      '<p><a href="/s/TOKEN/docs/sub/x.md#a">in</a> <a>out</a></p>\n',
+    );
+  });
+
+  it('for a one-file share: only anchors of the file itself', () => {
+    const links: RenderLinks = { kind: 'share', base: '/s/TOKEN/', prefix: null };
+    expect(render('[self](page.md#a) [other](x.md)', { links })).toBe(
+      '<p><a href="#a">self</a> <a>other</a></p>\n',
+    );
+  });
+});
+
+describe('the sanitiser', () => {
+  const cases: Array<[string, string, string]> = [
+    ['a script element, with its content', 'a<script>window.__xss=1</script>b', '<p>ab</p>\n'],
+    ['an event handler', '<img src="x.png" onerror="window.__xss=1">', '<img src="x.png" />'],
+    ['a javascript: link (Markdown)', '[x](javascript:alert(1))', '<p>[x](javascript:alert(1))</p>\n'],
+    ['a javascript: link (HTML)', '<a href="javascript:alert(1)">x</a>', '<p><a>x</a></p>\n'],
+    ['an entity-encoded javascript: link', '<a href="jav&#x09;ascript:alert(1)">x</a>', '<p><a>x</a></p>\n'],
+    ['a data: link', '<a href="data:text/html,<script>alert(1)</script>">x</a>', '<p><a>x</a></p>\n'],
+    ['an iframe', '<iframe src="https://evil.example"></iframe>', ''],
+    ['object and embed', '<object data="x.swf"></object><embed src="x.swf">', '<p></p>'],
+    ['a form', '<form action="https://evil.example"><input name="q"><button>go</button></form>', 'go'],
+    ['a style attribute', '<div style="position:fixed;inset:0">x</div>', '<div>x</div>'],
+    ['a style element', '<style>body{display:none}</style>', ''],
+    ['base and meta', '<base href="https://evil.example/"><meta http-equiv="refresh" content="0;url=x">', ''],
+    ['an SVG with script', '<svg><script>alert(1)</script></svg>', '<p></p>'],
+    ['an SVG data: image', '<img src="data:image/svg+xml;base64,PHN2Zz4=">', '<img />'],
+    ['landmarks of the page', '<main><nav>n</nav></main>', 'n'],
+  ];
+  for (const [what, source, html] of cases) {
+    it(`removes ${what}`, () => expect(render(source).trim()).toBe(html.trim()));
+  }
+
+  it('keeps raster data: images and headings’ slug ids, drops other ids', () => {
+    expect(render('<img src="data:image/png;base64,iVBORw0KGgo=" alt="a">')).toBe(
+      '<img alt="a" src="data:image/png;base64,iVBORw0KGgo=" />',
+    );
+    expect(render('<h2 id="ok-id">a</h2><p id="x">b</p><h3 id="no way">c</h3>')).toBe(
+      '<h2 id="ok-id">a</h2><p>b</p><h3>c</h3>',
+    );
+  });
+});
+
+describe('bounded rendering', () => {
+  it('estimates before the work; inline past one step’s bound is the outline’s refusal (413)', async () => {
+    const large = '[a](b.md) *c* '.repeat(100_000);
+    expect(renderCost(large, false)).toBeGreaterThan(100_000_000);
+    await expect(
+      renderWithin(inlineContentWork, { text: large, mdx: false, filename: 'a.md', links: CONSOLE }),
+    ).rejects.toMatchObject({ code: 'OUTLINE_TOO_LARGE' });
+    const small = await renderWithin(inlineContentWork, {
+      text: '# a',
+      mdx: false,
+      filename: 'a.md',
+      links: CONSOLE,
+    });
+    expect(small).toBe('<h1 id="a">a</h1>\n');
+  });
+});
