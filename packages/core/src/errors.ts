@@ -49,6 +49,8 @@ export type ErrorCode =
   | 'DIFF_TOO_LARGE'
   /** A file too large to parse whole for its outline within one request's bound: 413. */
   | 'OUTLINE_TOO_LARGE'
+  /** Retention removed a change event after the reader's `since` (extensions §7): 410. */
+  | 'CHANGES_EXPIRED'
   /** Every worker of the content work pool busy and its queue full: 503 with `Retry-After`. */
   | 'CONTENT_WORK_BUSY'
   /**
@@ -114,6 +116,7 @@ const MESSAGES = {
   REVISION_NOT_FOUND: () => 'Revision not found',
   TRASH_ITEM_NOT_FOUND: () => 'Trash item not found',
   DIFF_TOO_LARGE: () => 'Diff too large',
+  CHANGES_EXPIRED: () => 'Changes expired: list the project again',
   OUTLINE_TOO_LARGE: () =>
     'File too large for an outline: its parse would pass the work one request may do; ' +
     'read parts of it with ?lines= or ?section= instead',
@@ -219,6 +222,8 @@ export const TrashItemNotFoundError = errorOfCode('TRASH_ITEM_NOT_FOUND', () =>
 export type TrashItemNotFoundError = MdStoreErrorOf<'TRASH_ITEM_NOT_FOUND'>;
 export const DiffTooLargeError = errorOfCode('DIFF_TOO_LARGE', () => mdStoreError('DIFF_TOO_LARGE'));
 export type DiffTooLargeError = MdStoreErrorOf<'DIFF_TOO_LARGE'>;
+export const ChangesExpiredError = errorOfCode('CHANGES_EXPIRED', () => mdStoreError('CHANGES_EXPIRED'));
+export type ChangesExpiredError = MdStoreErrorOf<'CHANGES_EXPIRED'>;
 export const OutlineTooLargeError = errorOfCode('OUTLINE_TOO_LARGE', () => mdStoreError('OUTLINE_TOO_LARGE'));
 export type OutlineTooLargeError = MdStoreErrorOf<'OUTLINE_TOO_LARGE'>;
 export const StorageLimitReachedError = errorOfCode('STORAGE_LIMIT_REACHED', () =>

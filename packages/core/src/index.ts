@@ -1,4 +1,5 @@
 export * from './conditional/index.js';
+export { CHANGES_LIMITS } from './defaults/changes.js';
 export { HISTORY_LIMITS } from './defaults/history.js';
 export { DAY_MS, TRASH_LIMITS } from './defaults/trash.js';
 export {
@@ -44,6 +45,13 @@ export {
   RequestRateLimitedError,
   refusedBudgetStatus,
 } from './use-cases/authentication.js';
+export {
+  type ChangesPage,
+  type ChangesParams,
+  type ChangesRequest,
+  parseChangesParams,
+} from './use-cases/changes/list.js';
+export { LocalChangeNotifier, noticingRecords } from './use-cases/changes/notices.js';
 export { DEFAULT_SETTINGS, type MdStoreEvents, type MdStoreSettings } from './use-cases/context.js';
 export {
   type BodyOf,

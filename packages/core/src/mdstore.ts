@@ -10,6 +10,7 @@ import { SEARCH_LIMITS } from './search/limits.js';
 import * as accounts from './use-cases/accounts.js';
 import * as audit from './use-cases/audit.js';
 import * as auth from './use-cases/authentication.js';
+import * as changes from './use-cases/changes/list.js';
 import {
   DEFAULT_SETTINGS,
   type MdStoreContext,
@@ -145,6 +146,12 @@ export function createMdStore(adapters: MdStoreAdapters) {
       copy: bind(ctx, files.copyFile),
       // Extensions §3.
       search: bind(ctx, search.searchFiles),
+    },
+    // Extensions §7: the account's change feed (the server holds long polls and streams over `read`).
+    changes: {
+      list: bind(ctx, changes.listChanges),
+      read: bind(ctx, changes.readChanges),
+      keyStillValid: bind(ctx, changes.keyStillValid),
     },
     // Extensions §5: the trash of a project.
     trash: {

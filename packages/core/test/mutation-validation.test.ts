@@ -206,6 +206,7 @@ describe('settings of the store', () => {
       writeDeadlineMs: 1,
       instanceLeaseMs: 1,
       auditRetentionDays: 1,
+      changesRetentionDays: 1,
     };
     expect(validateSettings(good)).toEqual(good);
     expect(() => validateSettings({ ...good, rateLimits: { standard: 1, premium: 0 } })).toThrow(

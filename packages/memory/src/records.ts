@@ -4,6 +4,10 @@ import {
   type AuditQuery,
   type AuditRecord,
   type BlobIntentRecord,
+  type ChangeEventInput,
+  type ChangeEventQuery,
+  type ChangeEventRecord,
+  type ChangeFeedHead,
   compareCodePoints,
   type FileCounts,
   type FilePageQuery,
@@ -60,6 +64,12 @@ interface Tables {
   readonly trash: ReadonlyMap<string, TrashRecord>;
   /** The audit log (extensions §8), keyed by entry id. */
   readonly audit: ReadonlyMap<string, AuditRecord>;
+  /** The change feed (extensions §7), keyed by `changeId(accountId, seq)`. */
+  readonly changes: ReadonlyMap<string, ChangeEventRecord>;
+  /** Each account's feed head, keyed by account id. */
+  readonly changeHeads: ReadonlyMap<string, ChangeFeedHead>;
+  /** Secrets the store keeps for its instances, keyed by name. */
+  readonly secrets: ReadonlyMap<string, string>;
 }
 
 interface SearchEntry {
@@ -75,6 +85,8 @@ interface InlineContent {
 
 const revisionId = (fileId: string, revision: number) => `${fileId}#${revision}`;
 const contentId = (projectId: string, contentKey: string) => `${projectId}#${contentKey}`;
+const changeId = (accountId: string, seq: number) => `${accountId}#${seq}`;
+const NO_HEAD: ChangeFeedHead = Object.freeze({ lastSeq: 0, prunedThrough: 0 });
 type TableName = keyof Tables;
 type RowOf<N extends TableName> = Tables[N] extends ReadonlyMap<string, infer R> ? R : never;
 
@@ -90,6 +102,9 @@ const emptyTables = (): Tables => ({
   searchIndex: new Map(),
   trash: new Map(),
   audit: new Map(),
+  changes: new Map(),
+  changeHeads: new Map(),
+  secrets: new Map(),
 });
 
 const CAPABILITIES: RecordsCapabilities = Object.freeze({ durable: false, sharedBetweenProcesses: false });
@@ -367,6 +382,25 @@ abstract class TablesReader implements RecordsReader {
   async listInstances() {
     return [...this.tables().instances.values()].sort((a, b) => compareCodePoints(a.id, b.id)).map(copy);
   }
+
+  async listChangeEvents(q: ChangeEventQuery) {
+    const matches = (e: ChangeEventRecord) =>
+      e.accountId === q.accountId &&
+      e.seq > q.afterSeq &&
+      (q.projectIds === undefined || q.projectIds.includes(e.projectId));
+    return select(this.tables().changes, matches)
+      .sort((a, b) => a.seq - b.seq)
+      .slice(0, q.limit)
+      .map(copy);
+  }
+
+  async findChangeFeedHead(q: { accountId: string }) {
+    return copy(this.tables().changeHeads.get(q.accountId) ?? NO_HEAD);
+  }
+
+  async findStoreSecret(q: { name: string }) {
+    return this.tables().secrets.get(q.name) ?? null;
+  }
 }
 
 /** Newest deletion first: `deletedAt` descending, then `id` descending. */
@@ -481,6 +515,48 @@ class MemoryTransaction extends TablesReader implements RecordsTransaction {
     const table = this.writable('audit');
     for (const entry of doomed) table.delete(entry.id);
     return doomed.length;
+  }
+
+  async appendChangeEvents(c: { events: readonly ChangeEventInput[] }) {
+    const written: ChangeEventRecord[] = [];
+    for (const event of c.events) {
+      const head = this.tables().changeHeads.get(event.accountId) ?? NO_HEAD;
+      const seq = head.lastSeq + 1;
+      this.writable('changeHeads').set(event.accountId, Object.freeze({ ...head, lastSeq: seq }));
+      const record: ChangeEventRecord = { ...event, seq };
+      this.insertNew('changes', record, changeId(event.accountId, seq));
+      written.push(copy(record));
+    }
+    return written;
+  }
+
+  async deleteChangeEventsBefore(c: { before: number; limit: number }) {
+    const doomed = select(this.tables().changes, (e) => e.at < c.before)
+      .sort((a, b) => a.at - b.at || a.seq - b.seq)
+      .slice(0, c.limit);
+    // Per account, everything up to the largest doomed `seq` goes, so that `prunedThrough` is exact.
+    const through = new Map<string, number>();
+    for (const e of doomed) through.set(e.accountId, Math.max(through.get(e.accountId) ?? 0, e.seq));
+    if (through.size === 0) return 0;
+    const table = this.writable('changes');
+    const heads = this.writable('changeHeads');
+    let deleted = 0;
+    for (const e of select(table, (e) => e.seq <= (through.get(e.accountId) ?? 0))) {
+      table.delete(changeId(e.accountId, e.seq));
+      deleted++;
+    }
+    for (const [accountId, seq] of through) {
+      const head = heads.get(accountId) ?? NO_HEAD;
+      heads.set(accountId, Object.freeze({ ...head, prunedThrough: Math.max(head.prunedThrough, seq) }));
+    }
+    return deleted;
+  }
+
+  async keepStoreSecret(c: { name: string; value: string }) {
+    const kept = this.tables().secrets.get(c.name);
+    if (kept !== undefined) return kept;
+    this.writable('secrets').set(c.name, c.value);
+    return c.value;
   }
 
   async touchApiKey(c: { keyId: string; lastUsedAt: number }) {

@@ -113,6 +113,8 @@ export const POSTGRES_DIALECT: SqlDialect = {
   inList: (column, placeholder, type) => `${column} = ANY(${placeholder}::${ARRAY_TYPES[type]}[])`,
   list: (values) => [...values],
   search: SEARCH,
+  // The payload names the schema: instances of other stores on the same database ignore it.
+  changeNotice: "SELECT pg_notify('mdstore_changes', current_schema() || ' ' || ?)",
 };
 
 /** The records port's statements on Postgres, built once. */

@@ -1,4 +1,5 @@
 import {
+  type ChangeNotifier,
   type LeasePolicy,
   type RateLimiter,
   type RecordsRepository,
@@ -9,6 +10,7 @@ import { POSTGRES_RECORDS } from './dialect.js';
 import { translateError } from './errors.js';
 import { postgresExecutor, type Query } from './executor.js';
 import { migrate } from './migrations.js';
+import { listenForChanges } from './notices.js';
 import { assertSchemaName, createPool } from './pool.js';
 import { createRateLimiter } from './rate-limiter.js';
 import { runTransaction } from './transaction.js';
@@ -35,6 +37,8 @@ export interface PostgresStoreOptions {
 export interface PostgresStore {
   readonly records: RecordsRepository;
   readonly rateLimiter: RateLimiter;
+  /** Notices of change events committed by any instance on this database (`LISTEN/NOTIFY`, extensions §7). */
+  readonly changeNotices: ChangeNotifier;
   /** The last error the pool reported about an idle connection (for health reports); never thrown. */
   lastPoolError(): Error | undefined;
   /** Closes the pool. Idempotent; `records.close()` plus `rateLimiter.close()` do the same. */
@@ -68,7 +72,16 @@ export const openPostgresStore = async (options: PostgresStoreOptions): Promise<
     await managed.pool.end().catch(() => undefined);
     throw translateError(error);
   }
-  return assembleStore(managed.pool, managed.lastError, options.rateLimitLeases);
+  const notices = listenForChanges({ connectionString: options.connectionString, schema });
+  const store = assembleStore(managed.pool, managed.lastError, options.rateLimitLeases);
+  return {
+    ...store,
+    changeNotices: notices,
+    async close() {
+      await notices.close();
+      await store.close();
+    },
+  };
 };
 
 const migrateOnce = async (o: { pool: pg.Pool; schema: string | undefined }): Promise<void> => {
@@ -89,7 +102,7 @@ const assembleStore = (
   pool: pg.Pool,
   lastPoolError: () => Error | undefined,
   leases: LeasePolicy | undefined,
-): PostgresStore => {
+): Omit<PostgresStore, 'changeNotices'> => {
   let ending: Promise<void> | undefined;
   const endPool = (): Promise<void> => {
     ending ??= pool.end().catch(() => undefined);

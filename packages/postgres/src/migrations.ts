@@ -230,6 +230,39 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX audit_entries_age_idx ON audit_entries (at);
     `,
   },
+  {
+    version: 7,
+    name: 'change feed, feed heads and shared store secrets',
+    // Extensions §7 and §3. A head row per account is locked by the writing transaction's upsert until
+    // its commit: seq order is commit order per account (docs/architecture.md, "The change feed").
+    sql: `
+      CREATE TABLE change_events (
+        account_id TEXT COLLATE "C" NOT NULL,
+        seq BIGINT NOT NULL,
+        type TEXT NOT NULL,
+        project_id TEXT COLLATE "C" NOT NULL,
+        filename TEXT COLLATE "C",
+        from_name TEXT COLLATE "C",
+        revision BIGINT,
+        etag TEXT,
+        size_bytes BIGINT,
+        sha256 TEXT,
+        changeset_id TEXT,
+        at BIGINT NOT NULL,
+        PRIMARY KEY (account_id, seq)
+      );
+      CREATE INDEX change_events_age_idx ON change_events (at);
+      CREATE TABLE change_feed_heads (
+        account_id TEXT COLLATE "C" PRIMARY KEY,
+        last_seq BIGINT NOT NULL,
+        pruned_through BIGINT NOT NULL
+      );
+      CREATE TABLE store_secrets (
+        name TEXT COLLATE "C" PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

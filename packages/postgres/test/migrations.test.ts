@@ -25,6 +25,8 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
       'api_keys',
       'audit_entries',
       'blob_intents',
+      'change_events',
+      'change_feed_heads',
       'file_revisions',
       'files',
       'inline_contents',
@@ -33,6 +35,7 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
       'projects',
       'rate_limits',
       'search_documents',
+      'store_secrets',
 
       'trash_items',
     ]);
@@ -130,8 +133,10 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
       { table_name: 'accounts', column_name: 'name', collation_name: 'C' },
       { table_name: 'api_keys', column_name: 'name', collation_name: 'C' },
       { table_name: 'audit_entries', column_name: 'filename', collation_name: 'C' },
+      { table_name: 'change_events', column_name: 'filename', collation_name: 'C' },
       { table_name: 'files', column_name: 'filename', collation_name: 'C' },
       { table_name: 'projects', column_name: 'name', collation_name: 'C' },
+      { table_name: 'store_secrets', column_name: 'name', collation_name: 'C' },
       { table_name: 'trash_items', column_name: 'filename', collation_name: 'C' },
     ]);
     const index = await adminQuery<{ indexdef: string }>(

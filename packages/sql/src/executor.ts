@@ -63,6 +63,12 @@ export interface SqlDialect extends Dialect {
   /** A list as one parameter of `inList`: a JSON array (SQLite) or an array (Postgres). */
   list(values: readonly unknown[], type: ListType): unknown;
   readonly search: SearchIndexDialect;
+  /**
+   * A statement run in the transaction that appends change events, with the account id as its one
+   * parameter, that tells every instance of the store at commit (Postgres: `pg_notify`); null where the
+   * instances are told in process.
+   */
+  readonly changeNotice: string | null;
 }
 
 /** `text` with each `?` replaced by the dialect's placeholder, numbered in order. */

@@ -3,6 +3,7 @@ import type {
   ApiKeyRecord,
   AuditRecord,
   BlobIntentRecord,
+  ChangeEventRecord,
   FileRecord,
   InstanceRecord,
   ProjectRecord,
@@ -227,6 +228,26 @@ export const AUDIT = defineTable<AuditRecord>(
   { key: ['id'] },
 );
 
+/** The change feed (extensions §7): one row per committed change, keyed by account and `seq`. */
+export const CHANGES = defineTable<ChangeEventRecord>(
+  'change_events',
+  {
+    accountId: ['account_id', 'text'],
+    seq: ['seq', 'integer'],
+    type: ['type', 'text'],
+    projectId: ['project_id', 'text'],
+    filename: ['filename', 'text'],
+    from: ['from_name', 'text'],
+    revision: ['revision', 'integer'],
+    etag: ['etag', 'text'],
+    sizeBytes: ['size_bytes', 'integer'],
+    sha256: ['sha256', 'text'],
+    changesetId: ['changeset_id', 'text'],
+    at: ['at', 'integer'],
+  },
+  { key: ['accountId', 'seq'] },
+);
+
 /** Every record table, for schema checks. */
 export const RECORD_TABLES = [
   ACCOUNTS,
@@ -238,4 +259,5 @@ export const RECORD_TABLES = [
   BLOB_INTENTS,
   INSTANCES,
   AUDIT,
+  CHANGES,
 ] as const;

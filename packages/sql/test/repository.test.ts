@@ -9,6 +9,7 @@ const dialect = (lockClause: string): SqlDialect => ({
   decode: (type, value) => (type === 'boolean' ? value === 1 : value),
   indexOf: (haystack, needle) => `strpos(${haystack}, ${needle})`,
   lockClause,
+  changeNotice: null,
   inList: (column, placeholder) => `${column} IN LIST(${placeholder})`,
   list: (values) => JSON.stringify(values),
   search: {

@@ -225,6 +225,41 @@ CREATE INDEX audit_entries_account ON audit_entries (account_id, at, id);
 CREATE INDEX audit_entries_age ON audit_entries (at);
 `;
 
+/**
+ * The change feed (extensions §7): the events, each account's head (the last `seq` handed out, moved in
+ * the writing transaction, and the last one retention removed), and the secrets the instances sharing the
+ * store share (the cursor key of §3 when none is configured).
+ */
+const CHANGE_FEED = `
+CREATE TABLE change_events (
+  account_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  project_id TEXT NOT NULL,
+  filename TEXT COLLATE BINARY,
+  from_name TEXT COLLATE BINARY,
+  revision INTEGER,
+  etag TEXT,
+  size_bytes INTEGER,
+  sha256 TEXT,
+  changeset_id TEXT,
+  at INTEGER NOT NULL,
+  PRIMARY KEY (account_id, seq)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX change_events_age ON change_events (at);
+
+CREATE TABLE change_feed_heads (
+  account_id TEXT NOT NULL PRIMARY KEY,
+  last_seq INTEGER NOT NULL,
+  pruned_through INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE store_secrets (
+  name TEXT NOT NULL PRIMARY KEY,
+  value TEXT NOT NULL
+) STRICT;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -244,6 +279,7 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'key roles, project scopes, expiry, names and last use; audit log',
     sql: KEY_ACCESS,
   },
+  { version: 7, description: 'change feed, feed heads and shared store secrets', sql: CHANGE_FEED },
 ];
 
 /** The schema version this code writes and expects (SQLite's `user_version`). */

@@ -14,6 +14,8 @@ const TABLES = [
   'api_keys',
   'audit_entries',
   'blob_intents',
+  'change_events',
+  'change_feed_heads',
   'file_revisions',
   'files',
   'inline_contents',
@@ -26,7 +28,7 @@ const TABLES = [
   'search_fts_docsize',
   'search_fts_idx',
   'search_texts',
-
+  'store_secrets',
   'trash_items',
 ];
 

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { BlobStore, RateLimiter, RecordsRepository } from '@mdstore/core';
+import type { BlobStore, ChangeNotifier, RateLimiter, RecordsRepository } from '@mdstore/core';
 import type { BlobStoreConfig, DatabaseConfig } from '../config/index.js';
 
 /**
@@ -25,6 +25,8 @@ export const defaultAdapterModules: AdapterModules = {
 export interface OpenedDatabase {
   readonly records: RecordsRepository;
   readonly rateLimiter: RateLimiter;
+  /** Notices of change events committed by other instances (Postgres `LISTEN`); none for SQLite. */
+  readonly changeNotices?: ChangeNotifier;
   close(): Promise<void>;
 }
 

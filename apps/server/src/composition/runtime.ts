@@ -6,8 +6,10 @@ import {
   createMdStore,
   type InstanceProbe,
   inlineContentWork,
+  LocalChangeNotifier,
   type MdStore,
   type MdStoreEvents,
+  noticingRecords,
   type RateLimiter,
   type RecordsRepository,
 } from '@mdstore/core';
@@ -23,7 +25,7 @@ import type { Logger } from '../logger.js';
 import type { ServerMetrics } from '../metrics/metrics.js';
 import { instrumentRecords } from '../metrics/records.js';
 import { type AdapterModules, defaultAdapterModules, openBlobStore, openDatabase } from './adapters.js';
-import { cursorKeyOf, nodeCryptoHashing, nodeCryptoSecrets } from './secrets.js';
+import { cursorKeyOf, keptCursorSecret, nodeCryptoHashing, nodeCryptoSecrets } from './secrets.js';
 import { TOKENS } from './tokens.js';
 
 export interface Runtime {
@@ -47,7 +49,7 @@ export interface RuntimeOptions {
    */
   readonly override?: (child: DependencyContainer) => void;
   /** When given, every records transaction is timed into it. */
-  readonly metrics?: Pick<ServerMetrics, 'observeTransaction'>;
+  readonly metrics?: Pick<ServerMetrics, 'observeTransaction' | 'observeChangeEvents'>;
 }
 
 /**
@@ -74,6 +76,17 @@ export async function createRuntime(config: ServerConfig, options: RuntimeOption
     const records = options.metrics ? instrumentRecords(database.records, options.metrics) : database.records;
     container.register(TOKENS.records, { useValue: records });
     container.register(TOKENS.rateLimiter, { useValue: database.rateLimiter });
+    // Extensions §3: without a configured secret, the one every instance of the store shares.
+    const cursorSecret = config.cursorSecret ?? (await keptCursorSecret(database.records));
+    container.register(TOKENS.cursorKey, { useValue: cursorKeyOf(cursorSecret) });
+    // Extensions §7: commits of this process wake its held reads; Postgres's notices those of the others.
+    const changeNotifier = new LocalChangeNotifier();
+    container.register(TOKENS.changeNotifier, { useValue: changeNotifier });
+    if (options.metrics) container.register(TOKENS.metrics, { useValue: options.metrics });
+    if (database.changeNotices) {
+      const unsubscribe = database.changeNotices.subscribe((accountId) => changeNotifier.publish(accountId));
+      closers.push(async () => unsubscribe());
+    }
 
     const blobs = await openBlobStore(config.blobStore, modules);
     closers.push(() => blobs.close());
@@ -102,8 +115,15 @@ function withOverrides(
 
 function buildStore(c: DependencyContainer): MdStore {
   const config = c.resolve<ServerConfig>(TOKENS.config);
+  const notifier = c.resolve<LocalChangeNotifier>(TOKENS.changeNotifier);
+  const metrics = c.isRegistered(TOKENS.metrics, true)
+    ? c.resolve<Pick<ServerMetrics, 'observeChangeEvents'>>(TOKENS.metrics)
+    : undefined;
   return createMdStore({
-    records: c.resolve<RecordsRepository>(TOKENS.records),
+    records: noticingRecords(c.resolve<RecordsRepository>(TOKENS.records), (accountId, events) => {
+      notifier.publish(accountId);
+      metrics?.observeChangeEvents(events);
+    }),
     rateLimiter: c.resolve<RateLimiter>(TOKENS.rateLimiter),
     blobs: c.resolve<BlobStore>(TOKENS.blobs),
     probe: c.resolve<InstanceProbe>(TOKENS.probe),
@@ -111,11 +131,12 @@ function buildStore(c: DependencyContainer): MdStore {
     contentWork: c.resolve<ContentWork>(TOKENS.contentWork),
     secrets: nodeCryptoSecrets,
     hashing: nodeCryptoHashing,
-    ...withCursorKey(cursorKeyOf(config.cursorSecret)),
+    ...withCursorKey(c.resolve<Uint8Array | undefined>(TOKENS.cursorKey)),
     settings: {
       maxFileBytes: config.maxFileBytes,
       inlineMaxBytes: config.inlineMaxBytes,
       auditRetentionDays: config.auditRetentionDays,
+      changesRetentionDays: config.changes.retentionDays,
       maxProjectBytes: config.maxProjectBytes,
       rateLimits: config.rateLimits,
       bucketPrefix: config.bucketPrefix,

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { ApiKeySecrets, ContentHashing } from '@mdstore/core';
+import type { ApiKeySecrets, ContentHashing, RecordsRepository } from '@mdstore/core';
 
 /**
  * The core's `webCryptoSecrets` on `node:crypto`: the same key format (`mds_` + 43 base64url characters,
@@ -33,3 +33,18 @@ export const cursorKeyOf = (secret: string | null): Uint8Array | undefined =>
   secret === null
     ? undefined
     : new Uint8Array(createHash('sha256').update('mdstore list cursors\n').update(secret, 'utf8').digest());
+
+/** The name of the cursor secret among the store's shared secrets. */
+const CURSOR_SECRET_NAME = 'cursor';
+
+/**
+ * The cursor secret every instance sharing the store uses when none is configured (extensions §3): read
+ * from the store, or made (256 random bits) and kept there by the first instance; a second one starting
+ * at the same moment gets the first one's (the store keeps the first writer's).
+ */
+export async function keptCursorSecret(records: RecordsRepository): Promise<string> {
+  const kept = await records.findStoreSecret({ name: CURSOR_SECRET_NAME });
+  if (kept !== null) return kept;
+  const value = randomBytes(32).toString('base64url');
+  return records.withTransaction((tx) => tx.keepStoreSecret({ name: CURSOR_SECRET_NAME, value }));
+}

@@ -1,4 +1,4 @@
-import type { BlobStore, RecordsRepository } from '@mdstore/core';
+import type { BlobStore, ChangeNotifier, RecordsRepository } from '@mdstore/core';
 import type { ServerConfig, TlsMaterial } from '../config/index.js';
 import { AuditQueue } from '../http/audit.js';
 import { createHttpApp, type RunningHttpServer, startHttpServer } from '../http/index.js';
@@ -95,6 +95,11 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
           logger,
         }),
         ...(metrics && { metrics }),
+        changes: {
+          notifier: runtime.container.resolve<ChangeNotifier>(TOKENS.changeNotifier),
+          maxStreamsPerKey: config.changes.maxStreamsPerKey,
+          ...(metrics && { onOpenStreams: (delta: number) => metrics.observeChangeStreams(delta) }),
+        },
       }),
     );
   } catch (error) {

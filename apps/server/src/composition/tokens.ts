@@ -12,4 +12,10 @@ export const TOKENS = {
   events: Symbol('MdStoreEvents'),
   contentWork: Symbol('ContentWork'),
   store: Symbol('MdStore'),
+  /** The in-process `LocalChangeNotifier` every held change read listens to (extensions §7). */
+  changeNotifier: Symbol('ChangeNotifier'),
+  /** The HMAC key of list and search cursors (configured, or kept in the store: extensions §3). */
+  cursorKey: Symbol('CursorKey'),
+  /** The server's metrics, when it exports them. */
+  metrics: Symbol('ServerMetrics'),
 } as const;

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { DEFAULT_SETTINGS, SettingsSchema } from '@mdstore/core';
+import { CHANGES_LIMITS, DEFAULT_SETTINGS, SettingsSchema } from '@mdstore/core';
 import * as v from 'valibot';
 import { CONTENT_WORK_DEFAULTS } from '../content-work/defaults.js';
 import { LOG_LEVELS } from '../logger.js';
@@ -166,6 +166,11 @@ const EnvironmentSchema = v.object({
     String(CONTENT_WORK_DEFAULTS.queue),
   ),
   MDSTORE_AUDIT_RETENTION_DAYS: v.optional(PositiveSchema, String(DEFAULT_SETTINGS.auditRetentionDays)),
+  MDSTORE_CHANGES_RETENTION_DAYS: v.optional(PositiveSchema, String(DEFAULT_SETTINGS.changesRetentionDays)),
+  MDSTORE_CHANGES_MAX_STREAMS_PER_KEY: v.optional(
+    wholeNumber(1, 1000, 'a whole number of streams from 1 to 1000'),
+    String(CHANGES_LIMITS.defaultMaxStreamsPerKey),
+  ),
   MDSTORE_TLS_CERT: v.optional(nonBlank('a PEM file path')),
   MDSTORE_TLS_KEY: v.optional(nonBlank('a PEM file path')),
   MDSTORE_HTTP_REDIRECT_PORT: v.optional(PortSchema),
@@ -224,6 +229,10 @@ export function loadConfig(env: Environment, options: { cwd?: string } = {}): Se
       queue: vars.MDSTORE_CONTENT_WORK_QUEUE,
     },
     auditRetentionDays: vars.MDSTORE_AUDIT_RETENTION_DAYS,
+    changes: {
+      retentionDays: vars.MDSTORE_CHANGES_RETENTION_DAYS,
+      maxStreamsPerKey: vars.MDSTORE_CHANGES_MAX_STREAMS_PER_KEY,
+    },
     tls,
     httpRedirectPort: vars.MDSTORE_HTTP_REDIRECT_PORT ?? null,
     trustProxy,

@@ -44,6 +44,8 @@ export interface ServerConfig {
   readonly contentWork: ContentWorkConfig;
   /** Days an audit entry is kept (extensions §8). */
   readonly auditRetentionDays: number;
+  /** The change feed (extensions §7): `MDSTORE_CHANGES_RETENTION_DAYS`, `MDSTORE_CHANGES_MAX_STREAMS_PER_KEY`. */
+  readonly changes: { readonly retentionDays: number; readonly maxStreamsPerKey: number };
   /** PEM file paths; the files are read at start-up by `readTlsFiles`. */
   readonly tls: { readonly certPath: string; readonly keyPath: string } | null;
   readonly httpRedirectPort: number | null;
@@ -57,7 +59,7 @@ export interface ServerConfig {
   readonly metrics: MetricsConfig | null;
   /**
    * `MDSTORE_CURSOR_SECRET`: the secret list and search cursors are signed with, shared by every instance of one
-   * store; null for a random key per process (cursors then work only on the instance that made them).
+   * store; null for the one kept in the store (created once by the first instance, shared by all).
    */
   readonly cursorSecret: string | null;
   readonly logLevel: LogLevel;

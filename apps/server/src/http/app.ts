@@ -7,6 +7,7 @@ import { ROUTES } from './api/routes-table.js';
 import { type AuditQueue, auditRequests } from './audit.js';
 import { authenticateRequests } from './auth.js';
 import { DEFAULT_DRAIN_LIMITS, type DrainLimits, sendAfterDrainingRequest } from './body.js';
+import type { ChangeFeedDeps } from './changes-feed.js';
 import { consoleRoutes } from './console/index.js';
 import { HttpError, httpError, toErrorResponse } from './errors.js';
 import { DEFAULT_MULTIPART_LIMITS, type MultipartLimits } from './multipart.js';
@@ -42,6 +43,8 @@ export interface HttpAppOptions {
   readonly audit?: AuditQueue;
   /** Where the console's built files are; default `apps/console/dist`. */
   readonly consoleDir?: string;
+  /** Wake-ups and bounds of held change reads (extensions §7); without them, a held read polls slowly. */
+  readonly changes?: ChangeFeedDeps;
 }
 
 const HSTS = 'max-age=31536000';
@@ -78,6 +81,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     maxJsonBytes: options.maxJsonBytes ?? 1024 * 1024,
     multipartLimits: { ...DEFAULT_MULTIPART_LIMITS, ...options.multipartLimits },
     ...(options.readiness && { readiness: options.readiness }),
+    ...(options.changes && { changes: options.changes }),
   };
   const editBodyLimit = editBodyLimitOf(deps);
   const routeOf = routeNamer(['/mcp', ...new Set(ROUTES.map((route) => route.description.path))]);

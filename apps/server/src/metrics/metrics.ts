@@ -1,5 +1,5 @@
 import type { ReconcileReport } from '@mdstore/core';
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { ObservedRequest, RequestMetrics } from '../http/observe.js';
 
 /** What a transaction ended with. */
@@ -10,6 +10,10 @@ export interface ServerMetrics extends RequestMetrics {
   readonly registry: Registry;
   observeTransaction(outcome: TransactionOutcome, seconds: number): void;
   observeReconciliation(report: ReconcileReport | 'failed'): void;
+  /** Change events committed by this instance (extensions §7). */
+  observeChangeEvents(count: number): void;
+  /** Change streams and held polls opened (+1) or ended (−1) on this instance. */
+  observeChangeStreams(delta: number): void;
 }
 
 /** Known methods keep their name; anything else is `OTHER` (a label never takes arbitrary values). */
@@ -86,8 +90,24 @@ export function createServerMetrics(): ServerMetrics {
   for (const kind of Object.values(RECONCILIATION_KINDS)) reconciled.inc({ kind }, 0);
   for (const outcome of ['ok', 'failed']) reconciliations.inc({ outcome }, 0);
 
+  const changeEvents = new Counter({
+    name: 'mdstore_change_events_total',
+    help: 'Change events written by this instance (extensions §7).',
+    registers,
+  });
+  const changeStreams = new Gauge({
+    name: 'mdstore_change_streams_open',
+    help: 'Open change streams (SSE) and held long polls on this instance.',
+    registers,
+  });
   return {
     registry,
+    observeChangeEvents(count) {
+      changeEvents.inc(count);
+    },
+    observeChangeStreams(delta) {
+      changeStreams.inc(delta);
+    },
     observeRequest(request: ObservedRequest) {
       const method = METHODS.has(request.method) ? request.method : 'OTHER';
       const labels = { method, route: request.route, status: String(request.status) };

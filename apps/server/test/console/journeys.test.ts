@@ -18,6 +18,24 @@ import {
  * in one tab (each starts where the previous one left the console).
  */
 
+// The page's globals as the callbacks below use them: they run in Chromium, and this program has no DOM types.
+declare const window: unknown;
+declare const document: {
+  activeElement: { textContent: string | null; getAttribute(name: string): string | null } | null;
+  cookie: string;
+  body: { innerText: string };
+  documentElement: { scrollWidth: number };
+};
+declare const sessionStorage: Record<string, string>;
+declare const localStorage: Record<string, string>;
+declare const location: { href: string; hash: string };
+declare class DataTransfer {
+  items: { add(file: File): void };
+}
+declare class File {
+  constructor(parts: string[], name: string, options: { type: string });
+}
+
 if (!haveChromium && process.env.CI !== 'true') {
   console.log(`the console in Chromium: skipped, ${CHROMIUM} is missing (apt-get install -y chromium)`);
 }
@@ -56,7 +74,7 @@ async function content(name: string): Promise<string> {
 async function seriousViolations(screen: string): Promise<string[]> {
   await page.evaluate(axeSource);
   const found = (await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, o: object) => Promise<unknown> } }).axe;
+    const axe = (window as unknown as { axe: { run: (ctx: unknown, o: object) => Promise<unknown> } }).axe;
     return axe.run(document, { resultTypes: ['violations'] });
   })) as { violations: { id: string; impact: string; nodes: { target: string[] }[] }[] };
   return found.violations

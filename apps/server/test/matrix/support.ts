@@ -36,6 +36,8 @@ const HTTP_SUITES = [
   'access',
   // extensions §11
   'render',
+  // extensions §7
+  'changes',
 ];
 
 /**

@@ -3,8 +3,10 @@ import {
   type Clock,
   type ContentWork,
   createMdStore,
+  LocalChangeNotifier,
   type MdStore,
   type MdStoreSettings,
+  noticingRecords,
 } from '@mdstore/core';
 import { it } from 'vitest';
 import { AuditQueue } from '../../src/http/audit.js';
@@ -76,8 +78,10 @@ export class HttpHarness {
     const adapters = await (options.adapters ?? memoryAdapters)();
     const clock = new ShiftedClock();
     const settings = { ...TEST_SETTINGS, ...adapters.settings, ...options.settings };
+    // Extensions §7: commits wake held change reads, as in the server's composition root.
+    const notifier = new LocalChangeNotifier();
     const store = createMdStore({
-      records: adapters.records,
+      records: noticingRecords(adapters.records, (accountId) => notifier.publish(accountId)),
       blobs: adapters.blobs,
       rateLimiter: adapters.rateLimiter,
       clock,
@@ -87,7 +91,15 @@ export class HttpHarness {
     const { lines, logger } = collectingLogger();
     // Extensions §8: audited like a server; tests read the log after `harness.audit.flush()`.
     const audit = new AuditQueue(store, logger, () => clock.now());
-    const app = createHttpApp({ store, logger, trustProxy: false, tls: false, audit, ...options.app });
+    const app = createHttpApp({
+      store,
+      logger,
+      trustProxy: false,
+      tls: false,
+      audit,
+      changes: { notifier, maxStreamsPerKey: 5 },
+      ...options.app,
+    });
     const server = await startHttpServer({
       app,
       host: '127.0.0.1',

@@ -14,6 +14,7 @@ import type {
 } from '../model/records.js';
 import type { JsonNarrowing, PushdownCondition } from '../search/filter/pushdown.js';
 import type { SearchQuery } from '../search/query.js';
+import type { ChangeFeedReader, ChangeFeedWriter } from './changes.js';
 
 /** What the write path needs to know of a kept revision: where its content is, and its size. */
 export interface RevisionContent {
@@ -125,7 +126,7 @@ export interface TrashPosition {
  * - accounts, API keys and projects: `createdAt` ascending, then `id` ascending;
  * - files: `filename` ascending by Unicode code point (UTF-8 byte order).
  */
-export interface RecordsReader {
+export interface RecordsReader extends ChangeFeedReader {
   findAccountById(q: { accountId: string }): Promise<AccountRecord | null>;
   findAccountByName(q: { name: string }): Promise<AccountRecord | null>;
   listAccounts(): Promise<AccountRecord[]>;
@@ -207,13 +208,16 @@ export interface RecordsReader {
   /** Intents in `id` order, starting after `afterId` when given (keyset pagination). */
   listBlobIntents(q: { limit: number; afterId?: string }): Promise<BlobIntentRecord[]>;
   listInstances(): Promise<InstanceRecord[]>;
+
+  /** A secret the instances sharing the store share (e.g. `cursor`), or null before one was kept. */
+  findStoreSecret(q: { name: string }): Promise<string | null>;
 }
 
 /**
  * Writes, only inside `withTransaction`. Unique rules are enforced by the store and reported as a
  * `RecordConflictError` naming the rule; the transaction is then unusable and must be left by throwing.
  */
-export interface RecordsTransaction extends RecordsReader {
+export interface RecordsTransaction extends RecordsReader, ChangeFeedWriter {
   /** Unique rule `account_name`. */
   insertAccount(c: { account: AccountRecord }): Promise<void>;
   updateAccountTier(c: { accountId: string; tier: Tier }): Promise<boolean>;
@@ -276,6 +280,9 @@ export interface RecordsTransaction extends RecordsReader {
 
   upsertInstance(c: { instance: InstanceRecord }): Promise<void>;
   deleteInstance(c: { instanceId: string }): Promise<void>;
+
+  /** Keeps `value` under `name` unless a value is kept there already (first writer wins); returns the kept one. */
+  keepStoreSecret(c: { name: string; value: string }): Promise<string>;
 }
 
 /** Optional features, declared up front so that callers and the contract suite never probe at run time. */

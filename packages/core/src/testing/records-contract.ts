@@ -3,6 +3,7 @@ import { testWithHarness } from './harness.js';
 import { accountsSuite } from './records/accounts.js';
 import { apiKeysSuite } from './records/api-keys.js';
 import { auditSuite } from './records/audit.js';
+import { changesSuite } from './records/changes.js';
 import { durabilitySuite } from './records/durability.js';
 import { filesSuite } from './records/files.js';
 import { intentsSuite } from './records/intents.js';
@@ -30,6 +31,7 @@ export function describeRecordsRepositoryContract(
     accountsSuite(context);
     apiKeysSuite(context);
     auditSuite(context);
+    changesSuite(context);
     projectsSuite(context);
     filesSuite(context);
     listsSuite(context);

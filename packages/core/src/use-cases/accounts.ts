@@ -17,6 +17,7 @@ import { type CreateKeyInput, parseCreateKeyBody } from '../validation/keys.js';
 import { parseAccountName, parseTier } from '../validation/schemas.js';
 import type { Principal } from './authentication.js';
 import { withStagedResource } from './blob-intents.js';
+import { emitProjectEvent } from './changes/emit.js';
 import type { MdStoreContext } from './context.js';
 import { assertAccountProjects, type KeyView, newKey, toKeyView } from './keys.js';
 import { type ProjectView, toProjectView } from './views.js';
@@ -152,6 +153,7 @@ export async function createAccount(
         await tx.insertAccount({ account });
         await tx.insertApiKey({ apiKey: key.record });
         await tx.insertProject({ project });
+        await emitProjectEvent(ctx, tx, { project, type: 'project.created' });
       },
     );
   } catch (error) {

@@ -1,3 +1,4 @@
+import { CHANGES_LIMITS } from '../defaults/changes.js';
 import type { Tier } from '../model/records.js';
 import type { BlobStore } from '../ports/blobs.js';
 import type { ContentWork } from '../ports/content-work.js';
@@ -30,6 +31,8 @@ export interface MdStoreSettings {
   readonly instanceLeaseMs: number;
   /** Days an audit entry is kept (extensions §8); older ones go at the periodic maintenance. */
   readonly auditRetentionDays: number;
+  /** Days a change event is kept (extensions §7); older ones go at the periodic maintenance. */
+  readonly changesRetentionDays: number;
 }
 
 export const DEFAULT_SETTINGS: MdStoreSettings = {
@@ -44,6 +47,7 @@ export const DEFAULT_SETTINGS: MdStoreSettings = {
   writeDeadlineMs: 15 * 60 * 1000,
   instanceLeaseMs: 30 * 1000,
   auditRetentionDays: 90,
+  changesRetentionDays: CHANGES_LIMITS.defaultRetentionDays,
 };
 
 /** Things worth telling an operator that do not fail the request (a clean-up that will be retried). */

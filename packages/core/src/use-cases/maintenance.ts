@@ -1,6 +1,7 @@
 import type { BlobIntentRecord, InstanceRecord } from '../model/records.js';
 import { expireAudit } from './audit.js';
 import { claimStaged, removeResource } from './blob-intents.js';
+import { expireChanges } from './changes/list.js';
 import type { MdStoreContext } from './context.js';
 import { finishProjectDeletion } from './projects.js';
 import { expireTrash } from './trash/expire.js';
@@ -15,6 +16,8 @@ export interface ReconcileReport {
   readonly trashItemsExpired: number;
   /** Audit entries older than `auditRetentionDays` removed by this run (extensions §8). */
   readonly auditEntriesExpired: number;
+  /** Change events older than `changesRetentionDays` removed by this run (extensions §7). */
+  readonly changeEventsExpired: number;
   /** Notes left alone because their write may still be in progress. */
   readonly intentsInProgress: number;
   /** Resources whose removal failed this time (their notes stay for the next run). */
@@ -64,8 +67,10 @@ export async function reconcile(ctx: MdStoreContext): Promise<ReconcileReport> {
   const gone = goneInstances(ctx, instances, now);
   const expiry = await expireTrash(ctx);
   const auditEntriesExpired = await expireAudit(ctx);
+  const changeEventsExpired = await expireChanges(ctx, ctx.settings.changesRetentionDays);
   const report = {
     auditEntriesExpired,
+    changeEventsExpired,
     intentsResolved: 0,
     resourcesRemoved: 0,
     deletionsCompleted: 0,

@@ -17,6 +17,7 @@ import { assertOwnedActive, assertRole, inKeyScope, loadOwnedProject } from './a
 import { newProjectRecord } from './accounts.js';
 import type { Principal } from './authentication.js';
 import { removeDoomed, withStagedResource } from './blob-intents.js';
+import { emitProjectEvent } from './changes/emit.js';
 import { type MdStoreContext, notBefore } from './context.js';
 import { type BodyOf, deferred } from './deferred-body.js';
 import { conditionsOf, type ParsedConditions, type RequestConditions } from './files/conditions.js';
@@ -80,6 +81,7 @@ export async function createProject(
       async (tx) => {
         await assertNameFree(tx, accountId, name);
         await tx.insertProject({ project });
+        await emitProjectEvent(ctx, tx, { project, type: 'project.created' });
       },
     );
   } catch (error) {
@@ -229,6 +231,7 @@ export async function updateProject(
           : { historyDelta: 0, doomed: [] };
       const stored = { ...updated, historySizeBytes: updated.historySizeBytes + pruned.historyDelta };
       await tx.updateProject({ project: stored });
+      await emitProjectEvent(ctx, tx, { project: stored, type: 'project.updated' });
       return { view: toProjectView(stored), doomed: pruned.doomed };
     });
     for (const intent of doomed) await removeDoomed(ctx, intent);
@@ -287,6 +290,7 @@ export async function deleteProject(
       updatedAt: notBefore(ctx.clock.now(), current.updatedAt),
     };
     await tx.updateProject({ project: marked });
+    await emitProjectEvent(ctx, tx, { project: marked, type: 'project.deleted' });
     return marked;
   });
   await finishProjectDeletion(ctx, deleting);

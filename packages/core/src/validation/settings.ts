@@ -24,6 +24,7 @@ export const SettingsSchema = v.object({
   writeDeadlineMs: positiveInteger,
   instanceLeaseMs: positiveInteger,
   auditRetentionDays: positiveInteger,
+  changesRetentionDays: positiveInteger,
 });
 
 export function validateSettings(settings: MdStoreSettings): MdStoreSettings {

@@ -2,6 +2,7 @@ import type {
   AccountRecord,
   AuditRecord,
   BlobIntentRecord,
+  ChangeEventRecord,
   FileRecord,
   InstanceRecord,
   ProjectRecord,
@@ -15,6 +16,7 @@ import {
   type ApiKeyRow,
   AUDIT,
   BLOB_INTENTS,
+  CHANGES,
   FILES,
   fromTrashRow,
   INSTANCES,
@@ -31,6 +33,7 @@ export interface SqlContext {
   readonly accounts: TableSql<AccountRecord>;
   readonly apiKeys: TableSql<ApiKeyRow>;
   readonly audit: TableSql<AuditRecord>;
+  readonly changes: TableSql<ChangeEventRecord>;
   readonly projects: TableSql<ProjectRecord>;
   readonly files: TableSql<FileRecord>;
   readonly revisions: TableSql<RevisionRecord>;
@@ -49,6 +52,7 @@ export function sqlContext(dialect: SqlDialect): SqlContext {
     accounts: tableSql(ACCOUNTS, dialect),
     apiKeys: tableSql(API_KEYS, dialect),
     audit: tableSql(AUDIT, dialect),
+    changes: tableSql(CHANGES, dialect),
     projects: tableSql(PROJECTS, dialect),
     files: tableSql(FILES, dialect),
     revisions: tableSql(REVISIONS, dialect),

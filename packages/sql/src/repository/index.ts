@@ -2,6 +2,7 @@ import type { RecordsReader, RecordsTransaction } from '@mdstore/core';
 import type { SqlDialect, SqlExecutor } from '../executor.js';
 import { accountStatements } from './accounts.js';
 import { auditStatements } from './audit.js';
+import { changeStatements } from './changes.js';
 import { sqlContext } from './context.js';
 import { fileStatements } from './files.js';
 import { operationStatements } from './operations.js';
@@ -33,6 +34,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
   const search = searchStatements(c);
   const operations = operationStatements(c);
   const audit = auditStatements(c);
+  const changes = changeStatements(c);
   const reader = (x: SqlExecutor): RecordsReader => ({
     ...accounts.reads(x),
     ...projects.reads(x),
@@ -42,6 +44,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
     ...search.reads(x),
     ...operations.reads(x),
     ...audit.reads(x),
+    ...changes.reads(x),
   });
   return {
     reader,
@@ -55,6 +58,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
       ...search.writes(x),
       ...operations.writes(x),
       ...audit.writes(x),
+      ...changes.writes(x),
     }),
   };
 }

@@ -109,6 +109,7 @@ export const SQLITE_DIALECT: SqlDialect = {
   inList: (column, placeholder) => `${column} IN (SELECT value FROM json_each(${placeholder}))`,
   list: (values) => JSON.stringify(values),
   search: SEARCH,
+  changeNotice: null,
 };
 
 /** The records port's statements on SQLite, built once. */

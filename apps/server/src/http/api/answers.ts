@@ -40,6 +40,7 @@ const ERROR_ANSWERS = {
   ),
   404: json('No such project or file', ErrorMessage),
   409: json('Conflict: the name is taken', ErrorMessage),
+  410: json('Gone: retention removed changes after `since`', ErrorMessage),
   412: json('A precondition (If-Match, If-Unmodified-Since…) failed', ErrorMessage),
   413: json('Content too large', ErrorMessage),
   415: json('Unsupported media type or file extension', ErrorMessage),

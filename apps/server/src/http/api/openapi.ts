@@ -212,6 +212,7 @@ export function openApiDocument(routes: readonly DefinedRoute[], options: Docume
         name: 'Trash',
         description: 'Deleted files kept for `settings.trash_retention_days` (extensions §5)',
       },
+      { name: 'Changes', description: 'The change feed: poll, long poll or stream (extensions §7)' },
       { name: 'Access', description: 'API keys and the audit log (extensions §8; admin keys)' },
       { name: 'Operations', description: 'Health and readiness (no key)' },
     ].filter((tag) => routes.some((r) => r.description.tags.includes(tag.name as never))),

@@ -10,7 +10,16 @@ import type { Handler, RouteDeps } from '../routes/context.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Schema = v.GenericSchema;
-export type Tag = 'Projects' | 'Files' | 'Editing' | 'History' | 'Search' | 'Trash' | 'Access' | 'Operations';
+export type Tag =
+  | 'Projects'
+  | 'Files'
+  | 'Editing'
+  | 'History'
+  | 'Search'
+  | 'Trash'
+  | 'Changes'
+  | 'Access'
+  | 'Operations';
 
 /** Response headers the document knows (`components/headers`, see `headers.ts`). */
 export type ResponseHeader =
@@ -48,7 +57,9 @@ export interface AnswerBody {
     | 'text/html'
     // Extensions §10: the archives of an export.
     | 'application/zip'
-    | 'application/gzip';
+    | 'application/gzip'
+    // Extensions §7: the change feed as Server-Sent Events.
+    | 'text/event-stream';
   /** A valibot schema; for text, omitted (the body is the text). */
   readonly schema?: Schema;
 }

@@ -1,4 +1,5 @@
 import { auditRoutes } from '../routes/audit.js';
+import { changeRoutes } from '../routes/changes.js';
 import { downloadFile } from '../routes/download.js';
 import { editingRoutes } from '../routes/editing.js';
 import { exportProject } from '../routes/export.js';
@@ -41,5 +42,6 @@ export const ROUTES: readonly DefinedRoute[] = [
   exportProject,
   ...keyRoutes,
   ...auditRoutes,
+  ...changeRoutes,
   ...operationRoutes,
 ];

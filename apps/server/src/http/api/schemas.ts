@@ -19,6 +19,7 @@ import {
 } from '@mdstore/core';
 import * as v from 'valibot';
 import { ACCESS_COMPONENTS } from './access-schemas.js';
+import { CHANGES_COMPONENTS } from './changes-schemas.js';
 
 /**
  * The bodies of the HTTP interface as valibot schemas. Request bodies are built from the core's schemas
@@ -269,6 +270,8 @@ export const COMPONENTS = {
   Readiness,
   // Extensions §8.
   ...ACCESS_COMPONENTS,
+  // Extensions §7.
+  ...CHANGES_COMPONENTS,
 } as const;
 
 /** Path parameters. */

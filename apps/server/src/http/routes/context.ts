@@ -1,5 +1,6 @@
 import type { MdStore } from '@mdstore/core';
 import type { Request, Response } from 'express';
+import type { ChangeFeedDeps } from '../changes-feed.js';
 import type { MultipartLimits } from '../multipart.js';
 import type { ReadinessCheck } from '../readiness.js';
 
@@ -18,6 +19,8 @@ export interface RouteDeps {
   readonly multipartLimits: MultipartLimits;
   /** Answers `/readyz`; without one (embedding, tests) the app is ready whenever it answers. */
   readonly readiness?: ReadinessCheck;
+  /** Wake-ups and bounds of held change reads (extensions §7); without them, a held read polls slowly. */
+  readonly changes?: ChangeFeedDeps;
 }
 
 /** Path parameters, percent-decoded by the router (`%2F` in a filename stays inside its segment). */

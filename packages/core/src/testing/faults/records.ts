@@ -38,6 +38,9 @@ const READER_METHODS = Object.keys({
   listExpiredTrash: true,
   listBlobIntents: true,
   listInstances: true,
+  listChangeEvents: true,
+  findChangeFeedHead: true,
+  findStoreSecret: true,
 } satisfies Record<ReaderMethod, true>) as ReaderMethod[];
 
 const WRITE_METHODS = Object.keys({
@@ -66,6 +69,9 @@ const WRITE_METHODS = Object.keys({
   deleteBlobIntent: true,
   upsertInstance: true,
   deleteInstance: true,
+  appendChangeEvents: true,
+  deleteChangeEventsBefore: true,
+  keepStoreSecret: true,
 } satisfies Record<WriteMethod, true>) as WriteMethod[];
 
 type AnyMethod = (...args: unknown[]) => Promise<unknown>;

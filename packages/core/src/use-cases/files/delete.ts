@@ -1,6 +1,7 @@
 import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import { removeDoomed } from '../blob-intents.js';
+import { emitFileEvent } from '../changes/emit.js';
 import type { MdStoreContext } from '../context.js';
 import { moveToTrash } from '../trash/move-to-trash.js';
 import { checkWriteConditions, conditionsOf, type RequestConditions } from './conditions.js';
@@ -29,6 +30,12 @@ export async function deleteFile(ctx: MdStoreContext, input: DeleteFileInput): P
     checkWriteConditions(locked, file, conditions);
     const revisions = await tx.listRevisionContents({ fileId: file.id });
     await tx.deleteFile({ fileId: file.id });
+    await emitFileEvent(ctx, tx, {
+      project: locked,
+      type: 'file.deleted',
+      filename: file.filename,
+      file: null,
+    });
     const at = ctx.clock.now();
     if (locked.trashRetentionDays > 0) {
       const change = await moveToTrash(ctx, tx, { project: locked, file, revisions, at });

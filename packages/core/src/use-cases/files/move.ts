@@ -54,6 +54,7 @@ export async function moveFile(ctx: MdStoreContext, input: MoveFileInput): Promi
         file: moved,
         change: 'move',
         before,
+        event: { from: current.filename },
       });
       await tx.updateProject({
         project: withCounterChange(ctx, locked, { historyBytes: recorded.historyDelta }, at),

@@ -8,6 +8,7 @@ import type {
 } from '../../model/records.js';
 import type { RecordsTransaction, RevisionContent } from '../../ports/records.js';
 import { doomResource } from '../blob-intents.js';
+import { emitFileEvent, type FileEventOptions, fileEventType } from '../changes/emit.js';
 import type { MdStoreContext } from '../context.js';
 
 /**
@@ -125,7 +126,14 @@ export interface RecordedRevision {
 export async function recordRevision(
   ctx: MdStoreContext,
   tx: RecordsTransaction,
-  o: { project: ProjectRecord; file: FileRecord; change: RevisionChange; before: readonly RevisionContent[] },
+  o: {
+    project: ProjectRecord;
+    file: FileRecord;
+    change: RevisionChange;
+    before: readonly RevisionContent[];
+    /** What the change feed's event says beyond the revision (extensions §7). */
+    event?: FileEventOptions;
+  },
 ): Promise<RecordedRevision> {
   const { file } = o;
   const revision: RevisionRecord = {
@@ -143,5 +151,14 @@ export async function recordRevision(
   await tx.insertRevision({ revision });
   const plan = planRevision(o.before, revision, o.project.keepRevisions);
   const doomed = await applyPlan(ctx, tx, { fileId: file.id, project: o.project }, plan);
+  // Every new revision is one committed change: its event goes in the same transaction.
+  await emitFileEvent(ctx, tx, {
+    project: o.project,
+    type: fileEventType(o.change, o.event),
+    filename: file.filename,
+    file,
+    from: o.event?.from ?? null,
+    changesetId: o.event?.changesetId ?? null,
+  });
   return { historyDelta: plan.historyDelta, doomed };
 }

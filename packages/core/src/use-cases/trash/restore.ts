@@ -65,7 +65,13 @@ export async function restoreTrashItem(
       file,
       contentText: search?.contentKey === file.contentKey ? search.searchText : '',
     });
-    const recorded = await recordRevision(ctx, tx, { project: locked, file, change: 'restore', before });
+    const recorded = await recordRevision(ctx, tx, {
+      project: locked,
+      file,
+      change: 'restore',
+      before,
+      event: { type: 'file.restored' },
+    });
     const change = {
       files: 1,
       bytes: file.sizeBytes,

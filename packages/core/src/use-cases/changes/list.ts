@@ -1,0 +1,125 @@
+import { CHANGES_LIMITS } from '../../defaults/changes.js';
+import {
+  ChangesExpiredError,
+  InvalidInputError,
+  ProjectNotFoundError,
+  type ValidationIssue,
+} from '../../errors.js';
+import type { ChangeEventRecord } from '../../model/changes.js';
+import { inKeyScope } from '../access.js';
+import type { Principal } from '../authentication.js';
+import type { MdStoreContext } from '../context.js';
+
+/** The query parameters of `GET /api/changes`, as given. */
+export type ChangesParams = Partial<Record<'since' | 'limit' | 'project_id' | 'wait', string>>;
+
+/** What a read of the feed asks, parsed once. */
+export interface ChangesRequest {
+  readonly since: number;
+  readonly limit: number;
+  readonly projectId: string | undefined;
+  /** Seconds a long poll may be held (0: answer at once). */
+  readonly waitSeconds: number;
+}
+
+export interface ChangesPage {
+  readonly changes: ChangeEventRecord[];
+  /** The `seq` to ask after next: the last event's, or `since` when there is none. */
+  readonly nextSince: number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const integerIn = (text: string, min: number, max: number): number | undefined => {
+  if (!/^\d{1,15}$/.test(text)) return undefined;
+  const value = Number(text);
+  return value >= min && value <= max ? value : undefined;
+};
+
+/** Every parameter checked, every problem reported at once (`422` at `["query", NAME]`). */
+export function parseChangesParams(params: ChangesParams): ChangesRequest {
+  const issues: ValidationIssue[] = [];
+  const number = (name: keyof ChangesParams, min: number, max: number, fallback: number): number => {
+    const text = params[name];
+    if (text === undefined) return fallback;
+    const value = integerIn(text, min, max);
+    if (value !== undefined) return value;
+    issues.push({
+      loc: ['query', name],
+      msg: `Input should be an integer from ${min} to ${max}`,
+      type: 'value_error',
+    });
+    return fallback;
+  };
+  const since = number('since', 0, Number.MAX_SAFE_INTEGER, 0);
+  const limit = number('limit', 1, CHANGES_LIMITS.maxLimit, CHANGES_LIMITS.defaultLimit);
+  const waitSeconds = number('wait', 0, CHANGES_LIMITS.maxWaitSeconds, 0);
+  let projectId: string | undefined;
+  if (params.project_id !== undefined) {
+    if (UUID.test(params.project_id)) projectId = params.project_id.toLowerCase();
+    else
+      issues.push({
+        loc: ['query', 'project_id'],
+        msg: 'Input should be a valid UUID',
+        type: 'uuid_parsing',
+      });
+  }
+  if (issues.length > 0) throw new InvalidInputError(issues);
+  return { since, limit, projectId, waitSeconds };
+}
+
+/**
+ * One read of the account's feed (extensions §7): events after `since`, oldest first, of the key's
+ * projects only (a `project_id` outside them is `404`, as everywhere). `410` when retention removed an
+ * event the reader has not seen.
+ */
+export async function readChanges(
+  ctx: MdStoreContext,
+  input: { principal: Principal; request: ChangesRequest },
+): Promise<ChangesPage> {
+  const { principal, request } = input;
+  if (request.projectId !== undefined && !inKeyScope(principal, request.projectId)) {
+    throw new ProjectNotFoundError(request.projectId);
+  }
+  const projectIds =
+    request.projectId !== undefined ? [request.projectId] : (principal.projectIds ?? undefined);
+  const changes = await ctx.records.listChangeEvents({
+    accountId: principal.accountId,
+    afterSeq: request.since,
+    limit: request.limit,
+    ...(projectIds !== undefined && { projectIds }),
+  });
+  // Read after the page: an event pruned between the two reads is then seen as pruned, never skipped.
+  const head = await ctx.records.findChangeFeedHead({ accountId: principal.accountId });
+  if (head.prunedThrough > request.since) throw new ChangesExpiredError();
+  return { changes, nextSince: changes.at(-1)?.seq ?? request.since };
+}
+
+/** `GET /api/changes` without waiting (and the MCP tool): parse, then one read. */
+export async function listChanges(
+  ctx: MdStoreContext,
+  input: { principal: Principal; params?: ChangesParams },
+): Promise<ChangesPage> {
+  return readChanges(ctx, { principal: input.principal, request: parseChangesParams(input.params ?? {}) });
+}
+
+/** Retention: events older than `retentionDays` go, a batch per transaction; returns how many. */
+export async function expireChanges(ctx: MdStoreContext, retentionDays: number): Promise<number> {
+  const before = ctx.clock.now() - retentionDays * 86_400_000;
+  let total = 0;
+  for (;;) {
+    const deleted = await ctx.records.withTransaction((tx) =>
+      tx.deleteChangeEventsBefore({ before, limit: CHANGES_LIMITS.expiryBatch }),
+    );
+    total += deleted;
+    if (deleted === 0) return total;
+  }
+}
+
+/** Whether the key of a held stream may still read (not revoked, not expired): a stream ends when not. */
+export async function keyStillValid(ctx: MdStoreContext, input: { principal: Principal }): Promise<boolean> {
+  const { principal } = input;
+  const key = await ctx.records.findApiKeyById({ keyId: principal.keyId });
+  if (key === null || key.revokedAt !== null) return false;
+  return key.expiresAt === null || key.expiresAt > ctx.clock.now();
+}
