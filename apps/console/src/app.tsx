@@ -89,6 +89,7 @@ function Content({ me }: { me: Me }) {
           me={me}
           projectId={projectId}
           filename={route.filename!}
+          anchor={route.anchor}
         />
       );
     case 'search':

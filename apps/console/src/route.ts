@@ -21,10 +21,15 @@ export interface Route {
   readonly filename: string | null;
   readonly dir: string;
   readonly query: string;
+  /** A heading of the open file to scroll to (`#/p/{project}/f/{filename}#{anchor}`). */
+  readonly anchor: string | null;
 }
 
 export function parseRoute(hash: string): Route {
-  const [path = '', search = ''] = hash.replace(/^#/, '').split('?', 2);
+  const fragment = hash.replace(/^#/, '');
+  const anchorAt = fragment.indexOf('#');
+  const anchor = anchorAt < 0 ? null : decodeURIComponent(fragment.slice(anchorAt + 1));
+  const [path = '', search = ''] = (anchorAt < 0 ? fragment : fragment.slice(0, anchorAt)).split('?', 2);
   const params = new URLSearchParams(search);
   const parts = path.split('/').filter((p) => p !== '');
   const base = {
@@ -32,13 +37,15 @@ export function parseRoute(hash: string): Route {
     filename: null,
     dir: params.get('dir') ?? '',
     query: params.get('q') ?? '',
+    anchor,
   };
   if (parts[0] === 'keys') return { ...base, view: 'keys' };
   if (parts[0] === 'webhooks') return { ...base, view: 'webhooks' };
   if (parts[0] !== 'p' || parts[1] === undefined) return { ...base, view: 'projects' };
   const projectId = decodeURIComponent(parts[1]);
   if (parts[2] === 'f' && parts[3] !== undefined) {
-    const filename = decodeURIComponent(parts[3]);
+    // Each segment percent-encoded, `/` kept (as the server's renderer writes links); `%2F` also reads.
+    const filename = parts.slice(3).map(decodeURIComponent).join('/');
     return { ...base, projectId, view: 'file', filename, dir: params.get('dir') ?? folderOf(filename) };
   }
   const view = parts[2];
@@ -53,7 +60,9 @@ export const folderOf = (filename: string) => filename.slice(0, filename.lastInd
 export const href = {
   projects: () => '#/',
   folder: (projectId: string, dir = '') => `#/p/${projectId}${dir ? `?dir=${encodeURIComponent(dir)}` : ''}`,
-  file: (projectId: string, filename: string) => `#/p/${projectId}/f/${encodeURIComponent(filename)}`,
+  /** The same route as the server's `consoleFileHref` (core `markdown/hrefs.ts`) writes in rendered links. */
+  file: (projectId: string, filename: string) =>
+    `#/p/${projectId}/f/${filename.split('/').map(encodeURIComponent).join('/')}`,
   search: (projectId: string, query = '') =>
     `#/p/${projectId}/search${query ? `?q=${encodeURIComponent(query)}` : ''}`,
   trash: (projectId: string) => `#/p/${projectId}/trash`,

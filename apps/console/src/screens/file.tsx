@@ -51,7 +51,8 @@ export async function loadFile(projectId: string, filename: string, signal: Abor
 }
 
 /** `main` for one file: its rendered view, details, editor, history and actions. */
-export function FileScreen({ me, projectId, filename }: { me: Me; projectId: string; filename: string }) {
+export function FileScreen(props: { me: Me; projectId: string; filename: string; anchor: string | null }) {
+  const { me, projectId, filename, anchor } = props;
   const [editing, setEditing] = useState(false);
   const [tab, setTab] = useState<'view' | 'history'>('view');
   const live = useLiveVersion(projectId, filename);
@@ -130,7 +131,7 @@ export function FileScreen({ me, projectId, filename }: { me: Me; projectId: str
           onRestored={reload}
         />
       ) : (
-        <FileView projectId={projectId} filename={filename} loaded={data} />
+        <FileView projectId={projectId} filename={filename} loaded={data} anchor={anchor} />
       )}
       {me.role !== 'read' && !editing && (
         <FileActions me={me} projectId={projectId} filename={filename} etag={data.etag} />
@@ -153,8 +154,12 @@ export function linkedFile(fromFilename: string, target: string): string | null 
   return out.join('/');
 }
 
-function FileView({ projectId, filename, loaded }: { projectId: string; filename: string; loaded: Loaded }) {
+function FileView(props: { projectId: string; filename: string; loaded: Loaded; anchor: string | null }) {
+  const { projectId, filename, loaded, anchor } = props;
   const container = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (anchor) document.getElementById(anchor)?.scrollIntoView();
+  }, [anchor, loaded]);
   useEffect(() => {
     const element = container.current;
     if (!element) return;

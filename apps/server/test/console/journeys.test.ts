@@ -180,22 +180,21 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
     await folders.getByRole('link', { name: 'Folder guides' }).click();
     await folders.getByRole('link', { name: 'setup.md' }).click();
     await main().getByRole('heading', { name: 'guides/setup.md' }).waitFor();
-    // Without the server renderer (`?format=html`) the source is shown; with it, the headings.
-    const rendered = await main().locator('.rendered').count();
-    if (rendered > 0) await main().getByRole('heading', { name: 'Configure' }).waitFor();
-    else
-      expect(await main().getByRole('region', { name: 'File source' }).textContent()).toContain(
-        '## Configure',
-      );
+    // Rendered by the server (`?format=html`): the file's headings are headings inside main.
+    await main().getByRole('heading', { name: 'Configure', level: 2 }).waitFor();
+    expect(await main().locator('.rendered strong').textContent()).toBe('mdstore');
     // Metadata, front matter and outline beside it.
     const details = main().getByRole('complementary', { name: 'File details' });
     expect(await details.textContent()).toContain('"title": "Setup"');
     expect(await details.getByRole('list').first().textContent()).toContain('Configure');
     await scan('file view');
+    // A link to another file of the project opens it in the console.
+    await main().getByRole('link', { name: 'readme' }).click();
+    await main().getByRole('heading', { name: 'readme.md' }).waitFor();
+    expect(page.url()).toContain(`#/p/${server.projectId}/f/readme.md`);
   });
 
   it('search: results with highlighted snippets, opening a result', async () => {
-    await main().getByRole('heading', { name: 'guides/setup.md' }).waitFor();
     await page.goto(`${server.url}/#/p/${server.projectId}/search`);
     await page.getByLabel('Search words').fill('vault');
     await page.getByLabel('Search words').press('Enter');
