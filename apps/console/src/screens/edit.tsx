@@ -1,12 +1,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, request, upload } from '../api';
+import { ApiError, fileObject, request, upload } from '../api';
 import { DiffView, ScrollPre } from '../diff';
 import type { Editor } from '../editor';
 import { go, href } from '../route';
-import { errorText, filePath, type Loaded, loadFile } from './file';
+import { errorText, filePath, type Loaded, loadText } from './file';
 
 interface Conflict {
-  readonly theirs: Loaded;
+  /** The current text, shown when there is no diff to show. */
+  readonly theirs: string;
   /** The other change, as the server's diff from the revision this edit started from; null if gone. */
   readonly diff: string | null;
 }
@@ -33,12 +34,19 @@ export function EditPanel(props: {
   const [status, setStatus] = useState('');
   const [conflict, setConflict] = useState<Conflict | null>(null);
   const [busy, setBusy] = useState(false);
+  /** The text the edit started from and its ETag, which the save sends as If-Match. */
+  const base = useRef<{ text: string; etag: string } | null>(null);
   useEffect(() => {
     let made: Editor | undefined;
     let gone = false;
-    void import('../editor').then(({ createEditor }) => {
+    const start =
+      loaded.text !== null
+        ? Promise.resolve({ text: loaded.text, etag: loaded.etag })
+        : loadText(projectId, filename);
+    void Promise.all([import('../editor'), start]).then(([{ createEditor }, from]) => {
       if (gone || !host.current) return;
-      made = createEditor(host.current, loaded.text, `Content of ${filename}`);
+      base.current = from;
+      made = createEditor(host.current, from.text, `Content of ${filename}`);
       editor.current = made;
       setReady(true);
       made.focus();
@@ -50,13 +58,13 @@ export function EditPanel(props: {
   }, []);
 
   const save = async () => {
-    if (!editor.current) return;
+    if (!editor.current || !base.current) return;
     setBusy(true);
     setStatus('Saving…');
     try {
       const response = await request(`${filePath(projectId, filename)}/content`, {
         method: 'PUT',
-        headers: { 'Content-Type': 'text/markdown; charset=utf-8', 'If-Match': loaded.etag },
+        headers: { 'Content-Type': 'text/markdown; charset=utf-8', 'If-Match': base.current.etag },
         body: editor.current.text(),
         allow: [412],
       });
@@ -126,7 +134,7 @@ export function EditPanel(props: {
             <DiffView text={conflict.diff} label="The other change" />
           ) : (
             <ScrollPre label="The current version" class="source">
-              {conflict.theirs.text}
+              {conflict.theirs}
             </ScrollPre>
           )}
         </section>
@@ -135,13 +143,17 @@ export function EditPanel(props: {
   );
 }
 
+/** The other change: the server's diff from the revision the edit started from to the current one. */
 async function describeConflict(projectId: string, filename: string, mine: Loaded): Promise<Conflict> {
-  const theirs = await loadFile(projectId, filename, new AbortController().signal);
+  const [theirs, current] = await Promise.all([
+    loadText(projectId, filename),
+    fileObject(projectId, filename),
+  ]);
   const from = mine.file?.revision;
-  const to = theirs.file?.revision;
-  if (from === undefined || to === undefined) return { theirs, diff: null };
+  const to = current?.revision;
+  if (from === undefined || to === undefined) return { theirs: theirs.text, diff: null };
   const response = await request(`${filePath(projectId, filename)}/diff?from=${from}&to=${to}`, {
     allow: [404, 413, 422],
   });
-  return { theirs, diff: response.ok ? await response.text() : null };
+  return { theirs: theirs.text, diff: response.ok ? await response.text() : null };
 }

@@ -9,7 +9,8 @@ import { FileActions } from './file-actions';
 import { HistoryPanel } from './history';
 
 export interface Loaded {
-  readonly text: string;
+  /** The raw text: loaded only when there is no rendered HTML to show (the editor loads its own). */
+  readonly text: string | null;
   readonly etag: string;
   readonly html: string | null;
   readonly file: FileObject | null;
@@ -19,35 +20,73 @@ export interface Loaded {
 export const filePath = (projectId: string, filename: string) =>
   `/api/projects/${projectId}/files/${seg(filename)}`;
 
-/** The rendered HTML from `?format=html` (extensions §11), or null when the server has no renderer. */
-async function renderedHtml(
-  projectId: string,
-  filename: string,
-  signal: AbortSignal,
-): Promise<string | null> {
-  if (/\.mdx$/i.test(filename)) return null; // `.mdx` is shown as source.
+/**
+ * The rendered HTML from `?format=html` (extensions §11) and its ETag (the file's), or null when there
+ * is none to show: `.mdx` (shown as source), a server without the renderer, or a file past its bound.
+ */
+async function renderedHtml(projectId: string, filename: string, signal: AbortSignal) {
+  if (/\.mdx$/i.test(filename)) return null;
   const response = await request(`${filePath(projectId, filename)}?format=html`, {
     headers: { Accept: 'text/html' },
-    allow: [400, 404, 406, 415, 422],
+    allow: [400, 404, 406, 413, 415, 422],
     signal,
   });
   if (!response.ok || !(response.headers.get('content-type') ?? '').startsWith('text/html')) return null;
-  return response.text();
+  return { html: await response.text(), etag: response.headers.get('etag') ?? '' };
 }
 
+/** The raw text and the ETag it was read with: what the editor starts from and saves against. */
+export async function loadText(projectId: string, filename: string, signal?: AbortSignal) {
+  const raw = await request(filePath(projectId, filename), signal ? { signal } : {});
+  return { text: await raw.text(), etag: raw.headers.get('etag') ?? '' };
+}
+
+const TAGS = /<[^>]*>/g;
+const ENTITIES: Record<string, string> = {
+  '&amp;': '&',
+  '&lt;': '<',
+  '&gt;': '>',
+  '&quot;': '"',
+  '&#39;': "'",
+};
+
+/** The outline of rendered HTML: its headings, read from the HTML already here (no second request). */
+export function headingsOf(html: string): { level: number; text: string }[] {
+  const headings: { level: number; text: string }[] = [];
+  for (const match of html.matchAll(/<h([1-6])\b[^>]*>([\s\S]*?)<\/h\1>/g)) {
+    const text = match[2]!.replace(TAGS, '').replace(/&(amp|lt|gt|quot|#39);/g, (e) => ENTITIES[e] ?? e);
+    headings.push({ level: Number(match[1]), text: text.trim() });
+  }
+  return headings;
+}
+
+async function outlineOf(projectId: string, filename: string, signal: AbortSignal) {
+  const response = await request(`${filePath(projectId, filename)}/outline`, {
+    signal,
+    allow: [404, 413, 422],
+  });
+  return response.ok
+    ? ((await response.json()) as { headings: { level: number; text: string }[] }).headings
+    : [];
+}
+
+/**
+ * What the file view shows, in parallel: the rendered HTML (its outline read from it) and the File
+ * object (metadata, front matter, revision); the raw text and the outline endpoint only without HTML.
+ */
 export async function loadFile(projectId: string, filename: string, signal: AbortSignal): Promise<Loaded> {
-  const raw = await request(filePath(projectId, filename), { signal });
-  const text = await raw.text();
-  const [html, file, outline] = await Promise.all([
+  const [rendered, file] = await Promise.all([
     renderedHtml(projectId, filename, signal),
     fileObject(projectId, filename),
-    request(`${filePath(projectId, filename)}/outline`, { signal, allow: [404, 413, 422] })
-      .then((r) =>
-        r.ok ? (r.json() as Promise<{ headings: { level: number; text: string }[] }>) : { headings: [] },
-      )
-      .then((o) => o.headings),
   ]);
-  return { text, etag: raw.headers.get('etag') ?? '', html, file, outline };
+  if (rendered !== null) {
+    return { text: null, etag: rendered.etag, html: rendered.html, file, outline: headingsOf(rendered.html) };
+  }
+  const [raw, outline] = await Promise.all([
+    loadText(projectId, filename, signal),
+    outlineOf(projectId, filename, signal),
+  ]);
+  return { text: raw.text, etag: raw.etag, html: null, file, outline };
 }
 
 /** `main` for one file: its rendered view, details, editor, history and actions. */
@@ -90,7 +129,7 @@ export function FileScreen(props: { me: Me; projectId: string; filename: string;
           {filename}
         </h1>
         <p class="muted">
-          revision {data.file?.revision ?? '?'} · {data.text.length.toLocaleString()} characters
+          revision {data.file?.revision ?? '?'} · {(data.file?.size_bytes ?? 0).toLocaleString()} bytes
         </p>
         <div class="toolbar">
           {me.role !== 'read' && !editing && (
@@ -140,6 +179,38 @@ export function FileScreen(props: { me: Me; projectId: string; filename: string;
   );
 }
 
+/** Top-level blocks inserted at once; the rest follow in batches, one per task. */
+const FIRST_BLOCKS = 200;
+const BATCH_BLOCKS = 1000;
+
+/**
+ * Puts the server's sanitised HTML (extensions §11) into the page: parsed inert in a template, the first
+ * blocks at once and the others in later tasks, so a 1 MiB file never holds the page in one long layout.
+ * The page's CSP runs no script whatever the HTML holds. Returns the cleanup of the pending batches.
+ */
+function insertHtml(
+  element: HTMLElement | null,
+  html: string | null,
+  done: () => void,
+): (() => void) | undefined {
+  if (!element || html === null) return undefined;
+  const template = document.createElement('template');
+  template.innerHTML = html;
+  const nodes = [...template.content.childNodes];
+  element.replaceChildren(...nodes.slice(0, FIRST_BLOCKS));
+  let at = FIRST_BLOCKS;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const more = () => {
+    element.append(...nodes.slice(at, at + BATCH_BLOCKS));
+    at += BATCH_BLOCKS;
+    if (at < nodes.length) timer = setTimeout(more, 0);
+    else done();
+  };
+  if (at < nodes.length) timer = setTimeout(more, 0);
+  else done();
+  return () => clearTimeout(timer);
+}
+
 /** Resolves a relative link of a rendered file to another file of the project, or null. */
 export function linkedFile(fromFilename: string, target: string): string | null {
   if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('#') || target.startsWith('//')) return null;
@@ -157,9 +228,11 @@ export function linkedFile(fromFilename: string, target: string): string | null 
 function FileView(props: { projectId: string; filename: string; loaded: Loaded; anchor: string | null }) {
   const { projectId, filename, loaded, anchor } = props;
   const container = useRef<HTMLDivElement>(null);
+  const [inserted, setInserted] = useState(false);
+  useEffect(() => insertHtml(container.current, loaded.html, () => setInserted(true)), [loaded.html]);
   useEffect(() => {
-    if (anchor) document.getElementById(anchor)?.scrollIntoView();
-  }, [anchor, loaded]);
+    if (anchor && inserted) document.getElementById(anchor)?.scrollIntoView();
+  }, [anchor, inserted]);
   useEffect(() => {
     const element = container.current;
     if (!element) return;
@@ -183,7 +256,7 @@ function FileView(props: { projectId: string; filename: string; loaded: Loaded; 
     <div class="file-body">
       {loaded.html !== null ? (
         // The server's renderer sanitises this HTML (extensions §11); the page's CSP runs no script anyway.
-        <div ref={container} class="rendered" dangerouslySetInnerHTML={{ __html: loaded.html }} />
+        <div ref={container} class="rendered" />
       ) : (
         <ScrollPre label="File source" class="source">
           {loaded.text}

@@ -330,6 +330,38 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
     await scan('keys');
   });
 
+  it('a read key is offered nothing it may not do', async () => {
+    const created = await api('/api/keys', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'reader', role: 'read' }),
+    });
+    const reader = ((await created.json()) as { api_key: string }).api_key;
+    expect((await api(files('other.md'), { method: 'DELETE' })).status).toBe(204);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').fill(reader);
+    await page.getByLabel('API key').press('Enter');
+    await page.getByText('reader · read').waitFor();
+    await page.goto(`${server.url}/#/p/${server.projectId}/f/readme.md`);
+    await main().getByRole('heading', { name: 'Readme', exact: true, level: 1 }).waitFor();
+    await main().getByRole('button', { name: 'History' }).waitFor();
+    for (const name of ['Edit', 'Move', 'Delete'])
+      expect(await main().getByRole('button', { name }).count(), name).toBe(0);
+    expect(await page.getByRole('link', { name: 'Keys' }).count()).toBe(0);
+    await page.goto(`${server.url}/#/p/${server.projectId}`);
+    await main().getByRole('link', { name: 'Trash' }).waitFor();
+    expect(await main().getByRole('heading', { name: 'Upload' }).count()).toBe(0);
+    expect(await main().getByRole('button', { name: 'Create file' }).count()).toBe(0);
+    expect(await main().getByRole('link', { name: 'Settings' }).count()).toBe(0);
+    await page.goto(`${server.url}/#/p/${server.projectId}/trash`);
+    await main().getByRole('cell', { name: 'other.md' }).waitFor();
+    expect(
+      await main()
+        .getByRole('button', { name: /^(Restore|Purge) / })
+        .count(),
+    ).toBe(0);
+  });
+
   it('keyboard only: sign in, reach a project and open a file with Tab and Enter', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     const field = page.getByLabel('API key');

@@ -31,6 +31,8 @@ export interface ConsoleServer {
   readonly url: string;
   readonly apiKey: string;
   readonly projectId: string;
+  /** The server's MDSTORE_DATA_DIR (SQLite and files). */
+  readonly dataDir: string;
   readonly child: ChildServer;
   /** A JSON API call with the account's key. */
   api(pathname: string, init?: RequestInit): Promise<Response>;
@@ -66,6 +68,7 @@ export async function startConsoleServer(): Promise<ConsoleServer> {
     url,
     apiKey: account.api_key,
     projectId: account.default_project_id,
+    dataDir,
     child,
     api,
     async stop() {
