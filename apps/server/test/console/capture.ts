@@ -1,7 +1,8 @@
 /**
  * Screenshots of the console's main screens (docs/console/*.png) and the numbers of docs/performance.md
  * (first-load JavaScript, opening a 1 MiB file and a 10 000-file folder), measured once against the
- * built server on SQLite in headless Chromium. Not a test: run it by hand, `npm run console:capture`.
+ * built server on SQLite in headless Chromium. Not a test: run it by hand, `npm run console:capture`
+ * (`-- --shots-only` for the screenshots alone).
  */
 import { mkdir } from 'node:fs/promises';
 import { request } from 'node:http';
@@ -119,7 +120,7 @@ try {
   await page.keyboard.type('\nMy addition.');
   await put('handbook/onboarding.md', '# Onboarding\n\nRewritten by someone else.\n');
   await main().getByRole('button', { name: 'Save' }).click();
-  await main().getByRole('heading', { name: 'Conflict: the other change' }).waitFor();
+  await main().getByRole('heading', { name: 'Conflict: the other change' }).scrollIntoViewIfNeeded();
   await shot('conflict');
   await main().getByRole('button', { name: 'Reload' }).click();
   await page.goto(`${server.url}/#/p/${project}/f/${encodeURIComponent('handbook/setup.md')}`);
@@ -141,6 +142,15 @@ try {
   await shot('phone');
   await page.setViewportSize({ width: 1280, height: 800 });
 
+  if (!process.argv.includes('--shots-only')) await measure(page);
+} finally {
+  await browser.close();
+  await server.stop();
+}
+
+/** The numbers of docs/performance.md, printed as JSON. */
+async function measure(page: Page): Promise<void> {
+  const main = () => page.getByRole('main');
   // Numbers. First load: the scripts of the page, as sent with brotli.
   const html = await (await fetch(`${server.url}/`)).text();
   let firstLoad = 0;
@@ -222,7 +232,4 @@ try {
       2,
     ),
   );
-} finally {
-  await browser.close();
-  await server.stop();
 }
