@@ -1,18 +1,21 @@
 /** A unified diff (`text/x-diff`) shown line by line, additions and deletions marked for every reader. */
 export function DiffView({ text, label }: { text: string; label: string }) {
   const lines = text.split('\n');
+  // The file headers (`--- a/…`, `+++ b/…`) come before the first hunk only: after it, `----` is a
+  // removed line that happens to start with dashes.
+  const firstHunk = lines.findIndex((line) => line.startsWith('@@'));
   return (
     <ScrollPre label={label} class="diff">
       {lines.map((line, i) => {
         const kind =
-          line.startsWith('+++') || line.startsWith('---')
+          firstHunk < 0 || i < firstHunk
             ? 'head'
-            : line.startsWith('+')
-              ? 'add'
-              : line.startsWith('-')
-                ? 'del'
-                : line.startsWith('@@')
-                  ? 'hunk'
+            : line.startsWith('@@')
+              ? 'hunk'
+              : line.startsWith('+')
+                ? 'add'
+                : line.startsWith('-')
+                  ? 'del'
                   : 'same';
         return (
           <span key={i} class={`line ${kind}`}>

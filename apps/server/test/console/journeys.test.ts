@@ -275,6 +275,12 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
     await expect.poll(() => main().getByRole('status').first().textContent()).toContain('Uploaded 2 file(s)');
     expect(await content('dropped.md')).toBe('# Dropped\n\nfrom the desktop\n');
     expect((await api(files('other.md'))).status).toBe(200);
+    // Create: a new file from a name, opened at once.
+    await main().getByLabel('New file name').fill('created');
+    await main().getByRole('button', { name: 'Create file' }).click();
+    await main().getByRole('heading', { name: 'created.md' }).waitFor();
+    expect(await content('created.md')).toBe('# created\n');
+    await page.goto(`${server.url}/#/p/${server.projectId}`);
   });
 
   it('a change made elsewhere appears without a reload within 2 s', async () => {
@@ -322,6 +328,13 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
     await page.goto(`${server.url}/#/p/${server.projectId}/settings`);
     await main().getByLabel('Days deleted files stay in the trash').waitFor();
     await scan('settings');
+    await main().getByLabel('Revisions kept per file').fill('5');
+    await main().getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(() => main().getByRole('status').first().textContent()).toBe('Saved.');
+    const project = (await (await api(`/api/projects/${server.projectId}`)).json()) as {
+      settings: { keep_revisions: number; trash_retention_days: number };
+    };
+    expect(project.settings).toMatchObject({ keep_revisions: 5, trash_retention_days: 7 });
     await page.goto(`${server.url}/#/keys`);
     await main()
       .getByRole('button', { name: /^Revoke / })
