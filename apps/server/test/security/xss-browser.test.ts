@@ -31,42 +31,45 @@ const RECORDERS = `
   Object.defineProperty(window, '__xss', { set: () => record('__xss'), get: () => undefined });
 `;
 
-/** Runs in the page: events for every element, then what the DOM holds that it should not. */
-function inspect(args: { forbidden: string[]; urlAttributes: string[] }) {
+interface Found {
+  readonly element: string;
+  readonly attribute?: string;
+  readonly value?: string;
+}
+
+/**
+ * Runs in the page (JavaScript source: this file is not compiled against the DOM): events for every
+ * element of the fragment, then what the fragment holds that it should not.
+ */
+const INSPECT = `(args) => {
   const elements = Array.from(document.body.querySelectorAll('*'));
   for (const element of elements) {
-    for (const type of [
-      'mouseover',
-      'mouseenter',
-      'mousemove',
-      'focus',
-      'focusin',
-      'dragstart',
-      'input',
-      'toggle',
-    ]) {
+    for (const type of ['mouseover', 'mouseenter', 'mousemove', 'focus', 'focusin', 'dragstart', 'input', 'toggle']) {
       element.dispatchEvent(new Event(type, { bubbles: true }));
     }
-    if (element instanceof HTMLElement) element.focus();
+    if (typeof element.focus === 'function') element.focus();
   }
-  const found: Array<{ element: string; attribute?: string; value?: string }> = [];
-  for (const element of Array.from(document.querySelectorAll('*'))) {
+  const found = [];
+  for (const element of Array.from(document.querySelectorAll('#fragment *'))) {
     const name = element.localName;
-    if (args.forbidden.includes(name) && element.closest('#fragment')) found.push({ element: name });
-    if (!element.closest('#fragment')) continue;
+    if (args.forbidden.includes(name)) found.push({ element: name });
     for (const attribute of Array.from(element.attributes)) {
       const attributeName = attribute.name.toLowerCase();
-      if (
-        attributeName.startsWith('on') ||
-        attributeName === 'style' ||
-        args.urlAttributes.includes(attributeName)
-      ) {
+      if (attributeName.startsWith('on') || attributeName === 'style' || args.urlAttributes.includes(attributeName)) {
         found.push({ element: name, attribute: attributeName, value: attribute.value });
       }
     }
   }
   return found;
-}
+}`;
+
+const inspect = (page: { evaluate(expression: string): Promise<unknown> }): Promise<Found[]> =>
+  page.evaluate(
+    `(${INSPECT})(${JSON.stringify({ forbidden: FORBIDDEN_ELEMENTS, urlAttributes: URL_ATTRIBUTES })})`,
+  ) as Promise<Found[]>;
+
+const ranInPage = (page: { evaluate(expression: string): Promise<unknown> }): Promise<string[]> =>
+  page.evaluate('window.__ran') as Promise<string[]>;
 
 let harness: HttpHarness;
 beforeAll(async () => {
@@ -138,12 +141,9 @@ describe.skipIf(!haveChromium && process.env.CI !== 'true')('the XSS corpus in h
         events.length = 0;
         outside.length = 0;
         await page.goto(`${PAGE_ORIGIN}/page`, { waitUntil: 'load' });
-        const found = await page.evaluate(inspect, {
-          forbidden: FORBIDDEN_ELEMENTS,
-          urlAttributes: URL_ATTRIBUTES,
-        });
+        const found = await inspect(page);
         await page.waitForTimeout(20);
-        const ran = await page.evaluate(() => (window as unknown as { __ran: string[] }).__ran);
+        const ran = await ranInPage(page);
         const bad = found.filter(
           (item) =>
             item.attribute === undefined ||
@@ -191,15 +191,83 @@ describe.skipIf(!haveChromium && process.env.CI !== 'true')('the XSS corpus in h
       const page = await context.newPage();
       await page.goto(`${PAGE_ORIGIN}/page`, { waitUntil: 'load' });
       await page.waitForTimeout(50);
-      const ran = await page.evaluate(() => (window as unknown as { __ran: string[] }).__ran);
+      const ran = await ranInPage(page);
       expect(ran.sort()).toEqual(['__xss', 'alert']);
-      const found = await page.evaluate(inspect, {
-        forbidden: FORBIDDEN_ELEMENTS,
-        urlAttributes: URL_ATTRIBUTES,
-      });
+      const found = await inspect(page);
       expect(found.map((item) => item.attribute ?? item.element)).toEqual(['src', 'onerror', 'script']);
     } finally {
       await browser.close();
     }
   }, 60_000);
+});
+
+describe.skipIf(!haveChromium && process.env.CI !== 'true')('share pages in headless Chromium', () => {
+  it('under their CSP no vector runs; the stylesheet applies; a phone’s width needs no sideways scroll', async () => {
+    const vectors = xssVectors();
+    const { apiKey } = await harness.account();
+    const { id: projectId } = await harness.createProject(apiKey, 'Shared corpus');
+    const picked = vectors.filter((_, index) => index % 3 === 0);
+    for (const [index, vector] of picked.entries()) {
+      await harness.uploadFile(apiKey, projectId, `x/v${index + 1}.md`, vector);
+    }
+    const long = `# A page\n\n${'A rather long paragraph of words that must wrap. '.repeat(8)}\n\n\`\`\`\n${'code '.repeat(60)}\n\`\`\`\n`;
+    await harness.uploadFile(apiKey, projectId, 'x/long.md', long);
+    const created = await harness.json(`/api/projects/${projectId}/shares`, 'POST', apiKey, { prefix: 'x/' });
+    expect(created.status).toBe(201);
+    const base = new URL(((await created.json()) as { url: string }).url).pathname;
+
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+      ],
+    });
+    try {
+      const context = await browser.newContext({ viewport: { width: 375, height: 812 } });
+      await context.addInitScript(RECORDERS);
+      await context.route('**/*', async (route) => {
+        const url = new URL(route.request().url());
+        if (url.origin === harness.url) await route.continue();
+        else await route.abort('blockedbyclient');
+      });
+      const page = await context.newPage();
+      const events: string[] = [];
+      page.on('dialog', async (dialog) => {
+        events.push(`dialog ${dialog.type()}`);
+        await dialog.dismiss();
+      });
+      page.on('pageerror', (error) => events.push(`pageerror ${error.message}`));
+      const failures: string[] = [];
+      for (const index of picked.keys()) {
+        events.length = 0;
+        const response = await page.goto(`${harness.url}${base}/x/v${index + 1}.md`, { waitUntil: 'load' });
+        expect(response?.status()).toBe(200);
+        await inspect(page);
+        await page.waitForTimeout(20);
+        const ran = await ranInPage(page);
+        if (ran.length > 0 || events.length > 0)
+          failures.push(`v${index + 1}: ${JSON.stringify({ ran, events })}`);
+      }
+      expect(failures).toEqual([]);
+
+      await page.goto(`${harness.url}${base}/x/long.md`, { waitUntil: 'load' });
+      const layout = (await page.evaluate(`({
+        scrollWidth: document.documentElement.scrollWidth,
+        font: getComputedStyle(document.body).fontFamily,
+        pre: getComputedStyle(document.querySelector('pre')).overflowX,
+      })`)) as { scrollWidth: number; font: string; pre: string };
+      expect(layout.font).toContain('system-ui');
+      expect(layout.pre).toBe('auto');
+      expect(layout.scrollWidth).toBeLessThanOrEqual(375);
+      await page.goto(`${harness.url}${base}`, { waitUntil: 'load' });
+      expect(await page.locator('a', { hasText: 'long.md' }).count()).toBe(1);
+    } finally {
+      await browser.close();
+    }
+  }, 180_000);
 });
