@@ -5,7 +5,7 @@
 
 const KEY_ITEM = 'mdstore.apiKey';
 
-let apiKey: string | null = sessionStorage.getItem(KEY_ITEM);
+let apiKey: string | null = typeof sessionStorage === 'undefined' ? null : sessionStorage.getItem(KEY_ITEM);
 
 export const currentKey = () => apiKey;
 

@@ -3,24 +3,39 @@ import { type FileObject, getJson } from '../api';
 import { go, href } from '../route';
 import { useLoad } from '../use-load';
 
-interface Snippet {
+export interface Snippet {
   text: string;
   highlights: [number, number][];
 }
 
-/** A snippet with its highlights as `<mark>`: offsets are code points (extensions §3). */
-export function Highlighted({ snippet }: { snippet: Snippet }) {
+/**
+ * A snippet cut into plain and highlighted parts. The offsets are code points (extensions §3), not
+ * UTF-16 units: an emoji before a match counts once. Overlapping or out-of-order ranges are skipped.
+ */
+export function highlightParts(snippet: Snippet): { text: string; mark: boolean }[] {
   const points = [...snippet.text];
-  const parts: preact.ComponentChildren[] = [];
+  const parts: { text: string; mark: boolean }[] = [];
   let at = 0;
   for (const [start, end] of snippet.highlights) {
-    if (start < at) continue;
-    parts.push(points.slice(at, start).join(''));
-    parts.push(<mark key={start}>{points.slice(start, end).join('')}</mark>);
+    if (start < at || end <= start) continue;
+    if (start > at) parts.push({ text: points.slice(at, start).join(''), mark: false });
+    parts.push({ text: points.slice(start, end).join(''), mark: true });
     at = end;
   }
-  parts.push(points.slice(at).join(''));
-  return <>{parts}</>;
+  if (at < points.length) parts.push({ text: points.slice(at).join(''), mark: false });
+  return parts;
+}
+
+/** A snippet with its highlights as `<mark>`. */
+export function Highlighted({ snippet }: { snippet: Snippet }) {
+  return (
+    <>
+      {highlightParts(snippet).map((part, i) =>
+        // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one snippet never move.
+        part.mark ? <mark key={i}>{part.text}</mark> : part.text,
+      )}
+    </>
+  );
 }
 
 /** Search in the project, results with highlighted snippets. */
