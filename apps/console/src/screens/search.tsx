@@ -30,10 +30,7 @@ export function highlightParts(snippet: Snippet): { text: string; mark: boolean 
 export function Highlighted({ snippet }: { snippet: Snippet }) {
   return (
     <>
-      {highlightParts(snippet).map((part, i) =>
-        // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one snippet never move.
-        part.mark ? <mark key={i}>{part.text}</mark> : part.text,
-      )}
+      {highlightParts(snippet).map((part, i) => (part.mark ? <mark key={i}>{part.text}</mark> : part.text))}
     </>
   );
 }
