@@ -22,7 +22,7 @@ export function SettingsScreen({
     <section aria-labelledby="settings-title">
       <h1 id="settings-title">Project settings</h1>
       {error && <p role="alert">{error}</p>}
-      {project && <SettingsForm key={project.updated_date} me={me} project={project} onSaved={reload} />}
+      {project && <SettingsForm key={project.id} me={me} project={project} onSaved={reload} />}
       {project && me.role === 'admin' && !project.is_default && <DeleteProject project={project} />}
     </section>
   );

@@ -322,6 +322,15 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
     await restore.click();
     await main().getByRole('heading', { name: 'moved/dropped.md' }).waitFor();
     expect(await content('moved/dropped.md')).toBe('# Dropped\n\nfrom the desktop\n');
+    // Purge: gone for good.
+    expect((await api(files('created.md'), { method: 'DELETE' })).status).toBe(204);
+    await page.goto(`${server.url}/#/p/${server.projectId}/trash`);
+    await main().getByRole('button', { name: 'Purge created.md' }).click();
+    await expect.poll(() => main().getByRole('button', { name: 'Purge created.md' }).count()).toBe(0);
+    const trash = (await (await api(`/api/projects/${server.projectId}/trash`)).json()) as {
+      trash: { filename: string }[];
+    };
+    expect(trash.trash.map((item) => item.filename)).not.toContain('created.md');
   });
 
   it('settings and keys screens for an admin key pass the scan too', async () => {
@@ -341,6 +350,15 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
       .first()
       .waitFor();
     await scan('keys');
+    await main().getByLabel('New key name').fill('console-made');
+    await main().getByLabel('Role').selectOption('write');
+    await main().getByRole('button', { name: 'Create key' }).click();
+    const secret = (await main().locator('code.secret').textContent()) ?? '';
+    const made = (await (
+      await fetch(`${server.url}/api/keys/current`, { headers: { Authorization: `Bearer ${secret}` } })
+    ).json()) as { name: string; role: string };
+    expect(made).toMatchObject({ name: 'console-made', role: 'write' });
+    await main().getByRole('button', { name: 'Revoke console-made' }).waitFor();
   });
 
   it('a read key is offered nothing it may not do', async () => {
