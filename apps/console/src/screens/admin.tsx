@@ -132,6 +132,14 @@ function WebhooksPanel() {
       setStatus(errorText(caught));
     }
   };
+  const enable = async (hook: Webhook) => {
+    try {
+      await request(`/api/webhooks/${hook.id}/enable`, { method: 'POST' });
+      reload();
+    } catch (caught) {
+      setStatus(errorText(caught));
+    }
+  };
   const remove = async (hook: Webhook) => {
     try {
       await request(`/api/webhooks/${hook.id}`, { method: 'DELETE' });
@@ -150,6 +158,11 @@ function WebhooksPanel() {
             {data.map((hook) => (
               <li key={hook.id}>
                 {hook.url} · {hook.events.join(', ')} · {hook.active ? 'active' : 'disabled'}{' '}
+                {!hook.active && (
+                  <button type="button" onClick={() => enable(hook)}>
+                    Enable webhook {hook.url}
+                  </button>
+                )}{' '}
                 <button type="button" onClick={() => remove(hook)}>
                   Delete webhook {hook.url}
                 </button>

@@ -5,9 +5,10 @@ import { errorText } from './file';
 
 interface Share {
   id: string;
-  url: string;
-  filename?: string;
-  prefix?: string;
+  /** Only in the answer that creates the link: the listing never shows a token. */
+  url?: string;
+  filename: string | null;
+  prefix: string | null;
   expires_date: string;
 }
 
@@ -36,7 +37,7 @@ export function SharesPanel({ projectId }: { me: Me; projectId: string }) {
         method: 'POST',
         json: target.endsWith('/') ? { prefix: target } : { filename: target },
       });
-      setCreated(((await response.json()) as Share).url);
+      setCreated(((await response.json()) as Share).url ?? null);
       reload();
     } catch (caught) {
       setStatus(errorText(caught));
@@ -59,8 +60,7 @@ export function SharesPanel({ projectId }: { me: Me; projectId: string }) {
           <ul>
             {data.map((share) => (
               <li key={share.id}>
-                <a href={share.url}>{share.filename ?? share.prefix}</a> · expires{' '}
-                {new Date(share.expires_date).toLocaleString()}{' '}
+                {share.filename ?? share.prefix} · expires {new Date(share.expires_date).toLocaleString()}{' '}
                 <button type="button" onClick={() => revoke(share)}>
                   Revoke share of {share.filename ?? share.prefix}
                 </button>
@@ -74,7 +74,7 @@ export function SharesPanel({ projectId }: { me: Me; projectId: string }) {
           </form>
           {created && (
             <p role="status">
-              New link: <a href={created}>{created}</a>
+              New link (shown only now): <a href={created}>{created}</a>
             </p>
           )}
         </>
