@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -132,13 +132,22 @@ describe('the console at /', () => {
     expect((await harness.fetch('/api/projects')).status).toBe(401);
   });
 
-  it('without a build, / says how to build it (503) instead of failing', async () => {
+  it('without a build, / says how to build it (503) instead of failing, and serves a build made meanwhile', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'mdstore-console-missing-'));
     const bare = await HttpHarness.start({ app: { consoleDir: dir } });
     try {
       const page = await bare.fetch('/');
       expect(page.status).toBe(503);
       expect(await page.text()).toContain('npm run build');
+      // Built meanwhile: served from the next request on, without a restart.
+      await mkdir(path.join(dir, 'assets'));
+      await writeFile(
+        path.join(dir, 'index.html'),
+        '<!doctype html><html><head></head><body>built</body></html>',
+      );
+      const built = await bare.fetch('/');
+      expect(built.status).toBe(200);
+      expect(await built.text()).toContain('<meta name="csp-nonce"');
     } finally {
       await bare.close();
       await rm(dir, { recursive: true, force: true });

@@ -81,9 +81,12 @@ The API is at <a href="/docs">/docs</a>.</p></main></body></html>
 export function consoleRoutes(options: { dir?: string } = {}): Router {
   const dir = options.dir ?? CONSOLE_DIST;
   let built: Promise<Built | null> | undefined;
-  const files = () => {
+  const files = async () => {
     built ??= loadBuilt(dir);
-    return built;
+    const found = await built;
+    // Not built yet: looked for again on the next request, so a build made meanwhile is served.
+    if (found === null) built = undefined;
+    return found;
   };
   const router = express.Router({ caseSensitive: true, strict: true });
   router.get('/', async (_req: Request, res: Response) => {
