@@ -194,6 +194,26 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
     expect(page.url()).toContain(`#/p/${server.projectId}/f/readme.md`);
   });
 
+  it('an .mdx file is shown as its source, not rendered', async () => {
+    const text = '# Card\n\n<Card title="x" />\n';
+    expect(
+      (
+        await api(`/api/projects/${server.projectId}/files`, {
+          method: 'POST',
+          body: uploadForm('card.mdx', text),
+        })
+      ).status,
+    ).toBe(201);
+    await page.goto(`${server.url}/#/p/${server.projectId}/f/card.mdx`);
+    const source = main().getByRole('region', { name: 'File source' });
+    await source.waitFor();
+    expect(await source.textContent()).toBe(text);
+    expect(await main().locator('.rendered').count()).toBe(0);
+    // Its outline comes from the outline endpoint instead.
+    expect(await main().getByRole('complementary', { name: 'File details' }).textContent()).toContain('Card');
+    expect((await api(files('card.mdx'), { method: 'DELETE' })).status).toBe(204);
+  });
+
   it('search: results with highlighted snippets, opening a result', async () => {
     await page.goto(`${server.url}/#/p/${server.projectId}/search`);
     await page.getByLabel('Search words').fill('vault');
