@@ -34,6 +34,7 @@ export default [
   project('fs', 'packages/fs'),
   project('s3', 'packages/s3'),
   project('server', 'apps/server', { testTimeout: 60_000 }),
+  project('console', 'apps/console'),
   project('client', 'packages/client'),
   project('cli', 'packages/cli', { testTimeout: 60_000 }),
   project('examples', 'examples', { testTimeout: 120_000 }),

@@ -31,6 +31,11 @@ export class AccessApi {
     return (await this.api.json('get', '/api/keys', {}, options)).data.keys;
   }
 
+  /** The key making the request (any role): its id, name, role, projects and expiry. */
+  async currentKey(options?: RequestOptions): Promise<Key> {
+    return (await this.api.json('get', '/api/keys/current', {}, options)).data;
+  }
+
   /** Revokes a key at once (a key may revoke itself). */
   async revokeKey(keyId: string, options?: RequestOptions): Promise<void> {
     await this.api.request('delete', '/api/keys/{key_id}', { path: { key_id: keyId } }, options);

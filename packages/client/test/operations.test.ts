@@ -97,6 +97,9 @@ const CALLS: Record<
   listKeys: async (c, s) => {
     if (!(await c.access.listKeys()).some((k) => k.id === s.keyId)) throw new Error('key not listed');
   },
+  currentKey: async (c) => {
+    if ((await c.access.currentKey()).role !== 'admin') throw new Error('the account key is not admin');
+  },
   revokeKey: (c, s) => c.access.revokeKey(s.keyId),
   // Extensions §11.
   createShare: async (c, s) => {

@@ -117,6 +117,7 @@ export function createMdStore(adapters: MdStoreAdapters) {
     keys: {
       create: bind(ctx, keys.createKey),
       list: bind(ctx, keys.listKeys),
+      current: bind(ctx, keys.currentKey),
       revoke: bind(ctx, keys.revokeKey),
     },
     // Extensions §11.

@@ -8,6 +8,7 @@ import { type AuditQueue, auditRequests } from './audit.js';
 import { authenticateRequests } from './auth.js';
 import { DEFAULT_DRAIN_LIMITS, type DrainLimits, sendAfterDrainingRequest } from './body.js';
 import type { ChangeFeedDeps } from './changes-feed.js';
+import { consoleRoutes } from './console/index.js';
 import { HttpError, httpError, toErrorResponse } from './errors.js';
 import { DEFAULT_MULTIPART_LIMITS, type MultipartLimits } from './multipart.js';
 import { loggedPath, observeRequests, type RequestMetrics, routeNamer } from './observe.js';
@@ -41,6 +42,8 @@ export interface HttpAppOptions {
   readonly metrics?: RequestMetrics;
   /** Where `/api` requests are recorded (extensions §8); without one, nothing is audited. */
   readonly audit?: AuditQueue;
+  /** Where the console's built files are; default `apps/console/dist`. */
+  readonly consoleDir?: string;
   /** Wake-ups and bounds of held change reads (extensions §7); without them, a held read polls slowly. */
   readonly changes?: ChangeFeedDeps;
 }
@@ -103,6 +106,9 @@ export function createHttpApp(options: HttpAppOptions): Express {
   for (const path of ['/openapi.json', '/docs', '/docs/redoc.standalone.js']) {
     app.all(path, methodNotAllowed(['GET', 'HEAD']));
   }
+  // The web console (extensions §11): its page and its hashed assets, no key.
+  app.use(consoleRoutes(options.consoleDir === undefined ? {} : { dir: options.consoleDir }));
+  app.all('/', methodNotAllowed(['GET', 'HEAD']));
 
   // Share pages (extensions §11): no key, limited per client address.
   app.use(sharePageRoutes(deps));

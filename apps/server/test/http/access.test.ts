@@ -365,6 +365,38 @@ describe('/api/keys (extensions §8)', () => {
     expect(typeof agent.last_used_date).toBe('string');
   });
 
+  test('current: any role reads its own key (no secret), scoped and expiring; a revoked key is 401', async (h) => {
+    const s = await scene(h);
+    const expires = new Date(h.clock.now() + 86_400_000).toISOString();
+    const created = await h.json('/api/keys', 'POST', s.apiKey, {
+      name: 'console reader',
+      role: 'read',
+      project_ids: [s.defaultProjectId],
+      expires_date: expires,
+    });
+    const key = (await created.json()) as { id: string; api_key: string };
+    const current = await h.fetch('/api/keys/current', { key: key.api_key });
+    expect(current.status).toBe(200);
+    const text = await current.text();
+    expect(text).not.toContain(key.api_key);
+    expect(JSON.parse(text)).toEqual({
+      id: key.id,
+      name: 'console reader',
+      role: 'read',
+      project_ids: [s.defaultProjectId],
+      expires_date: expires,
+      created_date: expect.any(String),
+      last_used_date: expect.toBeOneOf([null, expect.any(String)]),
+    });
+    const admin = (await (await h.fetch('/api/keys/current', { key: s.apiKey })).json()) as Record<
+      string,
+      unknown
+    >;
+    expect([admin.role, admin.project_ids, admin.expires_date]).toEqual(['admin', null, null]);
+    expect((await h.fetch(`/api/keys/${key.id}`, { method: 'DELETE', key: s.apiKey })).status).toBe(204);
+    expect((await h.fetch('/api/keys/current', { key: key.api_key })).status).toBe(401);
+  });
+
   test('create: expires_date must be in the future (422), fields are checked (422)', async (h) => {
     const s = await scene(h);
     const past = await h.json('/api/keys', 'POST', s.apiKey, {

@@ -37,14 +37,13 @@ const HTTP_SUITES = [
   'access',
   // extensions §7
   'changes',
+  'webhooks',
   // extensions §9
   'changesets',
+  'links',
   // extensions §11
   'render',
   'shares',
-  'webhooks',
-  // extensions §9
-  'links',
 ];
 
 /**

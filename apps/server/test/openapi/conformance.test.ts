@@ -515,6 +515,7 @@ const CALLS: Call[] = [
     expect: 422,
   },
   { operationId: 'listKeys', method: 'GET', path: () => '/api/keys', expect: 200 },
+  { operationId: 'currentKey', method: 'GET', path: () => '/api/keys/current', expect: 200 },
   { operationId: 'listAudit', method: 'GET', path: () => '/api/audit?limit=5', expect: 200 },
   { operationId: 'listAudit', method: 'GET', path: () => '/api/audit?status=abc', expect: 422 },
   { operationId: 'listChanges', method: 'GET', path: () => '/api/changes?since=0&limit=5', expect: 200 },

@@ -73,9 +73,16 @@ describe('the OpenAPI document generated from the route table', () => {
       trustProxy: false,
       tls: false,
     });
-    // Outside the table on purpose, and never under /api: the reference itself and MCP (see
-    // docs/architecture.md). Their 405 fallbacks are `app.all`, one route per method.
-    const outside = new Set(['/openapi.json', '/docs', '/docs/redoc.standalone.js', '/mcp']);
+    // Outside the table on purpose, and never under /api: the reference itself, the web console and MCP
+    // (see docs/architecture.md). Their 405 fallbacks are `app.all`, one route per method.
+    const outside = new Set([
+      '/openapi.json',
+      '/docs',
+      '/docs/redoc.standalone.js',
+      '/mcp',
+      '/',
+      '/assets/:name',
+    ]);
     const mounted = expressRoutes(app).filter((route) => !outside.has(route.split(' ')[1]!));
     const described = ROUTES.map((r) => `${r.description.method} ${r.description.path}`);
     expect(mounted.sort()).toEqual(described.sort());

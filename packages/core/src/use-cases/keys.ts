@@ -120,6 +120,19 @@ export async function listKeys(ctx: MdStoreContext, input: { principal: Principa
 }
 
 /**
+ * `GET /api/keys/current`: the key that makes the request, as the listing shows it, so that a client
+ * (the console) learns its own role and reach without the admin-only listing. The principal was just
+ * authenticated from this key, so it exists and is not revoked; one revoked in between is 404.
+ */
+export async function currentKey(ctx: MdStoreContext, input: { principal: Principal }): Promise<KeyView> {
+  const key = await ctx.records.findApiKeyById({ keyId: input.principal.keyId });
+  if (!key || key.accountId !== input.principal.accountId || key.revokedAt !== null) {
+    throw new ApiKeyNotFoundError(input.principal.keyId);
+  }
+  return toKeyView(key);
+}
+
+/**
  * `DELETE /api/keys/{id}`: revokes a key of the account at once (the next request presenting it, on any
  * instance, is refused: keys are never cached). A key may revoke itself, or a key reaching no further
  * than it does (else 403); an unknown, other account's or already revoked key is 404.

@@ -1,7 +1,7 @@
 import type { KeyView } from '@mdstore/core';
 import type * as v from 'valibot';
 import { isoDate } from '../../views.js';
-import { type Key, KeyCreate, KeyCreated, KeyList } from '../api/access-schemas.js';
+import { Key, KeyCreate, KeyCreated, KeyList } from '../api/access-schemas.js';
 import { empty, errors, json } from '../api/answers.js';
 import { defineRoute } from '../api/route.js';
 import { principalOf } from '../auth.js';
@@ -75,6 +75,25 @@ export const listKeys = defineRoute(
     },
 );
 
+export const currentKey = defineRoute(
+  {
+    method: 'GET',
+    path: `${KEYS}/current`,
+    operationId: 'currentKey',
+    summary: 'The key making the request',
+    description:
+      'Its id, name, role, projects and expiry (never the secret), for any role: how a client such as the console learns what its key may do.',
+    tags: ['Access'],
+    auth: 'apiKey',
+    role: 'read',
+    answers: { 200: json('The key of this request', Key) },
+  },
+  ({ store }) =>
+    async (_req, res) => {
+      res.status(200).json(keyJson(await store.keys.current({ principal: principalOf(res) })));
+    },
+);
+
 export const revokeKey = defineRoute(
   {
     method: 'DELETE',
@@ -95,4 +114,4 @@ export const revokeKey = defineRoute(
     },
 );
 
-export const keyRoutes = [createKey, listKeys, revokeKey];
+export const keyRoutes = [createKey, listKeys, currentKey, revokeKey];

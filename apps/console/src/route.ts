@@ -1,0 +1,87 @@
+import { useEffect, useState } from 'preact/hooks';
+
+/**
+ * Where the console is, kept in the URL's fragment so that `/` is the only page the server serves:
+ * `#/p/{project}` (a folder with `?dir=`), `#/p/{project}/f/{filename}`, `#/p/{project}/search`,
+ * `#/p/{project}/trash`, `#/p/{project}/settings`, `#/p/{project}/shares`, `#/keys`, `#/webhooks`.
+ * Never the key.
+ */
+export interface Route {
+  readonly projectId: string | null;
+  readonly view:
+    | 'projects'
+    | 'folder'
+    | 'file'
+    | 'search'
+    | 'trash'
+    | 'settings'
+    | 'shares'
+    | 'keys'
+    | 'webhooks';
+  readonly filename: string | null;
+  readonly dir: string;
+  readonly query: string;
+  /** A heading of the open file to scroll to (`#/p/{project}/f/{filename}#{anchor}`). */
+  readonly anchor: string | null;
+}
+
+export function parseRoute(hash: string): Route {
+  const fragment = hash.replace(/^#/, '');
+  const anchorAt = fragment.indexOf('#');
+  const anchor = anchorAt < 0 ? null : decodeURIComponent(fragment.slice(anchorAt + 1));
+  const [path = '', search = ''] = (anchorAt < 0 ? fragment : fragment.slice(0, anchorAt)).split('?', 2);
+  const params = new URLSearchParams(search);
+  const parts = path.split('/').filter((p) => p !== '');
+  const base = {
+    projectId: null,
+    filename: null,
+    dir: params.get('dir') ?? '',
+    query: params.get('q') ?? '',
+    anchor,
+  };
+  if (parts[0] === 'keys') return { ...base, view: 'keys' };
+  if (parts[0] === 'webhooks') return { ...base, view: 'webhooks' };
+  if (parts[0] !== 'p' || parts[1] === undefined) return { ...base, view: 'projects' };
+  const projectId = decodeURIComponent(parts[1]);
+  if (parts[2] === 'f' && parts[3] !== undefined) {
+    // Each segment percent-encoded, `/` kept (as the server's renderer writes links); `%2F` also reads.
+    const filename = parts.slice(3).map(decodeURIComponent).join('/');
+    return { ...base, projectId, view: 'file', filename, dir: params.get('dir') ?? folderOf(filename) };
+  }
+  const view = parts[2];
+  if (view === 'search' || view === 'trash' || view === 'settings' || view === 'shares') {
+    return { ...base, projectId, view };
+  }
+  return { ...base, projectId, view: 'folder' };
+}
+
+export const folderOf = (filename: string) => filename.slice(0, filename.lastIndexOf('/') + 1);
+
+export const href = {
+  projects: () => '#/',
+  folder: (projectId: string, dir = '') => `#/p/${projectId}${dir ? `?dir=${encodeURIComponent(dir)}` : ''}`,
+  /** The same route as the server's `consoleFileHref` (core `markdown/hrefs.ts`) writes in rendered links. */
+  file: (projectId: string, filename: string) =>
+    `#/p/${projectId}/f/${filename.split('/').map(encodeURIComponent).join('/')}`,
+  search: (projectId: string, query = '') =>
+    `#/p/${projectId}/search${query ? `?q=${encodeURIComponent(query)}` : ''}`,
+  trash: (projectId: string) => `#/p/${projectId}/trash`,
+  settings: (projectId: string) => `#/p/${projectId}/settings`,
+  shares: (projectId: string) => `#/p/${projectId}/shares`,
+  keys: () => '#/keys',
+  webhooks: () => '#/webhooks',
+};
+
+export const go = (target: string) => {
+  window.location.hash = target;
+};
+
+export function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseRoute(window.location.hash));
+  useEffect(() => {
+    const update = () => setRoute(parseRoute(window.location.hash));
+    window.addEventListener('hashchange', update);
+    return () => window.removeEventListener('hashchange', update);
+  }, []);
+  return route;
+}

@@ -1,0 +1,187 @@
+import { useState } from 'preact/hooks';
+import { getJson, type Me, request } from '../api';
+import { useLoad } from '../use-load';
+import { errorText } from './file';
+
+interface Key {
+  id: string;
+  name: string;
+  role: string;
+  project_ids: string[] | null;
+  expires_date: string | null;
+  last_used_date: string | null;
+}
+
+interface Webhook {
+  id: string;
+  url: string;
+  events: string[];
+  active: boolean;
+}
+
+/** Keys and webhooks of the account: admin keys only (the links are not shown to others). */
+export function AdminScreen({ me, view }: { me: Me; view: 'keys' | 'webhooks' }) {
+  if (me.role !== 'admin') return <p>Only an admin key manages {view}.</p>;
+  return view === 'keys' ? <KeysPanel me={me} /> : <WebhooksPanel />;
+}
+
+function KeysPanel({ me }: { me: Me }) {
+  const { data, error, reload } = useLoad(
+    (signal) => getJson<{ keys: Key[] }>('/api/keys', { signal }).then((a) => a.keys),
+    [],
+  );
+  const [secret, setSecret] = useState<string | null>(null);
+  const [status, setStatus] = useState('');
+  const create = async (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const name = (form.elements.namedItem('name') as HTMLInputElement).value;
+    const role = (form.elements.namedItem('role') as HTMLSelectElement).value;
+    try {
+      const created = await getJson<{ api_key: string }>('/api/keys', {
+        method: 'POST',
+        json: { name, role },
+      });
+      setSecret(created.api_key);
+      form.reset();
+      reload();
+    } catch (caught) {
+      setStatus(errorText(caught));
+    }
+  };
+  const revoke = async (key: Key) => {
+    try {
+      await request(`/api/keys/${key.id}`, { method: 'DELETE' });
+      reload();
+    } catch (caught) {
+      setStatus(errorText(caught));
+    }
+  };
+  return (
+    <section aria-labelledby="keys-title">
+      <h1 id="keys-title">API keys</h1>
+      {error && <p role="alert">{error}</p>}
+      <table class="list">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Role</th>
+            <th scope="col">Projects</th>
+            <th scope="col">Expires</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Action</th>
+          </tr>
+        </thead>
+        <tbody>
+          {data?.map((key) => (
+            <tr key={key.id}>
+              <td>
+                {key.name}
+                {key.id === me.id && ' (this key)'}
+              </td>
+              <td>{key.role}</td>
+              <td>{key.project_ids === null ? 'all' : key.project_ids.length}</td>
+              <td>{key.expires_date ? new Date(key.expires_date).toLocaleString() : 'never'}</td>
+              <td>{key.last_used_date ? new Date(key.last_used_date).toLocaleString() : '–'}</td>
+              <td>
+                <button type="button" onClick={() => revoke(key)}>
+                  Revoke {key.name}
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <form class="inline" onSubmit={create}>
+        <label for="key-name">New key name</label>
+        <input id="key-name" name="name" required />
+        <label for="key-role">Role</label>
+        <select id="key-role" name="role">
+          <option value="read">read</option>
+          <option value="write">write</option>
+          <option value="admin">admin</option>
+        </select>
+        <button type="submit">Create key</button>
+      </form>
+      {secret && (
+        <p role="status">
+          The new key (shown only now): <code class="secret">{secret}</code>
+        </p>
+      )}
+      <p role="status">{status}</p>
+    </section>
+  );
+}
+
+function WebhooksPanel() {
+  const { data, reload } = useLoad(async (signal) => {
+    const response = await request('/api/webhooks', { signal, allow: [404, 405] });
+    return response.ok ? ((await response.json()) as { webhooks: Webhook[] }).webhooks : null;
+  }, []);
+  const [status, setStatus] = useState('');
+  const [secret, setSecret] = useState<string | null>(null);
+  const create = async (event: Event) => {
+    event.preventDefault();
+    const url = ((event.currentTarget as HTMLFormElement).elements.namedItem('url') as HTMLInputElement)
+      .value;
+    try {
+      const created = await getJson<{ secret: string }>('/api/webhooks', { method: 'POST', json: { url } });
+      setSecret(created.secret);
+      reload();
+    } catch (caught) {
+      setStatus(errorText(caught));
+    }
+  };
+  const enable = async (hook: Webhook) => {
+    try {
+      await request(`/api/webhooks/${hook.id}/enable`, { method: 'POST' });
+      reload();
+    } catch (caught) {
+      setStatus(errorText(caught));
+    }
+  };
+  const remove = async (hook: Webhook) => {
+    try {
+      await request(`/api/webhooks/${hook.id}`, { method: 'DELETE' });
+      reload();
+    } catch (caught) {
+      setStatus(errorText(caught));
+    }
+  };
+  return (
+    <section aria-labelledby="webhooks-title">
+      <h1 id="webhooks-title">Webhooks</h1>
+      {data === null && <p>This server does not offer webhooks.</p>}
+      {data && (
+        <>
+          <ul>
+            {data.map((hook) => (
+              <li key={hook.id}>
+                {hook.url} · {hook.events.join(', ')} · {hook.active ? 'active' : 'disabled'}{' '}
+                {!hook.active && (
+                  <button type="button" onClick={() => enable(hook)}>
+                    Enable webhook {hook.url}
+                  </button>
+                )}{' '}
+                <button type="button" onClick={() => remove(hook)}>
+                  Delete webhook {hook.url}
+                </button>
+              </li>
+            ))}
+          </ul>
+          <form class="inline" onSubmit={create}>
+            <label for="hook-url">Webhook URL</label>
+            <input id="hook-url" name="url" type="url" required />
+            <button type="submit">Create webhook</button>
+          </form>
+          {secret && (
+            <p role="status">
+              Signing secret (shown only now): <code class="secret">{secret}</code>
+            </p>
+          )}
+        </>
+      )}
+      <p role="status">{status}</p>
+    </section>
+  );
+}

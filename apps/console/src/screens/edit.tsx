@@ -1,0 +1,159 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, fileObject, request, upload } from '../api';
+import { DiffView, ScrollPre } from '../diff';
+import type { Editor } from '../editor';
+import { go, href } from '../route';
+import { errorText, filePath, type Loaded, loadText } from './file';
+
+interface Conflict {
+  /** The current text, shown when there is no diff to show. */
+  readonly theirs: string;
+  /** The other change, as the server's diff from the revision this edit started from; null if gone. */
+  readonly diff: string | null;
+}
+
+/** A free name beside `filename` for "Save as copy": `name (copy).md`, then `name (copy 2).md`, … */
+export const copyName = (filename: string, n: number) =>
+  filename.replace(/(\.mdx?)$/i, n === 1 ? ' (copy)$1' : ` (copy ${n})$1`);
+
+/**
+ * The editor (a CodeMirror `textbox` holding the file's text) and "Save", with `If-Match` on the ETag the
+ * text was loaded with. On `412` the conflict view: the other change as a diff, "Reload" (take theirs)
+ * or "Save as copy" (keep mine under a new name). Never a silent overwrite.
+ */
+export function EditPanel(props: {
+  projectId: string;
+  filename: string;
+  loaded: Loaded;
+  onDone: () => void;
+}) {
+  const { projectId, filename, loaded, onDone } = props;
+  const host = useRef<HTMLDivElement>(null);
+  const editor = useRef<Editor | null>(null);
+  const [ready, setReady] = useState(false);
+  const [status, setStatus] = useState('');
+  const [conflict, setConflict] = useState<Conflict | null>(null);
+  const [busy, setBusy] = useState(false);
+  /** The text the edit started from and its ETag, which the save sends as If-Match. */
+  const base = useRef<{ text: string; etag: string } | null>(null);
+  useEffect(() => {
+    let made: Editor | undefined;
+    let gone = false;
+    const start =
+      loaded.text !== null
+        ? Promise.resolve({ text: loaded.text, etag: loaded.etag })
+        : loadText(projectId, filename);
+    void Promise.all([import('../editor'), start]).then(([{ createEditor }, from]) => {
+      if (gone || !host.current) return;
+      base.current = from;
+      made = createEditor(host.current, from.text, `Content of ${filename}`);
+      editor.current = made;
+      setReady(true);
+      made.focus();
+    });
+    return () => {
+      gone = true;
+      made?.destroy();
+    };
+  }, []);
+
+  const save = async () => {
+    if (!editor.current || !base.current) return;
+    setBusy(true);
+    setStatus('Saving…');
+    try {
+      const response = await request(`${filePath(projectId, filename)}/content`, {
+        method: 'PUT',
+        headers: { 'Content-Type': 'text/markdown; charset=utf-8', 'If-Match': base.current.etag },
+        body: editor.current.text(),
+        allow: [412],
+      });
+      if (response.status === 412) {
+        setStatus('Someone else changed this file since you opened it.');
+        setConflict(await describeConflict(projectId, filename, loaded));
+        return;
+      }
+      setStatus('Saved.');
+      onDone();
+    } catch (caught) {
+      setStatus(`Not saved: ${errorText(caught)}`);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const saveAsCopy = async () => {
+    if (!editor.current) return;
+    setBusy(true);
+    try {
+      for (let n = 1; n < 100; n++) {
+        const name = copyName(filename, n);
+        try {
+          await upload(projectId, name, editor.current.text());
+          go(href.file(projectId, name));
+          return;
+        } catch (caught) {
+          if (!(caught instanceof ApiError && caught.status === 409)) throw caught;
+        }
+      }
+    } catch (caught) {
+      setStatus(`Not saved: ${errorText(caught)}`);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section aria-label="Editor" class="editor">
+      <div ref={host} class="cm-host" />
+      {!ready && <p>Loading the editor…</p>}
+      <div class="toolbar">
+        {!conflict && (
+          <button type="button" onClick={save} disabled={!ready || busy}>
+            Save
+          </button>
+        )}
+        <button type="button" onClick={onDone} disabled={busy}>
+          {conflict ? 'Reload' : 'Cancel'}
+        </button>
+        {conflict && (
+          <button type="button" onClick={saveAsCopy} disabled={busy}>
+            Save as copy
+          </button>
+        )}
+      </div>
+      <p role="status">{status}</p>
+      {conflict && (
+        <section class="conflict" aria-labelledby="conflict-title">
+          <h2 id="conflict-title">Conflict: the other change</h2>
+          <p>
+            Your text was not saved. Reload to take the current version (your edit is dropped), or save yours
+            as a copy.
+          </p>
+          {conflict.diff !== null ? (
+            <DiffView text={conflict.diff} label="The other change" />
+          ) : (
+            <ScrollPre label="The current version" class="source">
+              {conflict.theirs}
+            </ScrollPre>
+          )}
+        </section>
+      )}
+    </section>
+  );
+}
+
+/** The other change: the server's diff from the revision the edit started from to the current one. */
+async function describeConflict(projectId: string, filename: string, mine: Loaded): Promise<Conflict> {
+  const [theirs, current] = await Promise.all([
+    loadText(projectId, filename),
+    fileObject(projectId, filename),
+  ]);
+  const from = mine.file?.revision;
+  const to = current?.revision;
+  if (from === undefined || to === undefined) return { theirs: theirs.text, diff: null };
+  const response = await request(`${filePath(projectId, filename)}/diff?from=${from}&to=${to}`, {
+    allow: [404, 413, 422],
+  });
+  return { theirs: theirs.text, diff: response.ok ? await response.text() : null };
+}

@@ -1,0 +1,79 @@
+import { useEffect, useState } from 'preact/hooks';
+import { getJson, type Me, request, serverSupports } from '../api';
+import { folderOf, go, href } from '../route';
+import { errorText, filePath } from './file';
+
+/** Move (rename, with link rewriting where the server has it) and delete, for write keys. */
+export function FileActions({
+  projectId,
+  filename,
+  etag,
+}: {
+  me: Me;
+  projectId: string;
+  filename: string;
+  etag: string;
+}) {
+  const [rewriteSupported, setRewriteSupported] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const [status, setStatus] = useState('');
+  useEffect(() => {
+    void serverSupports('rewrite_links').then(setRewriteSupported);
+  }, []);
+  const move = async (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const to = (form.elements.namedItem('to') as HTMLInputElement).value.trim();
+    const rewrite = (form.elements.namedItem('rewrite') as HTMLInputElement | null)?.checked;
+    try {
+      const moved = await getJson<{ filename: string }>(`${filePath(projectId, filename)}/move`, {
+        method: 'POST',
+        json: { to, ...(rewriteSupported && { rewrite_links: rewrite === true }) },
+        headers: { 'If-Match': etag },
+      });
+      go(href.file(projectId, moved.filename));
+    } catch (caught) {
+      setStatus(`Not moved: ${errorText(caught)}`);
+    }
+  };
+  const remove = async () => {
+    try {
+      await request(filePath(projectId, filename), { method: 'DELETE', headers: { 'If-Match': etag } });
+      go(href.folder(projectId, folderOf(filename)));
+    } catch (caught) {
+      setStatus(`Not deleted: ${errorText(caught)}`);
+    }
+  };
+  return (
+    <section aria-labelledby="actions-title" class="actions">
+      <h2 id="actions-title">Move or delete</h2>
+      <form class="inline" onSubmit={move}>
+        <label for="move-to">New name</label>
+        <input id="move-to" name="to" required defaultValue={filename} />
+        {rewriteSupported && (
+          <label>
+            <input type="checkbox" name="rewrite" defaultChecked />
+            Rewrite links to it
+          </label>
+        )}
+        <button type="submit">Move</button>
+      </form>
+      {confirming ? (
+        <div class="inline">
+          <span>Delete {filename}?</span>
+          <button type="button" class="danger" onClick={remove}>
+            Confirm delete
+          </button>
+          <button type="button" onClick={() => setConfirming(false)}>
+            Keep it
+          </button>
+        </div>
+      ) : (
+        <button type="button" onClick={() => setConfirming(true)}>
+          Delete
+        </button>
+      )}
+      <p role="status">{status}</p>
+    </section>
+  );
+}

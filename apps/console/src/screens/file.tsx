@@ -1,0 +1,296 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, type FileObject, fileObject, type Me, request, seg } from '../api';
+import { ScrollPre } from '../diff';
+import { useLiveVersion } from '../live';
+import { folderOf, go, href } from '../route';
+import { useLoad } from '../use-load';
+import { EditPanel } from './edit';
+import { FileActions } from './file-actions';
+import { HistoryPanel } from './history';
+
+export interface Loaded {
+  /** The raw text: loaded only when there is no rendered HTML to show (the editor loads its own). */
+  readonly text: string | null;
+  readonly etag: string;
+  readonly html: string | null;
+  readonly file: FileObject | null;
+  readonly outline: { level: number; text: string }[];
+}
+
+export const filePath = (projectId: string, filename: string) =>
+  `/api/projects/${projectId}/files/${seg(filename)}`;
+
+/**
+ * The rendered HTML from `?format=html` (extensions §11) and its ETag (the file's), or null when there
+ * is none to show: `.mdx` (shown as source), a server without the renderer, or a file past its bound.
+ */
+async function renderedHtml(projectId: string, filename: string, signal: AbortSignal) {
+  if (/\.mdx$/i.test(filename)) return null;
+  const response = await request(`${filePath(projectId, filename)}?format=html`, {
+    headers: { Accept: 'text/html' },
+    allow: [400, 404, 406, 413, 415, 422],
+    signal,
+  });
+  if (!response.ok || !(response.headers.get('content-type') ?? '').startsWith('text/html')) return null;
+  return { html: await response.text(), etag: response.headers.get('etag') ?? '' };
+}
+
+/** The raw text and the ETag it was read with: what the editor starts from and saves against. */
+export async function loadText(projectId: string, filename: string, signal?: AbortSignal) {
+  const raw = await request(filePath(projectId, filename), signal ? { signal } : {});
+  return { text: await raw.text(), etag: raw.headers.get('etag') ?? '' };
+}
+
+const TAGS = /<[^>]*>/g;
+const ENTITIES: Record<string, string> = {
+  '&amp;': '&',
+  '&lt;': '<',
+  '&gt;': '>',
+  '&quot;': '"',
+  '&#39;': "'",
+};
+
+/** The outline of rendered HTML: its headings, read from the HTML already here (no second request). */
+export function headingsOf(html: string): { level: number; text: string }[] {
+  const headings: { level: number; text: string }[] = [];
+  for (const match of html.matchAll(/<h([1-6])\b[^>]*>([\s\S]*?)<\/h\1>/g)) {
+    const text = match[2]!.replace(TAGS, '').replace(/&(amp|lt|gt|quot|#39);/g, (e) => ENTITIES[e] ?? e);
+    headings.push({ level: Number(match[1]), text: text.trim() });
+  }
+  return headings;
+}
+
+async function outlineOf(projectId: string, filename: string, signal: AbortSignal) {
+  const response = await request(`${filePath(projectId, filename)}/outline`, {
+    signal,
+    allow: [404, 413, 422],
+  });
+  return response.ok
+    ? ((await response.json()) as { headings: { level: number; text: string }[] }).headings
+    : [];
+}
+
+/**
+ * What the file view shows, in parallel: the rendered HTML (its outline read from it) and the File
+ * object (metadata, front matter, revision); the raw text and the outline endpoint only without HTML.
+ */
+export async function loadFile(projectId: string, filename: string, signal: AbortSignal): Promise<Loaded> {
+  const [rendered, file] = await Promise.all([
+    renderedHtml(projectId, filename, signal),
+    fileObject(projectId, filename),
+  ]);
+  if (rendered !== null) {
+    return { text: null, etag: rendered.etag, html: rendered.html, file, outline: headingsOf(rendered.html) };
+  }
+  const [raw, outline] = await Promise.all([
+    loadText(projectId, filename, signal),
+    outlineOf(projectId, filename, signal),
+  ]);
+  return { text: raw.text, etag: raw.etag, html: null, file, outline };
+}
+
+/** `main` for one file: its rendered view, details, editor, history and actions. */
+export function FileScreen(props: { me: Me; projectId: string; filename: string; anchor: string | null }) {
+  const { me, projectId, filename, anchor } = props;
+  const [editing, setEditing] = useState(false);
+  const [tab, setTab] = useState<'view' | 'history'>('view');
+  const live = useLiveVersion(projectId, filename);
+  const [changedElsewhere, setChangedElsewhere] = useState(false);
+  const editingRef = useRef(editing);
+  editingRef.current = editing;
+  const { data, error, loading, reload } = useLoad(
+    (signal) => loadFile(projectId, filename, signal),
+    [projectId, filename],
+  );
+  // A change that may concern this file: its ETag (a HEAD, no body) says whether it did. While the editor
+  // is open the text stays as it was loaded (the save's If-Match is its ETag) and a notice says so.
+  useEffect(() => {
+    if (live === 0 || !data) return;
+    void request(filePath(projectId, filename), { method: 'HEAD', allow: [404] }).then((response) => {
+      if (response.headers.get('etag') === data.etag) return;
+      if (editingRef.current) setChangedElsewhere(true);
+      else reload();
+    });
+  }, [live]);
+  if (error && !data) {
+    return (
+      <section>
+        <h1>{filename}</h1>
+        <p role="alert">{error}</p>
+        <a href={href.folder(projectId, folderOf(filename))}>Back to the folder</a>
+      </section>
+    );
+  }
+  if (!data) return <p class="loading">Loading…</p>;
+  return (
+    <article aria-labelledby="file-title" class="file">
+      <header class="file-head">
+        <h1 id="file-title" class="filename">
+          {filename}
+        </h1>
+        <p class="muted">
+          revision {data.file?.revision ?? '?'} · {(data.file?.size_bytes ?? 0).toLocaleString()} bytes
+        </p>
+        <div class="toolbar">
+          {me.role !== 'read' && !editing && (
+            <button type="button" onClick={() => setEditing(true)} disabled={loading}>
+              Edit
+            </button>
+          )}
+          <button type="button" aria-pressed={tab === 'view'} onClick={() => setTab('view')}>
+            View
+          </button>
+          <button type="button" aria-pressed={tab === 'history'} onClick={() => setTab('history')}>
+            History
+          </button>
+        </div>
+      </header>
+      {changedElsewhere && editing && (
+        <p role="status" class="notice">
+          This file was changed elsewhere; saving will show the conflict.
+        </p>
+      )}
+      {editing ? (
+        <EditPanel
+          projectId={projectId}
+          filename={filename}
+          loaded={data}
+          onDone={() => {
+            setEditing(false);
+            setChangedElsewhere(false);
+            reload();
+          }}
+        />
+      ) : tab === 'history' ? (
+        <HistoryPanel
+          me={me}
+          projectId={projectId}
+          filename={filename}
+          etag={data.etag}
+          onRestored={reload}
+        />
+      ) : (
+        <FileView projectId={projectId} filename={filename} loaded={data} anchor={anchor} />
+      )}
+      {me.role !== 'read' && !editing && (
+        <FileActions me={me} projectId={projectId} filename={filename} etag={data.etag} />
+      )}
+    </article>
+  );
+}
+
+/** Top-level blocks inserted at once; the rest follow in batches, one per task. */
+const FIRST_BLOCKS = 200;
+const BATCH_BLOCKS = 1000;
+
+/**
+ * Puts the server's sanitised HTML (extensions §11) into the page: parsed inert in a template, the first
+ * blocks at once and the others in later tasks, so a 1 MiB file never holds the page in one long layout.
+ * The page's CSP runs no script whatever the HTML holds. Returns the cleanup of the pending batches.
+ */
+function insertHtml(
+  element: HTMLElement | null,
+  html: string | null,
+  done: () => void,
+): (() => void) | undefined {
+  if (!element || html === null) return undefined;
+  const template = document.createElement('template');
+  template.innerHTML = html;
+  const nodes = [...template.content.childNodes];
+  element.replaceChildren(...nodes.slice(0, FIRST_BLOCKS));
+  let at = FIRST_BLOCKS;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const more = () => {
+    element.append(...nodes.slice(at, at + BATCH_BLOCKS));
+    at += BATCH_BLOCKS;
+    if (at < nodes.length) timer = setTimeout(more, 0);
+    else done();
+  };
+  if (at < nodes.length) timer = setTimeout(more, 0);
+  else done();
+  return () => clearTimeout(timer);
+}
+
+/** Resolves a relative link of a rendered file to another file of the project, or null. */
+export function linkedFile(fromFilename: string, target: string): string | null {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('#') || target.startsWith('//')) return null;
+  const path = decodeURIComponent(target.split('#', 1)[0]!.split('?', 1)[0]!);
+  if (!/\.mdx?$/i.test(path)) return null;
+  const parts = (path.startsWith('/') ? path.slice(1) : folderOf(fromFilename) + path).split('/');
+  const out: string[] = [];
+  for (const part of parts) {
+    if (part === '..') out.pop();
+    else if (part !== '.' && part !== '') out.push(part);
+  }
+  return out.join('/');
+}
+
+function FileView(props: { projectId: string; filename: string; loaded: Loaded; anchor: string | null }) {
+  const { projectId, filename, loaded, anchor } = props;
+  const container = useRef<HTMLDivElement>(null);
+  const [inserted, setInserted] = useState(false);
+  useEffect(() => insertHtml(container.current, loaded.html, () => setInserted(true)), [loaded.html]);
+  useEffect(() => {
+    if (anchor && inserted) document.getElementById(anchor)?.scrollIntoView();
+  }, [anchor, inserted]);
+  useEffect(() => {
+    const element = container.current;
+    if (!element) return;
+    const follow = (event: MouseEvent) => {
+      const anchor = (event.target as Element).closest('a');
+      const target = anchor?.getAttribute('href');
+      if (!target) return;
+      const other = linkedFile(filename, target);
+      if (other !== null) {
+        event.preventDefault();
+        go(href.file(projectId, other));
+      } else if (target.startsWith('#') && !target.startsWith('#/')) {
+        event.preventDefault();
+        document.getElementById(decodeURIComponent(target.slice(1)))?.scrollIntoView();
+      }
+    };
+    element.addEventListener('click', follow);
+    return () => element.removeEventListener('click', follow);
+  }, [projectId, filename]);
+  return (
+    <div class="file-body">
+      {loaded.html !== null ? (
+        // The server's renderer sanitises this HTML (extensions §11); the page's CSP runs no script anyway.
+        <div ref={container} class="rendered" />
+      ) : (
+        <ScrollPre label="File source" class="source">
+          {loaded.text}
+        </ScrollPre>
+      )}
+      <aside aria-label="File details" class="details">
+        {loaded.outline.length > 0 && (
+          <section>
+            <h2>Outline</h2>
+            <ul class="outline">
+              {loaded.outline.map((heading, i) => (
+                <li key={i} style={{ paddingLeft: `${(heading.level - 1) * 0.75}em` }}>
+                  {heading.text}
+                </li>
+              ))}
+            </ul>
+          </section>
+        )}
+        <section>
+          <h2>Metadata</h2>
+          <pre>{JSON.stringify(loaded.file?.metadata ?? null, null, 2)}</pre>
+        </section>
+        <section>
+          <h2>Front matter</h2>
+          <pre>{JSON.stringify(loaded.file?.frontmatter ?? null, null, 2)}</pre>
+        </section>
+        {loaded.file && (
+          <p class="muted">
+            Updated {new Date(loaded.file.updated_date).toLocaleString()} · ETag {loaded.etag}
+          </p>
+        )}
+      </aside>
+    </div>
+  );
+}
+
+export const errorText = (caught: unknown) => (caught instanceof ApiError ? caught.detail : String(caught));

@@ -1,0 +1,114 @@
+import { useState } from 'preact/hooks';
+import { formatBytes, getJson, type Me, request } from '../api';
+import { DiffView } from '../diff';
+import { useLoad } from '../use-load';
+import { errorText, filePath } from './file';
+
+interface Revision {
+  revision: number;
+  etag: string;
+  size_bytes: number;
+  change: string;
+  created_date: string;
+}
+
+/** A file's revisions, the diff between any two, and restore (extensions §5). */
+export function HistoryPanel(props: {
+  me: Me;
+  projectId: string;
+  filename: string;
+  etag: string;
+  onRestored: () => void;
+}) {
+  const { me, projectId, filename, etag, onRestored } = props;
+  const path = filePath(projectId, filename);
+  const { data, error } = useLoad(
+    (signal) =>
+      getJson<{ revisions: Revision[] }>(`${path}/revisions?limit=100`, { signal }).then((a) => a.revisions),
+    [path, etag],
+  );
+  const [from, setFrom] = useState<number | null>(null);
+  const [to, setTo] = useState<number | null>(null);
+  const [diff, setDiff] = useState<string | null>(null);
+  const [status, setStatus] = useState('');
+  const revisions = data ?? [];
+  const newest = revisions[0]?.revision;
+  const oldest = revisions[1]?.revision ?? newest;
+  const chosenFrom = from ?? oldest;
+  const chosenTo = to ?? newest;
+
+  const showDiff = async () => {
+    if (chosenFrom === undefined || chosenTo === undefined) return;
+    const response = await request(`${path}/diff?from=${chosenFrom}&to=${chosenTo}`, { allow: [404, 413] });
+    setDiff(response.ok ? await response.text() : null);
+    setStatus(response.ok ? '' : `No diff: ${response.status === 413 ? 'too large' : 'revision not found'}`);
+  };
+  const restore = async (revision: number) => {
+    try {
+      await request(`${path}/restore`, { method: 'POST', json: { revision }, headers: { 'If-Match': etag } });
+      setStatus(`Revision ${revision} restored.`);
+      onRestored();
+    } catch (caught) {
+      setStatus(`Not restored: ${errorText(caught)}`);
+    }
+  };
+  const select = (label: string, value: number | undefined, set: (n: number) => void) => (
+    <label>
+      {label}
+      <select value={value} onChange={(e) => set(Number((e.currentTarget as HTMLSelectElement).value))}>
+        {revisions.map((r) => (
+          <option key={r.revision} value={r.revision}>
+            {r.revision}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+  return (
+    <section aria-labelledby="history-title" class="history">
+      <h2 id="history-title">History</h2>
+      {error && <p role="alert">{error}</p>}
+      <table class="list">
+        <thead>
+          <tr>
+            <th scope="col">Revision</th>
+            <th scope="col">Change</th>
+            <th scope="col">Size</th>
+            <th scope="col">Date</th>
+            {me.role !== 'read' && <th scope="col">Action</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {revisions.map((r) => (
+            <tr key={r.revision}>
+              <td>{r.revision}</td>
+              <td>{r.change}</td>
+              <td>{formatBytes(r.size_bytes)}</td>
+              <td>{new Date(r.created_date).toLocaleString()}</td>
+              {me.role !== 'read' && (
+                <td>
+                  {r.revision !== newest && (
+                    <button type="button" onClick={() => restore(r.revision)}>
+                      Restore revision {r.revision}
+                    </button>
+                  )}
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {revisions.length > 1 && (
+        <div class="inline">
+          {select('From revision', chosenFrom, setFrom)}
+          {select('To revision', chosenTo, setTo)}
+          <button type="button" onClick={showDiff}>
+            Show diff
+          </button>
+        </div>
+      )}
+      <p role="status">{status}</p>
+      {diff !== null && <DiffView text={diff} label={`Changes from revision ${chosenFrom} to ${chosenTo}`} />}
+    </section>
+  );
+}

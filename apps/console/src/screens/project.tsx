@@ -1,0 +1,153 @@
+import { useState } from 'preact/hooks';
+import { ApiError, formatBytes, getJson, type Me, type Project, upload } from '../api';
+import { useLiveVersion } from '../live';
+import { go, href } from '../route';
+import { droppedFiles, type PendingFile, type UploadResult, uploadAll } from '../upload';
+import { useLoad } from '../use-load';
+
+export const loadProject = (projectId: string, signal?: AbortSignal) =>
+  getJson<Project>(`/api/projects/${projectId}`, signal ? { signal } : {});
+
+/** A project's page in `main`: its counters, where to go, and (for write keys) create and upload. */
+export function ProjectHome({ me, projectId, dir }: { me: Me; projectId: string; dir: string }) {
+  const live = useLiveVersion(projectId);
+  const { data: project, error } = useLoad((signal) => loadProject(projectId, signal), [projectId, live]);
+  return (
+    <section aria-labelledby="project-title">
+      <h1 id="project-title">{project?.name ?? 'Project'}</h1>
+      {error && <p role="alert">{error}</p>}
+      {project && (
+        <dl class="counters">
+          <dt>Files</dt>
+          <dd>{project.file_count}</dd>
+          <dt>Size</dt>
+          <dd>{formatBytes(project.total_size_bytes)}</dd>
+          {project.history_size_bytes !== undefined && (
+            <>
+              <dt>History</dt>
+              <dd>{formatBytes(project.history_size_bytes)}</dd>
+            </>
+          )}
+          {project.trash_size_bytes !== undefined && (
+            <>
+              <dt>Trash</dt>
+              <dd>{formatBytes(project.trash_size_bytes)}</dd>
+            </>
+          )}
+        </dl>
+      )}
+      <ProjectLinks me={me} projectId={projectId} />
+      {dir && <p>Folder: {dir}</p>}
+      {me.role !== 'read' && <CreateFile projectId={projectId} dir={dir} />}
+      {me.role !== 'read' && <DropZone projectId={projectId} dir={dir} />}
+    </section>
+  );
+}
+
+export function ProjectLinks({ me, projectId }: { me: Me; projectId: string }) {
+  return (
+    <ul class="links" aria-label="Project pages">
+      <li>
+        <a href={href.search(projectId)}>Search</a>
+      </li>
+      <li>
+        <a href={href.trash(projectId)}>Trash</a>
+      </li>
+      {me.role !== 'read' && (
+        <li>
+          <a href={href.settings(projectId)}>Settings</a>
+        </li>
+      )}
+      {me.role === 'admin' && (
+        <li>
+          <a href={href.shares(projectId)}>Shares</a>
+        </li>
+      )}
+    </ul>
+  );
+}
+
+function CreateFile({ projectId, dir }: { projectId: string; dir: string }) {
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    let name = (form.elements.namedItem('name') as HTMLInputElement).value.trim();
+    if (!/\.mdx?$/i.test(name)) name += '.md';
+    const filename = dir + name;
+    const title = name
+      .replace(/\.mdx?$/i, '')
+      .split('/')
+      .pop();
+    try {
+      await upload(projectId, filename, `# ${title}\n`);
+      go(href.file(projectId, filename));
+    } catch (caught) {
+      setError(caught instanceof ApiError ? caught.detail : String(caught));
+    }
+  };
+  return (
+    <form class="inline" onSubmit={submit}>
+      <label for="new-file">New file name</label>
+      <input id="new-file" name="name" required placeholder="notes.md" />
+      <button type="submit">Create file</button>
+      {error && <p role="alert">{error}</p>}
+    </form>
+  );
+}
+
+/** Upload by drag-and-drop (files and folders) or by picking files. */
+function DropZone({ projectId, dir }: { projectId: string; dir: string }) {
+  const [over, setOver] = useState(false);
+  const [status, setStatus] = useState<string>('');
+  const [result, setResult] = useState<UploadResult | null>(null);
+  const send = async (files: PendingFile[]) => {
+    setStatus(`Uploading ${files.length} file(s)…`);
+    const done = await uploadAll(projectId, dir, files);
+    setResult(done);
+    setStatus(
+      `Uploaded ${done.uploaded.length} file(s)${done.failed.length ? `, ${done.failed.length} refused` : ''}.`,
+    );
+  };
+  return (
+    <section
+      class={`drop ${over ? 'over' : ''}`}
+      aria-labelledby="drop-title"
+      onDragOver={(e) => {
+        e.preventDefault();
+        setOver(true);
+      }}
+      onDragLeave={() => setOver(false)}
+      onDrop={(e) => {
+        e.preventDefault();
+        setOver(false);
+        if (e.dataTransfer) void droppedFiles(e.dataTransfer).then(send);
+      }}
+    >
+      <h2 id="drop-title">Upload</h2>
+      <p>Drop Markdown files or folders here{dir ? ` (into ${dir})` : ''}, or pick files:</p>
+      <label>
+        Choose files to upload
+        <input
+          type="file"
+          multiple
+          accept=".md,.mdx"
+          onChange={(e) => {
+            const input = e.currentTarget as HTMLInputElement;
+            void send([...(input.files ?? [])].map((file) => ({ file, path: file.name })));
+          }}
+        />
+      </label>
+      <p role="status">{status}</p>
+      {result && result.failed.length > 0 && (
+        <ul>
+          {result.failed.map((f) => (
+            <li key={f.name}>
+              {f.name}: {f.detail}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,85 @@
+import { useState } from 'preact/hooks';
+import { type Me, request } from '../api';
+import { useLoad } from '../use-load';
+import { errorText } from './file';
+
+interface Share {
+  id: string;
+  /** Only in the answer that creates the link: the listing never shows a token. */
+  url?: string;
+  filename: string | null;
+  prefix: string | null;
+  expires_date: string;
+}
+
+/**
+ * Share links of a project (admin, extensions §11). On a server without them (`404` on the listing)
+ * the screen says so and offers nothing.
+ */
+export function SharesPanel({ projectId }: { me: Me; projectId: string }) {
+  const base = `/api/projects/${projectId}/shares`;
+  const { data, reload } = useLoad(
+    async (signal) => {
+      const response = await request(base, { signal, allow: [404, 405] });
+      return response.ok ? ((await response.json()) as { shares: Share[] }).shares : null;
+    },
+    [base],
+  );
+  const [status, setStatus] = useState('');
+  const [created, setCreated] = useState<string | null>(null);
+  const create = async (event: Event) => {
+    event.preventDefault();
+    const target = (
+      (event.currentTarget as HTMLFormElement).elements.namedItem('target') as HTMLInputElement
+    ).value.trim();
+    try {
+      const response = await request(base, {
+        method: 'POST',
+        json: target.endsWith('/') ? { prefix: target } : { filename: target },
+      });
+      setCreated(((await response.json()) as Share).url ?? null);
+      reload();
+    } catch (caught) {
+      setStatus(errorText(caught));
+    }
+  };
+  const revoke = async (share: Share) => {
+    try {
+      await request(`${base}/${share.id}`, { method: 'DELETE' });
+      reload();
+    } catch (caught) {
+      setStatus(errorText(caught));
+    }
+  };
+  return (
+    <section aria-labelledby="shares-title">
+      <h1 id="shares-title">Share links</h1>
+      {data === null && <p>This server does not offer share links.</p>}
+      {data && (
+        <>
+          <ul>
+            {data.map((share) => (
+              <li key={share.id}>
+                {share.filename ?? share.prefix} · expires {new Date(share.expires_date).toLocaleString()}{' '}
+                <button type="button" onClick={() => revoke(share)}>
+                  Revoke share of {share.filename ?? share.prefix}
+                </button>
+              </li>
+            ))}
+          </ul>
+          <form class="inline" onSubmit={create}>
+            <label for="share-target">File or folder/ to share</label>
+            <input id="share-target" name="target" required />
+            <button type="submit">Create share link</button>
+          </form>
+          {created && (
+            <p role="status">
+              New link (shown only now): <a href={created}>{created}</a>
+            </p>
+          )}
+        </>
+      )}
+      <p role="status">{status}</p>
+    </section>
+  );
+}

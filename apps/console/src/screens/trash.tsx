@@ -1,0 +1,90 @@
+import { useState } from 'preact/hooks';
+import { formatBytes, getJson, type Me, request } from '../api';
+import { useLiveVersion } from '../live';
+import { go, href } from '../route';
+import { useLoad } from '../use-load';
+import { errorText } from './file';
+
+interface TrashItem {
+  trash_id: string;
+  filename: string;
+  size_bytes: number;
+  deleted_date: string;
+  expires_date: string;
+}
+
+/** The project's trash: restore (write keys) and purge. */
+export function TrashScreen({ me, projectId }: { me: Me; projectId: string }) {
+  const live = useLiveVersion(projectId);
+  const { data, error, reload } = useLoad(
+    (signal) =>
+      getJson<{ trash: TrashItem[]; total_count: number }>(`/api/projects/${projectId}/trash?limit=100`, {
+        signal,
+      }),
+    [projectId, live],
+  );
+  const [status, setStatus] = useState('');
+  const act = async (item: TrashItem, purge: boolean) => {
+    try {
+      if (purge) {
+        await request(`/api/projects/${projectId}/trash/${item.trash_id}`, { method: 'DELETE' });
+        setStatus(`${item.filename} purged.`);
+        reload();
+      } else {
+        const file = await getJson<{ filename: string }>(
+          `/api/projects/${projectId}/trash/${item.trash_id}/restore`,
+          {
+            method: 'POST',
+            json: {},
+          },
+        );
+        go(href.file(projectId, file.filename));
+      }
+    } catch (caught) {
+      setStatus(errorText(caught));
+    }
+  };
+  return (
+    <section aria-labelledby="trash-title">
+      <h1 id="trash-title">Trash</h1>
+      {error && <p role="alert">{error}</p>}
+      {data && data.total_count === 0 && (
+        <p>
+          The trash is empty. Deleted files are kept here when the project's trash retention is above 0 days.
+        </p>
+      )}
+      <table class="list">
+        <thead>
+          <tr>
+            <th scope="col">File</th>
+            <th scope="col">Size</th>
+            <th scope="col">Deleted</th>
+            <th scope="col">Expires</th>
+            {me.role !== 'read' && <th scope="col">Actions</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {data?.trash.map((item) => (
+            <tr key={item.trash_id}>
+              <td>{item.filename}</td>
+              <td>{formatBytes(item.size_bytes)}</td>
+              <td>{new Date(item.deleted_date).toLocaleString()}</td>
+              <td>{new Date(item.expires_date).toLocaleString()}</td>
+              {me.role !== 'read' && (
+                <td>
+                  <button type="button" onClick={() => act(item, false)}>
+                    Restore {item.filename}
+                  </button>{' '}
+                  <button type="button" class="danger" onClick={() => act(item, true)}>
+                    Purge {item.filename}
+                  </button>
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p role="status">{status}</p>
+    </section>
+  );
+}

@@ -1,0 +1,177 @@
+import { describe, expect, it } from 'vitest';
+import { consoleFileHref } from '../../../packages/core/src/markdown/hrefs.ts';
+import { href, parseRoute } from '../src/route';
+import { copyName } from '../src/screens/edit';
+import { headingsOf, linkedFile } from '../src/screens/file';
+import { highlightParts } from '../src/screens/search';
+import { droppedFiles } from '../src/upload';
+
+/** The console's pure logic, in Node: routes, links, outlines, highlights, dropped folders. */
+
+const PROJECT = '0f0e0d0c-0b0a-4009-8807-060504030201';
+
+describe('routes', () => {
+  it('a file route round-trips any filename, and reads the renderer’s links (segments encoded, / kept)', () => {
+    for (const name of [
+      'a.md',
+      'guides/setup.md',
+      'dir with space/é #1?.md',
+      'a/b/c/d.mdx',
+      'percent%2F.md',
+    ]) {
+      const route = parseRoute(href.file(PROJECT, name));
+      expect([route.view, route.projectId, route.filename, route.anchor]).toEqual([
+        'file',
+        PROJECT,
+        name,
+        null,
+      ]);
+      // The server's renderer writes `/#/p/…/f/…` (core markdown/hrefs.ts): the same route.
+      const rendered = consoleFileHref(PROJECT, name, 'install');
+      const fromRenderer = parseRoute(rendered.slice(rendered.indexOf('#')));
+      expect([fromRenderer.filename, fromRenderer.anchor]).toEqual([name, 'install']);
+      expect(`/${href.file(PROJECT, name)}`).toBe(consoleFileHref(PROJECT, name));
+    }
+    // The older form with `%2F` reads too.
+    expect(parseRoute(`#/p/${PROJECT}/f/guides%2Fsetup.md`).filename).toBe('guides/setup.md');
+    expect(parseRoute(`#/p/${PROJECT}/f/guides/setup.md`).dir).toBe('guides/');
+  });
+
+  it('folders, search, trash, settings, admin screens, and anything else is the projects list', () => {
+    expect(parseRoute(href.folder(PROJECT, 'a b/'))).toMatchObject({ view: 'folder', dir: 'a b/' });
+    expect(parseRoute(href.search(PROJECT, 'x & y'))).toMatchObject({ view: 'search', query: 'x & y' });
+    expect(parseRoute(href.trash(PROJECT)).view).toBe('trash');
+    expect(parseRoute(href.settings(PROJECT)).view).toBe('settings');
+    expect(parseRoute(href.shares(PROJECT)).view).toBe('shares');
+    expect(parseRoute(href.keys()).view).toBe('keys');
+    expect(parseRoute(href.webhooks()).view).toBe('webhooks');
+    for (const other of ['', '#', '#/', '#/nowhere', '#/p']) expect(parseRoute(other).view).toBe('projects');
+  });
+});
+
+describe('links in a rendered file', () => {
+  it('relative and root-relative links to Markdown files are files of the project; others are not', () => {
+    expect(linkedFile('guides/setup.md', '../readme.md')).toBe('readme.md');
+    expect(linkedFile('guides/setup.md', './deep/a.md#part')).toBe('guides/deep/a.md');
+    expect(linkedFile('guides/setup.md', 'other%20name.mdx')).toBe('guides/other name.mdx');
+    expect(linkedFile('guides/setup.md', '/top.md')).toBe('top.md');
+    for (const outside of [
+      'https://example.org/a.md',
+      'mailto:a@b.c',
+      '#anchor',
+      '//host/a.md',
+      'image.png',
+    ]) {
+      expect(linkedFile('guides/setup.md', outside), outside).toBeNull();
+    }
+  });
+
+  it('the outline is read from the rendered headings, tags removed and entities decoded', () => {
+    const html =
+      '<h1 id="a">Title &amp; <em>more</em></h1><p>x</p><h2>B &lt;c&gt;</h2><h7>no</h7><h3\nclass="x">D</h3>';
+    expect(headingsOf(html)).toEqual([
+      { level: 1, text: 'Title & more' },
+      { level: 2, text: 'B <c>' },
+      { level: 3, text: 'D' },
+    ]);
+  });
+});
+
+describe('search highlights', () => {
+  it('offsets are code points: an emoji before a match counts once', () => {
+    expect(
+      highlightParts({
+        text: '😀 find me, find',
+        highlights: [
+          [2, 6],
+          [11, 15],
+        ],
+      }),
+    ).toEqual([
+      { text: '😀 ', mark: false },
+      { text: 'find', mark: true },
+      { text: ' me, ', mark: false },
+      { text: 'find', mark: true },
+    ]);
+    // Overlapping or empty ranges are skipped rather than repeating text.
+    expect(
+      highlightParts({
+        text: 'abcdef',
+        highlights: [
+          [1, 4],
+          [2, 3],
+          [5, 5],
+        ],
+      }),
+    ).toEqual([
+      { text: 'a', mark: false },
+      { text: 'bcd', mark: true },
+      { text: 'ef', mark: false },
+    ]);
+  });
+});
+
+describe('save as copy', () => {
+  it('names the copy beside the file, numbered after the first', () => {
+    expect(copyName('notes/a.md', 1)).toBe('notes/a (copy).md');
+    expect(copyName('notes/a.MDX', 3)).toBe('notes/a (copy 3).MDX');
+  });
+});
+
+/** A dropped folder as the browser gives it: entries whose reader answers in batches. */
+function fileEntry(fullPath: string) {
+  const name = fullPath.slice(fullPath.lastIndexOf('/') + 1);
+  return { isFile: true, isDirectory: false, fullPath, file: (ok: (f: unknown) => void) => ok({ name }) };
+}
+function folderEntry(fullPath: string, children: unknown[]) {
+  return {
+    isFile: false,
+    isDirectory: true,
+    fullPath,
+    createReader: () => {
+      // Two entries per call, then an empty batch: readEntries must be called until it is empty.
+      let at = 0;
+      return {
+        readEntries: (ok: (batch: unknown[]) => void) => {
+          const batch = children.slice(at, at + 2);
+          at += 2;
+          queueMicrotask(() => ok(batch));
+        },
+      };
+    },
+  };
+}
+
+describe('dropped folders', () => {
+  it('walks folders (every batch of their readers) and keeps the paths below the drop', async () => {
+    const tree = folderEntry('/notes', [
+      fileEntry('/notes/a.md'),
+      fileEntry('/notes/b.md'),
+      folderEntry('/notes/2026', [fileEntry('/notes/2026/c.md')]),
+      fileEntry('/notes/d.txt'),
+    ]);
+    const data = {
+      items: [
+        { kind: 'file', webkitGetAsEntry: () => tree },
+        { kind: 'file', webkitGetAsEntry: () => fileEntry('/top.md') },
+      ],
+      files: [],
+    };
+    const found = await droppedFiles(data as unknown as DataTransfer);
+    expect(found.map((f) => f.path)).toEqual([
+      'notes/a.md',
+      'notes/b.md',
+      'notes/2026/c.md',
+      'notes/d.txt',
+      'top.md',
+    ]);
+  });
+
+  it('without entries (a synthetic drop), the plain file list', async () => {
+    const data = {
+      items: [{ kind: 'file', webkitGetAsEntry: () => null }],
+      files: [{ name: 'x.md', webkitRelativePath: '' }],
+    };
+    expect((await droppedFiles(data as unknown as DataTransfer)).map((f) => f.path)).toEqual(['x.md']);
+  });
+});

@@ -1,0 +1,470 @@
+import { readFile } from 'node:fs/promises';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  AXE_SOURCE_PATH,
+  browserSuite,
+  CHROMIUM,
+  type ConsoleServer,
+  haveChromium,
+  launchChromium,
+  startConsoleServer,
+  uploadForm,
+} from './support.js';
+
+/**
+ * Issue 28 in a real browser: the console driven by Debian's headless Chromium against the built
+ * server on SQLite (as `npm start` runs it), one browser, one server, the journeys one after the other
+ * in one tab (each starts where the previous one left the console).
+ */
+
+// The page's globals as the callbacks below use them: they run in Chromium, and this program has no DOM types.
+declare const window: unknown;
+declare const document: {
+  activeElement: { textContent: string | null; getAttribute(name: string): string | null } | null;
+  cookie: string;
+  body: { innerText: string };
+  documentElement: { scrollWidth: number };
+};
+declare const sessionStorage: Record<string, string>;
+declare const localStorage: Record<string, string>;
+declare const location: { href: string; hash: string };
+declare class DataTransfer {
+  items: { add(file: File): void };
+}
+declare class File {
+  constructor(parts: string[], name: string, options: { type: string });
+}
+
+if (!haveChromium && process.env.CI !== 'true') {
+  console.log(`the console in Chromium: skipped, ${CHROMIUM} is missing (apt-get install -y chromium)`);
+}
+
+let server: ConsoleServer;
+let browser: Browser;
+let page: Page;
+/** Console errors and CSP violations seen by the page: none is expected. */
+const errors: string[] = [];
+/** Requests the page made to anywhere but the server: none is expected. */
+const outside: string[] = [];
+let axeSource: string;
+
+const SETUP = `---
+title: Setup
+tags: [guide]
+---
+# Setup
+
+Install the **mdstore** server first.
+
+## Configure
+
+See the [readme](../readme.md) for the keys.
+`;
+
+async function api(pathname: string, init: RequestInit = {}): Promise<Response> {
+  return server.api(pathname, init);
+}
+const files = (name: string) => `/api/projects/${server.projectId}/files/${encodeURIComponent(name)}`;
+async function content(name: string): Promise<string> {
+  return (await api(files(name))).text();
+}
+
+/** An axe-core scan of the page as it is: the serious and critical violations, with where they are. */
+async function seriousViolations(screen: string): Promise<string[]> {
+  await page.evaluate(axeSource);
+  const found = (await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (ctx: unknown, o: object) => Promise<unknown> } }).axe;
+    return axe.run(document, { resultTypes: ['violations'] });
+  })) as { violations: { id: string; impact: string; nodes: { target: string[] }[] }[] };
+  return found.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${screen}: ${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+const violations: string[] = [];
+const scan = async (screen: string) => violations.push(...(await seriousViolations(screen)));
+
+const nav = (name: string) => page.getByRole('navigation', { name });
+const main = () => page.getByRole('main');
+
+describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
+  beforeAll(async () => {
+    [server, browser, axeSource] = await Promise.all([
+      startConsoleServer(),
+      launchChromium(),
+      readFile(AXE_SOURCE_PATH, 'utf8'),
+    ]);
+    // Trash on, so that a delete can be undone from the console.
+    const settings = await api(`/api/projects/${server.projectId}`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ settings: { trash_retention_days: 7 } }),
+    });
+    expect(settings.status).toBe(200);
+    for (const [name, text] of [
+      ['readme.md', '# Readme\n\nThe keys are in the vault.\n'],
+      ['guides/setup.md', SETUP],
+      ['notes.md', '# Notes\n\nfirst line\n'],
+    ] as const) {
+      expect(
+        (
+          await api(`/api/projects/${server.projectId}/files`, {
+            method: 'POST',
+            body: uploadForm(name, text),
+          })
+        ).status,
+      ).toBe(201);
+    }
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.route('**/*', async (route) => {
+      const url = new URL(route.request().url());
+      if (url.origin === new URL(server.url).origin || url.protocol === 'data:') await route.continue();
+      else {
+        outside.push(url.href);
+        await route.abort('blockedbyclient');
+      }
+    });
+    page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) errors.push(message.text());
+    });
+    page.on('pageerror', (error) => errors.push(error.message));
+  }, 120_000);
+
+  // A failing journey says where the console was and what it showed.
+  afterEach(async (context) => {
+    if (context.task.result?.state !== 'fail' || !page) return;
+    const text = await page.evaluate(() => document.body.innerText).catch(() => '');
+    console.log(
+      `${context.task.name}: failed at ${page.url()}\n${text.slice(0, 2000)}\nerrors: ${errors.join('\n')}`,
+    );
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('key entry: a field labelled "API key", Enter signs in, the key stays in the tab only', async () => {
+    await page.goto(`${server.url}/`);
+    await scan('sign-in');
+    const field = page.getByLabel('API key');
+    await expect.poll(() => field.evaluate((el) => el === document.activeElement)).toBe(true);
+    await field.fill('not-a-key');
+    await field.press('Enter');
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toContain('Invalid authentication credentials');
+    await field.fill(server.apiKey);
+    await field.press('Enter');
+    await nav('Projects').getByRole('link', { name: 'Default' }).waitFor();
+    const stored = await page.evaluate(() => ({
+      session: Object.values(sessionStorage),
+      local: Object.keys(localStorage).length,
+      cookie: document.cookie,
+      url: location.href,
+    }));
+    expect(stored.session).toContain(server.apiKey);
+    expect(stored.local).toBe(0);
+    expect(stored.cookie).toBe('');
+    expect(stored.url).not.toContain(server.apiKey);
+    await scan('projects');
+  });
+
+  it('browse: projects with counters, then folders and files in the navigation landmark', async () => {
+    await expect.poll(() => main().getByRole('row').nth(1).textContent()).toContain('Default3');
+    await nav('Projects').getByRole('link', { name: 'Default' }).click();
+    const folders = nav('Folders');
+    await folders.getByRole('link', { name: 'Folder guides' }).click();
+    await folders.getByRole('link', { name: 'setup.md' }).click();
+    await main().getByRole('heading', { name: 'guides/setup.md' }).waitFor();
+    // Rendered by the server (`?format=html`): the file's headings are headings inside main.
+    await main().getByRole('heading', { name: 'Configure', level: 2 }).waitFor();
+    expect(await main().locator('.rendered strong').textContent()).toBe('mdstore');
+    // Metadata, front matter and outline beside it.
+    const details = main().getByRole('complementary', { name: 'File details' });
+    expect(await details.textContent()).toContain('"title": "Setup"');
+    expect(await details.getByRole('list').first().textContent()).toContain('Configure');
+    await scan('file view');
+    // A link to another file of the project opens it in the console.
+    await main().getByRole('link', { name: 'readme' }).click();
+    await main().getByRole('heading', { name: 'readme.md' }).waitFor();
+    expect(page.url()).toContain(`#/p/${server.projectId}/f/readme.md`);
+  });
+
+  it('an .mdx file is shown as its source, not rendered', async () => {
+    const text = '# Card\n\n<Card title="x" />\n';
+    expect(
+      (
+        await api(`/api/projects/${server.projectId}/files`, {
+          method: 'POST',
+          body: uploadForm('card.mdx', text),
+        })
+      ).status,
+    ).toBe(201);
+    await page.goto(`${server.url}/#/p/${server.projectId}/f/card.mdx`);
+    const source = main().getByRole('region', { name: 'File source' });
+    await source.waitFor();
+    expect(await source.textContent()).toBe(text);
+    expect(await main().locator('.rendered').count()).toBe(0);
+    // Its outline comes from the outline endpoint instead.
+    expect(await main().getByRole('complementary', { name: 'File details' }).textContent()).toContain('Card');
+    expect((await api(files('card.mdx'), { method: 'DELETE' })).status).toBe(204);
+  });
+
+  it('search: results with highlighted snippets, opening a result', async () => {
+    await page.goto(`${server.url}/#/p/${server.projectId}/search`);
+    await page.getByLabel('Search words').fill('vault');
+    await page.getByLabel('Search words').press('Enter');
+    const marks = main().locator('mark');
+    await marks.first().waitFor();
+    expect(await marks.allTextContents()).toEqual(['vault']);
+    await scan('search');
+    await main().getByRole('link', { name: 'readme.md' }).click();
+    await main().getByRole('heading', { name: 'readme.md' }).waitFor();
+  });
+
+  it('edit and save: "Edit" opens a textbox with the text, "Save" writes it with If-Match', async () => {
+    await page.goto(`${server.url}/#/p/${server.projectId}/f/notes.md`);
+    await main().getByRole('button', { name: 'Edit' }).click();
+    const editor = main().getByRole('textbox', { name: 'Content of notes.md' });
+    await editor.waitFor();
+    expect(await editor.textContent()).toContain('first line');
+    await scan('editor');
+    await editor.press('Control+End');
+    await page.keyboard.type('second line');
+    await main().getByRole('button', { name: 'Save' }).click();
+    await main().getByRole('button', { name: 'Edit' }).waitFor();
+    expect(await content('notes.md')).toBe('# Notes\n\nfirst line\nsecond line');
+  });
+
+  it('a conflict made by another writer: the other change as a diff, then "Save as copy"', async () => {
+    await main().getByRole('button', { name: 'Edit' }).click();
+    const editor = main().getByRole('textbox', { name: 'Content of notes.md' });
+    await editor.waitFor();
+    await editor.press('Control+End');
+    await page.keyboard.type(' (mine)');
+    const theirs = await api(`${files('notes.md')}/content`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'text/markdown' },
+      body: '# Notes\n\nfirst line\ntheir line\n',
+    });
+    expect(theirs.status).toBe(200);
+    await main().getByRole('button', { name: 'Save' }).click();
+    await main().getByRole('heading', { name: 'Conflict: the other change' }).waitFor();
+    const diff = main().getByRole('region', { name: 'The other change', exact: true });
+    expect(await diff.textContent()).toContain('+their line');
+    // Nothing was overwritten.
+    expect(await content('notes.md')).toBe('# Notes\n\nfirst line\ntheir line\n');
+    await scan('conflict');
+    await main().getByRole('button', { name: 'Save as copy' }).click();
+    await main().getByRole('heading', { name: 'notes (copy).md' }).waitFor();
+    expect(await content('notes (copy).md')).toBe('# Notes\n\nfirst line\nsecond line (mine)');
+    expect(await content('notes.md')).toBe('# Notes\n\nfirst line\ntheir line\n');
+  });
+
+  it('history: a diff of any two revisions, and restore', async () => {
+    await page.goto(`${server.url}/#/p/${server.projectId}/f/notes.md`);
+    await main().getByRole('button', { name: 'History' }).click();
+    await main().getByRole('button', { name: 'Restore revision 1' }).waitFor();
+    await main().getByLabel('From revision').selectOption('1');
+    await main().getByLabel('To revision').selectOption('2');
+    await main().getByRole('button', { name: 'Show diff' }).click();
+    const diff = main().getByRole('region', { name: 'Changes from revision 1 to 2' });
+    expect(await diff.textContent()).toContain('+second line');
+    await scan('history');
+    await main().getByRole('button', { name: 'Restore revision 1' }).click();
+    await expect.poll(() => content('notes.md')).toBe('# Notes\n\nfirst line\n');
+  });
+
+  it('upload by drop: a DataTransfer dropped on the drop zone stores its files', async () => {
+    await page.goto(`${server.url}/#/p/${server.projectId}`);
+    const zone = main().locator('section.drop');
+    await zone.waitFor();
+    await scan('project');
+    const transfer = await page.evaluateHandle(() => {
+      const data = new DataTransfer();
+      data.items.add(new File(['# Dropped\n\nfrom the desktop\n'], 'dropped.md', { type: 'text/markdown' }));
+      data.items.add(new File(['# Other\n'], 'other.md', { type: 'text/markdown' }));
+      return data;
+    });
+    await zone.dispatchEvent('dragover', { dataTransfer: transfer });
+    await zone.dispatchEvent('drop', { dataTransfer: transfer });
+    await expect.poll(() => main().getByRole('status').first().textContent()).toContain('Uploaded 2 file(s)');
+    expect(await content('dropped.md')).toBe('# Dropped\n\nfrom the desktop\n');
+    expect((await api(files('other.md'))).status).toBe(200);
+    // Create: a new file from a name, opened at once.
+    await main().getByLabel('New file name').fill('created');
+    await main().getByRole('button', { name: 'Create file' }).click();
+    await main().getByRole('heading', { name: 'created.md' }).waitFor();
+    expect(await content('created.md')).toBe('# created\n');
+    await page.goto(`${server.url}/#/p/${server.projectId}`);
+  });
+
+  it('a change made elsewhere appears without a reload within 2 s', async () => {
+    const folders = nav('Folders');
+    await folders.getByRole('link', { name: 'dropped.md' }).waitFor();
+    const before = Date.now();
+    expect(
+      (
+        await api(`/api/projects/${server.projectId}/files`, {
+          method: 'POST',
+          body: uploadForm('live.md', '# Live\n'),
+        })
+      ).status,
+    ).toBe(201);
+    await folders.getByRole('link', { name: 'live.md' }).waitFor({ timeout: 2_000 });
+    console.log(`console live update: ${Date.now() - before} ms`);
+  });
+
+  it('move: a new name from the file view', async () => {
+    await nav('Folders').getByRole('link', { name: 'dropped.md' }).click();
+    await main().getByRole('heading', { name: 'dropped.md' }).waitFor();
+    await main().getByLabel('New name').fill('moved/dropped.md');
+    await main().getByRole('button', { name: 'Move' }).click();
+    await main().getByRole('heading', { name: 'moved/dropped.md' }).waitFor();
+    expect((await api(files('dropped.md'))).status).toBe(404);
+    expect(await content('moved/dropped.md')).toBe('# Dropped\n\nfrom the desktop\n');
+  });
+
+  it('trash: delete, then restore from the trash', async () => {
+    await main().getByRole('button', { name: 'Delete' }).click();
+    await main().getByRole('button', { name: 'Confirm delete' }).click();
+    // The console goes to the file's folder once the delete is answered.
+    await page.waitForFunction(() => !location.hash.includes('/f/'));
+    expect((await api(files('moved/dropped.md'))).status).toBe(404);
+    await page.goto(`${server.url}/#/p/${server.projectId}/trash`);
+    const restore = main().getByRole('button', { name: 'Restore moved/dropped.md' });
+    await restore.waitFor();
+    await scan('trash');
+    await restore.click();
+    await main().getByRole('heading', { name: 'moved/dropped.md' }).waitFor();
+    expect(await content('moved/dropped.md')).toBe('# Dropped\n\nfrom the desktop\n');
+    // Purge: gone for good.
+    expect((await api(files('created.md'), { method: 'DELETE' })).status).toBe(204);
+    await page.goto(`${server.url}/#/p/${server.projectId}/trash`);
+    await main().getByRole('button', { name: 'Purge created.md' }).click();
+    await expect.poll(() => main().getByRole('button', { name: 'Purge created.md' }).count()).toBe(0);
+    const trash = (await (await api(`/api/projects/${server.projectId}/trash`)).json()) as {
+      trash: { filename: string }[];
+    };
+    expect(trash.trash.map((item) => item.filename)).not.toContain('created.md');
+  });
+
+  it('settings and keys screens for an admin key pass the scan too', async () => {
+    await page.goto(`${server.url}/#/p/${server.projectId}/settings`);
+    await main().getByLabel('Days deleted files stay in the trash').waitFor();
+    await scan('settings');
+    await main().getByLabel('Revisions kept per file').fill('5');
+    await main().getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(() => main().getByRole('status').first().textContent()).toBe('Saved.');
+    const project = (await (await api(`/api/projects/${server.projectId}`)).json()) as {
+      settings: { keep_revisions: number; trash_retention_days: number };
+    };
+    expect(project.settings).toMatchObject({ keep_revisions: 5, trash_retention_days: 7 });
+    await page.goto(`${server.url}/#/keys`);
+    await main()
+      .getByRole('button', { name: /^Revoke / })
+      .first()
+      .waitFor();
+    await scan('keys');
+    await main().getByLabel('New key name').fill('console-made');
+    await main().getByLabel('Role').selectOption('write');
+    await main().getByRole('button', { name: 'Create key' }).click();
+    const secret = (await main().locator('code.secret').textContent()) ?? '';
+    const made = (await (
+      await fetch(`${server.url}/api/keys/current`, { headers: { Authorization: `Bearer ${secret}` } })
+    ).json()) as { name: string; role: string };
+    expect(made).toMatchObject({ name: 'console-made', role: 'write' });
+    await main().getByRole('button', { name: 'Revoke console-made' }).waitFor();
+  });
+
+  it('a read key is offered nothing it may not do', async () => {
+    const created = await api('/api/keys', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'reader', role: 'read' }),
+    });
+    const reader = ((await created.json()) as { api_key: string }).api_key;
+    expect((await api(files('other.md'), { method: 'DELETE' })).status).toBe(204);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').fill(reader);
+    await page.getByLabel('API key').press('Enter');
+    await page.getByText('reader · read').waitFor();
+    await page.goto(`${server.url}/#/p/${server.projectId}/f/readme.md`);
+    await main().getByRole('heading', { name: 'Readme', exact: true, level: 1 }).waitFor();
+    await main().getByRole('button', { name: 'History' }).waitFor();
+    for (const name of ['Edit', 'Move', 'Delete'])
+      expect(await main().getByRole('button', { name }).count(), name).toBe(0);
+    expect(await page.getByRole('link', { name: 'Keys' }).count()).toBe(0);
+    await page.goto(`${server.url}/#/p/${server.projectId}`);
+    await main().getByRole('link', { name: 'Trash' }).waitFor();
+    expect(await main().getByRole('heading', { name: 'Upload' }).count()).toBe(0);
+    expect(await main().getByRole('button', { name: 'Create file' }).count()).toBe(0);
+    expect(await main().getByRole('link', { name: 'Settings' }).count()).toBe(0);
+    await page.goto(`${server.url}/#/p/${server.projectId}/trash`);
+    await main().getByRole('cell', { name: 'other.md' }).waitFor();
+    expect(
+      await main()
+        .getByRole('button', { name: /^(Restore|Purge) / })
+        .count(),
+    ).toBe(0);
+  });
+
+  it('keyboard only: sign in, reach a project and open a file with Tab and Enter', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    const field = page.getByLabel('API key');
+    await field.waitFor();
+    await page.keyboard.type(server.apiKey);
+    await page.keyboard.press('Enter');
+    await nav('Projects').getByRole('link', { name: 'Default' }).waitFor();
+    const tabTo = async (name: string) => {
+      for (let i = 0; i < 60; i++) {
+        await page.keyboard.press('Tab');
+        const focused = await page.evaluate(() => document.activeElement?.textContent?.trim() ?? '');
+        if (focused === name) return;
+      }
+      throw new Error(`${name} is not reachable with Tab`);
+    };
+    await tabTo('Default');
+    await page.keyboard.press('Enter');
+    await nav('Folders').getByRole('link', { name: 'readme.md' }).waitFor();
+    await tabTo('readme.md');
+    await page.keyboard.press('Enter');
+    await main().getByRole('heading', { name: 'readme.md' }).waitFor();
+    await tabTo('Edit');
+    await page.keyboard.press('Enter');
+    await main().getByRole('textbox', { name: 'Content of readme.md' }).waitFor();
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label')))
+      .toBe('Content of readme.md');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Save');
+    await tabTo('Cancel');
+    await page.keyboard.press('Enter');
+    await main().getByRole('button', { name: 'Edit' }).waitFor();
+  });
+
+  it('at 375 px wide nothing scrolls sideways', async () => {
+    await page.setViewportSize({ width: 375, height: 812 });
+    for (const target of [
+      `#/p/${server.projectId}`,
+      `#/p/${server.projectId}/f/${encodeURIComponent('guides/setup.md')}`,
+    ]) {
+      await page.goto(`${server.url}/${target}`);
+      await main().getByRole('heading').first().waitFor();
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      expect(width, target).toBeLessThanOrEqual(375);
+    }
+    await scan('file view at 375 px');
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('no serious or critical axe violation on any screen; no error, nothing loaded from elsewhere', () => {
+    expect(violations).toEqual([]);
+    expect(errors).toEqual([]);
+    expect(outside).toEqual([]);
+  });
+});
