@@ -10,6 +10,7 @@ import type {
   SearchAnswer as SearchAnswerView,
   TrashPage,
 } from '@mdstore/core';
+import { changeEventView } from '@mdstore/core';
 import type * as v from 'valibot';
 import type { ChangeEvent } from './http/api/changes-schemas.js';
 import type {
@@ -153,16 +154,5 @@ export const trashPageJson = (page: TrashPage): v.InferOutput<typeof TrashList> 
 /** A change event as the feed, its stream and MCP show it (extensions §7). */
 type EventBody = v.InferOutput<typeof ChangeEvent>;
 
-export const eventBody = (e: ChangeEventRecord): EventBody => ({
-  seq: e.seq,
-  type: e.type,
-  project_id: e.projectId,
-  filename: e.filename,
-  from: e.from,
-  revision: e.revision,
-  etag: e.etag,
-  size_bytes: e.sizeBytes,
-  sha256: e.sha256,
-  changeset_id: e.changesetId,
-  date: isoDate(e.at),
-});
+/** The §7 JSON of an event: the core's one presenter, shared with webhooks' `data`; typed by the schema. */
+export const eventBody = (e: ChangeEventRecord): EventBody => changeEventView(e);
