@@ -1,4 +1,10 @@
-import type { LeasePolicy, RateLimiter, RecordsRepository, StoreUnavailableError } from '@mdstore/core';
+import type {
+  ChangeNotifier,
+  LeasePolicy,
+  RateLimiter,
+  RecordsRepository,
+  StoreUnavailableError,
+} from '@mdstore/core';
 import { type Checkpointer, startCheckpointer, WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
 import {
   type Db,
@@ -8,6 +14,7 @@ import {
   waitForWriteLockAsynchronously,
 } from './connections.js';
 import { applyMigrations } from './migrations.js';
+import { type SqliteChangeNotices, watchChangeNotices } from './notices.js';
 import { openSqliteRateLimiter } from './rate-limiter.js';
 import { createSqliteRecords } from './records/repository.js';
 import { openWalSync, type WalSync, withSyncedCommits } from './wal-sync.js';
@@ -45,6 +52,8 @@ export interface ConnectionSettings {
 export interface SqliteStore {
   readonly records: RecordsRepository;
   readonly rateLimiter: RateLimiter;
+  /** Notices of change events committed by any process on this file (extensions §7; `notices.ts`). */
+  readonly changeNotices: ChangeNotifier;
   /** The settings of the three connections (records writer, records reader, rate limiter on its file). */
   connectionSettings(): Record<'writer' | 'reader' | 'rateLimiter', ConnectionSettings>;
   /** Closes every connection, after the running transaction if any. Idempotent. */
@@ -90,6 +99,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     waitForWriteLockAsynchronously(writer);
     return assemble({
       records: createSqliteRecords({ writer, reader, busyTimeoutMs }),
+      notices: watchChangeNotices({ path, busyTimeoutMs }),
       wal,
       checkpointer,
       rateLimiter: limiter,
@@ -111,16 +121,18 @@ function checkedPath(path: string): string {
 
 function assemble(parts: {
   records: RecordsRepository;
+  notices: SqliteChangeNotices;
   wal: WalSync;
   checkpointer: Checkpointer;
   rateLimiter: RateLimiter;
   connections: Record<'writer' | 'reader' | 'rateLimiter', Db>;
 }): SqliteStore {
-  const { records, wal, checkpointer, rateLimiter, connections } = parts;
+  const { records, notices, wal, checkpointer, rateLimiter, connections } = parts;
   let closing: Promise<void> | undefined;
   return {
     records: withSyncedCommits(records, wal),
     rateLimiter,
+    changeNotices: notices,
     connectionSettings: () => ({
       writer: settingsOf(connections.writer),
       reader: settingsOf(connections.reader),
@@ -128,6 +140,7 @@ function assemble(parts: {
     }),
     close() {
       // The WAL's last sync follows the writer's last COMMIT (closing the records commits a pending batch).
+      notices.close();
       closing ??= Promise.all([
         checkpointer.close(),
         records.close().then(() => wal.close()),
