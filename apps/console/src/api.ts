@@ -157,15 +157,6 @@ export async function upload(
   });
 }
 
-let documentPaths: Promise<string> | undefined;
-/** Whether the server's OpenAPI document mentions a word (an optional feature: `rewrite_links`, …). */
-export async function serverSupports(word: string): Promise<boolean> {
-  documentPaths ??= fetch('/openapi.json')
-    .then((response) => (response.ok ? response.text() : ''))
-    .catch(() => '');
-  return (await documentPaths).includes(word);
-}
-
 export const formatBytes = (bytes: number) =>
   bytes < 1024
     ? `${bytes} B`

@@ -1,9 +1,13 @@
-import { useEffect, useState } from 'preact/hooks';
-import { getJson, type Me, request, serverSupports } from '../api';
+import { useState } from 'preact/hooks';
+import { getJson, type Me, request } from '../api';
 import { folderOf, go, href } from '../route';
 import { errorText, filePath } from './file';
 
-/** Move (rename, with link rewriting where the server has it) and delete, for write keys. */
+/**
+ * Move (rename) and delete, for write keys. The server that serves the console always has move with
+ * `rewrite_links` (extensions §9), so the choice is always offered (checked: links to the file keep
+ * working) and always sent, with no probing of the OpenAPI document.
+ */
 export function FileActions({
   projectId,
   filename,
@@ -14,21 +18,17 @@ export function FileActions({
   filename: string;
   etag: string;
 }) {
-  const [rewriteSupported, setRewriteSupported] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [status, setStatus] = useState('');
-  useEffect(() => {
-    void serverSupports('rewrite_links').then(setRewriteSupported);
-  }, []);
   const move = async (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
     const to = (form.elements.namedItem('to') as HTMLInputElement).value.trim();
-    const rewrite = (form.elements.namedItem('rewrite') as HTMLInputElement | null)?.checked;
+    const rewrite = (form.elements.namedItem('rewrite') as HTMLInputElement).checked;
     try {
       const moved = await getJson<{ filename: string }>(`${filePath(projectId, filename)}/move`, {
         method: 'POST',
-        json: { to, ...(rewriteSupported && { rewrite_links: rewrite === true }) },
+        json: { to, rewrite_links: rewrite },
         headers: { 'If-Match': etag },
       });
       go(href.file(projectId, moved.filename));
@@ -50,12 +50,10 @@ export function FileActions({
       <form class="inline" onSubmit={move}>
         <label for="move-to">New name</label>
         <input id="move-to" name="to" required defaultValue={filename} />
-        {rewriteSupported && (
-          <label>
-            <input type="checkbox" name="rewrite" defaultChecked />
-            Rewrite links to it
-          </label>
-        )}
+        <label>
+          <input type="checkbox" name="rewrite" defaultChecked />
+          Rewrite links to it
+        </label>
         <button type="submit">Move</button>
       </form>
       {confirming ? (

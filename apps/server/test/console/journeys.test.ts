@@ -71,9 +71,9 @@ async function content(name: string): Promise<string> {
 }
 
 /** An axe-core scan of the page as it is: the serious and critical violations, with where they are. */
-async function seriousViolations(screen: string): Promise<string[]> {
-  await page.evaluate(axeSource);
-  const found = (await page.evaluate(async () => {
+async function seriousViolations(screen: string, on: Page = page): Promise<string[]> {
+  await on.evaluate(axeSource);
+  const found = (await on.evaluate(async () => {
     const axe = (window as unknown as { axe: { run: (ctx: unknown, o: object) => Promise<unknown> } }).axe;
     return axe.run(document, { resultTypes: ['violations'] });
   })) as { violations: { id: string; impact: string; nodes: { target: string[] }[] }[] };
@@ -91,7 +91,8 @@ const main = () => page.getByRole('main');
 describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
   beforeAll(async () => {
     [server, browser, axeSource] = await Promise.all([
-      startConsoleServer(),
+      // Webhooks to a loopback URL (the webhooks journey): private targets allowed.
+      startConsoleServer({ MDSTORE_WEBHOOK_ALLOW_PRIVATE: 'true' }),
       launchChromium(),
       readFile(AXE_SOURCE_PATH, 'utf8'),
     ]);
@@ -379,6 +380,123 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
     ).json()) as { name: string; role: string };
     expect(made).toMatchObject({ name: 'console-made', role: 'write' });
     await main().getByRole('button', { name: 'Revoke console-made' }).waitFor();
+  });
+
+  it('share link: made in the shares screen, opened by a browser without a key, then revoked', async () => {
+    await page.goto(`${server.url}/#/p/${server.projectId}/shares`);
+    await main().getByRole('heading', { name: 'Share links' }).waitFor();
+    await main().getByLabel('File or folder/ to share').fill('guides/setup.md');
+    await main().getByRole('button', { name: 'Create share link' }).click();
+    const link = main().getByRole('status').getByRole('link');
+    await link.waitFor();
+    const url = (await link.getAttribute('href')) ?? '';
+    expect(url).toMatch(new RegExp(`^${server.url}/s/[A-Za-z0-9_-]{22,}$`));
+    await main().getByRole('button', { name: 'Revoke share of guides/setup.md' }).waitFor();
+    await scan('shares');
+    // A fresh context: no session, no key, nothing shared with the console's tab.
+    const stranger = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const reader = await stranger.newPage();
+      // As for the console: Chromium's own /favicon.ico request (404) is no error; a resource of the page
+      // answered with an error is caught by the response listener instead.
+      reader.on('console', (message) => {
+        if (message.type() === 'error' && !/status of 4\d\d/.test(message.text()))
+          errors.push(`share page: ${message.text()}`);
+      });
+      reader.on('response', (answer) => {
+        if (answer.status() >= 400) errors.push(`share page: ${answer.status()} ${answer.url()}`);
+      });
+      reader.on('pageerror', (error) => errors.push(`share page: ${error.message}`));
+      const styles: string[] = [];
+      reader.on('requestfinished', (request) => {
+        if (request.resourceType() === 'stylesheet') styles.push(request.url());
+      });
+      const response = await reader.goto(url);
+      expect(response?.status()).toBe(200);
+      expect(response?.headers()['content-security-policy']).toBe(
+        "default-src 'none'; style-src 'self'; img-src 'self' data:",
+      );
+      expect(response?.headers()['x-robots-tag']).toBe('noindex');
+      await reader.getByRole('heading', { name: 'Configure', level: 2 }).waitFor({ state: 'visible' });
+      expect(await reader.getByRole('heading', { name: 'Setup', exact: true, level: 1 }).isVisible()).toBe(
+        true,
+      );
+      expect(await reader.locator('strong').first().textContent()).toBe('mdstore');
+      // Its own stylesheet loaded (the CSP's `style-src 'self'`), nothing else was asked for.
+      expect(styles).toHaveLength(1);
+      expect(new URL(styles[0] ?? '').origin).toBe(server.url);
+      violations.push(...(await seriousViolations('share page', reader)));
+      const raw = await fetch(`${url}?raw=1`);
+      expect(raw.status).toBe(200);
+      expect(raw.headers.get('etag')).toBeTruthy();
+      expect(await raw.text()).toBe(SETUP);
+    } finally {
+      await stranger.close();
+    }
+    // Revoked in the console: the link is gone at once.
+    await main().getByRole('button', { name: 'Revoke share of guides/setup.md' }).click();
+    await expect
+      .poll(() => main().getByRole('button', { name: 'Revoke share of guides/setup.md' }).count())
+      .toBe(0);
+    expect((await fetch(url)).status).toBe(404);
+    expect((await fetch(`${url}?raw=1`)).status).toBe(404);
+  });
+
+  it('move with "Rewrite links": the file linking to it then links to the new name', async () => {
+    const linker = '# Linker\n\nSee [the target](target.md#usage) and [the readme](readme.md).\n';
+    for (const [name, text] of [
+      ['linker.md', linker],
+      ['target.md', '# Target\n\n## Usage\n\nUse it.\n'],
+    ] as const) {
+      const made = await api(`/api/projects/${server.projectId}/files`, {
+        method: 'POST',
+        body: uploadForm(name, text),
+      });
+      expect(made.status).toBe(201);
+    }
+    await page.goto(`${server.url}/#/p/${server.projectId}/f/target.md`);
+    await main().getByRole('heading', { name: 'target.md' }).waitFor();
+    await main().getByLabel('New name').fill('archive/target.md');
+    const rewrite = main().getByLabel('Rewrite links to it');
+    await rewrite.check();
+    expect(await rewrite.isChecked()).toBe(true);
+    await main().getByRole('button', { name: 'Move' }).click();
+    await main().getByRole('heading', { name: 'archive/target.md' }).waitFor();
+    expect((await api(files('target.md'))).status).toBe(404);
+    expect(await content('archive/target.md')).toBe('# Target\n\n## Usage\n\nUse it.\n');
+    // The other file's text changed only at the link's destination.
+    expect(await content('linker.md')).toBe(linker.replace('(target.md#usage)', '(archive/target.md#usage)'));
+    // Its rendered view links to the new name, and the link opens it in the console.
+    await page.goto(`${server.url}/#/p/${server.projectId}/f/linker.md`);
+    const moved = main().locator('.rendered').getByRole('link', { name: 'the target' });
+    await moved.waitFor();
+    expect(decodeURIComponent((await moved.getAttribute('href')) ?? '')).toContain('/f/archive/target.md');
+    await moved.click();
+    await main().getByRole('heading', { name: 'archive/target.md' }).waitFor();
+    await main().getByRole('heading', { name: 'Usage', level: 2 }).waitFor();
+  });
+
+  it('webhooks: create one to a loopback URL, see it listed, delete it', async () => {
+    const target = 'http://127.0.0.1:9/mdstore-hook';
+    await page.goto(`${server.url}/#/webhooks`);
+    await main().getByRole('heading', { name: 'Webhooks' }).waitFor();
+    await main().getByLabel('Webhook URL').waitFor();
+    await scan('webhooks');
+    await main().getByLabel('Webhook URL').fill(target);
+    await main().getByRole('button', { name: 'Create webhook' }).click();
+    const remove = main().getByRole('button', { name: `Delete webhook ${target}` });
+    await remove.waitFor();
+    expect(await main().locator('code.secret').textContent()).toMatch(/\S{16,}/);
+    expect(await main().getByRole('listitem').filter({ hasText: target }).textContent()).toContain('active');
+    const listed = async () =>
+      ((await (await api('/api/webhooks')).json()) as { webhooks: { url: string }[] }).webhooks.map(
+        (hook) => hook.url,
+      );
+    expect(await listed()).toEqual([target]);
+    await scan('webhooks with one');
+    await remove.click();
+    await expect.poll(() => remove.count()).toBe(0);
+    expect(await listed()).toEqual([]);
   });
 
   it('a read key is offered nothing it may not do', async () => {

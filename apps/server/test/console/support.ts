@@ -42,11 +42,12 @@ export interface ConsoleServer {
 /**
  * The server as `npm start` runs it (the build, `node apps/server/dist/main.js`, on SQLite and files in
  * a temp folder; from the sources when the build is missing), and an account made by the admin CLI.
+ * `extraEnv` adds settings (e.g. `MDSTORE_WEBHOOK_ALLOW_PRIVATE`).
  */
-export async function startConsoleServer(): Promise<ConsoleServer> {
+export async function startConsoleServer(extraEnv: Record<string, string> = {}): Promise<ConsoleServer> {
   await ensureConsoleBuilt();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'mdstore-console-'));
-  const env = { MDSTORE_DATA_DIR: dataDir, PORT: '0' };
+  const env = { ...extraEnv, MDSTORE_DATA_DIR: dataDir, PORT: '0' };
   const child = spawnServer(
     env,
     built() ? [process.execPath, BUILT_MAIN] : [process.execPath, ...SOURCE, 'apps/server/src/main.ts'],
