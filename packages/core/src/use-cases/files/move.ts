@@ -1,4 +1,4 @@
-import { FilenameTakenError, isRecordConflict } from '../../errors.js';
+import { FilenameTakenError, isMdStoreError, isRecordConflict, OperationFailedError } from '../../errors.js';
 import type { ProjectRecord } from '../../model/records.js';
 import type { MoveRequestInput } from '../../validation/bodies.js';
 import { parseMoveBody } from '../../validation/history.js';
@@ -81,11 +81,15 @@ async function moveRewritingLinks(
       const file = committed.records.get(moved)!;
       return { ...toFileView(file, committed.project, ctx.blobs.scheme), rewritten };
     } catch (error) {
-      if (!(error instanceof StalePlan)) throw error;
+      if (!(error instanceof StalePlan)) throw moveError(error);
       if (attempt >= REWRITE_ATTEMPTS) throw staleRewriteConflict();
     }
   }
 }
+
+/** A changeset operation's error (e.g. the storage cap, at `body.operations`) answered as the move's own. */
+const moveError = (error: unknown): unknown =>
+  error instanceof OperationFailedError && isMdStoreError(error.cause) ? error.cause : error;
 
 /** The answer's `rewritten`: each rewritten file (by its name after the move) and its links, by name. */
 const rewrittenOf = (plan: MovePlan) =>
