@@ -48,6 +48,21 @@ describe('the project storage cap', () => {
     expect(await put('c.md', '1')).toBe('STORAGE_LIMIT_REACHED');
   });
 
+  it('refuses a move with rewrite_links whose rewrites pass the cap, as the move’s own error', async () => {
+    const { store, at, put, held } = await scene(30);
+    expect(await put('a.md', '[x](b.md)\n')).toBe('OK');
+    expect(await put('b.md', 'B\n')).toBe('OK');
+    // a.md grows by 14 bytes and keeps its 10 as history: 12 + 24 held, above 30.
+    const move = () =>
+      store.files.move({ ...at, filename: 'b.md', body: { to: 'sub/longer-name.md', rewrite_links: true } });
+    const refused = await move().catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'STORAGE_LIMIT_REACHED' });
+    // Not a changeset operation's error (no operation index, no `body.operations` issue).
+    expect(refused).not.toHaveProperty('operation');
+    expect(await held()).toEqual([12, 0, 0]);
+    expect((await store.files.list(at)).files.map((f) => f.filename).sort()).toEqual(['a.md', 'b.md']);
+  });
+
   it('above a lowered cap, takes writes that free bytes and refuses those that add', async () => {
     const first = await scene(100);
     expect(await first.put('a.md', '12345678')).toBe('OK');

@@ -512,6 +512,78 @@ describe('POST …/move with rewrite_links', () => {
     expect(await allBroken(api)).toEqual([]);
   });
 
+  test('the move and every rewrite are one changeset: one revision each, one id, contiguous events', async (h) => {
+    const { api, text } = await scene(h);
+    const get = async (path: string) => (await h.fetch(path, { key: api.apiKey })).json();
+    const revisions = async (name: string) =>
+      (
+        (await get(`/api/projects/${api.projectId}/files/${encodeURIComponent(name)}/revisions`)) as {
+          revisions: Array<{ revision: number; change: string; changeset_id: string | null }>;
+        }
+      ).revisions.map((r) => [r.revision, r.change, r.changeset_id]);
+    const feed = async (since: number) =>
+      (await get(`/api/changes?since=${since}&limit=1000&project_id=${api.projectId}`)) as {
+        changes: Array<{
+          seq: number;
+          type: string;
+          filename: string;
+          from: string | null;
+          changeset_id: string;
+        }>;
+        next_since: number;
+      };
+    const { next_since: since } = await feed(0);
+    // Into another folder: the moved file's own relative link changes too.
+    const answer = await api.post('docs/setup.md', 'move', { to: 'deep/er/setup.md', rewrite_links: true });
+    expect(answer.status).toBe(200);
+    expect(answer.body.rewritten).toEqual([
+      { filename: 'a/b.md', links: 1 },
+      { filename: 'deep/er/setup.md', links: 1 },
+      { filename: 'index.md', links: 2 },
+    ]);
+    expect(await text('deep/er/setup.md')).toBe(setupDoc.replace('(../index.md)', '(../../index.md)'));
+    // The moved file has ONE new revision (its new name and its rewritten content), carrying the id.
+    const moved = await revisions('deep/er/setup.md');
+    const id = moved[0]![2] as string;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(moved).toEqual([
+      [2, 'edit', id],
+      [1, 'created', null],
+    ]);
+    expect(answer.body.revision).toBe(2);
+    for (const name of ['index.md', 'a/b.md'])
+      expect(await revisions(name)).toEqual([
+        [2, 'edit', id],
+        [1, 'created', null],
+      ]);
+    // Its events (extensions §7): one per touched file, contiguous, each with the id.
+    const { changes } = await feed(since);
+    expect(changes.map((e) => [e.type, e.filename, e.from, e.changeset_id]).sort()).toEqual([
+      ['file.moved', 'deep/er/setup.md', 'docs/setup.md', id],
+      ['file.updated', 'a/b.md', null, id],
+      ['file.updated', 'index.md', null, id],
+    ]);
+    const seqs = changes.map((e) => e.seq);
+    expect(seqs).toEqual([seqs[0], seqs[0]! + 1, seqs[0]! + 2]);
+  });
+
+  test('a move without rewrite_links stays a single move: one revision, no changeset', async (h) => {
+    const { api } = await scene(h);
+    const answer = await api.post('docs/setup.md', 'move', { to: 'deep/er/setup.md' });
+    expect(answer.status).toBe(200);
+    expect(answer.body.rewritten).toBeUndefined();
+    const response = await h.fetch(`/api/projects/${api.projectId}/files/deep%2Fer%2Fsetup.md/revisions`, {
+      key: api.apiKey,
+    });
+    const list = (await response.json()) as {
+      revisions: Array<{ change: string; changeset_id: string | null }>;
+    };
+    expect(list.revisions.map((r) => [r.change, r.changeset_id])).toEqual([
+      ['move', null],
+      ['created', null],
+    ]);
+  });
+
   test('refusals: a taken name (409), a non-boolean rewrite_links (422); nothing changes', async (h) => {
     const { api, text } = await scene(h);
     expect((await api.post('docs/setup.md', 'move', { to: 'index.md', rewrite_links: true })).status).toBe(

@@ -65,8 +65,7 @@ export async function withStagedResource<Created, Result>(
 }
 
 /**
- * `withStagedResource` for several resources at once (a changeset's blob contents, or the rewrites of a
- * move with `rewrite_links`, extensions §9): one
+ * `withStagedResource` for several resources at once (a changeset's blob contents, extensions §9): one
  * transaction notes them all as staged, `create` writes them (no transaction open), and one commit
  * transaction commits the records and drops every note; on any failure every resource is removed again
  * (each note claimed first, as for one). A crash leaves the notes for reconciliation.

@@ -112,7 +112,10 @@ function restoreRevision(
 
 /**
  * Moves a file to a free name: acknowledged, the file (and its history) is under the new name only;
- * cut off by the kill, it must be under exactly one of the two afterwards.
+ * cut off by the kill, it must be under exactly one of the two afterwards. Half of the moves ask for
+ * `rewrite_links` (extensions §9), which commits the move as a changeset instead of a single write (the
+ * workload's contents hold no links, so nothing else is rewritten; the rewrites' all-or-nothing is the
+ * core fault suite's, move-rewrite.faults.test.ts).
  */
 function moveFile(
   ctx: WorkloadContext,
@@ -127,7 +130,9 @@ function moveFile(
   const moved = continued(fileState(file.state.content, file.state.metadata), file.state);
   ctx.cycle.busyFiles.add(fromKey);
   ctx.cycle.busyFiles.add(toKey);
-  const kind = condition === 'none' ? 'move' : `move (If-Match ${condition})`;
+  const rewrite = ctx.random.chance(0.5);
+  const name = rewrite ? 'move (rewrite_links)' : 'move';
+  const kind = condition === 'none' ? name : `${name} (If-Match ${condition})`;
   return async () => {
     try {
       const acknowledged = await perform(ctx, {
@@ -135,7 +140,10 @@ function moveFile(
         projectId: project.id,
         expected: stale ? 412 : 200,
         send: () =>
-          post(ctx, `${filePath(project.id, file.name)}/move`, ifMatch(condition, file.state), { to }),
+          post(ctx, `${filePath(project.id, file.name)}/move`, ifMatch(condition, file.state), {
+            to,
+            ...(rewrite && { rewrite_links: true }),
+          }),
         onAcknowledged: (reply) => {
           if (stale) return;
           const etag = typeof reply.headers.etag === 'string' ? reply.headers.etag : undefined;

@@ -1,19 +1,19 @@
-import { FilenameTakenError, isRecordConflict } from '../../errors.js';
+import { FilenameTakenError, isMdStoreError, isRecordConflict, OperationFailedError } from '../../errors.js';
 import type { ProjectRecord } from '../../model/records.js';
 import type { MoveRequestInput } from '../../validation/bodies.js';
 import { parseMoveBody } from '../../validation/history.js';
 import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import { removeDoomed } from '../blob-intents.js';
+import { commitChangeset } from '../changesets/commit.js';
+import { StalePlan } from '../changesets/plan.js';
 import { type MdStoreContext, notBefore } from '../context.js';
 import { type BodyOf, deferred } from '../deferred-body.js';
 import {
-  applyMoveRewrites,
-  inMoveTransaction,
   type MovePlan,
+  moveChangesetPlan,
   planMoveRewrites,
   REWRITE_ATTEMPTS,
-  StaleRewritePlan,
   staleRewriteConflict,
 } from '../links/move-rewrite.js';
 import { type FileView, toFileView } from '../views.js';
@@ -46,43 +46,72 @@ export async function moveFile(ctx: MdStoreContext, input: MoveFileInput): Promi
   const existing = await findFileOr404(ctx.records, project.id, input.filename);
   checkWriteConditions(project, existing, conditions);
   const { to, rewriteLinks, dryRun } = parseMoveBody(await body.read());
-  if (!rewriteLinks) return commitMove(ctx, input, { project, conditions, to, plan: null });
-  if (await ctx.records.findFile({ projectId: project.id, filename: to })) throw new FilenameTakenError(to);
+  if (!rewriteLinks) return commitMove(ctx, input, { project, conditions, to });
+  return moveRewritingLinks(ctx, input, { project, conditions, to, dryRun });
+}
+
+/**
+ * Move with `rewrite_links` (extensions §9): the move and every rewrite are ONE changeset (one revision
+ * per touched file, all carrying its id; the moved file's one revision has its new name and content).
+ * Planned again when a file changed before the commit, at most `REWRITE_ATTEMPTS` times, then 409.
+ */
+async function moveRewritingLinks(
+  ctx: MdStoreContext,
+  input: MoveFileInput,
+  o: { project: ProjectRecord; conditions: Conditions; to: string; dryRun: boolean },
+): Promise<MovedFileView> {
+  const { conditions, to } = o;
   for (let attempt = 1; ; attempt++) {
+    const project =
+      attempt === 1 ? o.project : await loadOwnedProject(ctx.records, input.principal, input.projectId);
     const current = await findFileOr404(ctx.records, project.id, input.filename);
     checkWriteConditions(project, current, conditions);
-    const plan = await planMoveRewrites(ctx, project, current, to);
-    const rewritten = plan.rewrites
-      .map(({ rewrite }) => ({ filename: rewrite.newFilename, links: rewrite.links }))
-      .sort((a, b) => (a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0));
-    if (dryRun) return { ...toFileView({ ...current, filename: to }, project, ctx.blobs.scheme), rewritten };
+    if (await ctx.records.findFile({ projectId: project.id, filename: to })) throw new FilenameTakenError(to);
     try {
-      return { ...(await commitMove(ctx, input, { project, conditions, to, plan })), rewritten };
+      const plan = await planMoveRewrites(ctx, project, current, to);
+      const rewritten = rewrittenOf(plan);
+      if (o.dryRun)
+        return { ...toFileView({ ...current, filename: to }, project, ctx.blobs.scheme), rewritten };
+      const { changeset, moved } = moveChangesetPlan(project, current, to, plan);
+      const committed = await commitChangeset(ctx, {
+        principal: input.principal,
+        plan: changeset,
+        changeset: { id: ctx.ids.uuid(), message: null },
+      });
+      const file = committed.records.get(moved)!;
+      return { ...toFileView(file, committed.project, ctx.blobs.scheme), rewritten };
     } catch (error) {
-      if (!(error instanceof StaleRewritePlan)) throw error;
+      if (!(error instanceof StalePlan)) throw moveError(error);
       if (attempt >= REWRITE_ATTEMPTS) throw staleRewriteConflict();
     }
   }
 }
+
+/** A changeset operation's error (e.g. the storage cap, at `body.operations`) answered as the move's own. */
+const moveError = (error: unknown): unknown =>
+  error instanceof OperationFailedError && isMdStoreError(error.cause) ? error.cause : error;
+
+/** The answer's `rewritten`: each rewritten file (by its name after the move) and its links, by name. */
+const rewrittenOf = (plan: MovePlan) =>
+  plan.rewrites
+    .map(({ rewrite }) => ({ filename: rewrite.newFilename, links: rewrite.links }))
+    .sort((a, b) => (a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0));
 
 /** The move's answer: the file under its new name; with `rewrite_links`, the files rewritten. */
 export type MovedFileView = FileView & {
   readonly rewritten?: ReadonlyArray<{ filename: string; links: number }>;
 };
 
+type Conditions = ReturnType<typeof conditionsOf>;
+
 async function commitMove(
   ctx: MdStoreContext,
   input: MoveFileInput,
-  o: {
-    project: ProjectRecord;
-    conditions: ReturnType<typeof conditionsOf>;
-    to: string;
-    plan: MovePlan | null;
-  },
+  o: { project: ProjectRecord; conditions: Conditions; to: string },
 ): Promise<FileView> {
   const { project, conditions, to } = o;
   try {
-    const { view, doomed } = await inMoveTransaction(ctx, project, o.plan, async (tx, contents) => {
+    const { view, doomed } = await ctx.records.withTransaction(async (tx) => {
       const locked = await lockActiveProject(tx, input.principal, project.id);
       const current = await findFileOr404(tx, locked.id, input.filename);
       checkWriteConditions(locked, current, conditions);
@@ -97,18 +126,7 @@ async function commitMove(
       });
       // Counters unchanged but for the history a pruning frees.
       await tx.updateProject({ project: withCounterChange(ctx, locked, step.counters, at) });
-      if (o.plan === null)
-        return { view: toFileView(step.file!, locked, ctx.blobs.scheme), doomed: step.doomed };
-      // Extensions §9: every rewrite in the move's transaction, each through the per-file step.
-      const rewritten = await applyMoveRewrites(ctx, tx, {
-        principal: input.principal,
-        projectId: locked.id,
-        plan: o.plan,
-        contents,
-      });
-      const final = (await tx.findFile({ projectId: locked.id, filename: to }))!;
-      const after = (await tx.lockProject({ projectId: locked.id }))!;
-      return { view: toFileView(final, after, ctx.blobs.scheme), doomed: [...step.doomed, ...rewritten] };
+      return { view: toFileView(step.file!, locked, ctx.blobs.scheme), doomed: step.doomed };
     });
     for (const intent of doomed) await removeDoomed(ctx, intent);
     return view;

@@ -1,32 +1,20 @@
 import { ContentTooLargeError, EditConflictError } from '../../errors.js';
-import type { ContentLinks } from '../../links/entry.js';
 import { resolveLink } from '../../links/entry.js';
 import { stemOf, wikiExactNames } from '../../links/paths.js';
 import { TargetIndex, targetKeys } from '../../links/resolve.js';
 import { type FileRewrite, planLinkRewrites, type RewriteFile } from '../../links/rewrite.js';
-import type {
-  BlobIntentRecord,
-  FileRecord,
-  LinkRecord,
-  LinkTargetRecord,
-  ProjectRecord,
-} from '../../model/records.js';
-import type { RecordsTransaction } from '../../ports/records.js';
-import type { Principal } from '../authentication.js';
-import { withStagedResources } from '../blob-intents.js';
+import type { FileRecord, LinkRecord, LinkTargetRecord, ProjectRecord } from '../../model/records.js';
+import { type ChangesetPlan, type PlannedFile, StalePlan, utf8Length } from '../changesets/plan.js';
 import type { MdStoreContext } from '../context.js';
-import { linksOfText, searchFields } from '../files/content.js';
-import { openContent } from '../files/download.js';
-import { lockActiveProject, newContentKey } from '../files/shared.js';
-import { commitContentVersion } from '../files/update-content.js';
+import { readText } from '../files/parts.js';
 
 /**
- * Move with `rewrite_links` (extensions §9): the rewrites are planned before the transaction (the
- * linking files' contents are read, the new contents hashed and their links found), then the move's
- * transaction applies each as an `edit`-like content write through the shared per-file step
- * (`commitContentVersion`), so the move and every rewrite commit together or not at all. A linking
- * file written between the plan and the transaction makes the transaction refuse; the move plans
- * again (`REWRITE_ATTEMPTS`), then answers 409.
+ * Move with `rewrite_links` (extensions §9): the rewrites are planned before any transaction (the
+ * linking files' contents are read and rewritten), then the move and every rewrite become ONE changeset
+ * (`moveChangesetPlan`) committed by the changeset's commit: one revision per touched file carrying the
+ * changeset's id, the new contents stored by its rules (inline, or staged blobs), all or nothing. A
+ * linking file written between the plan and the commit makes the commit refuse (`StalePlan`); the move
+ * plans again (`REWRITE_ATTEMPTS`), then answers 409.
  */
 
 export const REWRITE_ATTEMPTS = 3;
@@ -35,16 +23,11 @@ export interface PlannedRewrite {
   readonly rewrite: FileRewrite;
   /** The linking file as it was read (its revision is checked again in the transaction). */
   readonly file: FileRecord;
-  readonly bytes: Uint8Array;
-  readonly links: ContentLinks;
 }
 
 export interface MovePlan {
   readonly rewrites: PlannedRewrite[];
 }
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** The names a file is linked by: its filename, and without its extension (wiki links). */
 const namesOf = (filename: string): string[] => {
@@ -85,19 +68,15 @@ export async function planMoveRewrites(
       target.fileId === file.id ? { ...target, filename: to, stem: stemOf(to) } : target,
     ),
   );
-  const sources: Array<RewriteFile & { record: FileRecord; bytes: Uint8Array }> = [];
+  const sources: Array<RewriteFile & { record: FileRecord }> = [];
   for (const [name, links] of linksBySource) {
     const record =
       name === file.filename ? file : await records.findFile({ projectId: project.id, filename: name });
     if (!record) continue;
-    const bytes = await readWhole(ctx, project, record);
-    sources.push({
-      filename: name,
-      content: decoder.decode(bytes),
-      links: [...links.values()],
-      record,
-      bytes,
-    });
+    const content = await readText(ctx, project, record);
+    // The version read was replaced and removed meanwhile: plan again on the newer files.
+    if (content === null) throw new StalePlan();
+    sources.push({ filename: name, content, links: [...links.values()], record });
   }
   const plan = planLinkRewrites({
     moved,
@@ -108,11 +87,10 @@ export async function planMoveRewrites(
   const rewrites: PlannedRewrite[] = [];
   for (const rewrite of plan.files) {
     const source = sources.find((s) => s.filename === rewrite.filename)!;
-    const bytes = encoder.encode(rewrite.content);
-    if (bytes.byteLength > ctx.settings.maxFileBytes)
+    // The commit finds the new contents' links and stores them (`commitChangeset`); the size is judged here.
+    if (utf8Length(rewrite.content) > ctx.settings.maxFileBytes)
       throw new ContentTooLargeError(ctx.settings.maxFileBytes);
-    const links = await linksOfText(ctx, rewrite.content, rewrite.newFilename);
-    rewrites.push({ rewrite, file: source.record, bytes, links });
+    rewrites.push({ rewrite, file: source.record });
   }
   return { rewrites };
 }
@@ -159,106 +137,43 @@ async function loadTargets(
   return [...first, ...second.filter((target) => !known.has(target.fileId))];
 }
 
-async function readWhole(ctx: MdStoreContext, project: ProjectRecord, file: FileRecord): Promise<Uint8Array> {
-  const content = await openContent(ctx, project, file, null, undefined);
-  if (content === null) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of content) chunks.push(chunk);
-  const bytes = new Uint8Array(chunks.reduce((size, chunk) => size + chunk.byteLength, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return bytes;
-}
-
-/** A linking file changed between the plan and the transaction: plan again. */
-export class StaleRewritePlan extends Error {}
-
-/** Where each rewritten content goes: inline in the transaction, or a blob written before it. */
-export interface RewriteContents {
-  /** fileId → the blob key its new content was written under (absent: inline). */
-  readonly blobs: ReadonlyMap<string, string>;
-}
-
-/** The rewrites whose new content is kept in the blob store (above `inlineMaxBytes`). */
-export const blobRewrites = (ctx: MdStoreContext, plan: MovePlan): PlannedRewrite[] =>
-  plan.rewrites.filter((planned) => planned.bytes.byteLength > ctx.settings.inlineMaxBytes);
-
 /**
- * Runs `work` in the move's transaction; rewritten contents above the inline bound are first written to
- * the blob store as staged resources (`withStagedResources`: all committed with the transaction, or
- * all removed again).
+ * The move and its rewrites as a changeset plan (extensions §9): the moved file under its new name (with
+ * its rewritten content when its own links changed), and each linking file with its rewritten content,
+ * every one an `edit`. What the plan read is what the commit checks under the project lock (`seen`:
+ * the files as read, and the new name free), so a file written in between makes it plan again.
  */
-export async function inMoveTransaction<R>(
-  ctx: MdStoreContext,
+export function moveChangesetPlan(
   project: ProjectRecord,
-  plan: MovePlan | null,
-  work: (tx: RecordsTransaction, contents: RewriteContents) => Promise<R>,
-): Promise<R> {
-  const blobs = plan ? blobRewrites(ctx, plan) : [];
-  if (blobs.length === 0) return ctx.records.withTransaction((tx) => work(tx, { blobs: new Map() }));
-  const keys = new Map(blobs.map((planned) => [planned.file.id, newContentKey(ctx, planned.file.id)]));
-  return withStagedResources(
-    ctx,
-    [...keys.values()].map((key) => ({ bucket: project.bucketName, key })),
-    async (signal) => {
-      for (const planned of blobs) {
-        await ctx.blobs.put({
-          bucket: project.bucketName,
-          key: keys.get(planned.file.id)!,
-          content: oneChunk(planned.bytes),
-          maxBytes: ctx.settings.maxFileBytes,
-          signal,
-        });
-      }
-    },
-    (tx) => work(tx, { blobs: keys }),
-  );
-}
-
-async function* oneChunk(bytes: Uint8Array) {
-  yield bytes;
-}
-
-/**
- * Inside the move's transaction, after the move itself: each planned rewrite becomes the linking
- * file's next revision (`edit`), with its search and link index, through `commitContentVersion`.
- */
-export async function applyMoveRewrites(
-  ctx: MdStoreContext,
-  tx: RecordsTransaction,
-  o: { principal: Principal; projectId: string; plan: MovePlan; contents: RewriteContents },
-): Promise<BlobIntentRecord[]> {
-  const doomed: BlobIntentRecord[] = [];
-  for (const { rewrite, file, bytes, links } of o.plan.rewrites) {
-    const locked = await lockActiveProject(tx, o.principal, o.projectId);
-    const current = await tx.findFile({ projectId: locked.id, filename: rewrite.newFilename });
-    if (!current || current.id !== file.id || current.sha256 !== file.sha256) throw new StaleRewritePlan();
-    const blobKey = o.contents.blobs.get(current.id);
-    const contentKey = blobKey ?? newContentKey(ctx, current.id);
-    const hash = ctx.hashing.sha256();
-    hash.update(bytes);
-    if (blobKey === undefined) await tx.insertInlineContent({ projectId: locked.id, contentKey, bytes });
-    const text = decoder.decode(bytes);
-    const stored = {
-      contentKey,
-      inline: blobKey === undefined,
-      sizeBytes: bytes.byteLength,
-      sha256: hash.digestHex(),
-      ...searchFields(text),
-      links,
-    };
-    const committed = await commitContentVersion(ctx, tx, {
-      project: locked,
-      current,
-      stored,
-      change: 'edit',
-    });
-    doomed.push(...committed.doomed);
+  file: FileRecord,
+  to: string,
+  plan: MovePlan,
+): { changeset: ChangesetPlan; moved: PlannedFile } {
+  const planned = (origin: FileRecord, filename: string): PlannedFile => ({
+    origin,
+    fileId: origin.id,
+    filename,
+    text: null,
+    metadataJson: origin.metadataJson,
+    kind: 'move',
+    deleted: false,
+  });
+  const moved = planned(file, to);
+  const files = [moved];
+  const seen = new Map<string, FileRecord | null>([
+    [file.filename, file],
+    [to, null],
+  ]);
+  for (const { rewrite, file: source } of plan.rewrites) {
+    const rewritten = source.id === file.id ? moved : planned(source, source.filename);
+    rewritten.text = rewrite.content;
+    rewritten.kind = 'edit';
+    if (rewritten === moved) continue;
+    files.push(rewritten);
+    seen.set(source.filename, source);
   }
-  return doomed;
+  const touched = files.map((f) => ({ file: f, filename: f.filename }));
+  return { changeset: { project, files, touched, seen }, moved };
 }
 
 export const staleRewriteConflict = (): EditConflictError =>
