@@ -8,9 +8,9 @@ import {
   systemClock,
   type WebhookTransport,
 } from '@mdstore/core';
-import type { ServerConfig } from '../config/index.js';
 import { loggingEvents, type Runtime } from '../composition/runtime.js';
 import { TOKENS } from '../composition/tokens.js';
+import type { ServerConfig } from '../config/index.js';
 import type { Logger } from '../logger.js';
 import type { ServerMetrics } from '../metrics/metrics.js';
 
