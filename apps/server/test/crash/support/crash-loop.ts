@@ -23,6 +23,8 @@ export interface CrashLoopOptions {
   readonly children: Set<ServerChild>;
   /** Runs once the first server is up, before any load (e.g. creates a webhook). */
   readonly onFirstStart?: (server: { url: string; apiKey: string }) => Promise<void>;
+  /** Runs after the load's random delay, right before the kill (e.g. waits for a webhook attempt in flight). */
+  readonly beforeKill?: () => Promise<void>;
   /** Runs on the last server, after its verification and before its SIGTERM (e.g. checks deliveries). */
   readonly beforeLastStop?: (server: { url: string; apiKey: string }, model: Model) => Promise<void>;
 }
@@ -61,6 +63,7 @@ export async function runCrashLoop(o: CrashLoopOptions): Promise<Stats> {
     const workers = Array.from({ length: o.workers }, () => runWorker({ ...ctx, killed: () => killed }));
     // Mostly mid-load; sometimes right at the first requests.
     await sleep(random.chance(0.15) ? random.int(0, 60) : random.int(60, 1500));
+    await o.beforeKill?.();
     killed = true;
     server.child.kill('SIGKILL');
     await server.child.exited;
