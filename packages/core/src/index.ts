@@ -10,7 +10,12 @@ export {
   systemClock,
   webCryptoSecrets,
 } from './defaults/web-runtime.js';
-export { WEBHOOK_LIMITS, type WebhookLimits } from './defaults/webhooks.js';
+export {
+  scaledWebhookTimings,
+  WEBHOOK_LIMITS,
+  type WebhookLimits,
+  type WebhookTimings,
+} from './defaults/webhooks.js';
 export * from './errors.js';
 export * from './links/index.js';
 export * from './listing/index.js';

@@ -33,6 +33,16 @@ const BooleanSchema = v.pipe(
   v.transform((word) => TRUE_WORDS.includes(word)),
 );
 
+/** A fraction in (0, 1], written as a decimal (`0.05`, `1`). */
+const ScaleSchema = v.pipe(
+  v.string(),
+  v.regex(/^(\d+(\.\d+)?|\.\d+)$/, 'must be a number greater than 0 and at most 1'),
+  v.transform(Number),
+  v.number(),
+  v.gtValue(0, 'must be a number greater than 0 and at most 1'),
+  v.maxValue(1, 'must be a number greater than 0 and at most 1'),
+);
+
 const nonBlank = (what: string) => v.pipe(v.string(), v.minLength(1, `must be ${what}`));
 
 const HostSchema = v.pipe(
@@ -178,6 +188,7 @@ const EnvironmentSchema = v.object({
   MDSTORE_HTTP_REDIRECT_PORT: v.optional(PortSchema),
   MDSTORE_TRUST_PROXY: v.optional(BooleanSchema, 'false'),
   MDSTORE_WEBHOOK_ALLOW_PRIVATE: v.optional(BooleanSchema, 'false'),
+  MDSTORE_WEBHOOK_TIME_SCALE: v.optional(ScaleSchema, '1'),
   MDSTORE_PUBLIC_ORIGINS: v.optional(OriginListSchema, ''),
   MDSTORE_METRICS_PORT: v.optional(PortSchema),
   MDSTORE_METRICS_HOST: v.optional(HostSchema),
@@ -239,6 +250,7 @@ export function loadConfig(env: Environment, options: { cwd?: string } = {}): Se
     },
     shareRateLimit: vars.MDSTORE_SHARE_RATE_LIMIT,
     webhookAllowPrivate: vars.MDSTORE_WEBHOOK_ALLOW_PRIVATE,
+    webhookTimeScale: vars.MDSTORE_WEBHOOK_TIME_SCALE,
     tls,
     httpRedirectPort: vars.MDSTORE_HTTP_REDIRECT_PORT ?? null,
     trustProxy,

@@ -55,6 +55,12 @@ export interface ServerConfig {
    * unique-local or metadata addresses (extensions §7). Off by default: only for tests and closed labs.
    */
   readonly webhookAllowPrivate: boolean;
+  /**
+   * `MDSTORE_WEBHOOK_TIME_SCALE` (0 < scale ≤ 1, default 1): multiplies every webhook delivery timing
+   * (retry schedule, attempt timeout, lease, sweep), so that test rigs see retries and crash recovery in
+   * seconds. 1 in production.
+   */
+  readonly webhookTimeScale: number;
   /** PEM file paths; the files are read at start-up by `readTlsFiles`. */
   readonly tls: { readonly certPath: string; readonly keyPath: string } | null;
   readonly httpRedirectPort: number | null;

@@ -37,6 +37,7 @@ describe('loadConfig defaults', () => {
       changes: { retentionDays: 30, maxStreamsPerKey: 5 },
       shareRateLimit: 600,
       webhookAllowPrivate: false,
+      webhookTimeScale: 1,
       tls: null,
       httpRedirectPort: null,
       trustProxy: false,
@@ -52,6 +53,13 @@ describe('loadConfig defaults', () => {
     expect(load({ MDSTORE_WEBHOOK_ALLOW_PRIVATE: 'true' }).webhookAllowPrivate).toBe(true);
     expect(load({ MDSTORE_WEBHOOK_ALLOW_PRIVATE: 'false' }).webhookAllowPrivate).toBe(false);
     expect(() => load({ MDSTORE_WEBHOOK_ALLOW_PRIVATE: 'maybe' })).toThrow(/MDSTORE_WEBHOOK_ALLOW_PRIVATE/);
+  });
+
+  it('scales webhook timings by MDSTORE_WEBHOOK_TIME_SCALE, a number in (0, 1]', () => {
+    expect(load({ MDSTORE_WEBHOOK_TIME_SCALE: '0.05' }).webhookTimeScale).toBe(0.05);
+    expect(load({ MDSTORE_WEBHOOK_TIME_SCALE: '1' }).webhookTimeScale).toBe(1);
+    for (const bad of ['0', '1.5', '-0.1', 'fast', '1e-3'])
+      expect(() => load({ MDSTORE_WEBHOOK_TIME_SCALE: bad })).toThrow(/MDSTORE_WEBHOOK_TIME_SCALE/);
   });
 
   it('treats empty and blank values as unset and trims the others', () => {

@@ -37,3 +37,21 @@ export const WEBHOOK_LIMITS: WebhookLimits = Object.freeze({
   deliveriesRetentionDays: 30,
   deliveriesExpiryBatch: 1000,
 });
+
+/** The timings `scaledWebhookTimings` shortens: the retry schedule, an attempt's timeout, the lease, the sweep. */
+export type WebhookTimings = Pick<WebhookLimits, 'retryDelaysMs' | 'timeoutMs' | 'leaseMs' | 'sweepMs'>;
+
+/**
+ * Every delivery timing times `scale` (0 < scale ≤ 1; `MDSTORE_WEBHOOK_TIME_SCALE`), at least 1 ms each:
+ * for test rigs and labs that must see retries and crash recovery in seconds, not hours. The schedule
+ * keeps its shape (the same number of attempts before a webhook is disabled).
+ */
+export function scaledWebhookTimings(scale: number): WebhookTimings {
+  const times = (ms: number) => Math.max(1, Math.round(ms * scale));
+  return {
+    retryDelaysMs: Object.freeze(WEBHOOK_LIMITS.retryDelaysMs.map(times)),
+    timeoutMs: times(WEBHOOK_LIMITS.timeoutMs),
+    leaseMs: times(WEBHOOK_LIMITS.leaseMs),
+    sweepMs: times(WEBHOOK_LIMITS.sweepMs),
+  };
+}

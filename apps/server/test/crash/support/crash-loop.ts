@@ -21,6 +21,12 @@ export interface CrashLoopOptions {
   /** Counts, instead of failing on, the 500 of the fs store's known put-vs-deleteBucket race. */
   /** Every child started, so the test can kill what a failure leaves running. */
   readonly children: Set<ServerChild>;
+  /** Runs once the first server is up, before any load (e.g. creates a webhook). */
+  readonly onFirstStart?: (server: { url: string; apiKey: string }) => Promise<void>;
+  /** Runs after the load's random delay, right before the kill (e.g. waits for a webhook attempt in flight). */
+  readonly beforeKill?: () => Promise<void>;
+  /** Runs on the last server, after its verification and before its SIGTERM (e.g. checks deliveries). */
+  readonly beforeLastStop?: (server: { url: string; apiKey: string }, model: Model) => Promise<void>;
 }
 
 export class CrashViolation extends Error {}
@@ -39,6 +45,7 @@ export async function runCrashLoop(o: CrashLoopOptions): Promise<Stats> {
   let cycle = newCycle();
   let server = await start(o, stats);
   await registerDefaultProject(server.url, model, String(account.default_project_id));
+  await o.onFirstStart?.({ url: server.url, apiKey: model.apiKey });
   const began = Date.now();
   for (;;) {
     await check(o, server, model, cycle, stats);
@@ -56,6 +63,7 @@ export async function runCrashLoop(o: CrashLoopOptions): Promise<Stats> {
     const workers = Array.from({ length: o.workers }, () => runWorker({ ...ctx, killed: () => killed }));
     // Mostly mid-load; sometimes right at the first requests.
     await sleep(random.chance(0.15) ? random.int(0, 60) : random.int(60, 1500));
+    await o.beforeKill?.();
     killed = true;
     server.child.kill('SIGKILL');
     await server.child.exited;
@@ -77,6 +85,7 @@ export async function runCrashLoop(o: CrashLoopOptions): Promise<Stats> {
     if (random.chance(0.2)) await killDuringStartUp(o, random.int(150, 1100), stats);
     server = await start(o, stats);
   }
+  await o.beforeLastStop?.({ url: server.url, apiKey: model.apiKey }, model);
   server.child.kill('SIGTERM');
   const code = await server.child.exited;
   if (code !== 0) throw new CrashViolation(`the last server exited ${code} on SIGTERM`);
