@@ -5,7 +5,7 @@ import { createClient, type MdStoreClient } from '@mdstore/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useRealServer } from '../../client/test/support/server.js';
 import { type SyncReport, watchFolder } from '../src/index.js';
-import { BIN, removeFolder, tempFolder } from './support/cli.js';
+import { BIN, removeFolder, runCli, tempFolder } from './support/cli.js';
 
 const scene = useRealServer();
 let remote: MdStoreClient;
@@ -158,6 +158,22 @@ describe('sync --watch (watchFolder)', () => {
 });
 
 describe('mdstore sync DIR --watch', () => {
+  it('refuses --dry-run with --watch (exit 2), and ends with exit 1 when the key is refused', async () => {
+    const dir = await folder({ 'one.md': '# one\n' });
+    const env = { MDSTORE_URL: scene.server.url, MDSTORE_API_KEY: scene.account.apiKey };
+    const both = await runCli(['sync', dir, '--watch', '--dry-run'], { env });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--watch and --dry-run do not go together');
+    const signal = AbortSignal.timeout(10_000);
+    const refused = await runCli(['sync', dir, '--watch', '--project', projectId], {
+      env: { ...env, MDSTORE_API_KEY: 'mds_not_a_key' },
+      signal,
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('401');
+    expect(signal.aborted).toBe(false);
+  });
+
   it('keeps syncing until SIGTERM, then exits 0', async () => {
     const dir = await folder({ 'one.md': '# one\n' });
     const child = spawn(process.execPath, [BIN, 'sync', dir, '--watch', '--json'], {
