@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createClient, type MdStoreClient } from '@mdstore/client';
+import { createLogger, loadConfig, type ServerProcess, startServer } from '@mdstore/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useRealServer } from '../../client/test/support/server.js';
 import { type SyncReport, watchFolder } from '../src/index.js';
@@ -154,6 +156,67 @@ describe('sync --watch (watchFolder)', () => {
     expect(watch.errors.map((error) => (error as { status?: number }).status)).toContain(410);
     await remote.files.upload(projectId, 'later.md', '# later\n');
     await until(async () => (await read(dir, 'later.md')) === '# later\n', 'a change after the 410');
+  });
+});
+
+describe('sync --watch across a server restart', () => {
+  /** A server on `dataDir` (and on `port`, when given: the restarted one listens where the first did). */
+  const serve = (dataDir: string, port = 0): Promise<ServerProcess> =>
+    startServer({
+      config: loadConfig({
+        MDSTORE_DATA_DIR: dataDir,
+        PORT: String(port),
+        MDSTORE_RATE_LIMIT_STANDARD: '1000000',
+        MDSTORE_LOG_LEVEL: 'silent',
+      }),
+      logger: createLogger({ level: 'silent' }),
+      shutdownGraceMs: 500,
+    });
+
+  it('pushes what changed while the server was down, then follows the feed again', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'mdstore-watch-restart-'));
+    folders.push(dataDir);
+    let server = await serve(dataDir);
+    stops.push(() => server.stop());
+    const created = await server.runtime.store.accounts.create({ name: 'restart' });
+    const apiKey = created.apiKey.apiKey;
+    const project = created.defaultProject.id;
+    const client = createClient({ baseUrl: server.url, apiKey });
+    const dir = await folder({ 'a.md': '# a\n' });
+    const controller = new AbortController();
+    const rounds: SyncReport[] = [];
+    const errors: unknown[] = [];
+    const done = watchFolder({
+      client,
+      server: server.url,
+      root: dir,
+      projectId: project,
+      signal: controller.signal,
+      onSync: (report) => rounds.push(report),
+      onError: (error) => errors.push(error),
+      debounceMs: 100,
+      waitSeconds: 5,
+      backoffMs: 100,
+    });
+    stops.push(async () => {
+      controller.abort();
+      await done;
+    });
+    await until(async () => rounds.length >= 1, 'the first round');
+
+    const port = Number(new URL(server.url).port);
+    await server.stop();
+    await writeFile(path.join(dir, 'offline.md'), '# written while the server was down\n');
+    await until(async () => errors.length > 0, 'a failed attempt while down');
+    server = await serve(dataDir, port);
+
+    await until(
+      async () =>
+        (await client.files.readText(project, 'offline.md')) === '# written while the server was down\n',
+      'the local change after the restart',
+    );
+    await client.files.upload(project, 'after.md', '# after the restart\n');
+    await until(async () => (await read(dir, 'after.md')) === '# after the restart\n', 'a remote change');
   });
 });
 
