@@ -9,6 +9,8 @@ export interface Io {
   readonly stderr: Writable & { isTTY?: boolean };
   readonly stdin: Readable;
   readonly env: NodeJS.ProcessEnv;
+  /** Ends a long-running command (`sync --watch`) cleanly; without it, SIGINT or SIGTERM does. */
+  readonly signal?: AbortSignal;
 }
 
 export const VERSION = '0.1.0';

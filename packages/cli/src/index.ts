@@ -14,3 +14,4 @@ export { isSyncable, STATE_FILE } from './sync/names.js';
 export { type Decision, decide } from './sync/plan.js';
 export type { StateEntry, SyncState } from './sync/state.js';
 export { type TransferOptions, type TransferReport, transferFolder } from './sync/transfer.js';
+export { type WatchOptions, watchFolder } from './sync/watch.js';

@@ -1,9 +1,11 @@
 import path from 'node:path';
 import { type CommandContext, EXIT, UsageError } from '../context.js';
+import { describeError } from '../errors.js';
 import { terminalProgress } from '../progress.js';
-import { type SyncReport, syncFolder } from '../sync/engine.js';
+import { type SyncOptions, type SyncReport, syncFolder } from '../sync/engine.js';
 import { readState } from '../sync/state.js';
 import { type TransferReport, transferFolder } from '../sync/transfer.js';
+import { watchFolder } from '../sync/watch.js';
 import type { Command, Options, Values } from './types.js';
 
 const FOLDER_OPTIONS: Options = {
@@ -113,9 +115,10 @@ export const pull = transferCommand('pull');
 
 export const sync: Command = {
   name: 'sync',
-  usage: 'mdstore sync DIR [--dry-run] [--jobs N] [--project P] [--json]',
-  summary: 'two-way sync of DIR with the project; conflicts keep both versions (exit code 3)',
-  options: FOLDER_OPTIONS,
+  usage: 'mdstore sync DIR [--watch] [--dry-run] [--jobs N] [--project P] [--json]',
+  summary:
+    'two-way sync of DIR with the project; conflicts keep both versions (exit code 3); --watch: keep syncing as either side changes',
+  options: { ...FOLDER_OPTIONS, watch: { type: 'boolean', short: 'w' } },
   positionals: [1, 1],
   async run(ctx, [dir], values) {
     const root = path.resolve(dir!);
@@ -124,6 +127,16 @@ export const sync: Command = {
     // A synced folder knows its project; --project (or the default project) only picks it the first time.
     const state = await readState(root);
     const projectId = state && connection.project === undefined ? state.project_id : await ctx.projectId();
+    if (values.watch === true) {
+      if (values['dry-run'] === true) throw new UsageError('--watch and --dry-run do not go together');
+      return watchCommand(ctx, {
+        client,
+        server: connection.url,
+        root,
+        projectId,
+        concurrency: jobsOf(values),
+      });
+    }
     const progress = ctx.json ? undefined : terminalProgress(ctx.io.stderr as NodeJS.WriteStream, 'sync');
     const report = await syncFolder({
       client,
@@ -151,3 +164,44 @@ export const sync: Command = {
     return exitCode(report);
   },
 };
+
+/**
+ * `sync --watch`: rounds of sync until SIGINT/SIGTERM (or `io.signal`). Each round that did something is
+ * printed (with --json: one report per line); the exit code is the last round's, as `sync` would give.
+ */
+async function watchCommand(
+  ctx: CommandContext,
+  options: Omit<SyncOptions, 'dryRun' | 'progress'>,
+): Promise<number> {
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  if (ctx.io.signal) ctx.io.signal.addEventListener('abort', onSignal, { once: true });
+  else {
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  try {
+    let first = true;
+    const report = await watchFolder({
+      ...options,
+      signal: stop.signal,
+      onSync(round) {
+        const changed = round.items.some((item) => item.action !== 'unresolved') || round.errors.length > 0;
+        if (ctx.json) ctx.out(JSON.stringify(round));
+        else if (first || changed) {
+          printItems(ctx, round);
+          ctx.out(`sync: ${summary(round)}${first ? '; watching for changes (Ctrl-C stops)' : ''}`);
+        }
+        first = false;
+      },
+      onError(error) {
+        ctx.warn(`sync --watch: ${describeError(error)} (trying again)`);
+      },
+    });
+    return report ? exitCode(report) : EXIT.ok;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    ctx.io.signal?.removeEventListener('abort', onSignal);
+  }
+}

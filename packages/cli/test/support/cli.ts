@@ -17,7 +17,7 @@ export interface CliResult {
 /** Runs one command line in this process, as the `mdstore` command would. */
 export async function runCli(
   argv: string[],
-  options: { env: Record<string, string | undefined>; stdin?: string; tty?: boolean },
+  options: { env: Record<string, string | undefined>; stdin?: string; tty?: boolean; signal?: AbortSignal },
 ): Promise<CliResult> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -30,6 +30,7 @@ export async function runCli(
     stderr,
     stdin: Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]),
     env: { HOME: '/nonexistent', ...options.env },
+    ...(options.signal && { signal: options.signal }),
   });
   return { code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
 }
