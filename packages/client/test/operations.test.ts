@@ -26,6 +26,10 @@ const CALLS: Record<
   uploadFile: (c, s) => c.files.upload(s.projectId, 'op.md', '# op\n', { metadata: { n: 1 } }),
   listFiles: (c, s) => c.files.list(s.projectId),
   exportProject: async (c, s) => (await c.projects.export(s.projectId, { format: 'tar.gz' })).arrayBuffer(),
+  importProject: async (c, s) => {
+    const archive = await (await c.projects.export(s.projectId, { format: 'tar.gz' })).arrayBuffer();
+    return c.projects.import(s.projectId, new Uint8Array(archive), { format: 'tar.gz', dryRun: true });
+  },
   downloadFile: (c, s) => c.files.readText(s.projectId, 'op.md'),
   headFile: (c, s) => c.files.head(s.projectId, 'op.md'),
   updateFileMetadata: (c, s) => c.files.updateMetadata(s.projectId, 'op.md', { n: 2 }),

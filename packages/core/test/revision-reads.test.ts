@@ -35,6 +35,8 @@ describe('listing revisions', () => {
           sha256: v3.sha256,
           metadata: { k: 1 },
           change: 'move',
+          changesetId: null,
+          message: null,
           createdAt: t0 + 3000,
         },
         {
@@ -44,6 +46,8 @@ describe('listing revisions', () => {
           sha256: v3.sha256,
           metadata: { k: 1 },
           change: 'content',
+          changesetId: null,
+          message: null,
           createdAt: t0 + 2000,
         },
         {
@@ -53,6 +57,8 @@ describe('listing revisions', () => {
           sha256: v1.sha256,
           metadata: { k: 1 },
           change: 'metadata',
+          changesetId: null,
+          message: null,
           createdAt: t0 + 1000,
         },
         {
@@ -62,6 +68,8 @@ describe('listing revisions', () => {
           sha256: v1.sha256,
           metadata: null,
           change: 'created',
+          changesetId: null,
+          message: null,
           createdAt: t0,
         },
       ],

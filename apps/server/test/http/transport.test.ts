@@ -13,7 +13,8 @@ const test = serverTest();
 
 describe('routing and error shape', () => {
   test('unknown paths outside /api are 404 JSON without a key', async (h) => {
-    for (const path of ['/', '/nope', '/API/projects', '/apiary']) {
+    // `/` is the console (extensions §11), tested in test/console.
+    for (const path of ['/nope', '/API/projects', '/apiary']) {
       const response = await h.fetch(path);
       expect(response.status, path).toBe(404);
       expect(response.headers.get('content-type')).toMatch(/^application\/json/);

@@ -43,11 +43,18 @@ describe.skipIf(skip)('two instances on one Postgres schema and one S3 endpoint'
     }));
     [a, b] = await Promise.all([startInstance(env), startInstance(env)]);
     // Accounts are made with the admin CLI on the same environment, as an operator would.
-    for (const name of ['uploads', 'budget', 'revoked', 'deletion', 'access', 'cursors', 'feed'])
-      for (const name of ['uploads', 'budget', 'revoked', 'deletion', 'access', 'shares'])
-        accounts.push(await createAccount(name, env));
-    for (const name of ['uploads', 'budget', 'revoked', 'deletion', 'access', 'links'])
-      accounts.push(await createAccount(name, env));
+    const names = [
+      'uploads',
+      'budget',
+      'revoked',
+      'deletion',
+      'access',
+      'shares',
+      'links',
+      'cursors',
+      'feed',
+    ];
+    for (const name of names) accounts.push(await createAccount(name, env));
   });
 
   afterAll(() =>
@@ -223,7 +230,7 @@ describe.skipIf(skip)('two instances on one Postgres schema and one S3 endpoint'
   });
 
   it('extensions §9: the link index reads its writes on the other instance, late resolution included', async () => {
-    const { apiKey, defaultProjectId } = account(5);
+    const { apiKey, defaultProjectId } = account(6);
     const files = `/api/projects/${defaultProjectId}/files`;
     const linksOf = async (instance: Instance, name: string) => {
       const response = await instance.fetch(`${files}/${encodeURIComponent(name)}/links`, { key: apiKey });
@@ -294,7 +301,7 @@ describe.skipIf(skip)('two instances on one Postgres schema and one S3 endpoint'
 
   it('extensions §3: a list cursor made by one instance pages on the other, with no cursor secret configured', async () => {
     expect(env.MDSTORE_CURSOR_SECRET).toBeUndefined();
-    const { apiKey, defaultProjectId } = account(5);
+    const { apiKey, defaultProjectId } = account(7);
     for (const name of ['c1.md', 'c2.md', 'c3.md', 'c4.md']) {
       expect(
         (await a.fetch(`/api/projects/${defaultProjectId}/files`, uploadRequest(apiKey, name, name))).status,
@@ -321,7 +328,7 @@ describe.skipIf(skip)('two instances on one Postgres schema and one S3 endpoint'
   });
 
   it('extensions §7: a commit on one instance wakes a long poll and a stream held on the other within 2 s', async () => {
-    const { apiKey, defaultProjectId } = account(6);
+    const { apiKey, defaultProjectId } = account(8);
     const head = (await (await a.fetch('/api/changes?limit=1000', { key: apiKey })).json()) as {
       next_since: number;
     };
