@@ -535,6 +535,8 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     const field = page.getByLabel('API key');
     await field.waitFor();
+    // The sign-in screen puts the focus in the key field itself (no click): wait for it, then type.
+    await expect.poll(() => field.evaluate((element) => element === document.activeElement)).toBe(true);
     await page.keyboard.type(server.apiKey);
     await page.keyboard.press('Enter');
     await nav('Projects').getByRole('link', { name: 'Default' }).waitFor();
