@@ -10,6 +10,8 @@ export interface ChangeFeedDeps {
   readonly closing?: AbortSignal;
   /** Told when a stream or held poll opens (+1) and ends (−1). */
   readonly onOpenStreams?: (delta: number) => void;
+  /** A stream's longest silence before a comment line; default `CHANGES_LIMITS.heartbeatMs` (tests shorten it). */
+  readonly heartbeatMs?: number;
 }
 
 /**

@@ -19,8 +19,8 @@ import { createCrashWebhook, type HookState, verifyDeliveries } from './support/
  * verification (verify-changes.ts) has checked at each restart that every acknowledged write is in the
  * feed; here each acknowledged version's ETag is also found among the deliveries.
  */
-const KILLS = Number(process.env.MDSTORE_CRASH_WEBHOOK_KILLS ?? 5);
-const BUDGET_MS = 20_000;
+const KILLS = Number(process.env.MDSTORE_CRASH_WEBHOOK_KILLS ?? 3);
+const BUDGET_MS = 12_000;
 const MAX_FILE_BYTES = 262_144;
 const SEED = Number(process.env.MDSTORE_CRASH_SEED ?? randomBytes(4).readUInt32BE());
 

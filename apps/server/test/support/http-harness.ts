@@ -15,6 +15,9 @@ import { createHttpApp, type HttpAppOptions } from '../../src/http/index.js';
 import { type RunningHttpServer, type ServerTimeouts, startHttpServer } from '../../src/http/server.js';
 import { type AdapterFactory, memoryAdapters, selectedAdapters, type TestAdapters } from './adapters.js';
 
+/** The SSE heartbeat of test servers (the default, `CHANGES_LIMITS.heartbeatMs`, is 10 s). */
+export const HARNESS_HEARTBEAT_MS = 300;
+
 export interface LogLine {
   readonly level: 'info' | 'warn' | 'error';
   readonly message: string;
@@ -101,7 +104,8 @@ export class HttpHarness {
       trustProxy: false,
       tls: false,
       audit,
-      changes: { notifier, maxStreamsPerKey: 5 },
+      // A heartbeat every 300 ms: the rule (a comment line while idle) is tested without waiting 10 s.
+      changes: { notifier, maxStreamsPerKey: 5, heartbeatMs: HARNESS_HEARTBEAT_MS },
       ...options.app,
     });
     const server = await startHttpServer({
@@ -256,6 +260,7 @@ export function parseRawResponse(text: string) {
  * Declares a test that runs against its own fresh server and always closes it. The adapters come from
  * `options.adapters`, else from `MDSTORE_HTTP_TEST_ADAPTERS` (see `selectedAdapters`).
  */
+
 export function serverTest(options: HarnessOptions = {}) {
   return (name: string, body: (harness: HttpHarness) => Promise<void>, timeout?: number): void => {
     it(

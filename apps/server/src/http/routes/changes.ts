@@ -164,6 +164,7 @@ async function streamChanges(
       });
       res.flushHeaders();
       res.write(': mdstore change feed\n\n');
+      const heartbeatMs = deps.changes?.heartbeatMs ?? CHANGES_LIMITS.heartbeatMs;
       let page = first;
       let lastWrite = Date.now();
       let lastKeyCheck = Date.now();
@@ -175,7 +176,7 @@ async function streamChanges(
         }
         if (page.changes.length < request.limit) {
           const now = Date.now();
-          const untilHeartbeat = lastWrite + CHANGES_LIMITS.heartbeatMs - now;
+          const untilHeartbeat = lastWrite + heartbeatMs - now;
           const untilKeyCheck = lastKeyCheck + CHANGES_LIMITS.keyCheckMs - now;
           await waiter.next(Math.min(untilHeartbeat, untilKeyCheck, CHANGES_LIMITS.safetyPollMs), signal);
           if (signal.aborted) break;
@@ -183,7 +184,7 @@ async function streamChanges(
             lastKeyCheck = Date.now();
             if (!(await store.changes.keyStillValid({ principal }))) break;
           }
-          if (Date.now() - lastWrite >= CHANGES_LIMITS.heartbeatMs) {
+          if (Date.now() - lastWrite >= heartbeatMs) {
             res.write(': heartbeat\n\n');
             lastWrite = Date.now();
           }
