@@ -14,7 +14,7 @@ import { AuditQueue } from '../../apps/server/src/http/audit.js';
 import { createHttpApp } from '../../apps/server/src/http/index.js';
 import { startHttpServer } from '../../apps/server/src/http/server.js';
 import { createLogger } from '../../apps/server/src/logger.js';
-import { markdownBytes } from '../lib/content.js';
+import { alternatingWriteRounds } from './write-rounds.js';
 
 const { values: flags } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
 const ROUND_MS = flags.quick ? 300 : 1_500;
@@ -36,54 +36,12 @@ const servers = await Promise.all(
 );
 try {
   const created = await store.accounts.create({ name: `audit-cost-${Date.now()}` });
-  const auth = { Authorization: `Bearer ${created.apiKey.apiKey}` };
-  const content = markdownBytes(4 * 1024);
-  const variants = await Promise.all(
-    servers.map(async (server, index) => {
-      const project = (await (
-        await fetch(`${server.url}/api/projects`, {
-          method: 'POST',
-          headers: { ...auth, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ name: `variant-${index}` }),
-        })
-      ).json()) as { id: string };
-      const form = new FormData();
-      form.append('file', new Blob([content], { type: 'text/markdown' }), 'doc.md');
-      const uploaded = await fetch(`${server.url}/api/projects/${project.id}/files`, {
-        method: 'POST',
-        headers: auth,
-        body: form,
-      });
-      if (uploaded.status !== 201) throw new Error(`upload: ${uploaded.status} ${await uploaded.text()}`);
-      return { file: `${server.url}/api/projects/${project.id}/files/doc.md`, means: [] as number[] };
-    }),
-  );
-  let requests = 0;
-  const write = async (file: string, index: number) => {
-    const response =
-      index % 2 === 0
-        ? await fetch(`${file}/content`, {
-            method: 'PUT',
-            headers: { ...auth, 'Content-Type': 'text/markdown' },
-            body: Buffer.concat([Buffer.from(`# version ${index}\n`), content]),
-          })
-        : await fetch(file, {
-            method: 'PUT',
-            headers: { ...auth, 'Content-Type': 'application/json' },
-            body: JSON.stringify({ metadata: { round: index, tags: ['a', 'b'] } }),
-          });
-    await response.arrayBuffer();
-    if (response.status !== 200) throw new Error(`write: ${response.status}`);
-    requests++;
-  };
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const variant of round % 2 === 0 ? variants : [...variants].reverse()) {
-      const started = performance.now();
-      let count = 0;
-      while (performance.now() - started < ROUND_MS) await write(variant.file, count++);
-      variant.means.push((performance.now() - started) / count);
-    }
-  }
+  const { medianMs, requests } = await alternatingWriteRounds({
+    urls: servers.map((server) => server.url),
+    apiKey: created.apiKey.apiKey,
+    rounds: ROUNDS,
+    roundMs: ROUND_MS,
+  });
   await audit.flush();
   const principal = await store.authenticate({ apiKey: created.apiKey.apiKey });
   let entries = 0;
@@ -93,9 +51,8 @@ try {
     entries += page.entries.length;
     cursor = page.nextCursor ?? undefined;
   } while (cursor);
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   process.stdout.write(
-    `${JSON.stringify({ audited_ms: median(variants[0]!.means), plain_ms: median(variants[1]!.means), requests, entries })}\n`,
+    `${JSON.stringify({ audited_ms: medianMs[0], plain_ms: medianMs[1], requests, entries })}\n`,
   );
 } finally {
   await Promise.all(servers.map((server) => server.close()));
