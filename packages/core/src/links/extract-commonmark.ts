@@ -1,5 +1,5 @@
-import type { Env, StateBlock, StateInline, Token } from 'markdown-it';
-import { commonMark } from '../markdown/parse-commonmark.js';
+import type { StateBlock, StateInline, Token } from 'markdown-it';
+import { commonMark, type Env } from '../markdown/parse-commonmark.js';
 import { collapseWhiteSpace } from '../markdown/text.js';
 import { findWikiLinks } from '../markdown/wiki-links.js';
 import type { RawIndexLink, RawLinkDocument } from './raw.js';
@@ -33,8 +33,10 @@ const { normalizeReference, unescapeAll, isSpace } = md.utils;
 type InlineRule = (state: StateInline, silent: boolean) => boolean;
 type BlockRule = (state: StateBlock, startLine: number, endLine: number, silent: boolean) => boolean;
 
-const ruleOf = <T>(ruler: { __rules__: Array<{ name: string; fn: unknown }> }, name: string): T =>
-  ruler.__rules__.find((rule) => rule.name === name)!.fn as T;
+/** A rule of a ruler by name (markdown-it keeps them in `__rules__`, which its types do not declare). */
+const ruleOf = <T>(ruler: object, name: string): T =>
+  (ruler as { __rules__: Array<{ name: string; fn: unknown }> }).__rules__.find((rule) => rule.name === name)!
+    .fn as T;
 
 const linkRule = ruleOf<InlineRule>(md.inline.ruler, 'link');
 const imageRule = ruleOf<InlineRule>(md.inline.ruler, 'image');
@@ -60,16 +62,11 @@ function noteLink(rule: InlineRule, image: boolean): InlineRule {
 md.inline.ruler.at('link', noteLink(linkRule, false));
 md.inline.ruler.at('image', noteLink(imageRule, true));
 md.block.ruler.at('reference', (state, startLine, endLine, silent) => {
-  const before = state.tokens.length;
   if (!referenceRule(state, startLine, endLine, silent)) return false;
   if (silent) return true;
-  const token = state.tokens[before];
   const env = state.env as LinkEnv;
-  const label = token?.meta?.label as string | undefined;
-  if (label !== undefined && !env.definitions.has(label)) {
-    const range = definitionDestination(state.src, state.bMarks[startLine]! + state.tShift[startLine]!);
-    if (range) env.definitions.set(label, range);
-  }
+  const found = definitionDestination(state.src, state.bMarks[startLine]! + state.tShift[startLine]!);
+  if (found && !env.definitions.has(found.label)) env.definitions.set(found.label, found.range);
   return true;
 });
 
@@ -87,11 +84,18 @@ md.inline.State = class NotingState extends BaseState {
   }
 };
 
-/** `[label]: destination` starting at `at`: the destination's range (escapes and line breaks allowed). */
-function definitionDestination(src: string, at: number): readonly [number, number] | null {
+/**
+ * `[label]: destination` starting at `at` (a definition the reference rule accepted): its normalised
+ * label and the destination's range (escapes and line breaks allowed).
+ */
+function definitionDestination(
+  src: string,
+  at: number,
+): { label: string; range: readonly [number, number] } | null {
   let pos = at + 1;
   while (pos < src.length && src.charCodeAt(pos) !== 0x5d) pos += src.charCodeAt(pos) === 0x5c ? 2 : 1;
   if (src.charCodeAt(pos + 1) !== 0x3a) return null;
+  const label = normalizeReference(src.slice(at + 1, pos));
   pos += 2;
   // White space, at most one line break, and a container's markers (`>`, indentation) after it.
   while (pos < src.length && (isSpace(src.charCodeAt(pos)) || src.charCodeAt(pos) === 0x0a)) {
@@ -100,7 +104,7 @@ function definitionDestination(src: string, at: number): readonly [number, numbe
       while (src.charCodeAt(pos) === 0x3e || isSpace(src.charCodeAt(pos))) pos++;
   }
   const result = parseLinkDestination(src, pos, src.length);
-  return result.ok ? [pos, result.pos] : null;
+  return result.ok ? { label, range: [pos, result.pos] } : null;
 }
 
 /** An inline link's destination, after its label's `]`: the range, or null for a reference link. */

@@ -1,4 +1,4 @@
-import markdownIt, { type Env, type StateInline, type Token } from 'markdown-it';
+import markdownIt, { type StateInline, type Token } from 'markdown-it';
 import type { HeadingLevel, RawDocument, RawHeading, RawLink } from './parse-types.js';
 import { collapseWhiteSpace, parserLineStarts } from './text.js';
 import { findWikiLinks } from './wiki-links.js';
@@ -11,6 +11,9 @@ import { findWikiLinks } from './wiki-links.js';
  * the text around it), targets are not percent-encoded, and escapes stay separate tokens so that an
  * escaped `\[\[` never reads as a wiki link.
  */
+
+/** markdown-it's environment object, passed through a parse to its rules (its types name none). */
+export type Env = Record<string, unknown>;
 
 interface PositionEnv extends Env {
   /** Offset in its inline source where each inline token was pushed. */

@@ -1,6 +1,6 @@
-import markdownIt, { type Env, type Token } from 'markdown-it';
+import markdownIt, { type Token } from 'markdown-it';
 import { frontMatterLength } from '../front-matter.js';
-import { plainText } from '../parse-commonmark.js';
+import { type Env, plainText } from '../parse-commonmark.js';
 import { HeadingIds } from '../slug.js';
 import { collapseWhiteSpace } from '../text.js';
 import { fileHref, type RenderLinks, resolveFileLink } from './links.js';
