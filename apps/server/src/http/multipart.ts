@@ -135,7 +135,11 @@ class UploadForm {
     parser.on('partsLimit', () => this.fail(TOO_MANY_PARTS()));
     parser.on('error', () => this.fail(MALFORMED_FORM()));
     parser.on('finish', () => this.onFormEnd());
-    parser.on('close', () => this.fail(MALFORMED_FORM()));
+    // busboy closes after every form, whole or not: only one that closes before its end is malformed
+    // (checked first, so a whole form builds no error).
+    parser.on('close', () => {
+      if (!this.ended) this.fail(MALFORMED_FORM());
+    });
     const onAbort = () => parser.destroy(new Error('The client went away'));
     if (this.options.signal.aborted) onAbort();
     else this.options.signal.addEventListener('abort', onAbort, { once: true });

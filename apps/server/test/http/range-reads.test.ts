@@ -211,4 +211,46 @@ describe('ranged downloads read only the part asked for', () => {
       await h.close();
     }
   });
+
+  it('a small content that comes whole in one chunk is sent in one piece, and cut when more follows', async () => {
+    let extra = false;
+    const h = await HttpHarness.start({
+      settings: { inlineMaxBytes: 0 },
+      adapters: async () => {
+        const records = createMemoryRecords();
+        const inner = createMemoryBlobStore({ scheme: 'file' });
+        // A store that, once switched, produces one more byte after the whole content.
+        const blobs = {
+          ...inner,
+          get: async (o: Parameters<typeof inner.get>[0]) => {
+            const got = await inner.get(o);
+            if (!extra) return got;
+            const content = (async function* () {
+              yield* got.content;
+              yield Buffer.from('!');
+            })();
+            return { ...got, content };
+          },
+        };
+        const rateLimiter = createMemoryRateLimiter();
+        return { records, blobs, rateLimiter, close: () => records.close() };
+      },
+    });
+    try {
+      const { apiKey, defaultProjectId } = await h.account();
+      await h.uploadFile(apiKey, defaultProjectId, 'small.md', Buffer.from('# small\n'));
+      const path = `/api/projects/${defaultProjectId}/files/small.md`;
+      const whole = await download(h, apiKey, path);
+      expect(whole.status).toBe(200);
+      expect(whole.body.toString()).toBe('# small\n');
+      extra = true;
+      const raw = await h.raw(
+        `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${apiKey}\r\n\r\n`,
+      );
+      expect(raw).toBe('');
+      expect(h.logs.filter((line) => line.message === 'download interrupted')).toHaveLength(1);
+    } finally {
+      await h.close();
+    }
+  });
 });
