@@ -74,22 +74,33 @@ export function createSqliteRecords(c: {
     sqliteExecutor(readerStatements, { check: ensureOpen, failed: toStoreError }),
   );
 
+  /** The logical transaction running now (the mutex runs one at a time); its statements check it. */
+  let running: TransactionState = { active: false, failure: undefined };
+  const ended = () => new Error('This transaction has ended: use the repository, not a kept `tx`');
+  // `lockProject` is a plain read here: BEGIN IMMEDIATE took the database's write lock, so no other
+  // writer can change the row until COMMIT. Built once: binding the port's hundred-odd statements to a
+  // new executor for every transaction cost about 140 µs per upload (docs/performance.md).
+  const writes: RecordsTransaction = SQLITE_RECORDS.transaction(
+    sqliteExecutor(writerStatements, {
+      check() {
+        if (!running.active) throw ended();
+        if (running.failure !== undefined) throw running.failure;
+      },
+      failed(error) {
+        running.failure = toStoreError(error);
+        return running.failure;
+      },
+    }),
+  );
+  /** The `tx` one logical transaction is given: the shared statements, refused once it has ended. */
   const transactionFor = (state: TransactionState): RecordsTransaction =>
-    // `lockProject` is a plain read here: BEGIN IMMEDIATE took the database's write lock, so no other
-    // writer can change the row until COMMIT.
-    SQLITE_RECORDS.transaction(
-      sqliteExecutor(writerStatements, {
-        check() {
-          if (!state.active)
-            throw new Error('This transaction has ended: use the repository, not a kept `tx`');
-          if (state.failure !== undefined) throw state.failure;
-        },
-        failed(error) {
-          state.failure = toStoreError(error);
-          return state.failure;
-        },
-      }),
-    );
+    new Proxy(writes, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => (state.active ? value(...args) : Promise.reject(ended()));
+      },
+    });
 
   const rollbackQuietly = (): void => {
     try {
@@ -171,6 +182,7 @@ export function createSqliteRecords(c: {
       throw error;
     }
     const state: TransactionState = { active: true, failure: undefined };
+    running = state;
     let result: T;
     try {
       result = await currentTransaction.run(state, () => work(transactionFor(state)));
