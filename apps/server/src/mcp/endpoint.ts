@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import type { MdStore, Principal } from '@mdstore/core';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { NextFunction, Request, Response } from 'express';
 import { type AuditQueue, isAudited } from '../http/audit.js';
 import { bearerKey, consumeRequestBudget } from '../http/auth.js';
@@ -8,7 +7,6 @@ import { mediaTypeOf, readJsonBody } from '../http/body.js';
 import { HttpError } from '../http/errors.js';
 import { requestIdOf } from '../http/request-id.js';
 import { type HttpLogger, signalOf } from '../http/routes/context.js';
-import { createMcpServer } from './server.js';
 import type { ToolCallOutcome } from './tool-kit.js';
 import { toolRole } from './tool-roles.js';
 
@@ -33,6 +31,22 @@ export interface McpEndpointOptions {
   readonly audit?: AuditQueue;
 }
 
+/**
+ * The MCP SDK and the tools, loaded on the first `/mcp` request: with their dependencies (zod, ajv, a
+ * second HTTP framework) they are about 25 MB of a server's resident memory, which a server nobody
+ * drives through MCP does not pay (docs/performance.md, "Memory").
+ */
+let loaded:
+  | Promise<
+      typeof import('./server.js') & typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')
+    >
+  | undefined;
+const mcpModules = () =>
+  (loaded ??= Promise.all([
+    import('./server.js'),
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+  ]).then(([tools, sdk]) => ({ ...tools, ...sdk })));
+
 export function mcpEndpoint(options: McpEndpointOptions) {
   const { store, logger } = options;
   return async (req: Request, res: Response): Promise<void> => {
@@ -55,6 +69,7 @@ export function mcpEndpoint(options: McpEndpointOptions) {
     }
     // Otherwise the transport refuses the media type (415) without reading the body.
     const audit = options.audit && toolCallAuditor(options.audit, principal, req, res);
+    const { createMcpServer, StreamableHTTPServerTransport } = await mcpModules();
     const server = createMcpServer({ store, principal, signal: signalOf(res), audit }, logger);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
