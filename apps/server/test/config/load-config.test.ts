@@ -33,6 +33,7 @@ describe('loadConfig defaults', () => {
       maxProjectBytes: 107374182400,
       maxImportBytes: 1073741824,
       contentWork: { threads: 1, deadlineMs: 10000, memoryMb: 256, queue: 8 },
+      contentBudgetBytes: 67108864,
       auditRetentionDays: 90,
       changes: { retentionDays: 30, maxStreamsPerKey: 5 },
       shareRateLimit: 600,
