@@ -297,6 +297,15 @@ describe('storage', () => {
     expect(() => load({ MDSTORE_MAX_IMPORT_BYTES: '0' })).toThrow(/MDSTORE_MAX_IMPORT_BYTES/);
   });
 
+  it('reads the content work budget in megabytes and refuses values out of range', () => {
+    expect(load({ MDSTORE_CONTENT_WORK_BUDGET_MB: '16' }).contentBudgetBytes).toBe(16 * 1024 * 1024);
+    for (const value of ['0', '1.5', 'lots', '2000000']) {
+      expect(refusal({ MDSTORE_CONTENT_WORK_BUDGET_MB: value }).message).toMatch(
+        /^MDSTORE_CONTENT_WORK_BUDGET_MB: must be a whole number of megabytes from 1 to 1048576/,
+      );
+    }
+  });
+
   it('reads the change feed settings (extensions §7) and refuses values out of range', () => {
     expect(
       load({ MDSTORE_CHANGES_RETENTION_DAYS: '7', MDSTORE_CHANGES_MAX_STREAMS_PER_KEY: '2' }).changes,
