@@ -168,7 +168,8 @@ export const stallScenario: Scenario = {
     const statuses = new Map<string, Map<number, number>>();
     const slowest = new Map<string, number>();
     const sampler = sampleMemory(server.pid, 100);
-    const idleRss = readMemory(server.pid)?.rss ?? 0;
+    const idleMemory = readMemory(server.pid);
+    const idleRss = idleMemory?.rss ?? 0;
     const measuring = probe(server.url, account);
     const deadline = Date.now() + seconds * 1000;
     let sent = 0;
@@ -208,7 +209,8 @@ export const stallScenario: Scenario = {
     const rssMb = Math.max(maxRss, peak) / MiB;
     bench.log(
       `    ${sent} hostile requests in ${seconds} s; ${loaded.health.length + loaded.download.length} probes; ` +
-        `idle RSS ${(idleRss / MiB).toFixed(0)} MB, peak ${rssMb.toFixed(0)} MB`,
+        `idle RSS ${(idleRss / MiB).toFixed(0)} MB (high-water mark before the load: ` +
+        `${((idleMemory?.peak ?? 0) / MiB).toFixed(0)} MB), peak ${rssMb.toFixed(0)} MB`,
     );
     const label = `stall: hostile set, 4 clients, ${seconds} s [sqlite+fs]`;
     bench.results.lower(

@@ -68,6 +68,13 @@ export {
   MAX_CHANGESET_ATTEMPTS,
 } from './use-cases/changesets/index.js';
 
+export {
+  ContentBudget,
+  type ContentHold,
+  SMALL_HOLD_BYTES,
+  TEXT_BYTES_PER_BYTE,
+  withContentHold,
+} from './use-cases/content-budget.js';
 export { DEFAULT_SETTINGS, type MdStoreEvents, type MdStoreSettings } from './use-cases/context.js';
 export {
   type BodyOf,
@@ -176,6 +183,12 @@ export { CreateKeyBodySchema, KEY_LIMITS, RoleSchema } from './validation/keys.j
 export * from './validation/schemas.js';
 export { SettingsSchema, validateSettings } from './validation/settings.js';
 export { CreateShareBodySchema, SHARE_LIMITS } from './validation/shares.js';
-export { compareCodePoints, countCodePoints, hasNulCharacter } from './validation/text.js';
+export {
+  compareCodePoints,
+  countCodePoints,
+  hasNulCharacter,
+  utf8Pieces,
+  utf8Size,
+} from './validation/text.js';
 export { isValidUtf8, Utf8Validator } from './validation/utf8.js';
 export { CreateWebhookBodySchema, WebhookUrlSchema } from './validation/webhooks.js';

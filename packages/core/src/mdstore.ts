@@ -13,6 +13,7 @@ import * as audit from './use-cases/audit.js';
 import * as auth from './use-cases/authentication.js';
 import * as changes from './use-cases/changes/list.js';
 import * as changesets from './use-cases/changesets/index.js';
+import { ContentBudget } from './use-cases/content-budget.js';
 import {
   DEFAULT_SETTINGS,
   type MdStoreContext,
@@ -70,6 +71,7 @@ const bind = <F extends (ctx: MdStoreContext, ...rest: never[]) => unknown>(ctx:
  * maintenance. The caller owns the adapters and closes them.
  */
 export function createMdStore(adapters: MdStoreAdapters) {
+  const settings = validateSettings({ ...DEFAULT_SETTINGS, ...adapters.settings });
   const ctx: MdStoreContext = {
     records: adapters.records,
     blobs: adapters.blobs,
@@ -80,11 +82,12 @@ export function createMdStore(adapters: MdStoreAdapters) {
     hashing: adapters.hashing ?? portableHashing,
     probe: adapters.probe,
     events: adapters.events ?? { warn: () => {} },
-    settings: validateSettings({ ...DEFAULT_SETTINGS, ...adapters.settings }),
+    settings,
     instanceId: (adapters.ids ?? randomIds).uuid(),
     cursorKey: adapters.cursorKey ?? globalThis.crypto.getRandomValues(new Uint8Array(32)),
     searchDocuments: new SearchDocumentCache(SEARCH_LIMITS.documentCacheMaxTokens),
     contentWork: adapters.contentWork ?? inlineContentWork,
+    contentBudget: new ContentBudget(settings.contentBudgetBytes, settings.contentBudgetWaitMs),
     webhookTransport: adapters.webhookTransport,
   };
   const authState = auth.newAuthenticationState();

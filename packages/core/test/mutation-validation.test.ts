@@ -209,6 +209,8 @@ describe('settings of the store', () => {
       auditRetentionDays: 1,
       changesRetentionDays: 1,
       shareRateLimit: 1,
+      contentBudgetBytes: 1,
+      contentBudgetWaitMs: 1,
     };
     expect(validateSettings(good)).toEqual(good);
     expect(() => validateSettings({ ...good, rateLimits: { standard: 1, premium: 0 } })).toThrow(
@@ -217,5 +219,6 @@ describe('settings of the store', () => {
     expect(() => validateSettings({ ...good, bucketPrefix: '-p' })).toThrow(/bucketPrefix: must be 1-27/);
     expect(() => validateSettings({ ...good, bucketPrefix: 'a'.repeat(28) })).toThrow(/bucketPrefix/);
     expect(() => validateSettings({ ...good, inlineMaxBytes: -1 })).toThrow(/inlineMaxBytes/);
+    expect(() => validateSettings({ ...good, contentBudgetBytes: 0 })).toThrow(/contentBudgetBytes/);
   });
 });

@@ -154,6 +154,9 @@ function buildStore(c: DependencyContainer): MdStore {
       maxImportBytes: config.maxImportBytes,
       rateLimits: config.rateLimits,
       bucketPrefix: config.bucketPrefix,
+      contentBudgetBytes: config.contentBudgetBytes,
+      // A request waits for room in the budget as long as a pooled step may run: the pool's deadline.
+      contentBudgetWaitMs: config.contentWork.deadlineMs,
     },
   });
 }

@@ -12,6 +12,9 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 const TRUE_WORDS = ['true', '1', 'yes', 'on'];
 const FALSE_WORDS = ['false', '0', 'no', 'off'];
 
+/** Bytes in a megabyte, as the `_MB` settings count them. */
+const MIB = 1024 * 1024;
+
 const wholeNumber = (min: number, max: number, what: string) =>
   v.pipe(
     v.string(),
@@ -176,6 +179,10 @@ const EnvironmentSchema = v.object({
     wholeNumber(0, 10_000, 'a whole number of tasks from 0 to 10000'),
     String(CONTENT_WORK_DEFAULTS.queue),
   ),
+  MDSTORE_CONTENT_WORK_BUDGET_MB: v.optional(
+    wholeNumber(1, 1_048_576, 'a whole number of megabytes from 1 to 1048576'),
+    String(DEFAULT_SETTINGS.contentBudgetBytes / MIB),
+  ),
   MDSTORE_AUDIT_RETENTION_DAYS: v.optional(PositiveSchema, String(DEFAULT_SETTINGS.auditRetentionDays)),
   MDSTORE_CHANGES_RETENTION_DAYS: v.optional(PositiveSchema, String(DEFAULT_SETTINGS.changesRetentionDays)),
   MDSTORE_CHANGES_MAX_STREAMS_PER_KEY: v.optional(
@@ -243,6 +250,7 @@ export function loadConfig(env: Environment, options: { cwd?: string } = {}): Se
       memoryMb: vars.MDSTORE_CONTENT_WORK_MEMORY_MB,
       queue: vars.MDSTORE_CONTENT_WORK_QUEUE,
     },
+    contentBudgetBytes: vars.MDSTORE_CONTENT_WORK_BUDGET_MB * MIB,
     auditRetentionDays: vars.MDSTORE_AUDIT_RETENTION_DAYS,
     changes: {
       retentionDays: vars.MDSTORE_CHANGES_RETENTION_DAYS,

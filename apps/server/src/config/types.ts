@@ -44,6 +44,11 @@ export interface ServerConfig {
   readonly maxImportBytes: number;
   /** The worker pool of parses too costly for the thread serving requests (`MDSTORE_CONTENT_WORK_*`). */
   readonly contentWork: ContentWorkConfig;
+  /**
+   * The byte budget of content work in flight (`MDSTORE_CONTENT_WORK_BUDGET_MB`; the core's
+   * `contentBudgetBytes`): work on whole texts past it waits up to the pool's deadline, then 503.
+   */
+  readonly contentBudgetBytes: number;
   /** Days an audit entry is kept (extensions §8). */
   readonly auditRetentionDays: number;
   /** The change feed (extensions §7): `MDSTORE_CHANGES_RETENTION_DAYS`, `MDSTORE_CHANGES_MAX_STREAMS_PER_KEY`. */

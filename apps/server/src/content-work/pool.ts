@@ -24,8 +24,9 @@ import type { WorkAnswer, WorkRequest } from './worker.js';
  *   one does not count); past it the task is aborted, which terminates its worker
  *   (piscina starts another), and it is refused (`WORK_LIMIT_EXCEEDED`, which the use case answers
  *   as the step's documented refusal: 413 for an outline, 409 `work_budget` for a section).
- * - Memory: each worker's heap is limited (`memoryMb`); a worker past it dies, its task is refused the
- *   same way, the pool goes on with a new worker.
+ * - Memory: each worker's heap is limited (`memoryMb`, and a young generation of
+ *   `WORKER_YOUNG_GENERATION_MB`); a worker past it dies, its task is refused the same way, the pool
+ *   goes on with a new worker.
  * - Queue: at most `threads` tasks run and `queue` wait for a worker (here, not in piscina, so that
  *   the deadline starts with the work); past it a task is refused at once (`CONTENT_WORK_BUSY`: 503
  *   with `Retry-After`), never queued without bound. A waiting task leaves when its request goes away.
@@ -52,7 +53,10 @@ export class PiscinaContentWork implements ContentWork {
       // Tasks are handed over only when a worker is free (`slot`); a worker being replaced may
       // still make one wait in piscina for a moment.
       maxQueue: config.threads,
-      resourceLimits: { maxOldGenerationSizeMb: config.memoryMb },
+      resourceLimits: {
+        maxOldGenerationSizeMb: config.memoryMb,
+        maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB,
+      },
     });
     this.pool.on('error', onError);
   }
@@ -134,6 +138,13 @@ export class PiscinaContentWork implements ContentWork {
     throw new WorkLimitExceededError('estimate');
   }
 }
+
+/**
+ * Each worker's young generation, in megabytes. V8's default (about 48 MB for a heap this size) is
+ * resident memory a parse does not need: with 16 MB the 3 MiB outline of the stall scenario takes as long
+ * and the worker's peak is about 45 MB lower (docs/performance.md, "Memory of content work").
+ */
+export const WORKER_YOUNG_GENERATION_MB = 16;
 
 /** piscina's refusals of a task no worker is free for and no queue place is left for. */
 const isQueueFull = (error: unknown): boolean =>

@@ -107,6 +107,8 @@ describe('createRuntime with the default embedded stores', () => {
       MDSTORE_RATE_LIMIT_STANDARD: '5',
       MDSTORE_RATE_LIMIT_PREMIUM: '50',
       MDSTORE_BUCKET_PREFIX: 'acme-',
+      MDSTORE_CONTENT_WORK_BUDGET_MB: '3',
+      MDSTORE_CONTENT_WORK_DEADLINE_MS: '2500',
     });
     const runtime = await createRuntime(config, { logger: silentLogger });
     try {
@@ -114,6 +116,9 @@ describe('createRuntime with the default embedded stores', () => {
         maxFileBytes: 1234,
         rateLimits: { standard: 5, premium: 50 },
         bucketPrefix: 'acme-',
+        // A request waits for room in the content budget as long as a pooled step may run.
+        contentBudgetBytes: 3 * 1024 * 1024,
+        contentBudgetWaitMs: 2500,
       });
       const created = await runtime.store.accounts.create({ name: 'acme' });
       expect(created.defaultProject.bucketName).toBe(`acme-${created.defaultProject.id}`);

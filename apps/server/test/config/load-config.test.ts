@@ -33,6 +33,7 @@ describe('loadConfig defaults', () => {
       maxProjectBytes: 107374182400,
       maxImportBytes: 1073741824,
       contentWork: { threads: 1, deadlineMs: 10000, memoryMb: 256, queue: 8 },
+      contentBudgetBytes: 67108864,
       auditRetentionDays: 90,
       changes: { retentionDays: 30, maxStreamsPerKey: 5 },
       shareRateLimit: 600,
@@ -294,6 +295,15 @@ describe('storage', () => {
     expect(load({ MDSTORE_MAX_PROJECT_BYTES: '1000' }).maxProjectBytes).toBe(1000);
     expect(load({ MDSTORE_MAX_IMPORT_BYTES: '4096' }).maxImportBytes).toBe(4096);
     expect(() => load({ MDSTORE_MAX_IMPORT_BYTES: '0' })).toThrow(/MDSTORE_MAX_IMPORT_BYTES/);
+  });
+
+  it('reads the content work budget in megabytes and refuses values out of range', () => {
+    expect(load({ MDSTORE_CONTENT_WORK_BUDGET_MB: '16' }).contentBudgetBytes).toBe(16 * 1024 * 1024);
+    for (const value of ['0', '1.5', 'lots', '2000000']) {
+      expect(refusal({ MDSTORE_CONTENT_WORK_BUDGET_MB: value }).message).toMatch(
+        /^MDSTORE_CONTENT_WORK_BUDGET_MB: must be a whole number of megabytes from 1 to 1048576/,
+      );
+    }
   });
 
   it('reads the change feed settings (extensions §7) and refuses values out of range', () => {

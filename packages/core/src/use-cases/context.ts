@@ -6,6 +6,7 @@ import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { RecordsRepository } from '../ports/records.js';
 import type { ApiKeySecrets, Clock, ContentHashing, IdSource, InstanceProbe } from '../ports/runtime.js';
 import type { WebhookTransport } from '../ports/webhooks.js';
+import type { ContentBudget } from './content-budget.js';
 import { IMPORT_LIMITS } from './import/limits.js';
 import type { SearchDocumentCache } from './search/document-cache.js';
 
@@ -39,6 +40,13 @@ export interface MdStoreSettings {
   readonly changesRetentionDays: number;
   /** Share pages (extensions §11) one client address may open per minute; 429 beyond. */
   readonly shareRateLimit: number;
+  /**
+   * Bytes of content work in flight in the process: texts read whole to be worked on (edits, parts,
+   * outlines, renders, diffs) and what they make (content-budget.ts). Work that would pass it waits.
+   */
+  readonly contentBudgetBytes: number;
+  /** How long such work waits for room in `contentBudgetBytes` before it is refused (503). */
+  readonly contentBudgetWaitMs: number;
 }
 
 export const DEFAULT_SETTINGS: MdStoreSettings = {
@@ -56,6 +64,8 @@ export const DEFAULT_SETTINGS: MdStoreSettings = {
   auditRetentionDays: 90,
   changesRetentionDays: CHANGES_LIMITS.defaultRetentionDays,
   shareRateLimit: 600,
+  contentBudgetBytes: 64 * 1024 * 1024,
+  contentBudgetWaitMs: 10_000,
 };
 
 /** Things worth telling an operator that do not fail the request (a clean-up that will be retried). */
@@ -82,6 +92,8 @@ export interface MdStoreContext {
   readonly searchDocuments: SearchDocumentCache;
   /** Where parses too costly for this thread run (markdown/content-work.ts); inline by default. */
   readonly contentWork: ContentWork;
+  /** The process's byte budget of content work in flight (`settings.contentBudgetBytes`). */
+  readonly contentBudget: ContentBudget;
   /** Checks webhook targets when they are created (extensions §7); without one, only the URL's form is. */
   readonly webhookTransport: WebhookTransport | undefined;
 }

@@ -27,6 +27,8 @@ export const SettingsSchema = v.object({
   auditRetentionDays: positiveInteger,
   changesRetentionDays: positiveInteger,
   shareRateLimit: positiveInteger,
+  contentBudgetBytes: positiveInteger,
+  contentBudgetWaitMs: positiveInteger,
 });
 
 export function validateSettings(settings: MdStoreSettings): MdStoreSettings {

@@ -19,6 +19,42 @@ export const isWellFormedUnicode = (text: string): boolean => text.isWellFormed(
 const encoder = new TextEncoder();
 export const utf8ByteLength = (text: string): number => encoder.encode(text).byteLength;
 
+/** Code units per piece of `utf8Pieces`: a piece is at most three times this in bytes. */
+const PIECE_UNITS = 64 * 1024;
+
+/** Where the piece of `text` starting at `start` ends: never between the two halves of a surrogate pair. */
+function pieceEnd(text: string, start: number): number {
+  const end = Math.min(text.length, start + PIECE_UNITS);
+  const last = text.charCodeAt(end - 1);
+  return end < text.length && last >= 0xd800 && last <= 0xdbff ? end - 1 : end;
+}
+
+/**
+ * The UTF-8 of `text` piece by piece (what `TextEncoder.encode(text)` gives, lone surrogates as
+ * U+FFFD), so that a large text is never held encoded whole beside itself.
+ */
+export function* utf8Pieces(text: string): Generator<Uint8Array> {
+  for (let start = 0; start < text.length; ) {
+    const end = pieceEnd(text, start);
+    yield encoder.encode(text.slice(start, end));
+    start = end;
+  }
+}
+
+let scratch = new Uint8Array(0);
+
+/** The UTF-8 length of `text` (as `TextEncoder` writes it), without holding its encoding. */
+export function utf8Size(text: string): number {
+  if (scratch.length < 3 * PIECE_UNITS) scratch = new Uint8Array(3 * PIECE_UNITS);
+  let size = 0;
+  for (let start = 0; start < text.length; ) {
+    const end = pieceEnd(text, start);
+    size += encoder.encodeInto(text.slice(start, end), scratch).written;
+    start = end;
+  }
+  return size;
+}
+
 /**
  * Compares strings by Unicode code point (the order of their UTF-8 bytes, which SQL stores sort by).
  * JavaScript's `<` compares UTF-16 code units, which puts astral characters (surrogates, 0xD800-0xDFFF)

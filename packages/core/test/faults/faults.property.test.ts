@@ -2,6 +2,7 @@ import {
   applyEdits,
   type BlobStore,
   createMdStore,
+  type ImportArchive,
   isMdStoreError,
   type MarkdownEdit,
   type MdStore,
@@ -130,6 +131,14 @@ type Command =
   | { op: 'move'; actor: 0 | 1; pick: number; filename: string; to: string }
   | { op: 'copy'; actor: 0 | 1; pick: number; filename: string; to: string; into: number }
   | { op: 'changeset'; actor: 0 | 1; pick: number; ops: ChangesetStep[] }
+  | {
+      op: 'import';
+      actor: 0 | 1;
+      pick: number;
+      mode: 'merge' | 'replace';
+      dryRun: boolean;
+      entries: ImportEntry[];
+    }
   | { op: 'createProject'; actor: 0 | 1; name: string }
   | { op: 'deleteProject'; actor: 0 | 1; pick: number }
   | { op: 'trashRestore'; actor: 0 | 1; pick: number; rename: boolean }
@@ -143,6 +152,16 @@ type ChangesetStep =
   | { op: 'edit'; filename: string; text: string }
   | { op: 'delete'; filename: string }
   | { op: 'move'; filename: string; to: string };
+
+/**
+ * One Markdown file of an imported archive (extensions §10); `metadata` given (an object, or null) puts
+ * the file in the archive's `mdstore.json`, absent leaves it out (a stored file then keeps its own).
+ */
+interface ImportEntry {
+  readonly filename: string;
+  readonly content: string;
+  readonly metadata?: object | null;
+}
 
 const actor = fc.constantFrom<0 | 1>(0, 1);
 const pick = fc.nat({ max: 5 });
@@ -197,7 +216,28 @@ const changesetStep: fc.Arbitrary<ChangesetStep> = fc.oneof(
   },
 );
 
+const importEntry: fc.Arbitrary<ImportEntry> = fc.record(
+  {
+    filename: changesetName,
+    content: fc.string({ minLength: 1, maxLength: 40 }),
+    metadata: fc.option(metadata, { nil: null }),
+  },
+  { requiredKeys: ['filename', 'content'] },
+);
+
 const command: fc.Arbitrary<Command> = fc.oneof(
+  // Extensions §10: an archive into a project, as one changeset (all or nothing).
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant('import' as const),
+      actor,
+      pick,
+      mode: fc.constantFrom('merge' as const, 'replace' as const),
+      dryRun: fc.constantFrom(false, false, false, true),
+      entries: fc.uniqueArray(importEntry, { selector: (entry) => entry.filename, maxLength: 4 }),
+    }),
+  },
   // Extensions §9: several files in one change, all or nothing.
   {
     weight: 3,
@@ -342,6 +382,7 @@ const TARGETS = [
   'records.listExpiredTrash.call',
   'records.findFile.call',
   'records.findProjectById.call',
+  'records.listFilePage.call',
   'records.isBlobReferenced.call',
   'blobs.list.call',
 ];
@@ -588,6 +629,7 @@ async function run(
     return { outcome, expect: { after } };
   }
   if (cmd.op === 'changeset') return changesetCommand(world, model, cmd, settle);
+  if (cmd.op === 'import') return importCommand(world, model, cmd, settle);
   const target = resolveTarget(model, cmd);
   const projectId = target.projectId;
   const project = model[cmd.actor]!.get(projectId)!;
@@ -777,6 +819,73 @@ async function changesetCommand(
     ...(project.trash && { trash: [...project.trash, ...deleted] }),
   };
   return { outcome, expect: { after: withProject(model, cmd.actor, projectId, after) } };
+}
+
+/**
+ * An import (extensions §10) into one project of the account, from an archive of Markdown files, an
+ * attachment (skipped) and, when some file has metadata, `mdstore.json`. Resolved: every file of the
+ * archive is at its content (with the manifest's metadata, else its own), and with `replace` the files
+ * the archive lacks are deleted (into the trash of a project with one); a dry run changes nothing.
+ * Rejected, by a fault anywhere (the listing of stored files, the changeset's steps): nothing changed.
+ */
+async function importCommand(
+  world: World,
+  model: Model,
+  cmd: Extract<Command, { op: 'import' }>,
+  settle: Settle,
+) {
+  const projectId = pickProject(model, cmd.actor, cmd.pick);
+  const project = model[cmd.actor]!.get(projectId)!;
+  const outcome = await settle(() =>
+    world.store.projects.import({
+      principal: world.principals[cmd.actor],
+      projectId,
+      mode: cmd.mode,
+      dryRun: cmd.dryRun,
+      archive: importArchive(cmd.entries),
+    }),
+  );
+  if (outcome !== 'ok' || cmd.dryRun) return { outcome, expect: { after: model } };
+  const files = new Map(project.files);
+  for (const entry of cmd.entries) {
+    const metadata =
+      entry.metadata === undefined
+        ? (project.files.get(entry.filename)?.metadata ?? null)
+        : entry.metadata === null
+          ? null
+          : JSON.stringify(entry.metadata);
+    files.set(entry.filename, { content: entry.content, metadata });
+  }
+  const deleted: ModelTrashed[] = [];
+  if (cmd.mode === 'replace') {
+    const named = new Set(cmd.entries.map((entry) => entry.filename));
+    for (const [filename, file] of project.files) {
+      if (named.has(filename)) continue;
+      files.delete(filename);
+      deleted.push({ ...file, filename });
+    }
+  }
+  const after: ModelProject = {
+    ...project,
+    files,
+    ...(project.trash && { trash: [...project.trash, ...deleted] }),
+  };
+  return { outcome, expect: { after: withProject(model, cmd.actor, projectId, after) } };
+}
+
+/** The archive as a reader hands it to the core: its entries in order, each read at most once. */
+function importArchive(entries: readonly ImportEntry[]): ImportArchive {
+  const listed = entries.map((entry) => ({ name: entry.filename, bytes: encoder.encode(entry.content) }));
+  listed.push({ name: 'picture.png', bytes: encoder.encode('not Markdown') });
+  const described = entries.filter((entry) => entry.metadata !== undefined);
+  if (described.length > 0) {
+    const files = described.map((entry) => ({ filename: entry.filename, metadata: entry.metadata }));
+    listed.push({ name: 'mdstore.json', bytes: encoder.encode(JSON.stringify({ files })) });
+  }
+  return (async function* () {
+    for (const { name, bytes } of listed)
+      yield { name, kind: 'file' as const, size: bytes.length, read: async () => bytes };
+  })();
 }
 
 /**

@@ -7,14 +7,22 @@ import {
 import { unifiedDiff } from '../../markdown/diff.js';
 import { type EditRequest, parseEditRequest } from '../../markdown/edit-schema.js';
 import { applyEditsInTurns } from '../../markdown/edits.js';
-import { newWorkBudget, turnAfterLargeStep, type WorkBudget } from '../../markdown/work-budget.js';
+import {
+  giveTurn,
+  LARGE_TEXT,
+  newWorkBudget,
+  turnAfterLargeStep,
+  type WorkBudget,
+} from '../../markdown/work-budget.js';
 import type { FileRecord, ProjectRecord } from '../../model/records.js';
 import type { ByteStream } from '../../ports/blobs.js';
 import type { EditRequestInput } from '../../validation/bodies.js';
 import { issueAt } from '../../validation/issues.js';
 import { isJsonObject } from '../../validation/schemas.js';
+import { utf8Pieces, utf8Size } from '../../validation/text.js';
 import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
+import { type ContentHold, withContentHold } from '../content-budget.js';
 import type { MdStoreContext } from '../context.js';
 import { type BodyOf, deferred } from '../deferred-body.js';
 import { type FileView, toFileView } from '../views.js';
@@ -74,7 +82,11 @@ export async function editFile(ctx: MdStoreContext, input: EditFileInput): Promi
   // The first attempt works on the record just read and judged; a retry reads (and judges) it again.
   let known: FileRecord | undefined = existing;
   for (let attempt = 1; attempt <= MAX_EDIT_ATTEMPTS; attempt++) {
-    const outcome = await attemptEdit(ctx, project, { ...input, conditions, known }, request, budget);
+    const attemptInput = { ...input, conditions, known };
+    // Each attempt holds its texts from the content budget until it ends (content-budget.ts).
+    const outcome = await withContentHold(ctx.contentBudget, input.signal, (hold) =>
+      attemptEdit(ctx, project, attemptInput, request, budget, hold),
+    );
     known = undefined;
     if (!(outcome instanceof StaleRevision)) return outcome;
     await caughtUp(ctx, project, input.filename, outcome);
@@ -159,11 +171,13 @@ async function attemptEdit(
   input: AttemptInput,
   request: EditRequest,
   budget: WorkBudget,
+  hold: ContentHold,
 ): Promise<EditResult | StaleRevision> {
   const requireIfMatch = request.dryRun ? false : undefined;
   const read = await currentText(ctx, project, input.filename, {
     signal: input.signal,
     known: input.known,
+    hold,
     proceed: (file) => {
       checkWriteConditions(project, file, input.conditions, { requireIfMatch });
       return true;
@@ -180,18 +194,24 @@ async function attemptEdit(
     signal: input.signal,
   });
   // Each linear step on a large text is followed by a turn of the event loop (work-budget.ts).
-  const bytes = checkedResult(ctx, new TextEncoder().encode(after));
+  // The result is never held encoded whole: its size is counted, and it is encoded piece by piece as
+  // it is hashed or stored.
+  const sizeBytes = checkedResultSize(ctx, utf8Size(after));
   await turnAfterLargeStep(after);
+  // The result and the diff are reserved as they come: the result (about its size) before the diff is
+  // made, the diff once its size is known.
+  await hold.reserve(sizeBytes);
   const diff = unifiedDiff(before, after, { oldName: `a/${file.filename}`, newName: `b/${file.filename}` });
   await turnAfterLargeStep(after);
+  await hold.reserve(diff?.length ?? 0);
   if (request.dryRun) {
     const hash = ctx.hashing.sha256();
-    hash.update(bytes);
+    for await (const piece of encodedPieces(after)) hash.update(piece);
     const view = toFileView(file, project, ctx.blobs.scheme);
-    return { file: { ...view, sizeBytes: bytes.byteLength, sha256: hash.digestHex() }, diff, dryRun: true };
+    return { file: { ...view, sizeBytes, sha256: hash.digestHex() }, diff, dryRun: true };
   }
   try {
-    const view = await commitEdit(ctx, project, file, input, bytes);
+    const view = await commitEdit(ctx, project, file, input, after);
     return { file: view, diff, dryRun: false };
   } catch (error) {
     if (error instanceof StaleRevision) return error;
@@ -199,15 +219,24 @@ async function attemptEdit(
   }
 }
 
-/** The content rules of the result: not above the size limit (413), not empty (400). */
-function checkedResult(ctx: MdStoreContext, bytes: Uint8Array): Uint8Array {
-  if (bytes.byteLength > ctx.settings.maxFileBytes) throw new ContentTooLargeError(ctx.settings.maxFileBytes);
-  if (bytes.byteLength === 0) throw new MalformedInputError([issueAt(EDITS_LOC, 'contentEmpty')]);
-  return bytes;
+/** The content rules of the result's UTF-8 size: not above the size limit (413), not empty (400). */
+function checkedResultSize(ctx: MdStoreContext, sizeBytes: number): number {
+  if (sizeBytes > ctx.settings.maxFileBytes) throw new ContentTooLargeError(ctx.settings.maxFileBytes);
+  if (sizeBytes === 0) throw new MalformedInputError([issueAt(EDITS_LOC, 'contentEmpty')]);
+  return sizeBytes;
 }
 
-async function* oneChunk(bytes: Uint8Array): ByteStream {
-  yield bytes;
+/** The text's UTF-8, piece by piece, with a turn of the event loop after each megabyte or so. */
+async function* encodedPieces(text: string): ByteStream {
+  let since = 0;
+  for (const piece of utf8Pieces(text)) {
+    yield piece;
+    since += piece.byteLength;
+    if (since >= LARGE_TEXT) {
+      since = 0;
+      await giveTurn();
+    }
+  }
 }
 
 /**
@@ -219,12 +248,12 @@ function commitEdit(
   project: ProjectRecord,
   read: FileRecord,
   input: AttemptInput,
-  bytes: Uint8Array,
+  text: string,
 ): Promise<FileView> {
   return storeContent(
     ctx,
     { project, fileId: read.id },
-    { content: oneChunk(bytes), loc: EDITS_LOC, filename: input.filename, signal: input.signal },
+    { content: encodedPieces(text), loc: EDITS_LOC, filename: input.filename, signal: input.signal },
     async () => undefined,
     async (tx, stored) => {
       const locked = await lockActiveProject(tx, input.principal, project.id);

@@ -7,6 +7,7 @@ import { turnAfterLargeStep } from '../../markdown/work-budget.js';
 import type { FileRecord, ProjectRecord } from '../../model/records.js';
 import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
+import { type ContentHold, TEXT_BYTES_PER_BYTE, withContentHold } from '../content-budget.js';
 import type { MdStoreContext } from '../context.js';
 import { type FileView, toFileView } from '../views.js';
 import { checkReadConditions, conditionsOf, type RequestConditions } from './conditions.js';
@@ -25,37 +26,68 @@ export const isMdxFilename = (filename: string): boolean => /\.mdx$/i.test(filen
 /** UTF-8 as stored: a BOM stays in the text (it is part of the bytes a part is cut from). */
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** The whole content of this version of the file as text, or null when the version is gone. */
+/**
+ * The whole content of this version of the file as text, or null when the version is gone. With a
+ * `hold`, the text's memory is reserved from the content budget first (content-budget.ts), which may
+ * wait. The bytes are gathered into one buffer of the recorded size as they come (no list of chunks
+ * beside it), and dropped once decoded: the bytes and the text are held together only while decoding.
+ */
 export async function readText(
   ctx: MdStoreContext,
   project: ProjectRecord,
   file: FileRecord,
   signal?: AbortSignal,
+  hold?: ContentHold,
 ): Promise<string | null> {
   const content = await openContent(ctx, project, file, null, signal);
   if (content === null) return null;
-  const chunks: Uint8Array[] = [];
-  let size = 0;
+  await hold?.reserve(textReservation(file.sizeBytes));
+  let bytes: Uint8Array;
   try {
-    for await (const chunk of content) {
-      chunks.push(chunk);
-      size += chunk.byteLength;
-    }
+    bytes = await gather(content, file.sizeBytes);
   } catch (error) {
     // Removed while it was being read: the caller reads the record again.
     if (isMdStoreError(error, 'BLOB_NOT_FOUND')) return null;
     throw error;
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
   const text = decoder.decode(bytes);
   // Concatenating and decoding a large content is a step of its own: other requests go first now.
   await turnAfterLargeStep(text);
   return text;
+}
+
+/** What reading a text of `sizeBytes` holds: its bytes while decoding, then the text. */
+export const textReservation = (sizeBytes: number): number => sizeBytes * TEXT_BYTES_PER_BYTE;
+
+/**
+ * A content's bytes in one buffer: a single chunk as it is (inline content), else copied into a buffer
+ * of the expected size chunk by chunk (grown if the content turns out longer, cut if shorter).
+ */
+async function gather(content: AsyncIterable<Uint8Array>, expected: number): Promise<Uint8Array> {
+  let first: Uint8Array | undefined;
+  let buffer: Uint8Array | undefined;
+  let size = 0;
+  for await (const chunk of content) {
+    if (first === undefined && buffer === undefined) {
+      first = chunk;
+      size = chunk.byteLength;
+      continue;
+    }
+    if (buffer === undefined) {
+      buffer = new Uint8Array(Math.max(expected, size + chunk.byteLength));
+      buffer.set(first!, 0);
+      first = undefined;
+    }
+    if (size + chunk.byteLength > buffer.byteLength) {
+      const grown = new Uint8Array(Math.max(buffer.byteLength * 2, size + chunk.byteLength));
+      grown.set(buffer.subarray(0, size), 0);
+      buffer = grown;
+    }
+    buffer.set(chunk, size);
+    size += chunk.byteLength;
+  }
+  if (buffer !== undefined) return buffer.subarray(0, size);
+  return first ?? new Uint8Array(0);
 }
 
 /**
@@ -68,13 +100,19 @@ export async function currentText(
   ctx: MdStoreContext,
   project: ProjectRecord,
   filename: string,
-  o: { signal?: AbortSignal; proceed?: (file: FileRecord) => boolean; known?: FileRecord },
+  o: {
+    signal?: AbortSignal;
+    proceed?: (file: FileRecord) => boolean;
+    known?: FileRecord;
+    /** The request's share of the content budget: the text is reserved from it before it is read. */
+    hold?: ContentHold;
+  },
 ): Promise<{ file: FileRecord; text: string | null }> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const known = attempt === 0 ? o.known : undefined;
     const file = known ?? (await findFileOr404(ctx.records, project.id, filename));
     if (!known && o.proceed && !o.proceed(file)) return { file, text: null };
-    const text = await readText(ctx, project, file, o.signal);
+    const text = await readText(ctx, project, file, o.signal, o.hold);
     if (text !== null) return { file, text };
   }
   throw new FileNotFoundError(filename);
@@ -133,9 +171,26 @@ export async function readFilePart(ctx: MdStoreContext, input: ReadPartInput): P
   const range = checkPartQuery(input);
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
   const conditions = conditionsOf(input.conditions);
+  return withContentHold(ctx.contentBudget, input.signal, (hold) =>
+    readPart(ctx, project, input, { range, conditions, hold }),
+  );
+}
+
+async function readPart(
+  ctx: MdStoreContext,
+  project: ProjectRecord,
+  input: ReadPartInput,
+  o: {
+    range: { first: number; last: number } | null;
+    conditions: ReturnType<typeof conditionsOf>;
+    hold: ContentHold;
+  },
+): Promise<PartRead> {
+  const { range, conditions } = o;
   const read = await currentText(ctx, project, input.filename, {
     signal: input.signal,
     proceed: (file) => checkReadConditions(file, conditions) === 'proceed',
+    hold: o.hold,
   });
   const file = toFileView(read.file, project, ctx.blobs.scheme);
   if (read.text === null) return { kind: 'not-modified', file };
@@ -180,12 +235,14 @@ export async function readOutline(
   input: { principal: Principal; projectId: string; filename: string; signal?: AbortSignal },
 ): Promise<FileOutline> {
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
-  const read = await currentText(ctx, project, input.filename, { signal: input.signal });
-  const text = read.text!;
-  const found = await outlineWithin(
-    ctx.contentWork,
-    { text, mdx: isMdxFilename(input.filename) },
-    input.signal,
-  );
-  return { ...found, file: toFileView(read.file, project, ctx.blobs.scheme) };
+  return withContentHold(ctx.contentBudget, input.signal, async (hold) => {
+    const read = await currentText(ctx, project, input.filename, { signal: input.signal, hold });
+    const text = read.text!;
+    const found = await outlineWithin(
+      ctx.contentWork,
+      { text, mdx: isMdxFilename(input.filename) },
+      input.signal,
+    );
+    return { ...found, file: toFileView(read.file, project, ctx.blobs.scheme) };
+  });
 }

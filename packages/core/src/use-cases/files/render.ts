@@ -2,6 +2,7 @@ import { renderWithin } from '../../markdown/content-work.js';
 import type { RenderLinks } from '../../markdown/render/links.js';
 import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
+import { withContentHold } from '../content-budget.js';
 import type { MdStoreContext } from '../context.js';
 import { type FileView, toFileView } from '../views.js';
 import { checkReadConditions, conditionsOf, type RequestConditions } from './conditions.js';
@@ -31,21 +32,24 @@ export async function readFileHtml(
 ): Promise<RenderedRead> {
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
   const conditions = conditionsOf(input.conditions);
-  const read = await currentText(ctx, project, input.filename, {
-    signal: input.signal,
-    proceed: (file) => checkReadConditions(file, conditions) === 'proceed',
+  return withContentHold(ctx.contentBudget, input.signal, async (hold) => {
+    const read = await currentText(ctx, project, input.filename, {
+      signal: input.signal,
+      proceed: (file) => checkReadConditions(file, conditions) === 'proceed',
+      hold,
+    });
+    const file = toFileView(read.file, project, ctx.blobs.scheme);
+    if (read.text === null) return { kind: 'not-modified', file };
+    const html = await renderWithin(
+      ctx.contentWork,
+      {
+        text: read.text,
+        mdx: isMdxFilename(read.file.filename),
+        filename: read.file.filename,
+        links: input.links ?? { kind: 'console', projectId: project.id },
+      },
+      input.signal,
+    );
+    return { kind: 'html', file, html };
   });
-  const file = toFileView(read.file, project, ctx.blobs.scheme);
-  if (read.text === null) return { kind: 'not-modified', file };
-  const html = await renderWithin(
-    ctx.contentWork,
-    {
-      text: read.text,
-      mdx: isMdxFilename(read.file.filename),
-      filename: read.file.filename,
-      links: input.links ?? { kind: 'console', projectId: project.id },
-    },
-    input.signal,
-  );
-  return { kind: 'html', file, html };
 }

@@ -3,6 +3,7 @@ import { unifiedDiff } from '../../markdown/diff.js';
 import { parseRevisionParam } from '../../validation/history.js';
 import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
+import { withContentHold } from '../content-budget.js';
 import type { MdStoreContext } from '../context.js';
 import { revisionText } from './revision-reads.js';
 import { findFileOr404 } from './shared.js';
@@ -27,10 +28,13 @@ export async function diffRevisions(ctx: MdStoreContext, input: DiffRevisionsInp
   const from = parseRevisionParam(input.from, ['query', 'from']);
   const given = input.to === undefined ? undefined : parseRevisionParam(input.to, ['query', 'to']);
   const to = given ?? (await findFileOr404(ctx.records, project.id, input.filename)).revision;
-  const older = await revisionText(ctx, project, input.filename, from, input.signal);
-  const newer = await revisionText(ctx, project, input.filename, to, input.signal);
-  const { filename } = older.file;
-  const diff = unifiedDiff(older.text, newer.text, { oldName: `a/${filename}`, newName: `b/${filename}` });
-  if (diff === null) throw new DiffTooLargeError();
-  return diff;
+  return withContentHold(ctx.contentBudget, input.signal, async (hold) => {
+    const older = await revisionText(ctx, project, input.filename, from, input.signal, hold);
+    const newer = await revisionText(ctx, project, input.filename, to, input.signal, hold);
+    const { filename } = older.file;
+    const names = { oldName: `a/${filename}`, newName: `b/${filename}` };
+    const diff = unifiedDiff(older.text, newer.text, names);
+    if (diff === null) throw new DiffTooLargeError();
+    return diff;
+  });
 }

@@ -7,6 +7,7 @@ import { parseRevisionParam, parseRevisionsLimit } from '../../validation/histor
 import type { JsonObject } from '../../validation/schemas.js';
 import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
+import type { ContentHold } from '../content-budget.js';
 import type { MdStoreContext } from '../context.js';
 import { toFileView } from '../views.js';
 import { checkReadConditions, conditionsOf, type RequestConditions } from './conditions.js';
@@ -174,10 +175,11 @@ export async function revisionText(
   filename: string,
   revision: number,
   signal?: AbortSignal,
+  hold?: ContentHold,
 ): Promise<{ file: FileRecord; text: string }> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const found = await findRevisionOr404(ctx, project, filename, revision);
-    const text = await readText(ctx, project, fileAtRevision(found.file, found.revision), signal);
+    const text = await readText(ctx, project, fileAtRevision(found.file, found.revision), signal, hold);
     if (text !== null) return { file: found.file, text };
   }
   throw new RevisionNotFoundError();
