@@ -12,9 +12,9 @@ import type { ArchiveEntry, ArchiveWriter } from './writer.js';
 export const zipRefuses = (filename: string): boolean => /^[a-zA-Z]:/.test(filename);
 
 /**
- * Entries up to this size are read whole and deflated in one synchronous call on this thread: a bound
- * known before the work (about a millisecond), and no stream or zlib handle left behind per entry.
- * Larger ones stream through one deflate stream each, with backpressure.
+ * Entries up to this size are read whole and deflated by the writer's one deflate stream (off this
+ * thread), with no stream or zlib state made per entry. Larger ones stream through a deflate stream of
+ * their own, with backpressure.
  */
 export const ZIP_WHOLE_ENTRY_BYTES = 64 * 1024;
 
@@ -28,6 +28,8 @@ const FILE_ATTRIBUTES = (0o100664 << 16) >>> 0;
 const UTF8_NAMES = 0x0800;
 const DATA_DESCRIPTOR = 0x0008;
 const DEFLATE = 8;
+/** A final fixed-Huffman block holding nothing: ends a deflate stream after a full flush. */
+const FINAL_EMPTY_BLOCK = Buffer.from([0x03, 0x00]);
 
 export interface ZipWriterOptions {
   /** Offsets and counts from which ZIP64 records are written (tests lower them). */
@@ -66,9 +68,33 @@ export function zipWriter(options: ZipWriterOptions = {}): ArchiveWriter {
     entries++;
   };
 
+  // One deflate stream (one zlib state, off this thread) deflates every whole entry in turn: each is
+  // written with a full flush (byte-aligned, the dictionary reset, so no entry refers to another) and
+  // ends with an empty final block (`03 00`), which makes it a complete raw deflate stream of its own.
+  // A zlib call per entry would leave a stream object and a zlib state per entry for the collector.
+  const deflater = zlib.createDeflateRaw();
+  let deflated: Buffer[] = [];
+  deflater.on('data', (chunk: Buffer) => deflated.push(chunk));
+  // A failure reaches the entry being deflated (below); none may go unheard.
+  deflater.on('error', () => {});
+  output.once('close', () => deflater.destroy());
+  const deflateWhole = async (bytes: Buffer): Promise<Buffer> => {
+    deflater.write(bytes);
+    await new Promise<void>((resolve, reject) => {
+      deflater.once('error', reject);
+      deflater.flush(zlib.constants.Z_FULL_FLUSH, () => {
+        deflater.off('error', reject);
+        resolve();
+      });
+    });
+    const whole = Buffer.concat([...deflated, FINAL_EMPTY_BLOCK]);
+    deflated = [];
+    return whole;
+  };
+
   async function addWhole(name: Buffer, mtime: Date, bytes: Buffer) {
     const crc = crc32(bytes);
-    const deflated = zlib.deflateRawSync(bytes);
+    const deflated = await deflateWhole(bytes);
     const file: FileFacts = {
       name,
       mtime,
@@ -165,9 +191,11 @@ export function zipWriter(options: ZipWriterOptions = {}): ArchiveWriter {
         await write(zip64Locator(at));
       }
       await write(end(zip64 ? undefined : { entries, size: centralBytes, offset: start }));
+      deflater.destroy();
       output.end();
     },
     abort(error: Error) {
+      deflater.destroy();
       output.destroy(error);
     },
   };

@@ -170,7 +170,11 @@ async function readWhole(
     bytes =
       raw.compressionMethod === 0
         ? data
-        : inflateRawSync(data, { maxOutputLength: Math.max(1, raw.uncompressedSize) });
+        : // Its output buffer sized to the entry (zlib's default is 16 KiB per call, for the collector).
+          inflateRawSync(data, {
+            maxOutputLength: Math.max(1, raw.uncompressedSize),
+            chunkSize: Math.max(64, raw.uncompressedSize + 1),
+          });
   } catch (error) {
     throw badZip(
       new Error(`${raw.uncompressedSize} bytes declared, more inflated (${(error as Error).message})`),

@@ -97,7 +97,14 @@ export interface CommittedChangeset {
 
 export async function commitChangeset(
   ctx: MdStoreContext,
-  o: { principal: Principal; plan: ChangesetPlan; changeset: ChangesetTag; signal?: AbortSignal },
+  o: {
+    principal: Principal;
+    plan: ChangesetPlan;
+    changeset: ChangesetTag;
+    signal?: AbortSignal;
+    /** false: the answer needs no file records (an import's), so none is kept while the commit runs. */
+    keepRecords?: boolean;
+  },
 ): Promise<CommittedChangeset> {
   const { plan } = o;
   const project = plan.project;
@@ -271,6 +278,7 @@ async function applyPlan(
     changeset: ChangesetTag;
     /** The content version a file gets (undefined: its content stays), worked out when it is reached. */
     stored: (file: PlannedFile) => Promise<StoredContent | undefined>;
+    keepRecords?: boolean;
   },
 ): Promise<{ committed: CommittedChangeset; doomed: BlobIntentRecord[] }> {
   const { plan, changeset } = o;
@@ -288,15 +296,21 @@ async function applyPlan(
   }
   if (locked.requireIfMatch !== plan.project.requireIfMatch) throw new StalePlan();
   const at = notBefore(ctx.clock.now(), locked.updatedAt);
-  const steps: StepResult[] = [];
+  // What the steps leave: their counters and doomed versions, and (unless the caller needs none) the
+  // record of each file, kept per step only as far as needed.
+  const counters: StepResult['counters'][] = [];
+  const doomed: BlobIntentRecord[] = [];
   const records = new Map<PlannedFile, FileRecord>();
+  const keep = (step: StepResult, file?: PlannedFile) => {
+    counters.push(step.counters);
+    doomed.push(...step.doomed);
+    if (file && o.keepRecords !== false) records.set(file, step.file!);
+  };
   const existing = plan.files.filter((file) => file.origin !== null);
   // Deletes first (they free names), then the changed files (renames ordered so that no two files ever
   // hold one name), then the new files.
   for (const file of existing.filter((f) => f.deleted)) {
-    steps.push(
-      await deleteFileStep(ctx, tx, { project: locked, file: current.get(file.fileId)!, at, changeset }),
-    );
+    keep(await deleteFileStep(ctx, tx, { project: locked, file: current.get(file.fileId)!, at, changeset }));
   }
   const pending = existing.filter((f) => !f.deleted);
   while (pending.length > 0) {
@@ -334,8 +348,7 @@ async function applyPlan(
       at,
       changeset,
     });
-    records.set(file!, step.file!);
-    steps.push(step);
+    keep(step, file!);
   }
   for (const file of plan.files.filter((f) => f.origin === null && !f.deleted)) {
     const step = await createFileStep(ctx, tx, {
@@ -347,15 +360,14 @@ async function applyPlan(
       at,
       changeset,
     });
-    records.set(file, step.file!);
-    steps.push(step);
+    keep(step, file);
   }
   let project: ProjectRecord;
   try {
-    project = withCounterChange(ctx, locked, sumCounters(steps.map((step) => step.counters)), at);
+    project = withCounterChange(ctx, locked, sumCounters(counters), at);
   } catch (error) {
     throw operationFailed(error as never, -1, ['body', 'operations']);
   }
   await tx.updateProject({ project });
-  return { committed: { project, records }, doomed: steps.flatMap((step) => step.doomed) };
+  return { committed: { project, records }, doomed };
 }

@@ -78,6 +78,7 @@ export const changesetApplier: ImportApplier = {
           principal: input.principal,
           plan: { project, files, touched: [], seen },
           changeset,
+          keepRecords: false,
           ...(input.signal && { signal: input.signal }),
         });
         return { changesetId: changeset.id };
