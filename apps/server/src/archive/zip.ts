@@ -104,7 +104,8 @@ export function zipWriter(options: ZipWriterOptions = {}): ArchiveWriter {
       size: bytes.length,
       offset,
     };
-    await write(Buffer.concat([localHeader(file), deflated]));
+    await write(localHeader(file));
+    await write(deflated);
     remember(centralRecord(file, zip64Offset));
   }
 
@@ -239,19 +240,23 @@ function dosDateTime(date: Date): { date: number; time: number } {
   };
 }
 
-/** Extended timestamp extra field (0x5455): the modification time in Unix seconds. */
-function timestampExtra(mtime: Date): Buffer {
-  const extra = Buffer.alloc(9);
-  extra.writeUInt16LE(0x5455, 0);
-  extra.writeUInt16LE(5, 2);
-  extra.writeUInt8(1, 4);
-  extra.writeInt32LE(Math.max(-0x80000000, Math.min(0x7fffffff, Math.floor(mtime.getTime() / 1000))), 5);
-  return extra;
+/** Unix seconds of the extended timestamp extra field, within its signed 32 bits. */
+const unixSeconds = (mtime: Date): number =>
+  Math.max(-0x80000000, Math.min(0x7fffffff, Math.floor(mtime.getTime() / 1000)));
+
+/** Writes the extended timestamp extra field (0x5455: the modification time) at `at`; 9 bytes. */
+function writeTimestamp(buffer: Buffer, at: number, mtime: Date): void {
+  buffer.writeUInt16LE(0x5455, at);
+  buffer.writeUInt16LE(5, at + 2);
+  buffer.writeUInt8(1, at + 4);
+  buffer.writeInt32LE(unixSeconds(mtime), at + 5);
 }
 
+const TIMESTAMP_BYTES = 9;
+
+/** The local file header, name and extra field in one buffer (small: taken from Node's shared pool). */
 function localHeader(file: FileFacts): Buffer {
-  const extra = timestampExtra(file.mtime);
-  const header = Buffer.alloc(30);
+  const header = Buffer.allocUnsafe(30 + file.name.length + TIMESTAMP_BYTES);
   const { date, time } = dosDateTime(file.mtime);
   header.writeUInt32LE(0x04034b50, 0);
   header.writeUInt16LE(20, 4);
@@ -263,8 +268,10 @@ function localHeader(file: FileFacts): Buffer {
   header.writeUInt32LE(file.compressedSize, 18);
   header.writeUInt32LE(file.size, 22);
   header.writeUInt16LE(file.name.length, 26);
-  header.writeUInt16LE(extra.length, 28);
-  return Buffer.concat([header, file.name, extra]);
+  header.writeUInt16LE(TIMESTAMP_BYTES, 28);
+  file.name.copy(header, 30);
+  writeTimestamp(header, 30 + file.name.length, file.mtime);
+  return header;
 }
 
 function dataDescriptor(file: FileFacts): Buffer {
@@ -279,14 +286,8 @@ function dataDescriptor(file: FileFacts): Buffer {
 /** The central directory's record of a file, with a ZIP64 extra field when its offset needs one. */
 function centralRecord(file: FileFacts, zip64Offset: number): Buffer {
   const farOffset = file.offset >= zip64Offset;
-  const timestamp = timestampExtra(file.mtime);
-  const zip64 = farOffset ? Buffer.alloc(12) : Buffer.alloc(0);
-  if (farOffset) {
-    zip64.writeUInt16LE(0x0001, 0);
-    zip64.writeUInt16LE(8, 2);
-    zip64.writeBigUInt64LE(BigInt(file.offset), 4);
-  }
-  const record = Buffer.alloc(46);
+  const zip64Bytes = farOffset ? 12 : 0;
+  const record = Buffer.allocUnsafe(46 + file.name.length + zip64Bytes + TIMESTAMP_BYTES);
   const { date, time } = dosDateTime(file.mtime);
   const version = farOffset ? 45 : 20;
   record.writeUInt32LE(0x02014b50, 0);
@@ -300,13 +301,22 @@ function centralRecord(file: FileFacts, zip64Offset: number): Buffer {
   record.writeUInt32LE(file.compressedSize, 20);
   record.writeUInt32LE(file.size, 24);
   record.writeUInt16LE(file.name.length, 28);
-  record.writeUInt16LE(zip64.length + timestamp.length, 30);
+  record.writeUInt16LE(zip64Bytes + TIMESTAMP_BYTES, 30);
   record.writeUInt16LE(0, 32);
   record.writeUInt16LE(0, 34);
   record.writeUInt16LE(0, 36);
   record.writeUInt32LE(FILE_ATTRIBUTES, 38);
   record.writeUInt32LE(farOffset ? MAX_32 : file.offset, 42);
-  return Buffer.concat([record, file.name, zip64, timestamp]);
+  let at = 46;
+  at += file.name.copy(record, at);
+  if (farOffset) {
+    record.writeUInt16LE(0x0001, at);
+    record.writeUInt16LE(8, at + 2);
+    record.writeBigUInt64LE(BigInt(file.offset), at + 4);
+    at += 12;
+  }
+  writeTimestamp(record, at, file.mtime);
+  return record;
 }
 
 function zip64End(entries: number, size: number, offset: number): Buffer {
