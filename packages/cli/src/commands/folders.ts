@@ -88,7 +88,7 @@ function exitCode(report: SyncReport | TransferReport): number {
 function transferCommand(direction: 'push' | 'pull'): Command {
   return {
     name: direction,
-    usage: `mdstore ${direction} DIR [--delete] [--dry-run] [--jobs N] [--batch N] [--project P] [--json]`,
+    usage: `mdstore ${direction} DIR [--delete] [--dry-run] [--jobs N]${direction === 'push' ? ' [--batch N]' : ''} [--project P] [--json]`,
     summary:
       direction === 'push'
         ? 'uploads what differs from DIR to the project (--delete: also deletes what DIR lacks)'
