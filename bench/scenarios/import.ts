@@ -1,4 +1,6 @@
+import { mkdir, writeFile } from 'node:fs/promises';
 import http from 'node:http';
+import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { ZipFile } from 'yazl';
 import { run as runCli } from '../../packages/cli/src/run.js';
@@ -9,6 +11,8 @@ import type { Scenario } from './types.js';
 
 const TARGET_MB = 200;
 const FILE_BYTES = 4 * KiB;
+/** Files of the CLI's `push` and `pull` measures (issue 27: a folder of 1 000 files). */
+const FOLDER_FILES = 1_000;
 
 const mb = (bytes: number) => bytes / MiB;
 const name = (index: number) => `notes/${String(Math.floor(index / 100)).padStart(3, '0')}/n-${index}.md`;
@@ -56,17 +60,59 @@ function post(url: string, account: BenchAccount, body: Buffer): Promise<{ statu
   });
 }
 
+/** A new project of the account; its id. */
+async function createProject(url: string, account: BenchAccount, projectName: string): Promise<string> {
+  const response = await fetch(`${url}/api/projects`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${account.api_key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: projectName }),
+  });
+  const text = await response.text();
+  if (response.status !== 201) throw new Error(`create project: ${response.status} ${text.slice(0, 300)}`);
+  return (JSON.parse(text) as { id: string }).id;
+}
+
+/** Runs the CLI in this process against the server: its requests (every `fetch`) and seconds. */
+async function cli(
+  url: string,
+  account: BenchAccount,
+  args: string[],
+): Promise<{ requests: number; seconds: number }> {
+  let requests = 0;
+  const realFetch = globalThis.fetch;
+  globalThis.fetch = (input, init) => {
+    requests++;
+    return realFetch(input, init);
+  };
+  const started = performance.now();
+  let code: number;
+  try {
+    code = await runCli(args, {
+      stdout: new PassThrough().resume(),
+      stderr: new PassThrough().resume(),
+      stdin: new PassThrough(),
+      env: { HOME: '/nonexistent', MDSTORE_URL: url, MDSTORE_API_KEY: account.api_key },
+    });
+  } finally {
+    globalThis.fetch = realFetch;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  if (code !== 0) throw new Error(`mdstore ${args[0]} exited ${code}`);
+  return { requests, seconds };
+}
+
 /**
  * Import (extensions §10) of a zip of many 4 KiB files into an empty project, as one changeset, on a fresh
- * server process: throughput and the server's peak RSS (target 200 MB). Then `mdstore pull` of the project (1 000 files with --quick)
- * into an empty folder through the CLI: the requests it sends (batched: one export) and its
- * time. The export side is the `export` scenario.
+ * server process: throughput and the server's peak RSS (target 200 MB). Then, through the CLI, `mdstore
+ * push` of a folder of 1 000 files into a new project and `mdstore pull` of it into an empty folder: the
+ * requests each sends (batched: changesets, one export) and its time. The export side is the `export`
+ * scenario.
  */
 const importScenario: Scenario = {
   name: 'import',
   needs: [],
   description:
-    'import of 10 000 files of 4 KiB (one zip, one changeset): throughput, peak RSS; pull of 1 000 files',
+    'import of 10 000 files of 4 KiB (one zip, one changeset): throughput, peak RSS; push and pull of 1 000 files',
   async run(bench) {
     const count = bench.settings.quick ? 1_000 : 10_000;
     const flavour = (await bench.flavour('sqlite+fs'))!;
@@ -92,33 +138,28 @@ const importScenario: Scenario = {
         `idle RSS ${mb(idle?.rss ?? 0).toFixed(0)} MB, peak ${peakMb.toFixed(0)} MB`,
     );
 
-    // `mdstore pull` of the project into an empty folder.
-    const folder = await bench.tempDir('pull');
-    const requests = { count: 0 };
-    const realFetch = globalThis.fetch;
-    globalThis.fetch = (input, init) => {
-      requests.count++;
-      return realFetch(input, init);
-    };
-    const pullStarted = performance.now();
-    let code: number;
-    try {
-      code = await runCli(['pull', folder, '--json'], {
-        stdout: new PassThrough().resume(),
-        stderr: new PassThrough().resume(),
-        stdin: new PassThrough(),
-        env: {
-          HOME: '/nonexistent',
-          MDSTORE_URL: server.url,
-          MDSTORE_API_KEY: account.api_key,
-        },
-      });
-    } finally {
-      globalThis.fetch = realFetch;
+    // `mdstore push` of a folder of 1 000 files into a new project, then `mdstore pull` of that project
+    // into an empty folder, through the CLI: the requests each sends (batched: changesets, one export)
+    // and its time.
+    const folder = await bench.tempDir('push');
+    const base = markdownBytes(FILE_BYTES);
+    for (let i = 0; i < FOLDER_FILES; i++) {
+      const file = path.join(folder, name(i));
+      await mkdir(path.dirname(file), { recursive: true });
+      const content = Buffer.from(base);
+      content.write(`# ${i}`.padEnd(12), 0);
+      await writeFile(file, content);
     }
-    const pullSec = (performance.now() - pullStarted) / 1000;
-    if (code !== 0) throw new Error(`pull exited ${code}`);
-    bench.log(`    pull of ${count} files: ${requests.count} requests, ${pullSec.toFixed(2)} s`);
+    const project = await createProject(server.url, account, 'bench-folder');
+    const push = await cli(server.url, account, ['push', folder, '--json', '--project', project]);
+    bench.log(`    push of ${FOLDER_FILES} files: ${push.requests} requests, ${push.seconds.toFixed(2)} s`);
+    const into = await bench.tempDir('pull');
+    const pull = await cli(server.url, account, ['pull', into, '--json', '--project', project]);
+    bench.log(`    pull of ${FOLDER_FILES} files: ${pull.requests} requests, ${pull.seconds.toFixed(2)} s`);
+    // A first `mdstore sync` of the same folder with another new project: its uploads as changesets too.
+    const other = await createProject(server.url, account, 'bench-sync');
+    const sync = await cli(server.url, account, ['sync', folder, '--json', '--project', other]);
+    bench.log(`    sync of ${FOLDER_FILES} files: ${sync.requests} requests, ${sync.seconds.toFixed(2)} s`);
     await server.stop();
 
     const label = `import: ${count} files of 4 KiB, zip [sqlite+fs${bench.settings.compiled ? ', compiled' : ''}]`;
@@ -131,15 +172,27 @@ const importScenario: Scenario = {
       TARGET_MB,
       `target ${TARGET_MB} MB`,
     );
-    bench.results.higher(
-      `pull: ${count} files (CLI, batched) [sqlite+fs]`,
-      'files per second',
-      count / pullSec,
-      100,
-      'floor: 100 files per second',
-    );
-    const pullLabel = `pull: ${count} files (CLI, batched) [sqlite+fs]`;
-    bench.results.lower(pullLabel, 'requests', requests.count, count, `${count}: one download per file`);
+    for (const [verb, measured, one] of [
+      ['push', push, 'upload'],
+      ['pull', pull, 'download'],
+      ['sync', sync, 'upload'],
+    ] as const) {
+      const measure = `${verb}: ${FOLDER_FILES} files of 4 KiB (CLI, batched) [sqlite+fs]`;
+      bench.results.higher(
+        measure,
+        'files per second',
+        FOLDER_FILES / measured.seconds,
+        100,
+        'floor: 100 files per second',
+      );
+      bench.results.lower(
+        measure,
+        'requests',
+        measured.requests,
+        10,
+        `10 (one ${one} per file: ${FOLDER_FILES})`,
+      );
+    }
   },
 };
 

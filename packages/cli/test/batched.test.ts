@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createClient, type MdStoreClient } from '@mdstore/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -133,6 +133,32 @@ describe('batched folders', () => {
     expect((await readTree(into))[nameOf(123)]).toBe(textOf(123));
     // The state records each file as listed: a second sync has nothing to do.
     const again = JSON.parse((await runCli(['sync', into, '--json'], { env })).stdout) as {
+      items: unknown[];
+    };
+    expect(again.items).toEqual([]);
+  });
+
+  it('sync of a folder into an empty project sends its files as changesets, recorded in the state', async () => {
+    const count = 300;
+    const folder = path.join(dir, 'up');
+    await mkdir(path.join(folder, 'notes'), { recursive: true });
+    await Promise.all(
+      Array.from({ length: count }, (_, i) => writeFile(path.join(folder, nameOf(i)), textOf(i))),
+    );
+    let result: Awaited<ReturnType<typeof runCli>> | undefined;
+    const requests = await counted(async () => {
+      result = await runCli(['sync', folder, '--json', '--batch', '100'], { env });
+    });
+    expect(result!.code, result!.stderr).toBe(0);
+    const report = JSON.parse(result!.stdout) as { items: Array<{ action: string }> };
+    expect(report.items).toHaveLength(count);
+    expect(report.items.every((item) => item.action === 'upload')).toBe(true);
+    expect(requests.filter((r) => r.endsWith('/changesets'))).toHaveLength(3);
+    expect(requests.filter((r) => r.includes('/files/'))).toEqual([]);
+    expect(await client.files.readText(projectId, nameOf(250))).toBe(textOf(250));
+    const state = JSON.parse(await readFile(path.join(folder, '.mdstore-sync.json'), 'utf8'));
+    expect(Object.keys(state.files)).toHaveLength(count);
+    const again = JSON.parse((await runCli(['sync', folder, '--json'], { env })).stdout) as {
       items: unknown[];
     };
     expect(again.items).toEqual([]);

@@ -39,8 +39,15 @@ function hookedClient(hooks: { before?: Hook; after?: Hook }): MdStoreClient {
   return createClient({ baseUrl: scene.server.url, apiKey, fetch: hooked });
 }
 
-const sync = (client: MdStoreClient) =>
-  syncFolder({ client, server: scene.server.url, root: dir, projectId, concurrency: 1 });
+const sync = (client: MdStoreClient, batchFiles?: number) =>
+  syncFolder({
+    client,
+    server: scene.server.url,
+    root: dir,
+    projectId,
+    concurrency: 1,
+    ...(batchFiles !== undefined && { batchFiles }),
+  });
 const plain = () => createClient({ baseUrl: scene.server.url, apiKey });
 const actions = (report: SyncReport) => Object.fromEntries(report.items.map((i) => [i.name, i.action]));
 
@@ -93,6 +100,32 @@ describe('a side that moves during the sync', () => {
     expect(await other.files.readText(projectId, 'new.md')).toBe('# theirs\n');
   });
 
+  it('a remote change between the listing and a changeset of uploads: that file is a conflict, the others land', async () => {
+    for (const name of ['a.md', 'b.md', 'c.md']) await writeFile(path.join(dir, name), `# base ${name}\n`);
+    await sync(plain());
+    for (const name of ['a.md', 'b.md', 'c.md']) await writeFile(path.join(dir, name), `# mine ${name}\n`);
+    let changesets = 0;
+    const client = hookedClient({
+      before: async (method, url) => {
+        if (method === 'POST' && url.endsWith('/changesets') && changesets++ === 0) {
+          await other.files.updateContent(projectId, 'b.md', '# theirs\n');
+        }
+      },
+    });
+    const report = await sync(client);
+    expect(actions(report)).toEqual({ 'a.md': 'upload', 'b.md': 'conflict', 'c.md': 'upload' });
+    // The refused changeset, then the same without b.md.
+    expect(changesets).toBe(2);
+    expect(await other.files.readText(projectId, 'a.md')).toBe('# mine a.md\n');
+    expect(await other.files.readText(projectId, 'b.md')).toBe('# theirs\n');
+    const tree = await readTree(dir);
+    expect(tree['b.md']).toBe('# mine b.md\n');
+    expect(tree[report.conflicts[0]!.copy]).toBe('# theirs\n');
+    expect((await sync(plain())).items).toEqual([
+      { name: 'b.md', action: 'unresolved', copy: report.conflicts[0]!.copy },
+    ]);
+  });
+
   it('a local edit made while the remote version downloads is kept, and becomes a conflict', async () => {
     await writeFile(path.join(dir, 'a.md'), '# base\n');
     await sync(plain());
@@ -125,11 +158,41 @@ describe('an interrupted sync, resumed', () => {
         if (method === 'POST' && ++uploads === 3) throw new TypeError('fetch failed');
       },
     });
-    await expect(sync(crashing)).rejects.toThrow('fetch failed');
+    // One file per changeset: each upload is its own request.
+    await expect(sync(crashing, 1)).rejects.toThrow('fetch failed');
     const state = JSON.parse(await readFile(path.join(dir, '.mdstore-sync.json'), 'utf8'));
     expect(Object.keys(state.files).sort()).toEqual(['1.md', '2.md']);
     const resumed = await sync(plain());
     expect(actions(resumed)).toEqual({ '3.md': 'record', '4.md': 'upload', '5.md': 'upload' });
+    const files = (await other.files.list(projectId)).files;
+    expect(files.map((f) => [f.filename, f.revision])).toEqual(names.map((n) => [n, 1]));
+    expect((await sync(plain())).items).toEqual([]);
+  });
+
+  it('uploads go as changesets, each recorded once acknowledged: a crash after one landed sends none again', async () => {
+    const names = ['1.md', '2.md', '3.md', '4.md', '5.md'];
+    for (const name of names) await writeFile(path.join(dir, name), `# ${name}\n`);
+    let changesets = 0;
+    const crashing = hookedClient({
+      after: (method, url) => {
+        if (method !== 'POST' || !url.endsWith('/changesets')) return;
+        // The second changeset (3.md, 4.md) lands on the server, then the connection dies.
+        if (++changesets === 2) throw new TypeError('fetch failed');
+      },
+    });
+    await expect(sync(crashing, 2)).rejects.toThrow('fetch failed');
+    const state = JSON.parse(await readFile(path.join(dir, '.mdstore-sync.json'), 'utf8'));
+    expect(Object.keys(state.files).sort()).toEqual(['1.md', '2.md']);
+    let writes = 0;
+    const counting = hookedClient({
+      before: (method) => {
+        if (method === 'POST' || method === 'PUT') writes++;
+      },
+    });
+    const resumed = await sync(counting, 2);
+    expect(actions(resumed)).toEqual({ '3.md': 'record', '4.md': 'record', '5.md': 'upload' });
+    // 5.md alone is sent on its own (a single upload), the two recorded need no request.
+    expect(writes).toBe(1);
     const files = (await other.files.list(projectId)).files;
     expect(files.map((f) => [f.filename, f.revision])).toEqual(names.map((n) => [n, 1]));
     expect((await sync(plain())).items).toEqual([]);

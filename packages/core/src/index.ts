@@ -127,11 +127,15 @@ export {
   type ImportOperation,
   type ImportProjectInput,
   type ImportResult,
+  type ImportSpool,
   isImporter,
   MANIFEST_NAME,
+  memorySpool,
   planImport,
   SKIP_REASONS,
   type SkippedEntry,
+  type SpooledFile,
+  type SpoolRef,
   withoutNotionIds,
 } from './use-cases/import/index.js';
 export { type CreatedKey, type KeyReach, type KeyView, reachesNoFurther } from './use-cases/keys.js';

@@ -3,7 +3,7 @@ import { portableHashing as nodeCryptoHashing } from '../src/defaults/web-runtim
 import { fileEtag } from '../src/model/etags.js';
 import { entryVerdict, SKIP_REASONS } from '../src/use-cases/import/entries.js';
 import { applyImporter, type ImportedFile, withoutNotionIds } from '../src/use-cases/import/importers.js';
-import { planImport } from '../src/use-cases/import/index.js';
+import { planImport, type SpooledFile } from '../src/use-cases/import/index.js';
 import { rewriteLinkDestinations } from '../src/use-cases/import/links.js';
 
 /**
@@ -140,7 +140,6 @@ describe('links', () => {
 });
 
 describe('planImport', () => {
-  const ctx = { hashing: nodeCryptoHashing };
   const sha = (text: string) => {
     const hash = nodeCryptoHashing.sha256();
     hash.update(new TextEncoder().encode(text));
@@ -155,15 +154,21 @@ describe('planImport', () => {
     ['text.md', { id: 'i3', revision: 1, filename: 'text.md', sha256: sha('old'), metadataJson: null }],
     ['gone.md', { id: 'i4', revision: 7, filename: 'gone.md', sha256: sha('gone'), metadataJson: null }],
   ]);
-  const files: ImportedFile[] = [
-    { filename: 'same.md', text: 'same', metadata: { b: [2], a: 1 } },
-    { filename: 'meta.md', text: 'meta', metadata: { a: 2 } },
-    { filename: 'text.md', text: 'new' },
-    { filename: 'new.md', text: 'fresh' },
+  // As the import keeps them: no text, a digest and where the bytes are in its spool.
+  const spooled = (filename: string, text: string, offset: number) => ({
+    filename,
+    ref: { offset, size: text.length },
+    sha256: sha(text),
+  });
+  const files: SpooledFile[] = [
+    { ...spooled('same.md', 'same', 0), metadata: { b: [2], a: 1 } },
+    { ...spooled('meta.md', 'meta', 1), metadata: { a: 2 } },
+    spooled('text.md', 'new', 2),
+    spooled('new.md', 'fresh', 3),
   ];
 
   it('merge: equal content and metadata (key order aside) is unchanged; the rest is put', async () => {
-    const plan = await planImport(ctx, files, stored, 'merge');
+    const plan = planImport(files, stored, 'merge');
     expect(plan.answer).toEqual({
       created: ['new.md'],
       updated: ['meta.md', 'text.md'],
@@ -175,6 +180,10 @@ describe('planImport', () => {
       'put new.md',
       'put text.md',
     ]);
+    // Each put names its content in the spool, not a text.
+    expect(plan.operations.find((op) => op.filename === 'new.md')).toMatchObject({
+      content: { ref: { offset: 3, size: 5 }, sha256: sha('fresh') },
+    });
     // No metadata in the archive: the stored metadata stays.
     expect(plan.operations.find((op) => op.filename === 'text.md')).toMatchObject({ metadata: null });
     // Each put is pinned to the file compared: its ETag, or null for a new one.
@@ -185,7 +194,7 @@ describe('planImport', () => {
   });
 
   it('replace: files the archive lacks are deleted', async () => {
-    const plan = await planImport(ctx, files, stored, 'replace');
+    const plan = planImport(files, stored, 'replace');
     expect(plan.answer.deleted).toEqual(['gone.md']);
     expect(plan.operations.at(-1)).toEqual({
       op: 'delete',

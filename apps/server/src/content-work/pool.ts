@@ -48,7 +48,11 @@ export class PiscinaContentWork implements ContentWork {
   ) {
     this.pool = new Piscina<WorkRequest, WorkAnswer>({
       ...workerModule(),
-      minThreads: Math.min(1, config.threads),
+      // No worker until a step needs one, and none kept past a minute without work: a worker thread
+      // costs about 27 MB of RSS (its own V8 heap and the parsers), a large share of an idle
+      // server's and of the 200 MB budget of a 10 000-file export or import (docs/performance.md).
+      minThreads: 0,
+      idleTimeout: 60_000,
       maxThreads: config.threads,
       // Tasks are handed over only when a worker is free (`slot`); a worker being replaced may
       // still make one wait in piscina for a moment.

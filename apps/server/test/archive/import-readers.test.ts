@@ -74,6 +74,23 @@ describe('zip', () => {
     expect(['compression_ratio', 'archive_invalid']).toContain(refused.type);
   });
 
+  it('reads small entries whole (stored or deflated) and refuses one whose bytes do not match its CRC-32', async () => {
+    const files = [
+      { name: 'stored.md', data: 'kept as is\n', store: true },
+      { name: 'deflated.md', data: `${'deflated '.repeat(50)}\n` },
+    ];
+    expect(await entriesOf('application/zip', craftZip(files))).toEqual(
+      files.map((file) => ({ name: file.name, kind: 'file', size: file.data.length, text: file.data })),
+    );
+    const damaged = craftZip([{ name: 'a.md', data: 'hello', store: true }]);
+    // The first byte of the data (after the 30-byte local header and the 4-byte name).
+    damaged[34] = damaged[34]! ^ 1;
+    expect(await refusal('application/zip', damaged)).toEqual({
+      code: 'INVALID_INPUT',
+      type: 'archive_invalid',
+    });
+  });
+
   it('refuses a total uncompressed size over the limit (413), declared or received', async () => {
     // Deflated, the two entries take about 250 bytes; inflated, 1200.
     const zip = craftZip([

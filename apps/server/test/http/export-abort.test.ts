@@ -13,7 +13,8 @@ describe('export, client gone', () => {
   it('stops reading the project, logs no error and keeps serving', async () => {
     const opened: string[] = [];
     const harness = await HttpHarness.start({
-      settings: { maxFileBytes: 1024 * 1024 },
+      // Inline contents of 250 KB: 15 MB of archive, more than loopback sockets buffer on both ends.
+      settings: { maxFileBytes: 1024 * 1024, inlineMaxBytes: 1024 * 1024 },
       adapters: async () => {
         const adapters = await memoryAdapters();
         const records = adapters.records;
@@ -36,7 +37,7 @@ describe('export, client gone', () => {
       const { apiKey, defaultProjectId } = await harness.account();
       const files = 60;
       for (let i = 0; i < files; i++) {
-        const text = `# ${i}\n\n${randomBytes(36 * 1024).toString('base64')}\n`;
+        const text = `# ${i}\n\n${randomBytes(190 * 1024).toString('base64')}\n`;
         await harness.uploadFile(apiKey, defaultProjectId, `f-${String(i).padStart(2, '0')}.md`, text);
       }
       opened.length = 0;

@@ -11,7 +11,18 @@ import type { Command, Options, Values } from './types.js';
 const FOLDER_OPTIONS: Options = {
   'dry-run': { type: 'boolean', short: 'n' },
   jobs: { type: 'string', short: 'j' },
+  batch: { type: 'string' },
 };
+
+/** `--batch N`: files per changeset of a push's or a sync's writes (1 to 1 000, the default). */
+function batchOf(values: Values): number | undefined {
+  const text = values.batch as string | undefined;
+  if (text === undefined) return undefined;
+  const batch = Number(text);
+  if (!Number.isInteger(batch) || batch < 1 || batch > 1000)
+    throw new UsageError('--batch must be 1 to 1000');
+  return batch;
+}
 
 function jobsOf(values: Values): number {
   const text = (values.jobs as string | undefined) ?? '4';
@@ -77,7 +88,7 @@ function exitCode(report: SyncReport | TransferReport): number {
 function transferCommand(direction: 'push' | 'pull'): Command {
   return {
     name: direction,
-    usage: `mdstore ${direction} DIR [--delete] [--dry-run] [--jobs N] [--project P] [--json]`,
+    usage: `mdstore ${direction} DIR [--delete] [--dry-run] [--jobs N]${direction === 'push' ? ' [--batch N]' : ''} [--project P] [--json]`,
     summary:
       direction === 'push'
         ? 'uploads what differs from DIR to the project (--delete: also deletes what DIR lacks)'
@@ -98,6 +109,7 @@ function transferCommand(direction: 'push' | 'pull'): Command {
         delete: values.delete === true,
         dryRun: values['dry-run'] === true,
         concurrency: jobsOf(values),
+        ...(batchOf(values) !== undefined && { batchFiles: batchOf(values) }),
         ...(progress && { progress }),
       });
       if (ctx.json) ctx.printJson(report);
@@ -115,7 +127,7 @@ export const pull = transferCommand('pull');
 
 export const sync: Command = {
   name: 'sync',
-  usage: 'mdstore sync DIR [--watch] [--dry-run] [--jobs N] [--project P] [--json]',
+  usage: 'mdstore sync DIR [--watch] [--dry-run] [--jobs N] [--batch N] [--project P] [--json]',
   summary:
     'two-way sync of DIR with the project; conflicts keep both versions (exit code 3); --watch: keep syncing as either side changes',
   options: { ...FOLDER_OPTIONS, watch: { type: 'boolean', short: 'w' } },
@@ -145,6 +157,7 @@ export const sync: Command = {
       projectId,
       dryRun: values['dry-run'] === true,
       concurrency: jobsOf(values),
+      ...(batchOf(values) !== undefined && { batchFiles: batchOf(values) }),
       ...(progress && { progress }),
     });
     if (ctx.json) ctx.printJson(report);

@@ -42,12 +42,18 @@ export async function pushInChangesets(
   root: string,
   projectId: string,
   steps: readonly BatchStep[],
-  o: { single: (step: BatchStep) => Promise<void>; done: (outcome: StepOutcome) => void },
+  o: {
+    single: (step: BatchStep) => Promise<void>;
+    done: (outcome: StepOutcome) => void;
+    /** Operations per changeset (default and most: `CHANGESET_MAX_OPERATIONS`). */
+    maxOperations?: number;
+  },
 ): Promise<void> {
+  const maxOperations = Math.min(o.maxOperations ?? CHANGESET_MAX_OPERATIONS, CHANGESET_MAX_OPERATIONS);
   let batch: Array<{ step: BatchStep; op: ChangesetOperation; bytes: number }> = [];
   let bytes = 0;
   const flush = async () => {
-    if (batch.length > 0) await applyBatch(client, projectId, batch, o.done);
+    if (batch.length > 0) await applyBatch(client, projectId, batch, o.done, maxOperations);
     batch = [];
     bytes = 0;
   };
@@ -73,7 +79,7 @@ export async function pushInChangesets(
       entry = { step, op, bytes: now.bytes.length };
     }
     if (
-      batch.length >= CHANGESET_MAX_OPERATIONS ||
+      batch.length >= maxOperations ||
       (batch.length > 0 && bytes + entry.bytes > CHANGESET_MAX_CONTENT_BYTES)
     ) {
       await flush();
@@ -112,12 +118,13 @@ async function applyBatch(
   projectId: string,
   batch: Array<{ step: BatchStep; op: ChangesetOperation }>,
   done: (outcome: StepOutcome) => void,
+  maxOperations: number,
 ): Promise<void> {
   await applyChangesets(
     client,
     projectId,
     batch.map(({ step, op }) => ({ key: step, op })),
-    { applied: (step) => done({ step }), refused: (step, error) => done({ step, error }) },
+    { applied: (step) => done({ step }), refused: (step, error) => done({ step, error }), maxOperations },
   );
 }
 
@@ -136,16 +143,21 @@ export async function applyChangesets<K>(
   o: {
     applied: (key: K, file: AppliedFile) => void;
     refused: (key: K, error: unknown) => void;
+    /** Runs after each changeset the server took, once `applied` has seen its files, before the next goes. */
+    acknowledged?: () => Promise<void>;
     message?: string;
+    /** Operations per changeset (default and most: `CHANGESET_MAX_OPERATIONS`). */
+    maxOperations?: number;
   },
 ): Promise<void> {
   const batches: Array<Array<{ key: K; op: ChangesetOperation }>> = [[]];
+  const maxOperations = Math.min(o.maxOperations ?? CHANGESET_MAX_OPERATIONS, CHANGESET_MAX_OPERATIONS);
   let bytes = 0;
   for (const entry of entries) {
-    const size = entry.op.op === 'put' ? entry.op.content.length * 3 : 0;
+    const size = changesetBytes(entry.op);
     const current = batches.at(-1)!;
     if (
-      current.length >= CHANGESET_MAX_OPERATIONS ||
+      current.length >= maxOperations ||
       (current.length > 0 && bytes + size > CHANGESET_MAX_CONTENT_BYTES)
     ) {
       batches.push([]);
@@ -163,6 +175,7 @@ export async function applyChangesets<K>(
           { message: o.message ?? 'mdstore push' },
         );
         for (const [i, entry] of pending.entries()) o.applied(entry.key, result.files[i]!);
+        await o.acknowledged?.();
         break;
       } catch (error) {
         const index = failedOperation(error);
@@ -173,6 +186,10 @@ export async function applyChangesets<K>(
     }
   }
 }
+
+/** What an operation counts against `CHANGESET_MAX_CONTENT_BYTES`: its content's UTF-8 size. */
+export const changesetBytes = (op: ChangesetOperation): number =>
+  op.op === 'put' ? Buffer.byteLength(op.content, 'utf8') : 0;
 
 /** The longest folder prefix (ending in `/`, or empty) shared by every name. */
 export function commonFolder(names: readonly string[]): string {

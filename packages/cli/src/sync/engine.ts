@@ -1,8 +1,14 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { MdStoreClient } from '@mdstore/client';
+import type { ChangesetOperation, MdStoreClient } from '@mdstore/client';
 import { describeError } from '../errors.js';
-import { readExported } from './batch.js';
+import {
+  type AppliedFile,
+  applyChangesets,
+  CHANGESET_MAX_CONTENT_BYTES,
+  CHANGESET_MAX_OPERATIONS,
+  readExported,
+} from './batch.js';
 import {
   deleteLocal,
   LocalChangedError,
@@ -65,6 +71,8 @@ export interface SyncOptions {
   readonly dryRun?: boolean;
   /** Files transferred at once. Default 4. */
   readonly concurrency?: number;
+  /** Files per changeset of uploads and remote deletes (1 to 1 000, the default). */
+  readonly batchFiles?: number;
   readonly progress?: Progress;
   readonly now?: () => Date;
 }
@@ -153,8 +161,9 @@ export async function syncFolder(options: SyncOptions): Promise<SyncReport> {
     const run = new SyncRun(options, projectId, files, saver, report);
     options.progress?.start(tasks.length);
     try {
-      // Batched first (issue 27): the downloads' contents from one export; every task is then settled
-      // file by file, as before (a download the export holds needs no request of its own).
+      // Batched first (issue 27): the downloads' contents from one export, the uploads and remote deletes
+      // as changesets; what is left is settled file by file (a download the export holds needs no
+      // request of its own).
       const left = await run.batched(tasks);
       await saver.save();
       await runPool(left, options.concurrency ?? 4, (task) => run.settle(task));
@@ -183,11 +192,104 @@ class SyncRun {
   private readonly prefetched = new Map<string, Buffer>();
 
   /**
-   * The downloads' contents read from one export, for `execute` to write without a request each. Uploads
-   * stay one request each in a sync: each is recorded in the state as it lands, so a sync killed midway
-   * resumes without sending again what landed (process.test.ts); `push` sends changesets.
+   * The batched part of a sync (issue 27): the downloads' contents read from one export, for `execute` to
+   * write without a request each; the uploads and remote deletes sent as changesets. Returns the tasks
+   * left to settle file by file.
    */
   async batched(tasks: readonly Task[]): Promise<Task[]> {
+    await this.prefetch(tasks);
+    const writes = tasks.filter(
+      (task) => task.decision.kind === 'upload' || task.decision.kind === 'delete-remote',
+    );
+    if (writes.length < 2) return [...tasks];
+    const sent = new Set(writes);
+    const left = await this.sendInChangesets(writes);
+    return [...tasks.filter((task) => !sent.has(task)), ...left];
+  }
+
+  /**
+   * Uploads and remote deletes as changesets of at most `batchFiles` files and
+   * `CHANGESET_MAX_CONTENT_BYTES`, each operation conditioned as its single request would be (`if_match`:
+   * the ETag planned from, or null for a new file). Local contents are read batch by batch (one batch's
+   * held at once). The state records a changeset's files only after the server acknowledged it, and is
+   * saved before the next changeset goes: a sync killed midway leaves at most one changeset landed and
+   * unrecorded, which the next sync finds equal on both sides and records without sending it again. A
+   * file the server refuses (412, 409, 404: the other side moved) is looked at again and left to the
+   * per-file path, as is a local file changed since the scan or not UTF-8 text.
+   */
+  private async sendInChangesets(writes: readonly Task[]): Promise<Task[]> {
+    const { root, client } = this.options;
+    const maxOperations = this.options.batchFiles ?? CHANGESET_MAX_OPERATIONS;
+    const left: Task[] = [];
+    let batch: Array<{ key: Task; op: ChangesetOperation }> = [];
+    let bytes = 0;
+    const flush = async () => {
+      const sending = batch;
+      batch = [];
+      bytes = 0;
+      if (sending.length === 0) return;
+      const refused: Array<{ task: Task; error: unknown }> = [];
+      await applyChangesets(client, this.projectId, sending, {
+        message: 'mdstore sync',
+        maxOperations,
+        applied: (task, file) => this.applied(task, file),
+        refused: (task, error) => refused.push({ task, error }),
+        acknowledged: () => this.saver.save(),
+      });
+      for (const { task, error } of refused) {
+        if (isRace(error)) {
+          await this.refresh(task);
+          left.push(task);
+          continue;
+        }
+        if (!isFileFailure(error)) throw error;
+        const status = (error as { status?: number }).status;
+        this.report.errors.push({ name: task.name, error: describeError(error), ...(status && { status }) });
+        this.options.progress?.tick(task.name);
+      }
+    };
+    for (const task of writes) {
+      const { decision } = task;
+      let op: ChangesetOperation;
+      let size = 0;
+      if (decision.kind === 'delete-remote') {
+        op = { op: 'delete', filename: task.name, if_match: decision.ifMatch };
+      } else if (decision.kind === 'upload') {
+        const now = await readLocal(root, task.name);
+        const content = now && now.sha256 === task.local?.sha256 ? utf8(now.bytes) : undefined;
+        if (content === undefined) {
+          left.push(task);
+          continue;
+        }
+        op = { op: 'put', filename: task.name, content, if_match: decision.ifMatch ?? null };
+        size = now!.bytes.length;
+      } else {
+        left.push(task);
+        continue;
+      }
+      if (batch.length >= maxOperations || (batch.length > 0 && bytes + size > CHANGESET_MAX_CONTENT_BYTES)) {
+        await flush();
+      }
+      batch.push({ key: task, op });
+      bytes += size;
+    }
+    await flush();
+    return left;
+  }
+
+  /** A changeset the server took: the file as it answered it is the new base. */
+  private applied(task: Task, file: AppliedFile): void {
+    if ('deleted' in file && file.deleted === true) this.remember(task.name, undefined);
+    else {
+      const view = file as { sha256: string; etag: string; revision: number };
+      this.remember(task.name, entryOf(view.sha256, view.etag, view.revision));
+    }
+    this.report.items.push({ name: task.name, action: task.decision.kind as SyncAction });
+    this.options.progress?.tick(task.name);
+  }
+
+  /** The downloads' contents read from one export (see `PREFETCH_MAX_BYTES`). */
+  private async prefetch(tasks: readonly Task[]): Promise<void> {
     const { client } = this.options;
     const downloads = tasks.filter((task) => task.decision.kind === 'download');
     if (downloads.length > 1) {
@@ -202,7 +304,6 @@ class SyncRun {
         },
       );
     }
-    return [...tasks];
   }
 
   /** Carries out one file's decision; when a side moved meanwhile, looks again and decides anew. */
@@ -350,6 +451,17 @@ class SyncRun {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 100) throw error;
       }
     }
+  }
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The bytes as text, or undefined when they are not UTF-8 (such a file goes up on its own). */
+function utf8(bytes: Uint8Array): string | undefined {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    return undefined;
   }
 }
 

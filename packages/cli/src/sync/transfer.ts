@@ -27,6 +27,8 @@ export interface TransferOptions {
   readonly delete?: boolean;
   readonly dryRun?: boolean;
   readonly concurrency?: number;
+  /** Files per changeset of a push (1 to 1 000, the default). */
+  readonly batchFiles?: number;
   readonly progress?: Progress;
 }
 
@@ -102,6 +104,7 @@ export async function transferFolder(options: TransferOptions): Promise<Transfer
       await pushInChangesets(client, root, projectId, steps, {
         single: (step) => carryOut(options, step),
         done,
+        ...(options.batchFiles !== undefined && { maxOperations: options.batchFiles }),
       });
     } else {
       const downloads = steps.filter((step) => step.action === 'download');

@@ -9,6 +9,7 @@ import {
 import type { Request, Response } from 'express';
 import * as v from 'valibot';
 import { IMPORT_MEDIA_TYPES, isImportMediaType, readImportBody } from '../../archive/read/index.js';
+import { fileSpool } from '../../archive/spool.js';
 import { errors, json } from '../api/answers.js';
 import { defineRoute } from '../api/route.js';
 import { ImportResult as ImportAnswer } from '../api/schemas.js';
@@ -104,6 +105,8 @@ export const importProject = defineRoute(
       ...(importer && { importer }),
       dryRun,
       archive: archiveBody(req, res, deps.store.settings.maxImportBytes),
+      // The archive's Markdown contents wait for the commit in a temporary file, not in memory.
+      spool: () => fileSpool(),
       signal: signalOf(res),
     });
     res.status(200).json(importJson(result));

@@ -17,7 +17,14 @@ import {
   type StepResult,
   sumCounters,
 } from '../files/steps.js';
-import { type ChangesetPlan, encodeText, operationFailed, type PlannedFile, StalePlan } from './plan.js';
+import {
+  type ChangesetPlan,
+  type ContentSource,
+  encodeText,
+  operationFailed,
+  type PlannedFile,
+  StalePlan,
+} from './plan.js';
 
 /**
  * The commit of a planned changeset (extensions §9), by the write path's rules: every new content is
@@ -26,6 +33,11 @@ import { type ChangesetPlan, encodeText, operationFailed, type PlannedFile, Stal
  * read, applies the same per-file steps as the single writes (one revision per touched file, carrying
  * the changeset's id and message), moves the counters once for the net result and drops the staged
  * notes. On any failure every blob written is removed again; a crash leaves the notes to reconciliation.
+ *
+ * A file whose content has a `source` instead of a text (an import's, extensions §10) is read when it is
+ * needed, one at a time: a blob content is streamed from its source to the blob store before the
+ * transaction, like the others; an inline one is read, hashed, indexed and inserted by the transaction
+ * when it reaches the file. So a changeset of 10 000 imported files holds no more than one of them.
  */
 
 /** Blob contents of one changeset written at once (each is a whole content, at most `maxFileBytes`). */
@@ -85,13 +97,33 @@ export interface CommittedChangeset {
 
 export async function commitChangeset(
   ctx: MdStoreContext,
-  o: { principal: Principal; plan: ChangesetPlan; changeset: ChangesetTag; signal?: AbortSignal },
+  o: {
+    principal: Principal;
+    plan: ChangesetPlan;
+    changeset: ChangesetTag;
+    signal?: AbortSignal;
+    /** false: the answer needs no file records (an import's), so none is kept while the commit runs. */
+    keepRecords?: boolean;
+  },
 ): Promise<CommittedChangeset> {
   const { plan } = o;
   const project = plan.project;
   const contents = await prepareContents(ctx, plan);
-  const blobs = contents.filter((content) => !content.inline);
-  const commit = async (tx: RecordsTransaction, stored: ReadonlyMap<PlannedFile, StoredContent>) => {
+  const prepared = new Map(contents.map((content) => [content.file, content]));
+  const sourced = new Map(
+    plan.files
+      .filter((file) => !file.deleted && file.text === null && file.source !== undefined)
+      .map((file) => [file, newContentKey(ctx, file.fileId)] as const),
+  );
+  const blobs: BlobWrite[] = [
+    ...contents
+      .filter((content) => !content.inline)
+      .map((content) => ({ contentKey: content.contentKey, open: () => oneChunk(content.bytes) })),
+    ...[...sourced]
+      .filter(([file]) => file.source!.sizeBytes > ctx.settings.inlineMaxBytes)
+      .map(([file, contentKey]) => ({ contentKey, open: () => loaded(file.source!) })),
+  ];
+  const commit = async (tx: RecordsTransaction, written: WrittenBlobs) => {
     for (const content of contents) {
       if (content.inline) {
         await tx.insertInlineContent({
@@ -101,13 +133,12 @@ export async function commitChangeset(
         });
       }
     }
-    return applyPlan(ctx, tx, { ...o, stored });
-  };
-  const storedOf = (sizes: ReadonlyMap<PreparedContent, { sizeBytes: number; sha256: string }>) =>
-    new Map(
-      contents.map((content) => {
-        const blob = sizes.get(content);
-        const version: StoredContent = {
+    const turns = { since: 0 };
+    const stored = async (file: PlannedFile): Promise<StoredContent | undefined> => {
+      const content = prepared.get(file);
+      if (content !== undefined) {
+        const blob = written.get(content.contentKey);
+        return {
           contentKey: content.contentKey,
           inline: content.inline,
           sizeBytes: blob?.sizeBytes ?? content.bytes.byteLength,
@@ -115,19 +146,34 @@ export async function commitChangeset(
           ...content.search,
           links: content.links,
         };
-        return [content.file, version] as const;
-      }),
-    );
+      }
+      const contentKey = sourced.get(file);
+      if (contentKey === undefined) return undefined;
+      const version = await sourcedContent(ctx, tx, {
+        project,
+        file,
+        contentKey,
+        blob: written.get(contentKey),
+      });
+      turns.since += version.sizeBytes;
+      if (turns.since >= LARGE_TEXT) {
+        turns.since = 0;
+        await giveTurn();
+      }
+      return version;
+    };
+    return applyPlan(ctx, tx, { ...o, stored });
+  };
   let done: { committed: CommittedChangeset; doomed: readonly BlobIntentRecord[] };
   try {
     done =
       blobs.length === 0
-        ? await ctx.records.withTransaction((tx) => commit(tx, storedOf(new Map())))
+        ? await ctx.records.withTransaction((tx) => commit(tx, new Map()))
         : await withStagedResources(
             ctx,
-            blobs.map((content) => ({ bucket: project.bucketName, key: content.contentKey })),
+            blobs.map((blob) => ({ bucket: project.bucketName, key: blob.contentKey })),
             (deadline) => writeBlobs(ctx, project, blobs, [o.signal, deadline]),
-            (tx, written) => commit(tx, storedOf(written)),
+            (tx, written) => commit(tx, written),
           );
   } catch (error) {
     // Another write took a name the plan found free: plan again (it then answers as it should).
@@ -138,7 +184,58 @@ export async function commitChangeset(
   return done.committed;
 }
 
-type WrittenBlobs = Map<PreparedContent, { sizeBytes: number; sha256: string }>;
+async function* loaded(source: ContentSource): ByteStream {
+  yield await source.load();
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * A sourced content, inside the commit transaction: read, hashed (the digest recorded is that of the
+ * bytes written), its search fields and links found, and, when inline, inserted; a blob content was
+ * written before the transaction (`blob`: what the blob store counted and hashed).
+ */
+async function sourcedContent(
+  ctx: MdStoreContext,
+  tx: RecordsTransaction,
+  o: {
+    project: ProjectRecord;
+    file: PlannedFile;
+    contentKey: string;
+    blob: { sizeBytes: number; sha256: string } | undefined;
+  },
+): Promise<StoredContent> {
+  const source = o.file.source!;
+  const bytes = await source.load();
+  let sha256 = o.blob?.sha256;
+  if (sha256 === undefined) {
+    const hash = ctx.hashing.sha256();
+    hash.update(bytes);
+    sha256 = hash.digestHex();
+  }
+  if (sha256 !== source.sha256) throw new Error(`The content of ${o.file.filename} changed in its source`);
+  const text = UTF8.decode(bytes);
+  if (o.blob === undefined) {
+    await tx.insertInlineContent({ projectId: o.project.id, contentKey: o.contentKey, bytes });
+  }
+  return {
+    contentKey: o.contentKey,
+    inline: o.blob === undefined,
+    sizeBytes: o.blob?.sizeBytes ?? bytes.byteLength,
+    sha256,
+    ...searchFields(text.slice(0, SEARCH_LIMITS.contentMaxBytes)),
+    links: await linksOfText(ctx, text, o.file.filename),
+  };
+}
+
+/** A blob content the commit writes before its transaction, opened when its turn comes. */
+interface BlobWrite {
+  readonly contentKey: string;
+  open(): ByteStream;
+}
+
+/** What the blob store counted and hashed of each content written, by content key. */
+type WrittenBlobs = Map<string, { sizeBytes: number; sha256: string }>;
 
 /**
  * Writes the blob contents, a few at once: many small blobs are bound by round trips, not by bytes.
@@ -148,7 +245,7 @@ type WrittenBlobs = Map<PreparedContent, { sizeBytes: number; sha256: string }>;
 async function writeBlobs(
   ctx: MdStoreContext,
   project: ProjectRecord,
-  blobs: readonly PreparedContent[],
+  blobs: readonly BlobWrite[],
   signals: readonly (AbortSignal | undefined)[],
 ): Promise<WrittenBlobs> {
   const written: WrittenBlobs = new Map();
@@ -156,10 +253,9 @@ async function writeBlobs(
   let failed = false;
   const writer = async () => {
     while (next < blobs.length && !failed) {
-      const content = blobs[next++]!;
+      const blob = blobs[next++]!;
       try {
-        const stream = oneChunk(content.bytes);
-        written.set(content, await putBlob(ctx, project, content.contentKey, stream, signals));
+        written.set(blob.contentKey, await putBlob(ctx, project, blob.contentKey, blob.open(), signals));
       } catch (error) {
         failed = true;
         throw error;
@@ -180,7 +276,9 @@ async function applyPlan(
     principal: Principal;
     plan: ChangesetPlan;
     changeset: ChangesetTag;
-    stored: ReadonlyMap<PlannedFile, StoredContent>;
+    /** The content version a file gets (undefined: its content stays), worked out when it is reached. */
+    stored: (file: PlannedFile) => Promise<StoredContent | undefined>;
+    keepRecords?: boolean;
   },
 ): Promise<{ committed: CommittedChangeset; doomed: BlobIntentRecord[] }> {
   const { plan, changeset } = o;
@@ -198,21 +296,33 @@ async function applyPlan(
   }
   if (locked.requireIfMatch !== plan.project.requireIfMatch) throw new StalePlan();
   const at = notBefore(ctx.clock.now(), locked.updatedAt);
-  const steps: StepResult[] = [];
+  // What the steps leave: their counters and doomed versions, and (unless the caller needs none) the
+  // record of each file, kept per step only as far as needed.
+  const counters: StepResult['counters'][] = [];
+  const doomed: BlobIntentRecord[] = [];
   const records = new Map<PlannedFile, FileRecord>();
+  const keep = (step: StepResult, file?: PlannedFile) => {
+    counters.push(step.counters);
+    doomed.push(...step.doomed);
+    if (file && o.keepRecords !== false) records.set(file, step.file!);
+  };
   const existing = plan.files.filter((file) => file.origin !== null);
   // Deletes first (they free names), then the changed files (renames ordered so that no two files ever
   // hold one name), then the new files.
   for (const file of existing.filter((f) => f.deleted)) {
-    steps.push(
-      await deleteFileStep(ctx, tx, { project: locked, file: current.get(file.fileId)!, at, changeset }),
-    );
+    keep(await deleteFileStep(ctx, tx, { project: locked, file: current.get(file.fileId)!, at, changeset }));
   }
   const pending = existing.filter((f) => !f.deleted);
   while (pending.length > 0) {
-    const holders = new Set(pending.map((f) => current.get(f.fileId)!.filename));
+    // The names still held, worked out only when a file is renamed (an import of 10 000 updates renames
+    // none: each step is then found at once, not after a pass over the rest).
+    let holders: Set<string> | undefined;
+    const held = (name: string) => {
+      holders ??= new Set(pending.map((f) => current.get(f.fileId)!.filename));
+      return holders.has(name);
+    };
     const index = pending.findIndex(
-      (f) => f.filename === current.get(f.fileId)!.filename || !holders.has(f.filename),
+      (f) => f.filename === current.get(f.fileId)!.filename || !held(f.filename),
     );
     if (index < 0) {
       // A cycle of renames (a swap): one file steps aside, for the rest of this transaction, under a name
@@ -230,7 +340,7 @@ async function applyPlan(
       project: locked,
       current: record,
       change: {
-        stored: o.stored.get(file!),
+        stored: await o.stored(file!),
         ...(file!.filename !== record.filename && { filename: file!.filename }),
         ...(file!.metadataJson !== record.metadataJson && { metadataJson: file!.metadataJson }),
       },
@@ -238,28 +348,26 @@ async function applyPlan(
       at,
       changeset,
     });
-    records.set(file!, step.file!);
-    steps.push(step);
+    keep(step, file!);
   }
   for (const file of plan.files.filter((f) => f.origin === null && !f.deleted)) {
     const step = await createFileStep(ctx, tx, {
       project: locked,
       fileId: file.fileId,
       filename: file.filename,
-      stored: o.stored.get(file)!,
+      stored: (await o.stored(file))!,
       metadataJson: file.metadataJson,
       at,
       changeset,
     });
-    records.set(file, step.file!);
-    steps.push(step);
+    keep(step, file);
   }
   let project: ProjectRecord;
   try {
-    project = withCounterChange(ctx, locked, sumCounters(steps.map((step) => step.counters)), at);
+    project = withCounterChange(ctx, locked, sumCounters(counters), at);
   } catch (error) {
     throw operationFailed(error as never, -1, ['body', 'operations']);
   }
   await tx.updateProject({ project });
-  return { committed: { project, records }, doomed: steps.flatMap((step) => step.doomed) };
+  return { committed: { project, records }, doomed };
 }

@@ -43,13 +43,27 @@ export interface PlannedFile {
   /** The id the file has (a new id for a new file). */
   readonly fileId: string;
   filename: string;
-  /** The new content; null when the content stays the origin's. */
+  /** The new content; null when the content stays the origin's (or comes from `source`). */
   text: string | null;
+  /**
+   * The new content when it is not held as text (an import's, extensions §10): read when the commit
+   * reaches the file, so that a changeset of many files holds one content at a time. Only with `text`
+   * null.
+   */
+  source?: ContentSource;
   /** The metadata it ends with (JSON text or null). */
   metadataJson: string | null;
   /** The change its one revision records (the strongest of its operations). */
   kind: RevisionChange;
   deleted: boolean;
+}
+
+/** A content the commit reads when it reaches its file: UTF-8 text checked by whoever made the source. */
+export interface ContentSource {
+  readonly sizeBytes: number;
+  /** Lower-case hex SHA-256 of the bytes, as the source knows it: the commit hashes what it reads again. */
+  readonly sha256: string;
+  load(): Promise<Uint8Array>;
 }
 
 export interface ChangesetPlan {

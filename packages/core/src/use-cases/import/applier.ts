@@ -1,18 +1,25 @@
+import { EditConflictError, PreconditionFailedError } from '../../errors.js';
+import { fileEtag } from '../../model/etags.js';
+import type { FileRecord } from '../../model/records.js';
 import type { JsonObject } from '../../validation/schemas.js';
+import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
-import { applyChangeset } from '../changesets/index.js';
+import { MAX_CHANGESET_ATTEMPTS } from '../changesets/apply.js';
+import { commitChangeset } from '../changesets/commit.js';
+import { operationFailed, type PlannedFile, StalePlan } from '../changesets/plan.js';
 import type { MdStoreContext } from '../context.js';
+import type { ImportSpool, SpooledFile } from './spool.js';
 
 /**
  * The operations an import applies: the `put` and `delete` of a changeset (extensions §9), with the
- * content as UTF-8 text, the metadata the file must end with, and the `if_match` that pins the file the
- * import compared against (its ETag then, or null: it did not exist).
+ * content in the import's spool (its digest known), the metadata the file must end with, and the
+ * `if_match` that pins the file the import compared against (its ETag then, or null: it did not exist).
  */
 export type ImportOperation =
   | {
       readonly op: 'put';
       readonly filename: string;
-      readonly content: string;
+      readonly content: Pick<SpooledFile, 'ref' | 'sha256'>;
       readonly metadata: JsonObject | null;
       readonly ifMatch: string | null;
     }
@@ -24,6 +31,8 @@ export interface ImportApplyInput {
   readonly message: string;
   readonly dryRun: boolean;
   readonly operations: readonly ImportOperation[];
+  /** Where the puts' contents are. */
+  readonly spool: ImportSpool;
   readonly signal?: AbortSignal;
 }
 
@@ -33,35 +42,90 @@ export interface ImportApplier {
 }
 
 /**
- * The import as ONE changeset (extensions §9, §10): every operation in one transaction, all or nothing
- * (after a crash too), each touched file one revision carrying the changeset's id and message. Its
- * content limit is the import's (`maxImportBytes`), not a changeset request's. Each operation's
- * `if_match` makes a file changed since the import compared it fail the import (412), not be overwritten.
+ * The import as ONE changeset (extensions §9, §10), committed by the changeset's own commit
+ * (`commitChangeset`): every operation in one transaction, all or nothing (after a crash too), each
+ * touched file one revision carrying the changeset's id and message. The plan is made here rather than
+ * from JSON operations, because an import's contents stay in its spool until the commit reads them, one
+ * at a time: its puts are whole contents already checked (UTF-8, not empty, within `maxFileBytes`; the
+ * archive's bounds hold the total). Each operation's `if_match` is judged against the files as read now,
+ * so a file changed since the import compared it fails the import (412, the operation's index in
+ * `loc`), not be overwritten; a change between this read and the commit plans again.
  */
 export const changesetApplier: ImportApplier = {
   async apply(ctx, input) {
-    const result = await applyChangeset(ctx, {
-      principal: input.principal,
-      projectId: input.projectId,
-      message: input.message,
-      dryRun: input.dryRun,
-      maxContentBytes: ctx.settings.maxImportBytes,
-      operations: input.operations.map((operation) =>
-        operation.op === 'put'
-          ? {
-              op: 'put',
-              filename: operation.filename,
-              content: operation.content,
-              metadata: operation.metadata,
-              if_match: operation.ifMatch,
-            }
-          : { op: 'delete', filename: operation.filename, if_match: operation.ifMatch },
-      ),
-      ...(input.signal && { signal: input.signal }),
-    });
-    return { changesetId: result.changesetId };
+    for (let attempt = 1; attempt <= MAX_CHANGESET_ATTEMPTS; attempt++) {
+      const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+      const found = await ctx.records.findFiles({
+        projectId: project.id,
+        filenames: input.operations.map((operation) => operation.filename),
+      });
+      const byName = new Map(found.map((file) => [file.filename, file]));
+      const seen = new Map<string, FileRecord | null>();
+      const files: PlannedFile[] = [];
+      for (const [index, operation] of input.operations.entries()) {
+        const origin = byName.get(operation.filename) ?? null;
+        seen.set(operation.filename, origin);
+        const etag = origin === null ? null : fileEtag(origin);
+        if (etag !== operation.ifMatch) {
+          throw operationFailed(new PreconditionFailedError(etag ?? undefined), index);
+        }
+        files.push(plannedFile(ctx, input.spool, operation, origin));
+      }
+      if (input.dryRun) return { changesetId: null };
+      const changeset = { id: ctx.ids.uuid(), message: input.message };
+      try {
+        await commitChangeset(ctx, {
+          principal: input.principal,
+          plan: { project, files, touched: [], seen },
+          changeset,
+          keepRecords: false,
+          ...(input.signal && { signal: input.signal }),
+        });
+        return { changesetId: changeset.id };
+      } catch (error) {
+        if (!(error instanceof StalePlan)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(2 ** attempt, 64)));
+      }
+    }
+    throw new EditConflictError([
+      {
+        loc: ['body'],
+        msg: `The files changed ${MAX_CHANGESET_ATTEMPTS} times while the import was being applied; send it again`,
+        type: 'concurrent_writes',
+      },
+    ]);
   },
 };
+
+function plannedFile(
+  ctx: MdStoreContext,
+  spool: ImportSpool,
+  operation: ImportOperation,
+  origin: FileRecord | null,
+): PlannedFile {
+  if (operation.op === 'delete') {
+    return {
+      origin: origin!,
+      fileId: origin!.id,
+      filename: operation.filename,
+      text: null,
+      metadataJson: origin!.metadataJson,
+      kind: 'content',
+      deleted: true,
+    };
+  }
+  const { ref, sha256 } = operation.content;
+  return {
+    origin,
+    fileId: origin?.id ?? ctx.ids.uuid(),
+    filename: operation.filename,
+    text: null,
+    source: { sizeBytes: ref.size, sha256, load: () => spool.get(ref) },
+    metadataJson: operation.metadata === null ? null : JSON.stringify(operation.metadata),
+    kind: origin ? 'content' : 'created',
+    deleted: false,
+  };
+}
 
 /** The applier imports use. */
 export const IMPORT_APPLIER: ImportApplier = changesetApplier;

@@ -36,6 +36,21 @@ export interface ImportedFile {
   readonly metadata?: JsonObject | null;
 }
 
+/** What an importer does to one file (its name and text), knowing every file's name; pure. */
+export type ImportRewrite = (file: ImportedFile) => ImportedFile;
+
+/**
+ * The rewrite `importer` makes, from the names of the archive's files alone (so that an import needs
+ * their names, not their texts, in memory); undefined when it takes files as they are.
+ */
+export function importerRewrite(importer: Importer, filenames: readonly string[]): ImportRewrite | undefined {
+  return importer === 'notion'
+    ? notionRewriter(filenames)
+    : importer === 'gitbook'
+      ? readmeRewriter(filenames)
+      : undefined;
+}
+
 /**
  * Applies `importer` to the files (pure: the same files in, the same files out, in the same order), with
  * a turn of the event loop after every megabyte or so of text rewritten.
@@ -44,12 +59,10 @@ export async function applyImporter(
   importer: Importer,
   files: readonly ImportedFile[],
 ): Promise<ImportedFile[]> {
-  const rewrite =
-    importer === 'notion'
-      ? notionRewriter(files)
-      : importer === 'gitbook'
-        ? readmeRewriter(files)
-        : undefined;
+  const rewrite = importerRewrite(
+    importer,
+    files.map((file) => file.filename),
+  );
   if (rewrite === undefined) return [...files];
   const turns = new Turns();
   const out: ImportedFile[] = [];
@@ -74,14 +87,14 @@ export const withoutNotionIds = (filename: string): string =>
  * (two pages of one title in one folder), in which case it keeps its own; then every relative link to
  * a renamed file is rewritten from the file's new folder, keeping its `#anchor`.
  */
-function notionRewriter(files: readonly ImportedFile[]): (file: ImportedFile) => ImportedFile {
+function notionRewriter(filenames: readonly string[]): ImportRewrite {
   const renamed = new Map<string, string>();
   const taken = new Set<string>();
-  for (const file of files) {
-    const clean = withoutNotionIds(file.filename);
-    const name = taken.has(clean) ? file.filename : clean;
+  for (const filename of filenames) {
+    const clean = withoutNotionIds(filename);
+    const name = taken.has(clean) ? filename : clean;
     taken.add(name);
-    renamed.set(file.filename, name);
+    renamed.set(filename, name);
   }
   return (file) => {
     const filename = renamed.get(file.filename) as string;
@@ -102,8 +115,8 @@ function notionRewriter(files: readonly ImportedFile[]): (file: ImportedFile) =>
 }
 
 /** GitBook: `[x](guides/)` or `[x](guides)` → `[x](guides/README.md)` when that file is in the archive. */
-function readmeRewriter(files: readonly ImportedFile[]): (file: ImportedFile) => ImportedFile {
-  const names = new Set(files.map((file) => file.filename));
+function readmeRewriter(filenames: readonly string[]): ImportRewrite {
+  const names = new Set(filenames);
   return (file) => {
     const from = folderOf(file.filename);
     const text = rewriteLinkDestinations(file.text, (dest) => {

@@ -6,9 +6,10 @@ import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
 import { type DeferredBody, deferred } from '../deferred-body.js';
 import { IMPORT_APPLIER, type ImportOperation, sameJson } from './applier.js';
-import { filenameProblem, type ImportArchive, type SkippedEntry } from './entries.js';
-import { applyImporter, type ImportedFile, type Importer } from './importers.js';
+import { filenameProblem, type ImportArchive, SKIP_REASONS, type SkippedEntry } from './entries.js';
+import { type Importer, importerRewrite } from './importers.js';
 import { readImportArchive } from './read.js';
+import { type ImportSpool, memorySpool, type SpooledFile } from './spool.js';
 import { Turns } from './turns.js';
 
 export type { ImportApplier, ImportApplyInput, ImportOperation } from './applier.js';
@@ -16,6 +17,7 @@ export { canonical, changesetApplier, IMPORT_APPLIER } from './applier.js';
 export * from './entries.js';
 export * from './importers.js';
 export { IMPORT_LIMITS, MANIFEST_NAME } from './limits.js';
+export { type ImportSpool, memorySpool, type SpooledFile, type SpoolRef } from './spool.js';
 
 export const IMPORT_MODES = ['merge', 'replace'] as const;
 export type ImportMode = (typeof IMPORT_MODES)[number];
@@ -32,6 +34,11 @@ export interface ImportProjectInput {
   readonly message?: string;
   /** The archive, or (HTTP) the body it comes in, read once access has been checked. */
   readonly archive: ImportArchive | DeferredBody<ImportArchive>;
+  /**
+   * Opens the spool the archive's Markdown contents are kept in until the commit reads them (the
+   * server's: a temporary file); by default `memorySpool`. The import closes it when it is over.
+   */
+  readonly spool?: () => Promise<ImportSpool>;
   readonly signal?: AbortSignal;
 }
 
@@ -48,10 +55,12 @@ export interface ImportResult {
 
 /**
  * Import (extensions §10): access (and `admin` for `replace`) first, then the archive is read whole
- * (its bounds refuse it before anything is written), the importer cleans the files, and each is compared
- * with the stored file of its name: same content and metadata is `unchanged` (no revision), else
- * `created`/`updated`; `replace` deletes the files the archive lacks. Everything that changes is applied
- * as one changeset.
+ * (its bounds refuse it before anything is written), each Markdown content put in the spool as it comes
+ * (the import then holds names and digests, not texts), the importer cleans the files (one text at a
+ * time), and each is compared with the stored file of its name by digest: same content and metadata is
+ * `unchanged` (no revision), else `created`/`updated`; `replace` deletes the files the archive lacks.
+ * Everything that changes is applied as one changeset, whose commit reads the contents back one at a
+ * time.
  */
 export async function importProject(ctx: MdStoreContext, input: ImportProjectInput): Promise<ImportResult> {
   const mode = input.mode ?? 'merge';
@@ -59,29 +68,88 @@ export async function importProject(ctx: MdStoreContext, input: ImportProjectInp
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
   const body = deferred(input.archive);
   body.check();
-  const read = await readImportArchive(ctx, await body.read());
-  const skipped = [...read.skipped];
-  const files: ImportedFile[] = [];
-  for (const file of await applyImporter(input.importer ?? 'plain', read.files)) {
-    const problem = filenameProblem(file.filename);
-    if (problem === undefined) files.push(file);
-    else skipped.push({ name: file.filename, reason: problem });
+  const spool = input.spool ? await input.spool() : memorySpool();
+  try {
+    const read = await readImportArchive(ctx, await body.read(), spool);
+    const skipped = [...read.skipped];
+    const imported = await importedFiles(ctx, input.importer ?? 'plain', read.files, spool);
+    skipped.push(...imported.skipped);
+    const files: SpooledFile[] = [];
+    const taken = new Set<string>();
+    for (const file of imported.files) {
+      const problem = taken.has(file.filename) ? SKIP_REASONS.duplicate : filenameProblem(file.filename);
+      if (problem !== undefined) {
+        skipped.push({ name: file.filename, reason: problem });
+        continue;
+      }
+      taken.add(file.filename);
+      files.push(file);
+    }
+    const stored = await storedFiles(ctx, project.id);
+    const plan = planImport(files, stored, mode);
+    // A dry run judges the operations too, so that it fails where the import would (412).
+    const applied =
+      plan.operations.length > 0
+        ? await IMPORT_APPLIER.apply(ctx, {
+            principal: input.principal,
+            projectId: project.id,
+            message: input.message ?? 'import',
+            dryRun: input.dryRun === true,
+            operations: plan.operations,
+            spool,
+            ...(input.signal && { signal: input.signal }),
+          })
+        : null;
+    return { changesetId: applied?.changesetId ?? null, ...plan.answer, skipped };
+  } finally {
+    await spool.close();
   }
-  const stored = await storedFiles(ctx, project.id);
-  const plan = await planImport(ctx, files, stored, mode);
-  // A dry run goes through the changeset too, so that it fails where the import would (storage, 428…).
-  const applied =
-    plan.operations.length > 0
-      ? await IMPORT_APPLIER.apply(ctx, {
-          principal: input.principal,
-          projectId: project.id,
-          message: input.message ?? 'import',
-          dryRun: input.dryRun === true,
-          operations: plan.operations,
-          ...(input.signal && { signal: input.signal }),
-        })
-      : null;
-  return { changesetId: applied?.changesetId ?? null, ...plan.answer, skipped };
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const ENCODER = new TextEncoder();
+
+/**
+ * The files after the importer: renamed, and each text it rewrites read from the spool, rewritten and
+ * put back (its digest anew), one at a time. A text the rewriting took past `maxFileBytes` is skipped.
+ */
+async function importedFiles(
+  ctx: MdStoreContext,
+  importer: Importer,
+  files: readonly SpooledFile[],
+  spool: ImportSpool,
+): Promise<{ files: SpooledFile[]; skipped: SkippedEntry[] }> {
+  const rewrite = importerRewrite(
+    importer,
+    files.map((file) => file.filename),
+  );
+  if (rewrite === undefined) return { files: [...files], skipped: [] };
+  const turns = new Turns();
+  const out: SpooledFile[] = [];
+  const skipped: SkippedEntry[] = [];
+  for (const file of files) {
+    const text = UTF8.decode(await spool.get(file.ref));
+    const rewritten = rewrite({ filename: file.filename, text });
+    await turns.after(text.length);
+    if (rewritten.text === text) {
+      out.push({ ...file, filename: rewritten.filename });
+      continue;
+    }
+    const bytes = ENCODER.encode(rewritten.text);
+    if (bytes.byteLength > ctx.settings.maxFileBytes) {
+      skipped.push({ name: file.filename, reason: SKIP_REASONS.tooLarge });
+      continue;
+    }
+    const hash = ctx.hashing.sha256();
+    hash.update(bytes);
+    out.push({
+      ...file,
+      filename: rewritten.filename,
+      ref: await spool.put(bytes),
+      sha256: hash.digestHex(),
+    });
+  }
+  return { files: out, skipped };
 }
 
 type StoredFile = Pick<FileRecord, 'id' | 'revision' | 'filename' | 'sha256' | 'metadataJson'>;
@@ -108,14 +176,15 @@ async function storedFiles(ctx: MdStoreContext, projectId: string): Promise<Map<
 
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** What the import changes: an operation per created, updated or deleted file, and the answer's lists. */
-export async function planImport(
-  ctx: Pick<MdStoreContext, 'hashing'>,
-  files: readonly ImportedFile[],
+/**
+ * What the import changes: an operation per created, updated or deleted file, and the answer's lists.
+ * Compares digests, so it holds no text: each put names its content in the spool.
+ */
+export function planImport(
+  files: readonly SpooledFile[],
   stored: ReadonlyMap<string, StoredFile>,
   mode: ImportMode,
-): Promise<{ operations: ImportOperation[]; answer: Omit<ImportResult, 'changesetId' | 'skipped'> }> {
-  const turns = new Turns();
+): { operations: ImportOperation[]; answer: Omit<ImportResult, 'changesetId' | 'skipped'> } {
   const operations: ImportOperation[] = [];
   const answer = {
     created: [] as string[],
@@ -126,10 +195,6 @@ export async function planImport(
   const present = new Set<string>();
   for (const file of [...files].sort((a, b) => byCodePoint(a.filename, b.filename))) {
     present.add(file.filename);
-    const hash = ctx.hashing.sha256();
-    hash.update(new TextEncoder().encode(file.text));
-    const sha256 = hash.digestHex();
-    await turns.after(file.text.length);
     const existing = stored.get(file.filename);
     const metadata: JsonObject | null =
       file.metadata !== undefined
@@ -137,13 +202,14 @@ export async function planImport(
         : existing?.metadataJson
           ? (JSON.parse(existing.metadataJson) as JsonObject)
           : null;
-    if (existing && existing.sha256 === sha256 && sameJson(existing.metadataJson, metadata)) {
+    if (existing && existing.sha256 === file.sha256 && sameJson(existing.metadataJson, metadata)) {
       answer.unchanged.push(file.filename);
       continue;
     }
     (existing ? answer.updated : answer.created).push(file.filename);
     const ifMatch = existing ? fileEtag(existing) : null;
-    operations.push({ op: 'put', filename: file.filename, content: file.text, metadata, ifMatch });
+    const content = { ref: file.ref, sha256: file.sha256 };
+    operations.push({ op: 'put', filename: file.filename, content, metadata, ifMatch });
   }
   if (mode === 'replace') {
     for (const [filename, existing] of [...stored].sort(([a], [b]) => byCodePoint(a, b))) {

@@ -3,13 +3,16 @@ import { InvalidInputError } from '../../errors.js';
 import { type JsonObject, MetadataSchema } from '../../validation/schemas.js';
 import type { MdStoreContext } from '../context.js';
 import { entryVerdict, type ImportArchive, SKIP_REASONS, type SkippedEntry, utf8Text } from './entries.js';
-import type { ImportedFile } from './importers.js';
 import { IMPORT_LIMITS } from './limits.js';
+import type { ImportSpool, SpooledFile } from './spool.js';
 import { Turns } from './turns.js';
 
-/** The Markdown files of an archive, with the metadata its manifest gives them, and what was skipped. */
+/**
+ * The Markdown files of an archive (their bytes in the spool), with the metadata its manifest gives
+ * them, and what was skipped.
+ */
 export interface ReadArchive {
-  readonly files: ImportedFile[];
+  readonly files: SpooledFile[];
   readonly skipped: SkippedEntry[];
   /** Whether the archive had an `mdstore.json`. */
   readonly manifest: boolean;
@@ -19,13 +22,18 @@ const MANIFEST_LOC = ['body', 'mdstore.json'] as const;
 
 /**
  * Reads every entry of the archive once, in order: each Markdown entry that passes the entry rules and
- * the size limit is read (its bytes must be UTF-8), every other one is skipped with its reason without
- * being read. Duplicates keep the first. The archive's own bounds fail the iteration before anything is
- * written; `mdstore.json` (anywhere in the archive) then gives each file its metadata.
+ * the size limit is read (its bytes must be UTF-8), hashed and put in the spool, so that only one
+ * entry's bytes are in memory at a time; every other one is skipped with its reason without being read.
+ * Duplicates keep the first. The archive's own bounds fail the iteration before anything is written;
+ * `mdstore.json` (anywhere in the archive) then gives each file its metadata.
  */
-export async function readImportArchive(ctx: MdStoreContext, archive: ImportArchive): Promise<ReadArchive> {
+export async function readImportArchive(
+  ctx: MdStoreContext,
+  archive: ImportArchive,
+  spool: ImportSpool,
+): Promise<ReadArchive> {
   const maxFileBytes = ctx.settings.maxFileBytes;
-  const files: ImportedFile[] = [];
+  const files: SpooledFile[] = [];
   const skipped: SkippedEntry[] = [];
   const seen = new Set<string>();
   let manifestBytes: Uint8Array | undefined;
@@ -51,14 +59,16 @@ export async function readImportArchive(ctx: MdStoreContext, archive: ImportArch
       continue;
     }
     const bytes = await entry.read();
-    const text = utf8Text(bytes);
+    const text = bytes.byteLength === 0 ? '' : utf8Text(bytes);
     await turns.after(bytes.length);
     if (text === undefined || text === '') {
       skipped.push({ name: entry.name, reason: text === '' ? SKIP_REASONS.empty : SKIP_REASONS.notText });
       continue;
     }
     seen.add(verdict.filename);
-    files.push({ filename: verdict.filename, text });
+    const hash = ctx.hashing.sha256();
+    hash.update(bytes);
+    files.push({ filename: verdict.filename, ref: await spool.put(bytes), sha256: hash.digestHex() });
   }
   if (manifestBytes === undefined) return { files, skipped, manifest: false };
   return { ...withManifest(files, skipped, manifestBytes), manifest: true };
@@ -73,7 +83,7 @@ const ManifestSchema = v.object({
 
 /** Each file the manifest names gets its metadata; a file whose metadata breaks the rules is skipped. */
 function withManifest(
-  files: ImportedFile[],
+  files: SpooledFile[],
   skipped: SkippedEntry[],
   bytes: Uint8Array,
 ): Pick<ReadArchive, 'files' | 'skipped'> {
@@ -87,7 +97,7 @@ function withManifest(
   if (!manifest.success) throw manifestError('does not have the shape of an export manifest');
   const metadataOf = new Map<string, unknown>();
   for (const entry of manifest.output.files) metadataOf.set(entry.filename, entry.metadata ?? null);
-  const kept: ImportedFile[] = [];
+  const kept: SpooledFile[] = [];
   for (const file of files) {
     if (!metadataOf.has(file.filename)) {
       kept.push(file);
