@@ -103,7 +103,7 @@ async function main() {
   const dataDir = await makeTempDir('cpu-per-request');
   const rows: string[] = [];
   try {
-    const env = serverEnvironment({ dataDir, flavour: sqliteFsFlavour() });
+    const env = serverEnvironment({ dataDir, flavour: sqliteFsFlavour(), logLevel: 'info' });
     const [account] = await seedAccounts(env, ['cpu-main']);
     const auth = { authorization: `Bearer ${account!.api_key}` };
     const projectPath = `/api/projects/${account!.default_project_id}`;
