@@ -1,4 +1,5 @@
 import { CHANGES_LIMITS } from '../defaults/changes.js';
+import type { LinkIndexing } from '../links/indexing.js';
 import type { Tier } from '../model/records.js';
 import type { BlobStore } from '../ports/blobs.js';
 import type { ContentWork } from '../ports/content-work.js';
@@ -82,6 +83,8 @@ export interface MdStoreContext {
   readonly searchDocuments: SearchDocumentCache;
   /** Where parses too costly for this thread run (markdown/content-work.ts); inline by default. */
   readonly contentWork: ContentWork;
+  /** The link index's part of content writes (links/indexing.ts). */
+  readonly linkIndexing: LinkIndexing;
   /** Checks webhook targets when they are created (extensions §7); without one, only the URL's form is. */
   readonly webhookTransport: WebhookTransport | undefined;
 }
