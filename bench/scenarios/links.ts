@@ -80,7 +80,15 @@ const linksRead: Scenario = {
     for (const name of FLAVOURS) {
       const flavour = await bench.flavour(name);
       if (!flavour) continue;
-      const { server, accounts } = await bench.startServer(flavour, ['bench-links'], { label: 'links' });
+      // `--profile`: the sqlite+fs server writes a CPU profile (bench/results/profiles).
+      const nodeFlags =
+        bench.settings.profile && name === 'sqlite+fs'
+          ? ['--cpu-prof', `--cpu-prof-dir=${path.join(REPO_ROOT, 'bench/results/profiles')}`]
+          : [];
+      const { server, accounts } = await bench.startServer(flavour, ['bench-links'], {
+        label: 'links',
+        nodeFlags,
+      });
       const [account] = accounts as [BenchAccount];
       const project = `${server.url}/api/projects/${account.default_project_id}`;
       try {

@@ -11,4 +11,6 @@ export const LINK_LIMITS = {
   scanPerPage: 5000,
   /** Links resolved per store round trip. */
   batch: 500,
+  /** Links a broken-links page reads per round trip at most (its reads start at `limit`, then grow). */
+  pageWindow: 2000,
 } as const;

@@ -41,7 +41,20 @@ const sourcedFromRow = (row: Row): SourcedLinkRecord => ({
   sourceId: String(row.file_id),
   source: String(row.source),
   link: linkFromRow(row),
+  ...(Number(row.sure) === 1 && { resolved: true }),
 });
+
+/**
+ * Whether a link of a page certainly resolves with no anchor to check (`SourcedLinkRecord.resolved`): a
+ * Markdown link whose path names a file of the project (one look-up in the files' unique index), or a
+ * wiki link whose stem exactly one indexed file of the project has (its exact name, if any, is then
+ * that file or another: resolved either way). Anything else is left to the core's resolution.
+ */
+const SURE = `CASE WHEN (l.anchor IS NULL OR l.anchor = '') AND l.path IS NOT NULL AND (
+    (l.kind = 'markdown' AND EXISTS (SELECT 1 FROM files t WHERE t.project_id = f.project_id AND t.filename = l.path))
+    OR (l.kind = 'wiki' AND l.stem IS NOT NULL AND (SELECT COUNT(*) FROM (SELECT 1 FROM file_links e
+      JOIN files t ON t.id = e.file_id WHERE e.project_id = f.project_id AND e.stem = l.stem LIMIT 2) two) = 1)
+  ) THEN 1 ELSE 0 END AS sure`;
 
 const strings = (json: unknown): string[] => JSON.parse(String(json ?? '[]')) as string[];
 
@@ -62,11 +75,11 @@ export function linkStatements(c: SqlContext) {
     // Driven by the files' (project_id, filename) index, each file's links by their primary key: a
     // page costs its size, not the project's.
     page: c.sql(
-      `SELECT l.file_id, f.filename AS source, ${LINK_COLUMNS} FROM files f JOIN links l ON l.file_id = f.id
+      `SELECT l.file_id, f.filename AS source, ${LINK_COLUMNS}, ${SURE} FROM files f JOIN links l ON l.file_id = f.id
        WHERE f.project_id = ? ORDER BY f.filename, l.seq LIMIT ?`,
     ),
     pageAfter: c.sql(
-      `SELECT l.file_id, f.filename AS source, ${LINK_COLUMNS} FROM files f JOIN links l ON l.file_id = f.id
+      `SELECT l.file_id, f.filename AS source, ${LINK_COLUMNS}, ${SURE} FROM files f JOIN links l ON l.file_id = f.id
        WHERE f.project_id = ? AND f.filename >= ? AND (f.filename > ? OR l.seq > ?)
        ORDER BY f.filename, l.seq LIMIT ?`,
     ),
