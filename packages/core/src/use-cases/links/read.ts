@@ -175,11 +175,12 @@ export async function listBrokenLinks(
     input.cursor === undefined ? undefined : await decodePosition(input.cursor, binding, ctx.cursorKey);
   const broken: BrokenLinkView[] = [];
   let scanned = 0;
-  // Batches start at `limit` (a project full of broken links answers from one read) and grow fourfold
-  // up to `pageWindow`: the store marks the links that certainly resolve, so a healthy project's page
-  // costs a few reads, and only the others have their targets loaded.
-  let size = Math.min(LINK_LIMITS.pageWindow, limit);
-  for (; ; size = Math.min(LINK_LIMITS.pageWindow, size * 4)) {
+  // Reads start at the smallest window holding `limit` links (a project full of broken links answers
+  // from one read) and grow through the windows: the store marks the links that certainly resolve, so
+  // a healthy project's page costs a few reads, and only the others have their targets loaded.
+  let window = LINK_LIMITS.pageWindows.findIndex((size) => size >= limit);
+  for (; ; window = Math.min(window + 1, LINK_LIMITS.pageWindows.length - 1)) {
+    const size = LINK_LIMITS.pageWindows[window]!;
     const batch = await ctx.records.listLinkPage({ projectId: project.id, after, limit: size });
     // What the store found resolved needs no target loaded (most links of a healthy project).
     const index = await resolver(
