@@ -17,6 +17,7 @@ import { growthScenarios } from './scenarios/growth.js';
 import { historyScenarios } from './scenarios/history.js';
 import { importScenarios } from './scenarios/import.js';
 import { inlineScenario } from './scenarios/inline.js';
+import { linkScenarios } from './scenarios/links.js';
 import { memoryScenarios } from './scenarios/memory.js';
 import { metadataScenarios } from './scenarios/metadata.js';
 import { searchScenarios } from './scenarios/search.js';
@@ -38,6 +39,7 @@ const SCENARIOS: readonly Scenario[] = [
   stallScenario,
   ...auditScenarios,
   ...changesetScenarios,
+  ...linkScenarios,
   ...changeScenarios,
 ];
 const RESULTS_FILE = path.join(REPO_ROOT, 'bench/results/latest.json');

@@ -61,3 +61,46 @@ export function multipartBody(filename: string, content: Buffer): { body: Buffer
     contentType: `multipart/form-data; boundary=${BOUNDARY}`,
   };
 }
+
+/** Fills `size` bytes with `blocks` in turn (whole blocks, then spaces): ASCII, so bytes are characters. */
+function filled(head: string, blocks: readonly string[], size: number): Buffer {
+  let text = head;
+  for (let i = 0; text.length + blocks[i % blocks.length]!.length <= size; i++)
+    text += blocks[i % blocks.length]!;
+  return Buffer.from(text.padEnd(size - 1, ' ') + '\n');
+}
+
+/**
+ * A realistic link-dense page (a guide's index) of `size` bytes: front matter, headings, inline and
+ * reference links to `.md` files (relative, `../`, `#anchor`), wiki links with aliases and headings,
+ * an image, a URL, a link list, inline code and a fenced block with a link-like line in it.
+ */
+export function linkDenseMarkdown(size: number): Buffer {
+  const head =
+    '---\ntitle: Guides\ntags: [docs, index]\n---\n# Guides\n\n' +
+    'Start with [installing it](setup/install.md), then read [the configuration](config.md#options) ' +
+    'and the [[glossary]]. Questions go to [the forum](https://example.com/forum).\n\n';
+  const blocks = [
+    '## Setting up\n\n- [Install](setup/install.md)\n- [Upgrade from 1.x](setup/upgrade.md#breaking-changes)\n' +
+      '- [[setup/docker|Running in Docker]]\n- [Troubleshooting][trouble]\n\n',
+    'The [command line](../reference/cli.md) and the [HTTP API](../reference/api.md#authentication) ' +
+      'share one set of [[concepts#Keys|keys]]; see ![the diagram](img/keys.png) and `[not](a-link.md)`.\n\n',
+    '### Writing\n\n1. [Files and folders](guides/files.md)\n2. [Metadata](guides/metadata.md#front-matter)\n' +
+      '3. [Search](guides/search.md) and [[guides/links#Broken links]]\n\n',
+    '```md\n[inside code](not-indexed.md)\n```\n\nMore in [[faq]], [the changelog](CHANGELOG.md) and ' +
+      '[release notes](releases/2026.md#november).\n\n[trouble]: setup/troubleshooting.md\n\n',
+  ];
+  return filled(head, blocks, size);
+}
+
+/** Plain prose of `size` bytes: headings, paragraphs, emphasis, a list and inline code, and no link form. */
+export function plainProse(size: number): Buffer {
+  const blocks = [
+    '## A section\n\nThe quick brown fox jumps over the lazy dog, and the *dog* does not mind. ' +
+      'Notes are kept as plain text with a little **emphasis** and `inline code` here and there.\n\n',
+    'Writing every day helps: a paragraph of plain words, a thought, another one. Nothing in it points ' +
+      'anywhere else; it is the kind of page a journal or a meeting note is made of.\n\n',
+    '- first item of a list\n- second item, a little longer than the first\n- third and last\n\n',
+  ];
+  return filled('# Notes\n\n', blocks, size);
+}

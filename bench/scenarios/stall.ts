@@ -44,9 +44,22 @@ function hostileFiles(): Record<string, string> {
 
 interface HostileRequest {
   readonly name: string;
-  readonly method: 'GET' | 'PATCH';
+  readonly method: 'GET' | 'PATCH' | 'POST';
   readonly path: string;
-  readonly body?: unknown;
+  /** A JSON body, serialised once (the largest is 81 MiB: built per request it would load the probe's process). */
+  readonly body?: Buffer;
+}
+
+/**
+ * Issue 26: the largest changeset body the server takes (8 × `MDSTORE_MAX_FILE_BYTES` + 1 MiB with the
+ * default 10 MiB): four `put`s of 10 MiB of `"`, `\` and line breaks, each escaped to two bytes, as a
+ * dry run (nothing is stored). Its UTF-8 decoding and `JSON.parse` took about a second on the thread
+ * serving requests before they moved to the worker pool.
+ */
+function hostileChangeset(): Buffer {
+  const content = '"\\\n'.repeat(Math.floor((10 * MiB) / 3));
+  const operations = Array.from({ length: 4 }, (_, i) => ({ op: 'put', filename: `big-${i}.md`, content }));
+  return Buffer.from(JSON.stringify({ dry_run: true, operations }));
 }
 
 const dryRun = (edits: unknown[]) => ({ edits, dry_run: true });
@@ -56,7 +69,7 @@ function hostileRequests(): HostileRequest[] {
     name,
     method: 'PATCH',
     path: `/files/${file}`,
-    body: dryRun(edits),
+    body: Buffer.from(JSON.stringify(dryRun(edits))),
   });
   const get = (name: string, path: string): HostileRequest => ({ name, method: 'GET', path });
   return [
@@ -91,6 +104,12 @@ function hostileRequests(): HostileRequest[] {
     patch('1 000 000 lines: insert in the middle', 'lines.md', [
       { op: 'insert', line: 500_000, text: 'new\n' },
     ]),
+    {
+      name: 'changeset body of 81 MiB (JSON parsed in the worker pool)',
+      method: 'POST',
+      path: '/changesets',
+      body: hostileChangeset(),
+    },
   ];
 }
 
@@ -184,7 +203,7 @@ export const stallScenario: Scenario = {
             authorization: `Bearer ${account.api_key}`,
             ...(request.body !== undefined && { 'content-type': 'application/json' }),
           },
-          ...(request.body !== undefined && { body: JSON.stringify(request.body) }),
+          ...(request.body !== undefined && { body: request.body }),
         });
         const elapsed = performance.now() - started;
         sent++;

@@ -1,4 +1,5 @@
 import { portableHashing, randomIds, systemClock, webCryptoSecrets } from './defaults/web-runtime.js';
+import { contentLinkIndexing, type LinkIndexing } from './links/indexing.js';
 import { inlineContentWork } from './markdown/content-work.js';
 import type { AccountRecord } from './model/records.js';
 import type { BlobStore } from './ports/blobs.js';
@@ -60,6 +61,11 @@ export interface MdStoreAdapters {
   readonly contentWork?: ContentWork;
   /** Checks a webhook's host when it is created or enabled (extensions §7); the server passes its own. */
   readonly webhookTransport?: WebhookTransport;
+  /**
+   * The link index's part of content writes (extensions §9); the core's own when absent. Replaced only
+   * by the benchmark that measures what the index costs (`noLinkIndexing`, links/indexing.ts).
+   */
+  readonly linkIndexing?: LinkIndexing;
 }
 
 type Bound<F> = F extends (ctx: MdStoreContext, ...rest: infer A) => infer R ? (...rest: A) => R : never;
@@ -88,6 +94,7 @@ export function createMdStore(adapters: MdStoreAdapters) {
     searchDocuments: new SearchDocumentCache(SEARCH_LIMITS.documentCacheMaxTokens),
     contentWork: adapters.contentWork ?? inlineContentWork,
     contentBudget: new ContentBudget(settings.contentBudgetBytes, settings.contentBudgetWaitMs),
+    linkIndexing: adapters.linkIndexing ?? contentLinkIndexing,
     webhookTransport: adapters.webhookTransport,
   };
   const authState = auth.newAuthenticationState();

@@ -444,11 +444,27 @@ abstract class TablesReader implements RecordsReader {
 
   async listLinkPage(q: { projectId: string; after?: LinkPosition; limit: number }) {
     const { after } = q;
-    return this.sourcedLinks(q.projectId)
+    const page = this.sourcedLinks(q.projectId)
       .filter(
         ({ source, link }) => !after || (compareCodePoints(source, after.source) || link.seq - after.seq) > 0,
       )
       .slice(0, q.limit);
+    // The same hint as the SQL stores': a link that certainly resolves, with no anchor to check.
+    const { files, links } = this.tables();
+    const names = new Set(
+      select(files, (file) => file.projectId === q.projectId).map((file) => file.filename),
+    );
+    const stems = new Map<string, number>();
+    for (const entry of select(links, (entry) => entry.projectId === q.projectId && files.has(entry.fileId)))
+      stems.set(entry.stem, (stems.get(entry.stem) ?? 0) + 1);
+    return page.map((sourced) => {
+      const { link } = sourced;
+      const sure =
+        (link.anchor === null || link.anchor === '') &&
+        link.path !== null &&
+        (link.kind === 'markdown' ? names.has(link.path) : link.stem !== null && stems.get(link.stem) === 1);
+      return sure ? { ...sourced, resolved: true } : sourced;
+    });
   }
 
   async listFilesWithoutLinks(q: { limit: number }) {

@@ -3,9 +3,11 @@ import 'reflect-metadata';
 import {
   type BlobStore,
   type ContentWork,
+  contentLinkIndexing,
   createMdStore,
   type InstanceProbe,
   inlineContentWork,
+  type LinkIndexing,
   LocalChangeNotifier,
   type MdStore,
   type MdStoreEvents,
@@ -103,6 +105,7 @@ export async function createRuntime(config: ServerConfig, options: RuntimeOption
     container.register(TOKENS.blobs, { useValue: blobs });
 
     container.register(TOKENS.contentWork, { useValue: openContentWork(config, options.logger, closers) });
+    container.register(TOKENS.linkIndexing, { useValue: contentLinkIndexing });
     container.register(TOKENS.webhookTransport, {
       useValue: httpWebhookTransport({ allowPrivate: config.webhookAllowPrivate }),
     });
@@ -140,6 +143,7 @@ function buildStore(c: DependencyContainer): MdStore {
     probe: c.resolve<InstanceProbe>(TOKENS.probe),
     events: c.resolve<MdStoreEvents>(TOKENS.events),
     contentWork: c.resolve<ContentWork>(TOKENS.contentWork),
+    linkIndexing: c.resolve<LinkIndexing>(TOKENS.linkIndexing),
     webhookTransport: c.resolve<WebhookTransport>(TOKENS.webhookTransport),
     secrets: nodeCryptoSecrets,
     hashing: nodeCryptoHashing,

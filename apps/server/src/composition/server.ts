@@ -1,7 +1,8 @@
-import type { BlobStore, ChangeNotifier, RecordsRepository } from '@mdstore/core';
+import type { BlobStore, ChangeNotifier, ContentWork, RecordsRepository } from '@mdstore/core';
 import type { ServerConfig, TlsMaterial } from '../config/index.js';
 import { AuditQueue } from '../http/audit.js';
 import { createHttpApp, type RunningHttpServer, startHttpServer } from '../http/index.js';
+import { jsonParserOf } from '../http/json-parser.js';
 import { createReadinessCheck } from '../http/readiness.js';
 import { startingGate } from '../http/starting.js';
 import type { Logger } from '../logger.js';
@@ -96,6 +97,8 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
         trustProxy: config.trustProxy,
         publicOrigins: config.publicOrigins,
         tls: options.tls !== undefined,
+        // Changesets, PATCH and `/mcp` bodies above 1 MiB are parsed in the content work pool.
+        jsonParser: jsonParserOf(runtime.container.resolve<ContentWork>(TOKENS.contentWork)),
         readiness: createReadinessCheck({
           records: runtime.container.resolve<RecordsRepository>(TOKENS.records),
           blobs: runtime.container.resolve<BlobStore>(TOKENS.blobs),

@@ -11,6 +11,11 @@ export const TOKENS = {
   probe: Symbol('InstanceProbe'),
   events: Symbol('MdStoreEvents'),
   contentWork: Symbol('ContentWork'),
+  /**
+   * The link index's part of content writes (extensions §9): the core's own. Replaced only by the
+   * benchmark of its cost (bench/support/link-index-cost.ts), in a child container.
+   */
+  linkIndexing: Symbol('LinkIndexing'),
   store: Symbol('MdStore'),
   /** The in-process `LocalChangeNotifier` every held change read listens to (extensions §7). */
   changeNotifier: Symbol('ChangeNotifier'),

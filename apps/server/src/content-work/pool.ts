@@ -13,6 +13,7 @@ import {
 } from '@mdstore/core';
 import { Piscina } from 'piscina';
 import type { ContentWorkConfig } from './defaults.js';
+import { JSON_MAX_VALUES, type JsonParseAnswer } from './json.js';
 import type { WorkAnswer, WorkRequest } from './worker.js';
 
 /**
@@ -34,7 +35,7 @@ import type { WorkAnswer, WorkRequest } from './worker.js';
  */
 export class PiscinaContentWork implements ContentWork {
   readonly limits = POOL_WORK_LIMITS;
-  private readonly pool: Piscina<WorkRequest, WorkAnswer>;
+  private readonly pool: Piscina<WorkRequest, WorkAnswer | JsonParseAnswer>;
   private running = 0;
   private readonly waiting: Array<() => void> = [];
 
@@ -46,7 +47,7 @@ export class PiscinaContentWork implements ContentWork {
     private readonly config: ContentWorkConfig,
     onError: (error: unknown) => void,
   ) {
-    this.pool = new Piscina<WorkRequest, WorkAnswer>({
+    this.pool = new Piscina<WorkRequest, WorkAnswer | JsonParseAnswer>({
       ...workerModule(),
       // No worker until a step needs one, and none kept past a minute without work: a worker thread
       // costs about 27 MB of RSS (its own V8 heap and the parsers), a large share of an idle
@@ -82,6 +83,19 @@ export class PiscinaContentWork implements ContentWork {
     return (await this.run({ op: 'links', text: task.text, mdx: task.mdx }, signal)) as FoundLinks;
   }
 
+  /**
+   * A JSON request body's value (http/body.ts `readJsonBody`, above its inline bound), decoded and parsed
+   * in a worker: `bytes` are moved there (the caller must not read them after). Refusals: `JsonRefusal`
+   * (invalid JSON, more than `JSON_MAX_VALUES` values), and the pool's own (busy, deadline, memory).
+   */
+  async parseJson(bytes: Uint8Array, signal?: AbortSignal): Promise<unknown> {
+    const answer = (await this.run({ op: 'json', bytes }, signal, [bytes.buffer as ArrayBuffer])) as
+      | JsonParseAnswer
+      | WorkAnswer;
+    if (answer.ok) return answer.value;
+    throw new JsonRefusal(answer.code === 'JSON_TOO_MANY_VALUES' ? 'too_many_values' : 'invalid');
+  }
+
   close(): Promise<void> {
     return this.pool.destroy();
   }
@@ -115,21 +129,29 @@ export class PiscinaContentWork implements ContentWork {
     else this.running--;
   }
 
-  private async run(request: WorkRequest, signal: AbortSignal | undefined): Promise<unknown> {
+  private async run(
+    request: WorkRequest,
+    signal: AbortSignal | undefined,
+    transferList?: ArrayBuffer[],
+  ): Promise<unknown> {
     await this.slot(signal);
     try {
-      return await this.runNow(request, signal);
+      return await this.runNow(request, signal, transferList);
     } finally {
       this.release();
     }
   }
 
-  private async runNow(request: WorkRequest, signal: AbortSignal | undefined): Promise<unknown> {
+  private async runNow(
+    request: WorkRequest,
+    signal: AbortSignal | undefined,
+    transferList: ArrayBuffer[] | undefined,
+  ): Promise<unknown> {
     const deadline = AbortSignal.timeout(this.config.deadlineMs);
     const either = signal ? AbortSignal.any([deadline, signal]) : deadline;
-    let answer: WorkAnswer;
+    let answer: WorkAnswer | JsonParseAnswer;
     try {
-      answer = await this.pool.run(request, { signal: either });
+      answer = await this.pool.run(request, { signal: either, ...(transferList && { transferList }) });
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       if (deadline.aborted) throw new WorkLimitExceededError('deadline');
@@ -137,6 +159,8 @@ export class PiscinaContentWork implements ContentWork {
       if (isQueueFull(error)) throw new ContentWorkBusyError();
       throw error;
     }
+    // A JSON body's answer is judged by `parseJson`.
+    if (request.op === 'json') return answer;
     if (answer.ok) return answer.value;
     // The core refused in the worker (its estimate, checked before sending, agrees: this is a guard).
     throw new WorkLimitExceededError('estimate');
@@ -149,6 +173,13 @@ export class PiscinaContentWork implements ContentWork {
  * and the worker's peak is about 45 MB lower (docs/performance.md, "Memory of content work").
  */
 export const WORKER_YOUNG_GENERATION_MB = 16;
+
+/** A JSON body the worker would not hand back: not JSON (UTF-8), or more than `JSON_MAX_VALUES` values. */
+export class JsonRefusal extends Error {
+  constructor(readonly reason: 'invalid' | 'too_many_values') {
+    super(reason === 'invalid' ? 'Invalid JSON body' : `A JSON body of more than ${JSON_MAX_VALUES} values`);
+  }
+}
 
 /** piscina's refusals of a task no worker is free for and no queue place is left for. */
 const isQueueFull = (error: unknown): boolean =>

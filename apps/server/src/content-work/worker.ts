@@ -8,23 +8,33 @@ import {
   type RenderLinks,
   renderTask,
 } from '@mdstore/core';
+import { type JsonParseAnswer, parseJsonTask } from './json.js';
 
 /**
  * A content work pool's worker (pool.ts): the core's pure functions, with the pool's limits. Errors do
  * not cross threads with their codes, so a refusal of the core comes back as data.
  */
-export interface WorkRequest extends ContentWorkTask {
+export interface ContentRequest extends ContentWorkTask {
   readonly op: 'outline' | 'headings' | 'render' | 'links';
   /** For `render`: the file rendered and where its links lead. */
   readonly filename?: string;
   readonly links?: RenderLinks;
 }
 
+/** A large JSON request body to decode and parse (json.ts); its bytes are moved, not copied. */
+export interface JsonRequest {
+  readonly op: 'json';
+  readonly bytes: Uint8Array;
+}
+
+export type WorkRequest = ContentRequest | JsonRequest;
+
 export type WorkAnswer =
   | { readonly ok: true; readonly value: unknown }
   | { readonly ok: false; readonly code: string };
 
-export default function work(request: WorkRequest): WorkAnswer {
+export default function work(request: WorkRequest): WorkAnswer | JsonParseAnswer {
+  if (request.op === 'json') return parseJsonTask(request.bytes);
   const task = { text: request.text, mdx: request.mdx };
   try {
     const value =

@@ -6,7 +6,7 @@ import { servedOpenApiDocument } from './api/openapi.js';
 import { ROUTES } from './api/routes-table.js';
 import { type AuditQueue, auditRequests } from './audit.js';
 import { authenticateRequests } from './auth.js';
-import { DEFAULT_DRAIN_LIMITS, type DrainLimits, sendAfterDrainingRequest } from './body.js';
+import { DEFAULT_DRAIN_LIMITS, type DrainLimits, type JsonParser, sendAfterDrainingRequest } from './body.js';
 import type { ChangeFeedDeps } from './changes-feed.js';
 import { consoleRoutes } from './console/index.js';
 import { HttpError, httpError, toErrorResponse } from './errors.js';
@@ -33,6 +33,11 @@ export interface HttpAppOptions {
   readonly publicOrigins?: readonly string[];
   /** Largest JSON request body, in bytes. Default 1 MiB. */
   readonly maxJsonBytes?: number;
+  /**
+   * Where JSON bodies above `INLINE_JSON_MAX_BYTES` (changesets, PATCH, `/mcp`) are parsed: the server
+   * passes its content work pool's (`jsonParserOf`). Without one (embedding, tests), on this thread.
+   */
+  readonly jsonParser?: JsonParser;
   readonly multipartLimits?: Partial<MultipartLimits>;
   /** How much of an unread request body is discarded before an early error answer. */
   readonly drainLimits?: DrainLimits;
@@ -80,6 +85,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     store: options.store,
     logger: options.logger,
     maxJsonBytes: options.maxJsonBytes ?? 1024 * 1024,
+    ...(options.jsonParser && { jsonParser: options.jsonParser }),
     multipartLimits: { ...DEFAULT_MULTIPART_LIMITS, ...options.multipartLimits },
     ...(options.readiness && { readiness: options.readiness }),
     ...(options.changes && { changes: options.changes }),
@@ -135,6 +141,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
       store: options.store,
       logger: options.logger,
       maxBodyBytes: editBodyLimit,
+      ...(options.jsonParser && { jsonParser: options.jsonParser }),
       origins,
       audit: options.audit,
     }),

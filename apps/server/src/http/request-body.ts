@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type ByteStream, type DeferredBody, deferredBody, type UploadPart } from '@mdstore/core';
-import { readJsonBody, requireMediaType, sendContinue } from './body.js';
+import { type JsonParser, readJsonBody, requireMediaType, sendContinue } from './body.js';
 import { HttpError } from './errors.js';
 import { type MultipartLimits, receiveUpload } from './multipart.js';
 
@@ -19,11 +19,15 @@ function refuseDeclaredAbove(req: IncomingMessage, maxBytes: number, error: () =
   if (Number.isFinite(declared) && declared > maxBytes) throw error();
 }
 
-/** An `application/json` body of at most `maxBytes`. */
+/**
+ * An `application/json` body of at most `maxBytes`; one above the inline bound is parsed by `parse`
+ * when given (the routes whose limit passes that bound give the server's: see `readJsonBody`).
+ */
 export function jsonRequestBody(
   req: IncomingMessage,
   res: ServerResponse,
   maxBytes: number,
+  o: { parse?: JsonParser | undefined; signal?: AbortSignal } = {},
 ): DeferredBody<Promise<unknown>> {
   return deferredBody({
     check: () => {
@@ -32,7 +36,7 @@ export function jsonRequestBody(
     },
     read: () => {
       sendContinue(req, res);
-      return readJsonBody(req, maxBytes);
+      return readJsonBody(req, maxBytes, o.parse, o.signal);
     },
   });
 }

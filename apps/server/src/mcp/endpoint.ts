@@ -3,7 +3,7 @@ import type { MdStore, Principal } from '@mdstore/core';
 import type { NextFunction, Request, Response } from 'express';
 import { type AuditQueue, isAudited } from '../http/audit.js';
 import { bearerKey, consumeRequestBudget } from '../http/auth.js';
-import { mediaTypeOf, readJsonBody } from '../http/body.js';
+import { type JsonParser, mediaTypeOf, readJsonBody } from '../http/body.js';
 import { HttpError } from '../http/errors.js';
 import { requestIdOf } from '../http/request-id.js';
 import { type HttpLogger, signalOf } from '../http/routes/context.js';
@@ -26,6 +26,8 @@ export interface McpEndpointOptions {
   readonly logger: HttpLogger;
   /** Largest body: tool calls may carry a whole file, JSON-escaped. */
   readonly maxBodyBytes: number;
+  /** Where a body above the inline bound is parsed (the server's content work pool); else here. */
+  readonly jsonParser?: JsonParser;
   readonly origins: OwnOrigins;
   /** Where tool calls are recorded (extensions §8), as `/api` requests are; without one, none is. */
   readonly audit?: AuditQueue;
@@ -59,7 +61,7 @@ export function mcpEndpoint(options: McpEndpointOptions) {
     let body: unknown;
     if (mediaTypeOf(req.headers['content-type']) === 'application/json') {
       try {
-        body = await readJsonBody(req, options.maxBodyBytes);
+        body = await readJsonBody(req, options.maxBodyBytes, options.jsonParser, signalOf(res));
       } catch (error) {
         if (!(error instanceof HttpError && error.status === 400)) throw error;
         res.status(400).json({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null });

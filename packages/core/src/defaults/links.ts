@@ -11,4 +11,9 @@ export const LINK_LIMITS = {
   scanPerPage: 5000,
   /** Links resolved per store round trip. */
   batch: 500,
+  /**
+   * The links a broken-links page reads per round trip: the first window that holds `limit`, then the
+   * next ones (few distinct sizes: a store may write them into its statements).
+   */
+  pageWindows: [125, 500, 2000] as readonly number[],
 } as const;

@@ -1,8 +1,9 @@
 import GithubSlugger from 'github-slugger';
-import { outlineCost } from '../markdown/cost.js';
+import { headingsParseCost, outlineCost } from '../markdown/cost.js';
 import { maskFrontMatter } from '../markdown/front-matter.js';
 import { lineAt, lineStarts } from '../markdown/lines.js';
 import { INLINE_MDX_LIMITS, type MdxLimits, mdxWithinBudget } from '../markdown/mdx-budget.js';
+import { parseCommonMark } from '../markdown/parse-commonmark.js';
 import { bomLength } from '../markdown/text.js';
 import { extractCommonMarkLinks } from './extract-commonmark.js';
 import { extractMdxLinks } from './extract-mdx.js';
@@ -32,9 +33,22 @@ export interface FoundLinks {
 /** Above this many bytes a file's links are not indexed (its index says `too_large`). */
 export const LINKS_MAX_BYTES = 1024 * 1024;
 
-/** What extracting a text's links is estimated to cost (the same parse as an outline's). */
+/**
+ * Whether a CommonMark text may hold a link of the index. Every Markdown link, image and reference
+ * definition, and every wiki link, is written with a `[`; what has none (autolinks `<scheme:…>`, which
+ * never name a project file, and raw HTML, which is not a link here) cannot give one. A text without
+ * `[` needs only its headings (for anchors): the block parse, with the inline parse of heading lines
+ * alone (parse-commonmark.ts, the sections' parse), gives them identically at a fraction of the work.
+ * The equivalence is a property test (test/links/precheck.property.test.ts).
+ */
+export const mayHoldLinks = (text: string): boolean => text.includes('[');
+
+/**
+ * What extracting a text's links is estimated to cost: the same parse as an outline's, or the
+ * headings-only parse for a CommonMark text that cannot hold a link (`mayHoldLinks`).
+ */
 export const linksCost = (text: string, mdx: boolean, limits: MdxLimits = INLINE_MDX_LIMITS): number =>
-  outlineCost(text, mdx, limits);
+  mdx || mayHoldLinks(text) ? outlineCost(text, mdx, limits) : headingsParseCost(text, false, limits);
 
 /**
  * The links of a content (extensions §9): Markdown links and images whose destination is a relative
@@ -43,9 +57,25 @@ export const linksCost = (text: string, mdx: boolean, limits: MdxLimits = INLINE
  * sections are. The caller bounds the work (`linksCost`) before calling.
  */
 export function extractLinks(content: string, o: { mdx: boolean; mdxLimits?: MdxLimits }): FoundLinks {
+  return found(content, (text) =>
+    !o.mdx && !mayHoldLinks(text) ? headingsOnly(text) : parse(text, o.mdx, o.mdxLimits ?? INLINE_MDX_LIMITS),
+  );
+}
+
+/** `extractLinks` always through the whole parse, without the `mayHoldLinks` pre-check (its property test). */
+export const extractLinksParsed = (content: string, o: { mdx: boolean; mdxLimits?: MdxLimits }): FoundLinks =>
+  found(content, (text) => parse(text, o.mdx, o.mdxLimits ?? INLINE_MDX_LIMITS));
+
+/** No links, and the headings of the headings-only parse (a text that cannot hold a link). */
+const headingsOnly = (text: string): RawLinkDocument => ({
+  links: [],
+  headings: parseCommonMark(text, { links: false }).headings.map((heading) => heading.text),
+});
+
+function found(content: string, parsed: (text: string) => RawLinkDocument): FoundLinks {
   const bom = bomLength(content);
   const text = maskFrontMatter(content.slice(bom));
-  const raw = parse(text, o.mdx, o.mdxLimits ?? INLINE_MDX_LIMITS);
+  const raw = parsed(text);
   const starts = lineStarts(content);
   const slugger = new GithubSlugger();
   return {

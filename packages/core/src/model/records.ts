@@ -325,6 +325,13 @@ export interface SourcedLinkRecord {
   readonly sourceId: string;
   readonly source: string;
   readonly link: LinkRecord;
+  /**
+   * Set by a store's `listLinkPage` when the link certainly resolves without an anchor to check: a
+   * Markdown link without anchor whose path names a file of the project, or a wiki link without
+   * anchor whose stem exactly one indexed file has (an exact name or that file resolves it). The
+   * broken-links page resolves only the others. A store may leave it unset: the core then resolves all.
+   */
+  readonly resolved?: boolean;
 }
 
 /** A file a link may resolve to, with what anchors match. */

@@ -220,7 +220,10 @@ export interface RecordsReader extends ChangeFeedReader {
     filenames: readonly string[];
     stems: readonly string[];
   }): Promise<LinkTargetRecord[]>;
-  /** The project's links in (source filename, seq) order, after `after` when given, at most `limit`. */
+  /**
+   * The project's links in (source filename, seq) order, after `after` when given, at most `limit`;
+   * a store may mark those that certainly resolve (`SourcedLinkRecord.resolved`, never wrongly).
+   */
   listLinkPage(q: { projectId: string; after?: LinkPosition; limit: number }): Promise<SourcedLinkRecord[]>;
   /** Files without a link index entry (stored before the link index existed), in `id` order. */
   listFilesWithoutLinks(q: { limit: number }): Promise<FileRecord[]>;

@@ -1,4 +1,5 @@
 import { CHANGES_LIMITS } from '../defaults/changes.js';
+import type { LinkIndexing } from '../links/indexing.js';
 import type { Tier } from '../model/records.js';
 import type { BlobStore } from '../ports/blobs.js';
 import type { ContentWork } from '../ports/content-work.js';
@@ -94,6 +95,8 @@ export interface MdStoreContext {
   readonly contentWork: ContentWork;
   /** The process's byte budget of content work in flight (`settings.contentBudgetBytes`). */
   readonly contentBudget: ContentBudget;
+  /** The link index's part of content writes (links/indexing.ts). */
+  readonly linkIndexing: LinkIndexing;
   /** Checks webhook targets when they are created (extensions §7); without one, only the URL's form is. */
   readonly webhookTransport: WebhookTransport | undefined;
 }

@@ -49,7 +49,10 @@ export const applyChangeset = defineRoute(
     const result = await deps.store.changesets.applyRequest({
       principal: principalOf(res),
       projectId: projectIdOf(req),
-      body: jsonRequestBody(req, res, changesetBodyLimit(deps)),
+      body: jsonRequestBody(req, res, changesetBodyLimit(deps), {
+        parse: deps.jsonParser,
+        signal: signalOf(res),
+      }),
       signal: signalOf(res),
     });
     res.status(200).json(changesetJson(result));

@@ -1,5 +1,6 @@
 import type { MdStore } from '@mdstore/core';
 import type { Request, Response } from 'express';
+import type { JsonParser } from '../body.js';
 import type { ChangeFeedDeps } from '../changes-feed.js';
 import type { MultipartLimits } from '../multipart.js';
 import type { ReadinessCheck } from '../readiness.js';
@@ -16,6 +17,11 @@ export interface RouteDeps {
   readonly store: MdStore;
   readonly logger: HttpLogger;
   readonly maxJsonBytes: number;
+  /**
+   * Where JSON bodies above the inline bound (`INLINE_JSON_MAX_BYTES`) are parsed: the server's content
+   * work pool. Without one (embedding, tests), on this thread.
+   */
+  readonly jsonParser?: JsonParser;
   readonly multipartLimits: MultipartLimits;
   /** Answers `/readyz`; without one (embedding, tests) the app is ready whenever it answers. */
   readonly readiness?: ReadinessCheck;

@@ -51,7 +51,7 @@ export const editFile = defineRoute(
       principal: principalOf(res),
       projectId: projectIdOf(req),
       filename: filenameOf(req),
-      body: jsonRequestBody(req, res, editBodyLimit(deps)),
+      body: jsonRequestBody(req, res, editBodyLimit(deps), { parse: deps.jsonParser, signal: signalOf(res) }),
       conditions: conditionsOf(req),
       signal: signalOf(res),
     });

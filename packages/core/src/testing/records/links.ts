@@ -162,6 +162,35 @@ export function linksSuite({ test }: SuiteContext): void {
       expect(page.map(({ source, link }) => `${source}#${link.seq}`)).toEqual(['w.md#2', 'x.md#0']);
     });
 
+    test('listLinkPage marks exactly the links that resolve with no anchor to check', async ({
+      repository,
+    }) => {
+      const project = await seedProject(repository);
+      const a = await seedFile(repository, { projectId: project.id, filename: 'a.md' });
+      const b = await seedFile(repository, { projectId: project.id, filename: 'b.md' });
+      const c1 = await seedFile(repository, { projectId: project.id, filename: 'one/c.md' });
+      const c2 = await seedFile(repository, { projectId: project.id, filename: 'two/c.md' });
+      for (const file of [b, c1, c2]) await index(repository, anEntry(file, []));
+      const wiki = (seq: number, path: string, anchor: string | null = null) =>
+        aLink({ seq, kind: 'wiki', path, stem: path.replace(/^.*\//, ''), anchor });
+      await index(
+        repository,
+        anEntry(a, [
+          aLink({ seq: 0, path: 'b.md' }),
+          aLink({ seq: 1, path: 'missing.md' }),
+          aLink({ seq: 2, path: 'b.md', anchor: 'top' }),
+          wiki(3, 'b'),
+          wiki(4, 'c'),
+          wiki(5, 'nowhere'),
+          wiki(6, 'b', 'Top'),
+          aLink({ seq: 7, path: 'one/c.md', anchor: '' }),
+          aLink({ seq: 8, path: null }),
+        ]),
+      );
+      const page = await repository.listLinkPage({ projectId: project.id, limit: 20 });
+      expect(page.filter((entry) => entry.resolved).map((entry) => entry.link.seq)).toEqual([0, 3, 7]);
+    });
+
     test('deleting a file or a project removes its entries; files without one are listed for the backfill', async ({
       repository,
     }) => {

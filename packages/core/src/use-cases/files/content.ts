@@ -1,7 +1,6 @@
 import { ContentTooLargeError, isMdStoreError, ProjectNotFoundError } from '../../errors.js';
 import type { ContentLinks } from '../../links/entry.js';
 import { LinkTextCollector } from '../../links/text.js';
-import { contentLinks } from '../../links/work.js';
 import type { BlobIntentRecord, ProjectRecord } from '../../model/records.js';
 import type { ByteStream } from '../../ports/blobs.js';
 import type { RecordsTransaction } from '../../ports/records.js';
@@ -83,7 +82,12 @@ export function linksOfText(
   filename: string,
   signal?: AbortSignal,
 ): Promise<ContentLinks> {
-  return contentLinks(ctx.contentWork, { text: text ?? '', truncated: text === null, filename, signal });
+  return ctx.linkIndexing.find(ctx.contentWork, {
+    text: text ?? '',
+    truncated: text === null,
+    filename,
+    signal,
+  });
 }
 
 /** A declared digest that does not match what was stored: 400 at the digest's `loc`. */

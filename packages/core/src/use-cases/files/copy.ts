@@ -103,7 +103,7 @@ async function commitCopy(
           updatedAt: at,
         };
         await tx.insertFile({ file });
-        await indexFileWrite(tx, { file, contentText: stored.searchText, links: stored.links });
+        await indexFileWrite(ctx, tx, { file, contentText: stored.searchText, links: stored.links });
         const recorded = await recordRevision(ctx, tx, { project: locked, file, change: 'copy', before: [] });
         const change = { files: 1, bytes: file.sizeBytes, historyBytes: recorded.historyDelta };
         await tx.updateProject({ project: withCounterChange(ctx, locked, change, at) });

@@ -64,7 +64,7 @@ export async function restoreRevision(ctx: MdStoreContext, input: RestoreRevisio
     };
     await tx.updateFile({ file: updated });
     const known = search?.contentKey === restored.contentKey;
-    await indexFileWrite(tx, {
+    await indexFileWrite(ctx, tx, {
       file: updated,
       contentText: known ? search.searchText : '',
       links: known && links ? links : { links: [], slugs: [], headings: [] },

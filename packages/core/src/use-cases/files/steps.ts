@@ -73,7 +73,7 @@ export async function createFileStep(
     updatedAt: at,
   };
   await tx.insertFile({ file });
-  await indexFileWrite(tx, { file, contentText: stored.searchText, links: stored.links });
+  await indexFileWrite(ctx, tx, { file, contentText: stored.searchText, links: stored.links });
   const recorded = await recordRevision(ctx, tx, {
     project: o.project,
     file,
@@ -137,6 +137,7 @@ export async function reviseFileStep(
   // Same content: the search index keeps its text and takes the new filename and metadata; the link
   // index keeps the links, resolved again from the file's (maybe new) folder (extensions §9).
   await indexFileWrite(
+    ctx,
     tx,
     stored
       ? { file: updated, contentText: stored.searchText, links: stored.links }

@@ -1,5 +1,4 @@
 import type { ContentLinks } from '../../links/entry.js';
-import { linkEntry, movedEntry } from '../../links/entry.js';
 import { LINKS_MAX_BYTES } from '../../links/extract.js';
 import { LinkTextCollector } from '../../links/text.js';
 import type { ContentLocation, FileRecord, ProjectRecord } from '../../model/records.js';
@@ -15,16 +14,12 @@ import { openContent } from '../files/download.js';
  * (a move): the file's links are then resolved again from its new folder.
  */
 export async function indexFileWrite(
+  ctx: MdStoreContext,
   tx: RecordsTransaction,
   c: { file: FileRecord; contentText: string | null; links: ContentLinks | 'kept' },
 ): Promise<void> {
   await tx.indexFile({ file: c.file, contentText: c.contentText });
-  if (c.links !== 'kept') {
-    await tx.indexLinks({ entry: linkEntry(c.file, c.links) });
-    return;
-  }
-  const entry = await tx.findFileLinks({ fileId: c.file.id });
-  if (entry) await tx.indexLinks({ entry: movedEntry(entry, c.file.filename) });
+  await ctx.linkIndexing.write(tx, { file: c.file, links: c.links });
 }
 
 /**

@@ -1,6 +1,6 @@
 import { LINK_LIMITS } from '../../defaults/links.js';
 import { type BrokenReason, TargetIndex, targetKeys } from '../../links/resolve.js';
-import type { LinkPosition, LinkRecord, SourcedLinkRecord } from '../../model/records.js';
+import type { LinkPosition, LinkRecord, LinkTargetRecord, SourcedLinkRecord } from '../../model/records.js';
 import type { RecordsReader } from '../../ports/records.js';
 import { type CursorBinding, decodeCursor, encodeCursor } from '../../search/cursor.js';
 import { invalidAt } from '../../search/issues.js';
@@ -64,17 +64,22 @@ const namesOf = (filename: string): string[] => {
   return bare === filename ? [filename] : [filename, bare];
 };
 
-/** Resolves links (in batches of the store's round trips) against the project's files. */
+/** Resolves links against the project's files, loading their targets `LINK_LIMITS.batch` links at a time. */
 async function resolver(records: RecordsReader, projectId: string, links: readonly SourcedLinkRecord[]) {
-  const filenames = new Set<string>();
-  const stems = new Set<string>();
-  for (const { source, link } of links) {
-    const keys = targetKeys([link], source);
-    for (const name of keys.filenames) filenames.add(name);
-    for (const stem of keys.stems) stems.add(stem);
+  // By file: a file loaded by two round trips is one target (else a stem would look ambiguous).
+  const targets = new Map<string, LinkTargetRecord>();
+  for (let at = 0; at < links.length; at += LINK_LIMITS.batch) {
+    const filenames = new Set<string>();
+    const stems = new Set<string>();
+    for (const { source, link } of links.slice(at, at + LINK_LIMITS.batch)) {
+      const keys = targetKeys([link], source);
+      for (const name of keys.filenames) filenames.add(name);
+      for (const stem of keys.stems) stems.add(stem);
+    }
+    const loaded = await records.listLinkTargets({ projectId, filenames: [...filenames], stems: [...stems] });
+    for (const target of loaded) targets.set(target.fileId, target);
   }
-  const targets = await records.listLinkTargets({ projectId, filenames: [...filenames], stems: [...stems] });
-  return new TargetIndex(targets);
+  return new TargetIndex([...targets.values()]);
 }
 
 /** The file's incoming links: every link of another file (or itself) that resolves to it. */
@@ -170,15 +175,23 @@ export async function listBrokenLinks(
     input.cursor === undefined ? undefined : await decodePosition(input.cursor, binding, ctx.cursorKey);
   const broken: BrokenLinkView[] = [];
   let scanned = 0;
-  // Batches start at `limit` (a project full of broken links answers from one read) and grow.
-  let size = Math.min(LINK_LIMITS.batch, limit);
-  for (; ; size = Math.min(LINK_LIMITS.batch, size * 2)) {
+  // Reads start at the smallest window holding `limit` links (a project full of broken links answers
+  // from one read) and grow through the windows: the store marks the links that certainly resolve, so
+  // a healthy project's page costs a few reads, and only the others have their targets loaded.
+  let window = LINK_LIMITS.pageWindows.findIndex((size) => size >= limit);
+  for (; ; window = Math.min(window + 1, LINK_LIMITS.pageWindows.length - 1)) {
+    const size = LINK_LIMITS.pageWindows[window]!;
     const batch = await ctx.records.listLinkPage({ projectId: project.id, after, limit: size });
-    const index = await resolver(ctx.records, project.id, batch);
-    for (const { source, link } of batch) {
+    // What the store found resolved needs no target loaded (most links of a healthy project).
+    const index = await resolver(
+      ctx.records,
+      project.id,
+      batch.filter((entry) => !entry.resolved),
+    );
+    for (const { source, link, resolved } of batch) {
       after = { source, seq: link.seq };
       scanned += 1;
-      const { broken: reason } = index.resolve(link, source);
+      const reason = resolved ? null : index.resolve(link, source).broken;
       if (reason !== null)
         broken.push({ source, line: link.line, raw: link.raw, target: brokenTarget(link), reason });
       if (broken.length === limit) break;

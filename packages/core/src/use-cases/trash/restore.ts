@@ -63,7 +63,7 @@ export async function restoreTrashItem(
       throw error;
     });
     // Deleting the file removed its search index; it is searchable again under its (new) name.
-    await indexFileWrite(tx, {
+    await indexFileWrite(ctx, tx, {
       file,
       contentText: search?.contentKey === file.contentKey ? search.searchText : '',
       links: search?.contentKey === file.contentKey ? links : { links: [], slugs: [], headings: [] },
