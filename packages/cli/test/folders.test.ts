@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createClient, type MdStoreClient } from '@mdstore/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type RealServer, startRealServer } from '../../client/test/support/server.js';
-import { syncFolder } from '../src/index.js';
+import { syncFolder, transferFolder } from '../src/index.js';
 import { readTree, removeFolder, tempFolder } from './support/cli.js';
 import { folderServer } from './support/folder-server.js';
 
@@ -50,6 +50,28 @@ describe('folders', () => {
       await foldersScenario(createClient({ baseUrl: stub.url }), PROJECT, stub.url);
       expect(stub.paths).toContain(`DELETE /api/projects/${PROJECT}/files/guides%2Fdeep%2Fx%20y.md`);
       expect(stub.paths).toContain(`GET /api/projects/${PROJECT}/files/notes%2F2026%2Fnew.md`);
+    } finally {
+      await stub.close();
+    }
+  });
+
+  it('push and pull go file by file against a server without changesets or export (the interface alone)', async () => {
+    const stub = await folderServer(PROJECT);
+    try {
+      const client = createClient({ baseUrl: stub.url });
+      const files = { 'a.md': '# a\n', 'b/c.md': '# c\n', 'b/d.md': '# d\n' };
+      const source = await tempFolder(files);
+      const target = await tempFolder({});
+      folders.push(source, target);
+      const pushed = await transferFolder({ client, root: source, projectId: PROJECT, direction: 'push' });
+      expect(pushed.errors).toEqual([]);
+      const pulled = await transferFolder({ client, root: target, projectId: PROJECT, direction: 'pull' });
+      expect(pulled.errors).toEqual([]);
+      expect(await readTree(target)).toEqual(files);
+      // Each batched request was tried once (answered 404), then every file went on its own.
+      expect(stub.paths.filter((p) => p.endsWith('/changesets'))).toHaveLength(1);
+      expect(stub.paths.filter((p) => p.includes('/export'))).toHaveLength(1);
+      expect(stub.paths.filter((p) => p === `POST /api/projects/${PROJECT}/files`)).toHaveLength(3);
     } finally {
       await stub.close();
     }

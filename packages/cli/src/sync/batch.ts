@@ -52,12 +52,31 @@ export async function pushInChangesets(
   const maxOperations = Math.min(o.maxOperations ?? CHANGESET_MAX_OPERATIONS, CHANGESET_MAX_OPERATIONS);
   let batch: Array<{ step: BatchStep; op: ChangesetOperation; bytes: number }> = [];
   let bytes = 0;
+  /** The server has no changesets: everything goes file by file. */
+  let single = false;
   const flush = async () => {
-    if (batch.length > 0) await applyBatch(client, projectId, batch, o.done, maxOperations);
+    const sending = batch;
     batch = [];
     bytes = 0;
+    if (sending.length === 0) return;
+    const settled = new Set<BatchStep>();
+    const done = (outcome: StepOutcome) => {
+      settled.add(outcome.step);
+      o.done(outcome);
+    };
+    try {
+      await applyBatch(client, projectId, sending, done, maxOperations);
+    } catch (error) {
+      if (!lacksExtension(error)) throw error;
+      single = true;
+      for (const { step } of sending) if (!settled.has(step)) await runSingle(step, o);
+    }
   };
   for (const step of steps) {
+    if (single) {
+      await runSingle(step, o);
+      continue;
+    }
     let entry: { step: BatchStep; op: ChangesetOperation; bytes: number };
     if (step.action === 'delete-remote') {
       entry = { step, op: { op: 'delete', filename: step.name, if_match: step.etag! }, bytes: 0 };
@@ -100,6 +119,19 @@ async function runSingle(
   } catch (error) {
     o.done({ step, error });
   }
+}
+
+/**
+ * Whether a batched request failed because the server lacks the extension (changesets or export, of
+ * extensions §9 and §10): a server of the interface alone answers their routes 404 (or 405, 501) and
+ * names no file. Transfers then go file by file, as they did before the extensions.
+ */
+export function lacksExtension(error: unknown): boolean {
+  return (
+    error instanceof MdStoreApiError &&
+    [404, 405, 501].includes(error.status) &&
+    failedOperation(error) === undefined
+  );
 }
 
 /** The operation a changeset's refusal names (`["body","operations",i,…]`), or undefined. */
@@ -239,6 +271,7 @@ export async function readExported(
 /**
  * A pull's downloads from one export of their common folder: each file is written in place (with the
  * local check of its step) as it comes. A file the export lacks (deleted meanwhile) is reported as gone.
+ * Resolves with the steps left to download one by one: all of them on a server without export.
  */
 export async function pullFromExport(
   client: MdStoreClient,
@@ -246,18 +279,26 @@ export async function pullFromExport(
   projectId: string,
   steps: readonly BatchStep[],
   done: (outcome: StepOutcome) => void,
-): Promise<void> {
+): Promise<BatchStep[]> {
   const byName = new Map(steps.map((step) => [step.name, step]));
-  const missing = await readExported(client, projectId, [...byName.keys()], async (name, bytes) => {
-    const step = byName.get(name)!;
-    try {
-      await writeLocal(root, name, bytes, step.sha256 === undefined ? 'absent' : { sha256: step.sha256 });
-      done({ step });
-    } catch (error) {
-      done({ step, error });
-    }
-  });
+  let missing: string[];
+  try {
+    missing = await readExported(client, projectId, [...byName.keys()], async (name, bytes) => {
+      const step = byName.get(name)!;
+      try {
+        await writeLocal(root, name, bytes, step.sha256 === undefined ? 'absent' : { sha256: step.sha256 });
+        done({ step });
+      } catch (error) {
+        done({ step, error });
+      }
+    });
+  } catch (error) {
+    // No export on this server (and nothing read yet): every step is left to the per-file path.
+    if (lacksExtension(error)) return [...steps];
+    throw error;
+  }
   for (const name of missing) done({ step: byName.get(name)!, error: new RemoteGoneError(name) });
+  return [];
 }
 
 /** A file listed on the server and gone from it by the time the pull's export read it. */

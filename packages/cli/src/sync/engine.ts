@@ -7,6 +7,7 @@ import {
   applyChangesets,
   CHANGESET_MAX_CONTENT_BYTES,
   CHANGESET_MAX_OPERATIONS,
+  lacksExtension,
   readExported,
 } from './batch.js';
 import {
@@ -190,6 +191,8 @@ class SyncRun {
 
   /** Contents read from one export for the downloads, by name (bounded: see `PREFETCH_MAX_BYTES`). */
   private readonly prefetched = new Map<string, Buffer>();
+  /** False once the server answered that it has no changesets: writes then go file by file. */
+  private changesets = true;
 
   /**
    * The batched part of a sync (issue 27): the downloads' contents read from one export, for `execute` to
@@ -229,13 +232,27 @@ class SyncRun {
       bytes = 0;
       if (sending.length === 0) return;
       const refused: Array<{ task: Task; error: unknown }> = [];
-      await applyChangesets(client, this.projectId, sending, {
-        message: 'mdstore sync',
-        maxOperations,
-        applied: (task, file) => this.applied(task, file),
-        refused: (task, error) => refused.push({ task, error }),
-        acknowledged: () => this.saver.save(),
-      });
+      const settled = new Set<Task>();
+      try {
+        await applyChangesets(client, this.projectId, sending, {
+          message: 'mdstore sync',
+          maxOperations,
+          applied: (task, file) => {
+            settled.add(task);
+            this.applied(task, file);
+          },
+          refused: (task, error) => {
+            settled.add(task);
+            refused.push({ task, error });
+          },
+          acknowledged: () => this.saver.save(),
+        });
+      } catch (error) {
+        if (!lacksExtension(error)) throw error;
+        // A server without changesets: this batch and every later write go file by file.
+        this.changesets = false;
+        left.push(...sending.map(({ key }) => key).filter((task) => !settled.has(task)));
+      }
       for (const { task, error } of refused) {
         if (isRace(error)) {
           await this.refresh(task);
@@ -249,6 +266,10 @@ class SyncRun {
       }
     };
     for (const task of writes) {
+      if (!this.changesets) {
+        left.push(task);
+        continue;
+      }
       const { decision } = task;
       let op: ChangesetOperation;
       let size = 0;
@@ -294,15 +315,20 @@ class SyncRun {
     const downloads = tasks.filter((task) => task.decision.kind === 'download');
     if (downloads.length > 1) {
       let kept = 0;
-      await readExported(
-        client,
-        this.projectId,
-        downloads.map((task) => task.name),
-        (name, bytes) => {
-          kept += bytes.length;
-          if (kept <= PREFETCH_MAX_BYTES) this.prefetched.set(name, bytes);
-        },
-      );
+      try {
+        await readExported(
+          client,
+          this.projectId,
+          downloads.map((task) => task.name),
+          (name, bytes) => {
+            kept += bytes.length;
+            if (kept <= PREFETCH_MAX_BYTES) this.prefetched.set(name, bytes);
+          },
+        );
+      } catch (error) {
+        // A server without export: each download reads its file, as before the extension.
+        if (!lacksExtension(error)) throw error;
+      }
     }
   }
 

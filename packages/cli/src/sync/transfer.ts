@@ -110,7 +110,8 @@ export async function transferFolder(options: TransferOptions): Promise<Transfer
       const downloads = steps.filter((step) => step.action === 'download');
       const local = steps.filter((step) => step.action !== 'download');
       // Batched: one export for the downloads, when there are several.
-      if (downloads.length > 1) await pullFromExport(client, root, projectId, downloads, done);
+      if (downloads.length > 1)
+        local.push(...(await pullFromExport(client, root, projectId, downloads, done)));
       else local.push(...downloads);
       await runPool(local, options.concurrency ?? 4, async (step) => {
         try {
