@@ -27,13 +27,10 @@ interface ChangesetFile {
   readonly after: FileState;
 }
 
-/**
- * A changeset (or an import, imports.ts) cut off by the kill: all of its files landed, or none. A file
- * whose `after` is null is one it deletes: landed means absent.
- */
+/** A changeset cut off by the kill: all of its files landed, or none. */
 export interface InFlightChangeset {
   readonly projectId: string;
-  readonly files: readonly { readonly filename: string; readonly after: FileState | null }[];
+  readonly files: readonly ChangesetFile[];
 }
 
 export function changesetOperation(ctx: WorkloadContext, project: ProjectModel): Operation | undefined {
@@ -137,7 +134,6 @@ export function checkInFlightChangesets(
     if (changeset.projectId !== project.id) continue;
     const landed = changeset.files.map((file) => {
       const seen = observed.get(file.filename);
-      if (file.after === null) return seen === undefined;
       return seen !== undefined && seen.sha256 === file.after.sha256;
     });
     const count = landed.filter(Boolean).length;
