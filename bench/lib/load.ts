@@ -146,3 +146,29 @@ export async function httpJson<T = unknown>(
 export function closeHttpAgent(): void {
   agent.destroy();
 }
+
+/** One POST on `agent` (keep-alive, its own pool); the body is discarded, the status returned. */
+export function postStatus(
+  agent: http.Agent,
+  url: string,
+  headers: Record<string, string>,
+  body: Buffer,
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      url,
+      { method: 'POST', agent, headers: { ...headers, 'content-length': String(body.length) } },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+/** The median of some values (the upper one of an even count). */
+export const median = (values: number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;

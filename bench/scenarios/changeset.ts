@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { KiB, markdownBytes, multipartBody } from '../lib/content.js';
+import { median, postStatus } from '../lib/load.js';
 import type { BenchAccount } from '../lib/mdstore.js';
 import { FLAVOURS, type Scenario } from './types.js';
 
@@ -8,37 +9,8 @@ const FILE_BYTES = 1 * KiB;
 const TARGET = 5;
 
 /** One request on a keep-alive agent; resolves with the status. */
-function send(
-  agent: http.Agent,
-  url: string,
-  account: BenchAccount,
-  body: Buffer,
-  contentType: string,
-): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: {
-          authorization: `Bearer ${account.api_key}`,
-          'content-type': contentType,
-          'content-length': String(body.length),
-        },
-      },
-      (response) => {
-        response.resume();
-        response.on('end', () => resolve(response.statusCode ?? 0));
-        response.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const send = (agent: http.Agent, url: string, account: BenchAccount, body: Buffer, contentType: string) =>
+  postStatus(agent, url, { authorization: `Bearer ${account.api_key}`, 'content-type': contentType }, body);
 
 /**
  * Changesets (extensions §9): 100 small files written by one changeset against the same 100 files

@@ -21,6 +21,7 @@ import {
   TOKENS,
 } from '@mdstore/server';
 import { linkDenseMarkdown, multipartTemplate, plainProse } from '../lib/content.js';
+import { median, postStatus } from '../lib/load.js';
 
 const { values: flags } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
 const ROUND_MS = flags.quick ? 300 : 1_500;
@@ -45,31 +46,8 @@ const servers = await Promise.all(
 );
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
-function post(url: string, apiKey: string, body: Buffer, contentType: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: {
-          authorization: `Bearer ${apiKey}`,
-          'content-type': contentType,
-          'content-length': String(body.length),
-        },
-      },
-      (response) => {
-        response.resume();
-        response.on('end', () => resolve(response.statusCode ?? 0));
-        response.on('error', reject);
-      },
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
-}
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const post = (url: string, apiKey: string, body: Buffer, contentType: string): Promise<number> =>
+  postStatus(agent, url, { authorization: `Bearer ${apiKey}`, 'content-type': contentType }, body);
 
 try {
   if (plain === runtime.store) throw new Error('the child container did not build a store of its own');
