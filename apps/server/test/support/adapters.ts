@@ -133,7 +133,43 @@ afterAll(async () => {
 });
 
 /**
- * PostgreSQL records and rate limiter in a fresh schema (dropped on close), S3 blobs in the file's s3rver:
+ * Migrated schemas this test file has emptied and may hand out again. Migrating a fresh schema costs a
+ * test about twice what emptying one does (measured: 144 ms against 82 ms per open and close, on a quiet
+ * 2-core machine), and the HTTP suites open one per test on two Postgres sets. A schema is emptied with
+ * one TRUNCATE of every table but the migrations' own (so it is migrated and empty, as a fresh one is),
+ * and dropped when the file's tests end; one that cannot be emptied is dropped at once.
+ */
+const reusableSchemas: string[] = [];
+const createdSchemas = new Set<string>();
+
+async function emptyForReuse(schema: string): Promise<void> {
+  createdSchemas.add(schema);
+  try {
+    const { rows } = await adminQuery<{ tablename: string }>(
+      "SELECT tablename FROM pg_tables WHERE schemaname = $1 AND tablename <> 'mdstore_migrations'",
+      [schema],
+    );
+    if (rows.length > 0) {
+      const tables = rows.map((row) => `${schema}."${row.tablename}"`).join(', ');
+      // A connection a test left open must not hold the next test: past 5 s the schema is dropped instead.
+      await adminQuery(`SET lock_timeout = 5000; TRUNCATE ${tables} RESTART IDENTITY CASCADE`);
+    }
+    reusableSchemas.push(schema);
+  } catch {
+    createdSchemas.delete(schema);
+    await dropSchema(schema).catch(() => undefined);
+  }
+}
+
+afterAll(async () => {
+  reusableSchemas.length = 0;
+  const schemas = [...createdSchemas];
+  createdSchemas.clear();
+  await Promise.all(schemas.map((schema) => dropSchema(schema).catch(() => undefined)));
+});
+
+/**
+ * PostgreSQL records and rate limiter in a migrated, empty schema (emptied on close for the next test), S3 blobs in the file's s3rver:
  * the scale-out deployment. `layout` picks one bucket per project, or prefixes in one bucket (for stores
  * with a bucket quota); that one bucket is created here, as an operator would.
  */
@@ -149,7 +185,7 @@ const postgresS3 =
       import('@mdstore/postgres'),
       import('@mdstore/s3'),
     ]);
-    const schema = freshSchemaName();
+    const schema = reusableSchemas.pop() ?? freshSchemaName();
     let postgres: PostgresStore;
     try {
       postgres = await openPostgresStore({ connectionString: TEST_POSTGRES_URL, schema, poolMax: 4 });
@@ -165,7 +201,7 @@ const postgresS3 =
       close: async () => {
         await blobs.close();
         await postgres.close();
-        await dropSchema(schema);
+        await emptyForReuse(schema);
       },
     };
   };
