@@ -11,6 +11,7 @@ import {
   ListToolsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type McpLogger, toolError, toolErrorStatus, toolResult } from './results.js';
+import { toolBudget } from './tool-budgets.js';
 import { type McpTool, ToolArguments, type ToolContext } from './tool-kit.js';
 import { toolRole, toolsOfRole } from './tool-roles.js';
 import { TOOLS } from './tools.js';
@@ -41,6 +42,9 @@ export type { McpLogger } from './results.js';
  * `message`; its `McpError` puts "MCP error <code>: " in the message, which the SDK client adds again.
  */
 const rpcError = (code: ErrorCode, message: string) => Object.assign(new Error(message), { code });
+
+// Issue 34: every tool shares the budget row of the operation it calls; one without is refused at load.
+for (const tool of TOOLS) toolBudget(tool.name);
 
 /** One MCP server per HTTP request (the endpoint is stateless), bound to the caller. */
 export function createMcpServer(context: ToolContext, logger: McpLogger, tools: readonly McpTool[] = TOOLS) {

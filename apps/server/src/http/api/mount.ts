@@ -4,6 +4,7 @@ import * as v from 'valibot';
 import { httpError } from '../errors.js';
 import type { RouteDeps } from '../routes/context.js';
 import { declaredRole, requireRole } from './authorize.js';
+import { budgetOf } from './budgets.js';
 import { PATH_PARAMETERS } from './parameters.js';
 import type { DefinedRoute, Method } from './route.js';
 
@@ -21,13 +22,16 @@ const ALLOW_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH'];
 /**
  * Mounts the routes of the table, and nothing else: one Express route per path, a handler per described
  * method, and `405` with `Allow` (OPTIONS: `204` with `Allow`) for the other methods. Two descriptions of
- * the same method and path are refused, and so is a route without its role (`authorize.ts`).
+ * the same method and path are refused, and so is a route without its role (`authorize.ts`) or without
+ * its row in the budget table (`budgets.ts`).
  */
 export function mountRoutes(app: Express, routes: readonly DefinedRoute[], deps: RouteDeps): void {
   const byPath = new Map<string, DefinedRoute[]>();
   for (const route of routes) {
     const { path, method, operationId } = route.description;
     declaredRole(route.description);
+    // Issue 34: a route without its row in the budget table is not mounted.
+    budgetOf(operationId);
     const same = byPath.get(path) ?? [];
     if (same.some((other) => other.description.method === method)) {
       throw new Error(`Route ${method} ${path} (${operationId}) is described twice`);

@@ -1,0 +1,160 @@
+import {
+  AUDIT_LIMITS,
+  CHANGES_LIMITS,
+  CHANGESET_LIMITS,
+  HISTORY_LIMITS,
+  IMPORT_LIMITS,
+  LINK_LIMITS,
+  LIST_LIMITS,
+  SEARCH_LIMITS,
+  WEBHOOK_LIMITS,
+} from '@mdstore/core';
+
+/**
+ * THE BUDGET TABLE (issue 34): what one call of each operation may make the server do, and what
+ * happens past it. Every route of the route table needs a row here (the mount refuses a route without
+ * one), every MCP tool names the operation whose row it shares (`mcp/tool-budgets.ts`), and the table in
+ * docs/reliability.md is generated from these rows (`npm run docs:budgets`; a test fails when the two
+ * differ). The numbers come from the core's limits themselves, so the table cannot drift from the code.
+ *
+ * Every `/api` call is also counted by the key's rate limit (`MDSTORE_RATE_LIMIT_*`), and every content
+ * parse by the bounded-work rule (see "Bounded work on user content"): those hold for all rows and are
+ * not repeated in each.
+ */
+export interface OperationBudget {
+  /** What one call may cost at most: rows scanned, content read, entries and bytes answered, time held. */
+  readonly cost: string;
+  /** What happens past it: a page, a truncation (and the flag that says so), the pool, or a refusal. */
+  readonly past: string;
+}
+
+const page = (defaultLimit: number, maxLimit: number) =>
+  `one page: ${defaultLimit} entries unless \`limit\` says, at most ${maxLimit}`;
+const LIST = page(LIST_LIMITS.defaultLimit, LIST_LIMITS.maxLimit);
+const NEXT_PAGE = 'the next page, by `cursor`';
+const ONE_ROW = 'a few rows by key';
+const NOTHING_PAST = 'nothing can exceed it';
+const FILE_CONTENT = 'one file: at most `maxFileBytes` (10 MiB by default), streamed, never buffered whole';
+const TOO_LARGE = '413 before the body is stored';
+const PARSED_CONTENT = `${FILE_CONTENT}; its parse is priced before it runs (bounded-work rule)`;
+const WORK_REFUSED = '409 `work_budget`, or 503 `CONTENT_WORK_BUSY` with `Retry-After` when the pool is full';
+
+export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
+  // Projects.
+  listProjects: { cost: LIST, past: NEXT_PAGE },
+  createProject: { cost: ONE_ROW, past: NOTHING_PAST },
+  getProject: { cost: `${ONE_ROW}; the totals are kept, not counted`, past: NOTHING_PAST },
+  updateProject: { cost: ONE_ROW, past: NOTHING_PAST },
+  deleteProject: {
+    cost: "every file record of the project in one transaction, then its bucket with every blob: proportional to the project's size",
+    past: 'not yet bounded (issue 34: to be moved to batches)',
+  },
+  // Files.
+  listFiles: {
+    cost: `${LIST}; at most ${LIST_LIMITS.batchRows} rows read per store round trip`,
+    past: NEXT_PAGE,
+  },
+  uploadFile: { cost: PARSED_CONTENT, past: `${TOO_LARGE}; ${WORK_REFUSED}` },
+  updateFileMetadata: { cost: 'metadata of at most 64 KiB and 32 levels', past: '413 / 422' },
+  deleteFile: { cost: ONE_ROW, past: NOTHING_PAST },
+  updateFileContent: { cost: PARSED_CONTENT, past: `${TOO_LARGE}; ${WORK_REFUSED}` },
+  downloadFile: {
+    cost: `${FILE_CONTENT}; ranges and \`lines\` read only what they answer`,
+    past: NOTHING_PAST,
+  },
+  moveFile: {
+    cost: 'one file; with `rewrite_links`, every file linking to it is rewritten (see the link bounds)',
+    past: WORK_REFUSED,
+  },
+  copyFile: { cost: FILE_CONTENT, past: '413 when the project is full' },
+  // Editing (extensions §4).
+  editFile: {
+    cost: `at most 100 edits on one file, priced step by step (bounded-work rule)`,
+    past: WORK_REFUSED,
+  },
+  getOutline: { cost: PARSED_CONTENT, past: '413 `OUTLINE_TOO_LARGE`' },
+  // History (extensions §5).
+  listRevisions: {
+    cost: page(HISTORY_LIMITS.revisionsPageDefault, HISTORY_LIMITS.revisionsPageMax),
+    past: NEXT_PAGE,
+  },
+  downloadRevision: { cost: FILE_CONTENT, past: NOTHING_PAST },
+  diffRevisions: {
+    cost: 'two revisions of one file; the diff is priced before it runs',
+    past: '413 `DIFF_TOO_LARGE`',
+  },
+  restoreRevision: { cost: FILE_CONTENT, past: '413 when the project is full' },
+  // Changesets (extensions §9).
+  applyChangeset: {
+    cost: `at most ${CHANGESET_LIMITS.maxOperations} operations; each content as one file`,
+    past: `422 past the operation count; ${TOO_LARGE}; ${WORK_REFUSED}`,
+  },
+  // Search (extensions §1).
+  searchProject: {
+    cost: `one page of at most ${SEARCH_LIMITS.searchMaxLimit} results; ranks and counts at most ${SEARCH_LIMITS.searchMaxCount} matches; reads candidates ${SEARCH_LIMITS.searchBatch} at a time`,
+    past: '`total_count` stops counting; the next page, by `cursor`',
+  },
+  searchAll: {
+    cost: `as a project's search, over at most ${SEARCH_LIMITS.searchMaxProjectIds} projects`,
+    past: '422 past the project count; otherwise as a project search',
+  },
+  // Links (extensions §9).
+  getFileLinks: { cost: "one file's outgoing and incoming links, unpaged", past: 'not yet bounded' },
+  listBrokenLinks: {
+    cost: `${page(LINK_LIMITS.pageDefault, LINK_LIMITS.pageMax)}; at most ${LINK_LIMITS.scanPerPage} links scanned per page`,
+    past: NEXT_PAGE,
+  },
+  listOrphans: {
+    cost: `${page(LINK_LIMITS.pageDefault, LINK_LIMITS.pageMax)}; at most ${LINK_LIMITS.scanPerPage} files scanned per page`,
+    past: NEXT_PAGE,
+  },
+  // Trash (extensions §5).
+  listTrash: { cost: LIST, past: NEXT_PAGE },
+  restoreTrashItem: { cost: 'one trash item and the files it holds', past: '409 on a name taken' },
+  deleteTrashItem: { cost: ONE_ROW, past: NOTHING_PAST },
+  // Export and import (extensions §10).
+  exportProject: {
+    cost: 'streams every file of the project (or of `prefix`) into one archive, one entry at a time',
+    past: 'a client that stops reading holds the stream until the socket times out',
+  },
+  importProject: {
+    cost: `an archive of at most \`maxImportBytes\` (${IMPORT_LIMITS.defaultMaxImportBytes / 1024 ** 3} GiB by default), at most ${IMPORT_LIMITS.maxEntries} entries, expanding at most ${IMPORT_LIMITS.maxCompressionRatio}×`,
+    past: '413 `IMPORT_TOO_LARGE` before anything is written; skipped entries are listed',
+  },
+  // Keys (extensions §8).
+  createKey: { cost: ONE_ROW, past: NOTHING_PAST },
+  listKeys: { cost: "the account's keys, unpaged", past: 'not yet bounded' },
+  currentKey: { cost: ONE_ROW, past: NOTHING_PAST },
+  revokeKey: { cost: ONE_ROW, past: NOTHING_PAST },
+  // Shares (extensions §11).
+  createShare: { cost: ONE_ROW, past: NOTHING_PAST },
+  listShares: { cost: "the project's shares, unpaged", past: 'not yet bounded' },
+  revokeShare: { cost: ONE_ROW, past: NOTHING_PAST },
+  // Audit (extensions §8).
+  listAudit: { cost: page(AUDIT_LIMITS.defaultLimit, AUDIT_LIMITS.maxLimit), past: NEXT_PAGE },
+  // Changes (extensions §7).
+  listChanges: {
+    cost: `${page(CHANGES_LIMITS.defaultLimit, CHANGES_LIMITS.maxLimit)}; a long poll is held at most ${CHANGES_LIMITS.maxWaitSeconds} s; at most ${CHANGES_LIMITS.defaultMaxStreamsPerKey} held requests per key`,
+    past: `${NEXT_PAGE}; 429 past the held requests of a key`,
+  },
+  // Webhooks (extensions §7).
+  createWebhook: { cost: `${ONE_ROW}; a URL of at most ${WEBHOOK_LIMITS.urlMaxBytes} bytes`, past: '422' },
+  listWebhooks: { cost: "the project's webhooks, unpaged", past: 'not yet bounded' },
+  getWebhook: { cost: ONE_ROW, past: NOTHING_PAST },
+  deleteWebhook: { cost: ONE_ROW, past: NOTHING_PAST },
+  enableWebhook: { cost: ONE_ROW, past: NOTHING_PAST },
+  listWebhookDeliveries: {
+    cost: page(WEBHOOK_LIMITS.deliveriesPageDefault, WEBHOOK_LIMITS.deliveriesPageMax),
+    past: NEXT_PAGE,
+  },
+  // Operations.
+  getHealth: { cost: 'nothing read', past: NOTHING_PAST },
+  getReadiness: { cost: 'one store round trip per dependency, each with a deadline', past: '503' },
+};
+
+/** The row of an operation, or an error naming it: a route cannot be mounted without its budget. */
+export function budgetOf(operationId: string): OperationBudget {
+  const budget = ROUTE_BUDGETS[operationId];
+  if (!budget) throw new Error(`Route ${operationId} has no row in the budget table (api/budgets.ts)`);
+  return budget;
+}
