@@ -27,10 +27,13 @@ interface ChangesetFile {
   readonly after: FileState;
 }
 
-/** A changeset cut off by the kill: all of its files landed, or none. */
+/**
+ * A changeset (or an import, imports.ts) cut off by the kill: all of its files landed, or none. A file
+ * whose `after` is null is one it deletes: landed means absent.
+ */
 export interface InFlightChangeset {
   readonly projectId: string;
-  readonly files: readonly ChangesetFile[];
+  readonly files: readonly { readonly filename: string; readonly after: FileState | null }[];
 }
 
 export function changesetOperation(ctx: WorkloadContext, project: ProjectModel): Operation | undefined {
@@ -67,6 +70,9 @@ export function changesetOperation(ctx: WorkloadContext, project: ProjectModel):
     if (stale && index === staleAt)
       return { ...base, if_match: file.before?.previousEtag ?? '"00000000000000000000000000000000-1"' };
     if (!withEtags) return base;
+    // A file whose ETag the client never saw (an import's answer gives none) is sent without if_match:
+    // `null` would say it must not exist (a 412 the server rightly answers).
+    if (file.before !== null && file.before.etag === undefined) return base;
     return { ...base, if_match: file.before?.etag ?? null };
   });
   const keys = files.map((file) => fileKey(project.id, file.filename));
@@ -134,6 +140,7 @@ export function checkInFlightChangesets(
     if (changeset.projectId !== project.id) continue;
     const landed = changeset.files.map((file) => {
       const seen = observed.get(file.filename);
+      if (file.after === null) return seen === undefined;
       return seen !== undefined && seen.sha256 === file.after.sha256;
     });
     const count = landed.filter(Boolean).length;

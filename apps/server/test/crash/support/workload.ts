@@ -3,6 +3,7 @@ import { applyEdits, type MarkdownEdit } from '@mdstore/core';
 import { changesetOperation } from './changesets.js';
 import { acknowledgedState, continued, historyOperation } from './history.js';
 import { json, multipart, type Reply, request } from './http-client.js';
+import { importOperation } from './imports.js';
 import {
   bump,
   type Cycle,
@@ -110,7 +111,9 @@ function chooseOperation(ctx: WorkloadContext): Operation | undefined {
   if (!project) return undefined;
   if (roll < 0.25) return trashOperation(ctx, project) ?? uploadFile(ctx, project);
   // Extensions §9: several files in one changeset.
-  if (roll < 0.33) return changesetOperation(ctx, project) ?? uploadFile(ctx, project);
+  if (roll < 0.3) return changesetOperation(ctx, project) ?? uploadFile(ctx, project);
+  // Extensions §10: an archive imported as one changeset (imports.ts).
+  if (roll < 0.35) return importOperation(ctx, project) ?? uploadFile(ctx, project);
   if (roll < 0.45) return uploadFile(ctx, project);
   const existing = pickFile(ctx, project);
   if (!existing) return uploadFile(ctx, project);
