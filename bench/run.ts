@@ -8,6 +8,7 @@ import { Bench, settingsFor } from './lib/context.js';
 import { closeHttpAgent } from './lib/load.js';
 import { REPO_ROOT } from './lib/processes.js';
 import { markdownTable, Results } from './lib/results.js';
+import { adversaryScenario } from './scenarios/adversary.js';
 import { auditScenarios } from './scenarios/audit.js';
 import { changeScenarios } from './scenarios/changes.js';
 import { changesetScenarios } from './scenarios/changeset.js';
@@ -41,6 +42,7 @@ const SCENARIOS: readonly Scenario[] = [
   ...changesetScenarios,
   ...linkScenarios,
   ...changeScenarios,
+  adversaryScenario,
 ];
 const RESULTS_FILE = path.join(REPO_ROOT, 'bench/results/latest.json');
 
