@@ -61,6 +61,8 @@ export type ErrorCode =
    */
   | 'WORK_LIMIT_EXCEEDED'
   | 'STORAGE_LIMIT_REACHED'
+  /** An account or project already holds the most live keys, shares or webhooks it may (issue 34): 409. */
+  | 'COUNT_LIMIT_REACHED'
   /** An imported archive (or its body) larger than `maxImportBytes` uncompressed (extensions §10): 413. */
   | 'IMPORT_TOO_LARGE'
   // changesets (extensions §9)
@@ -132,6 +134,8 @@ const MESSAGES = {
     'File too large for an outline: its parse would pass the work one request may do; ' +
     'read parts of it with ?lines= or ?section= instead',
   STORAGE_LIMIT_REACHED: () => 'Project storage limit reached',
+  COUNT_LIMIT_REACHED: (o: { what: 'API keys' | 'shares' | 'webhooks'; max: number }) =>
+    `Too many active ${o.what}: at most ${o.max}; revoke or delete one first`,
   IMPORT_TOO_LARGE: (o: { maxBytes: number }) =>
     `Archive too large: its uncompressed size passes the maximum of ${o.maxBytes} bytes`,
   FILE_MISSING: (o: { filename: string }) => `File '${o.filename}' does not exist`,

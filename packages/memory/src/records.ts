@@ -232,9 +232,13 @@ abstract class TablesReader implements RecordsReader {
     return apiKey && account ? { apiKey: copy(apiKey), account: copy(account) } : null;
   }
 
-  async listApiKeys(q: { accountId: string }) {
-    return select(this.tables().apiKeys, (apiKey) => apiKey.accountId === q.accountId)
+  async listApiKeys(q: { accountId: string; activeOnly?: boolean; limit?: number }) {
+    return select(
+      this.tables().apiKeys,
+      (apiKey) => apiKey.accountId === q.accountId && (!q.activeOnly || apiKey.revokedAt === null),
+    )
       .sort(byCreatedAtThenId)
+      .slice(0, q.limit)
       .map(copy);
   }
 
@@ -246,9 +250,16 @@ abstract class TablesReader implements RecordsReader {
     return copyOrNull(find(this.tables().shares, (share) => share.tokenHash === q.tokenHash));
   }
 
-  async listShares(q: { projectId: string }) {
-    return select(this.tables().shares, (share) => share.projectId === q.projectId)
+  async listShares(q: { projectId: string; liveAt?: number; limit?: number }) {
+    const { liveAt } = q;
+    return select(
+      this.tables().shares,
+      (share) =>
+        share.projectId === q.projectId &&
+        (liveAt === undefined || (share.revokedAt === null && share.expiresAt > liveAt)),
+    )
       .sort(byCreatedAtThenId)
+      .slice(0, q.limit)
       .map(copy);
   }
 

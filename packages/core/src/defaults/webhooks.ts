@@ -8,6 +8,8 @@ export interface WebhookLimits {
   readonly secretBytes: number;
   readonly deliveriesPageMax: number;
   readonly deliveriesPageDefault: number;
+  /** Webhooks of one account (issue 34): the listing's bound; past it `POST /api/webhooks` is 409. */
+  readonly maxPerAccount: number;
   readonly errorMaxChars: number;
   /** Days a delivery attempt stays in the log (removed by reconciliation), and how many per transaction. */
   readonly deliveriesRetentionDays: number;
@@ -32,6 +34,7 @@ export const WEBHOOK_LIMITS: WebhookLimits = Object.freeze({
   /** Deliveries per page of the log. */
   deliveriesPageMax: 100,
   deliveriesPageDefault: 20,
+  maxPerAccount: 100,
   /** The longest error text kept in the deliveries log. */
   errorMaxChars: 200,
   deliveriesRetentionDays: 30,

@@ -151,12 +151,19 @@ export interface RecordsReader extends ChangeFeedReader {
   findApiKeyWithAccount(q: {
     keyHash: string;
   }): Promise<{ apiKey: ApiKeyRecord; account: AccountRecord } | null>;
-  listApiKeys(q: { accountId: string }): Promise<ApiKeyRecord[]>;
+  /**
+   * The account's keys, `createdAt` then `id` ascending; with `activeOnly`, only those not revoked; with
+   * `limit`, at most that many (the store's query is bounded: issue 34).
+   */
+  listApiKeys(q: { accountId: string; activeOnly?: boolean; limit?: number }): Promise<ApiKeyRecord[]>;
   // Share links (extensions §11); revoked and expired ones too: the domain decides.
   findShareById(q: { shareId: string }): Promise<ShareRecord | null>;
   findShareByHash(q: { tokenHash: string }): Promise<ShareRecord | null>;
-  /** The project's shares, `createdAt` then `id` ascending. */
-  listShares(q: { projectId: string }): Promise<ShareRecord[]>;
+  /**
+   * The project's shares, `createdAt` then `id` ascending; with `liveAt`, only those neither revoked nor
+   * expired at that time; with `limit`, at most that many (a bounded query: issue 34).
+   */
+  listShares(q: { projectId: string; liveAt?: number; limit?: number }): Promise<ShareRecord[]>;
 
   findProjectById(q: { projectId: string }): Promise<ProjectRecord | null>;
   /** Names are unique among the account's `active` projects only. */

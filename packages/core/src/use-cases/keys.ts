@@ -1,8 +1,8 @@
 import * as v from 'valibot';
-import { ApiKeyNotFoundError, InvalidInputError, OperationNotAllowedError } from '../errors.js';
+import { ApiKeyNotFoundError, InvalidInputError, mdStoreError, OperationNotAllowedError } from '../errors.js';
 import type { ApiKeyRecord, Role } from '../model/records.js';
 import { issueAt } from '../validation/issues.js';
-import { type CreateKeyInput, parseCreateKeyBody } from '../validation/keys.js';
+import { type CreateKeyInput, KEY_LIMITS, parseCreateKeyBody } from '../validation/keys.js';
 import { UuidSchema } from '../validation/schemas.js';
 import { roleCovers } from './access.js';
 import type { Principal } from './authentication.js';
@@ -108,15 +108,30 @@ export async function createKey(
   const fields = parseCreateKeyBody(await body.read(), at);
   if (!reachesNoFurther(input.principal, fields)) throw new OperationNotAllowedError();
   await assertAccountProjects(ctx, input.principal.accountId, fields.projectIds, ['body', 'project_ids']);
+  await assertBelowKeyLimit(ctx, input.principal.accountId);
   const { record, secret } = await newKey(ctx, input.principal.accountId, fields, at);
   await ctx.records.withTransaction((tx) => tx.insertApiKey({ apiKey: record }));
   return { ...toKeyView(record), apiKey: secret };
 }
 
-/** `GET /api/keys`: the account's keys that are not revoked, oldest first. */
+/**
+ * Issue 34: an account holds at most `KEY_LIMITS.maxActive` keys not revoked, so that their listing is
+ * bounded. Checked before the insert, not in its transaction: two creations at once may pass it by one.
+ */
+async function assertBelowKeyLimit(ctx: MdStoreContext, accountId: string): Promise<void> {
+  const max = KEY_LIMITS.maxActive;
+  const active = await ctx.records.listApiKeys({ accountId, activeOnly: true, limit: max });
+  if (active.length >= max) throw mdStoreError('COUNT_LIMIT_REACHED', { what: 'API keys', max });
+}
+
+/** `GET /api/keys`: the account's keys that are not revoked, oldest first (at most `KEY_LIMITS.maxActive`). */
 export async function listKeys(ctx: MdStoreContext, input: { principal: Principal }): Promise<KeyView[]> {
-  const keys = await ctx.records.listApiKeys({ accountId: input.principal.accountId });
-  return keys.filter((key) => key.revokedAt === null).map(toKeyView);
+  const keys = await ctx.records.listApiKeys({
+    accountId: input.principal.accountId,
+    activeOnly: true,
+    limit: KEY_LIMITS.maxActive,
+  });
+  return keys.map(toKeyView);
 }
 
 /**

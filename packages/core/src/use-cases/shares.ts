@@ -1,10 +1,16 @@
 import * as v from 'valibot';
-import { InvalidInputError, isMdStoreError, RateLimitedError, ShareNotFoundError } from '../errors.js';
+import {
+  InvalidInputError,
+  isMdStoreError,
+  mdStoreError,
+  RateLimitedError,
+  ShareNotFoundError,
+} from '../errors.js';
 import type { RenderLinks } from '../markdown/render/links.js';
 import type { ShareRecord } from '../model/records.js';
 import { issueAt } from '../validation/issues.js';
 import { UuidSchema } from '../validation/schemas.js';
-import { parseCreateShareBody } from '../validation/shares.js';
+import { parseCreateShareBody, SHARE_LIMITS } from '../validation/shares.js';
 import { loadOwnedProject } from './access.js';
 import { constantTimeEqual, type Principal } from './authentication.js';
 import type { MdStoreContext } from './context.js';
@@ -57,8 +63,13 @@ export async function createShare(
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
   const fields = parseCreateShareBody(await body.read());
   if (fields.filename !== null) await findFileOr404(ctx.records, project.id, fields.filename);
-  const token = ctx.secrets.generate();
   const at = ctx.clock.now();
+  // Issue 34: a bounded number of live shares per project, so that their listing is bounded.
+  const max = SHARE_LIMITS.maxLivePerProject;
+  if ((await ctx.records.listShares({ projectId: project.id, liveAt: at, limit: max })).length >= max) {
+    throw mdStoreError('COUNT_LIMIT_REACHED', { what: 'shares', max });
+  }
+  const token = ctx.secrets.generate();
   const share: ShareRecord = {
     id: ctx.ids.uuid(),
     accountId: project.accountId,
@@ -81,9 +92,12 @@ export async function listShares(
 ): Promise<ShareView[]> {
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
   const now = ctx.clock.now();
-  return (await ctx.records.listShares({ projectId: project.id }))
-    .filter((s) => isLive(s, now))
-    .map(toShareView);
+  const live = await ctx.records.listShares({
+    projectId: project.id,
+    liveAt: now,
+    limit: SHARE_LIMITS.maxLivePerProject,
+  });
+  return live.filter((s) => isLive(s, now)).map(toShareView);
 }
 
 /** `DELETE …/shares/{id}`: the link stops working at once; unknown, revoked or another project's: 404. */

@@ -9,6 +9,11 @@ import { isJsonObject, NameSchema, UuidSchema } from './schemas.js';
 export const KEY_LIMITS = {
   /** Projects one key may be scoped to: a scope is read id by id, so it stays small. */
   maxProjects: 100,
+  /**
+   * Keys not revoked one account may hold (issue 34): `GET /api/keys` answers at most this many, read
+   * with a LIMIT; past it `POST /api/keys` is 409 `COUNT_LIMIT_REACHED`.
+   */
+  maxActive: 1000,
 } as const;
 
 const ROLE_MESSAGE = "Input should be 'read', 'write' or 'admin'";

@@ -10,6 +10,11 @@ export const SHARE_LIMITS = {
   defaultSeconds: 604_800,
   /** A path of a share's folder or file, in UTF-8 bytes (a filename's bound). */
   maxPathBytes: 1024,
+  /**
+   * Live shares (neither revoked nor expired) of one project (issue 34): the listing reads at most this
+   * many, with a LIMIT; past it `POST …/shares` is 409 `COUNT_LIMIT_REACHED`.
+   */
+  maxLivePerProject: 1000,
 } as const;
 
 const PathSchema = v.pipe(

@@ -30,6 +30,10 @@ export function accountStatements(c: SqlContext) {
     apiKeyById: c.sql(`${API_KEY} WHERE id = ?`),
     apiKeyByHash: c.sql(`${API_KEY} WHERE key_hash = ?`),
     apiKeysOfAccount: c.sql(`${API_KEY} WHERE account_id = ? ORDER BY created_at, id`),
+    apiKeysOfAccountLimited: c.sql(`${API_KEY} WHERE account_id = ? ORDER BY created_at, id LIMIT ?`),
+    activeApiKeysOfAccount: c.sql(
+      `${API_KEY} WHERE account_id = ? AND revoked_at IS NULL ORDER BY created_at, id LIMIT ?`,
+    ),
     // Authentication's read: the key and its account in one statement (the key's columns as they are,
     // the account's prefixed).
     apiKeyWithAccount: c.sql(
@@ -55,7 +59,15 @@ export function accountStatements(c: SqlContext) {
           apiKey: toKey(row),
           account: accounts.fromPrefixedRow(row, 'account__'),
         })),
-      listApiKeys: async (q) => (await x.all(s.apiKeysOfAccount, [q.accountId])).map(toKey),
+      listApiKeys: async (q) => {
+        const limit = q.limit ?? Number.MAX_SAFE_INTEGER;
+        const rows = q.activeOnly
+          ? await x.all(s.activeApiKeysOfAccount, [q.accountId, limit])
+          : q.limit !== undefined
+            ? await x.all(s.apiKeysOfAccountLimited, [q.accountId, limit])
+            : await x.all(s.apiKeysOfAccount, [q.accountId]);
+        return rows.map(toKey);
+      },
     }),
     writes: (x: SqlExecutor): AccountWrites => ({
       insertAccount: async (c) => {

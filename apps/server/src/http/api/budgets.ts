@@ -4,9 +4,11 @@ import {
   CHANGESET_LIMITS,
   HISTORY_LIMITS,
   IMPORT_LIMITS,
+  KEY_LIMITS,
   LINK_LIMITS,
   LIST_LIMITS,
   SEARCH_LIMITS,
+  SHARE_LIMITS,
   WEBHOOK_LIMITS,
 } from '@mdstore/core';
 
@@ -122,13 +124,25 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
     past: '413 `IMPORT_TOO_LARGE` before anything is written; skipped entries are listed',
   },
   // Keys (extensions §8).
-  createKey: { cost: ONE_ROW, past: NOTHING_PAST },
-  listKeys: { cost: "the account's keys, unpaged", past: 'not yet bounded' },
+  createKey: {
+    cost: `${ONE_ROW}; at most ${KEY_LIMITS.maxActive} keys not revoked per account`,
+    past: '409 `COUNT_LIMIT_REACHED` (revoke one first)',
+  },
+  listKeys: {
+    cost: `the account's keys not revoked: at most ${KEY_LIMITS.maxActive}, read with that LIMIT`,
+    past: NOTHING_PAST,
+  },
   currentKey: { cost: ONE_ROW, past: NOTHING_PAST },
   revokeKey: { cost: ONE_ROW, past: NOTHING_PAST },
   // Shares (extensions §11).
-  createShare: { cost: ONE_ROW, past: NOTHING_PAST },
-  listShares: { cost: "the project's shares, unpaged", past: 'not yet bounded' },
+  createShare: {
+    cost: `${ONE_ROW}; at most ${SHARE_LIMITS.maxLivePerProject} live shares per project`,
+    past: '409 `COUNT_LIMIT_REACHED` (revoke one, or wait for one to expire)',
+  },
+  listShares: {
+    cost: `the project's live shares: at most ${SHARE_LIMITS.maxLivePerProject}, read with that LIMIT`,
+    past: NOTHING_PAST,
+  },
   revokeShare: { cost: ONE_ROW, past: NOTHING_PAST },
   // Audit (extensions §8).
   listAudit: { cost: page(AUDIT_LIMITS.defaultLimit, AUDIT_LIMITS.maxLimit), past: NEXT_PAGE },
@@ -138,8 +152,11 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
     past: `${NEXT_PAGE}; 429 past the held requests of a key`,
   },
   // Webhooks (extensions §7).
-  createWebhook: { cost: `${ONE_ROW}; a URL of at most ${WEBHOOK_LIMITS.urlMaxBytes} bytes`, past: '422' },
-  listWebhooks: { cost: "the project's webhooks, unpaged", past: 'not yet bounded' },
+  createWebhook: {
+    cost: `${ONE_ROW}; a URL of at most ${WEBHOOK_LIMITS.urlMaxBytes} bytes; at most ${WEBHOOK_LIMITS.maxPerAccount} webhooks per account`,
+    past: '422; 409 `COUNT_LIMIT_REACHED` past the count (delete one first)',
+  },
+  listWebhooks: { cost: `the account's webhooks: at most ${WEBHOOK_LIMITS.maxPerAccount}`, past: NOTHING_PAST },
   getWebhook: { cost: ONE_ROW, past: NOTHING_PAST },
   deleteWebhook: { cost: ONE_ROW, past: NOTHING_PAST },
   enableWebhook: { cost: ONE_ROW, past: NOTHING_PAST },

@@ -92,5 +92,26 @@ export function apiKeysSuite({ test }: SuiteContext): void {
       expect(await repository.findApiKeyByHash({ keyHash: apiKey.keyHash })).toEqual(expected);
       expect(await repository.listApiKeys({ accountId: apiKey.accountId })).toEqual([expected]);
     });
+
+    test('lists only the keys not revoked with activeOnly, and at most limit of them (issue 34)', async ({
+      repository,
+    }) => {
+      const account = await seedAccount(repository);
+      const [id1, id2, id3, id4] = ascendingIds(4) as [string, string, string, string];
+      const keys = [id1, id2, id3, id4].map((id, i) =>
+        anApiKey({ id, accountId: account.id, createdAt: BASE_TIME + i }),
+      );
+      for (const apiKey of keys) await repository.withTransaction((tx) => tx.insertApiKey({ apiKey }));
+      await repository.withTransaction((tx) => tx.revokeApiKey({ keyId: id2, revokedAt: BASE_TIME + 9 }));
+      const ids = (list: { id: string }[]) => list.map((key) => key.id);
+      const accountId = account.id;
+      expect(ids(await repository.listApiKeys({ accountId, activeOnly: true }))).toEqual([id1, id3, id4]);
+      expect(ids(await repository.listApiKeys({ accountId, activeOnly: true, limit: 2 }))).toEqual([
+        id1,
+        id3,
+      ]);
+      expect(ids(await repository.listApiKeys({ accountId, limit: 2 }))).toEqual([id1, id2]);
+      expect(await repository.listApiKeys({ accountId, limit: 0 })).toEqual([]);
+    });
   });
 }

@@ -67,6 +67,24 @@ export function sharesSuite({ test }: SuiteContext): void {
       expect(await repository.listShares({ projectId: randomUUID() })).toEqual([]);
     });
 
+    test('lists only live shares with liveAt, and at most limit of them (issue 34)', async ({
+      repository,
+    }) => {
+      const project = await seedProject(repository);
+      const first = await seedShare(repository, aShare(project, { createdAt: BASE_TIME + 1 }));
+      await seedShare(repository, aShare(project, { createdAt: BASE_TIME + 2, expiresAt: BASE_TIME + 10 }));
+      const revoked = await seedShare(repository, aShare(project, { createdAt: BASE_TIME + 3 }));
+      const last = await seedShare(repository, aShare(project, { createdAt: BASE_TIME + 4 }));
+      await repository.withTransaction((tx) =>
+        tx.revokeShare({ shareId: revoked.id, revokedAt: BASE_TIME + 5 }),
+      );
+      const projectId = project.id;
+      // At BASE_TIME + 10 the second share has just expired (expiresAt is not after it).
+      expect(await repository.listShares({ projectId, liveAt: BASE_TIME + 10 })).toEqual([first, last]);
+      expect(await repository.listShares({ projectId, liveAt: BASE_TIME + 10, limit: 1 })).toEqual([first]);
+      expect((await repository.listShares({ projectId, limit: 3 })).map((share) => share.id)).toHaveLength(3);
+    });
+
     test('revokes once: a second revocation, or of an unknown share, is false and changes nothing', async ({
       repository,
     }) => {

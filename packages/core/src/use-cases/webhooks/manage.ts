@@ -108,6 +108,11 @@ export async function createWebhook(
   const fields = parseCreateWebhookBody(await body.read());
   await assertReachableProject(ctx, input.principal, fields.projectId);
   await assertAllowedTarget(ctx, fields.url);
+  // Issue 34: a bounded number of webhooks per account, so that their listing is bounded.
+  const max = WEBHOOK_LIMITS.maxPerAccount;
+  if ((await ctx.records.listWebhooks({ accountId: input.principal.accountId })).length >= max) {
+    throw mdStoreError('COUNT_LIMIT_REACHED', { what: 'webhooks', max });
+  }
   const webhook: WebhookRecord = {
     id: ctx.ids.uuid(),
     accountId: input.principal.accountId,
