@@ -41,7 +41,7 @@ export const createShare = defineRoute(
     body: { contentType: 'application/json', schema: ShareCreate },
     answers: {
       201: json('Created; `url` holds the token, shown only here', ShareCreated),
-      ...errors(400, 403, 404, 413, 415, 422),
+      ...errors(400, 403, 404, 409, 413, 415, 422),
     },
   },
   (deps) => async (req, res) => {
