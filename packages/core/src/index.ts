@@ -1,5 +1,6 @@
 export * from './conditional/index.js';
 export { CHANGES_LIMITS } from './defaults/changes.js';
+export { CONTENT_WORK_LIMITS } from './defaults/content-work.js';
 export { HELD_LIMITS } from './defaults/held.js';
 export { HISTORY_LIMITS } from './defaults/history.js';
 export { LINK_LIMITS } from './defaults/links.js';

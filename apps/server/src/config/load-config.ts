@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { DEFAULT_SETTINGS, HELD_LIMITS, SettingsSchema } from '@mdstore/core';
+import { CONTENT_WORK_LIMITS, DEFAULT_SETTINGS, HELD_LIMITS, SettingsSchema } from '@mdstore/core';
 import * as v from 'valibot';
 import { CONTENT_WORK_DEFAULTS } from '../content-work/defaults.js';
 import { LOG_LEVELS } from '../logger.js';
@@ -179,6 +179,10 @@ const EnvironmentSchema = v.object({
     wholeNumber(0, 10_000, 'a whole number of tasks from 0 to 10000'),
     String(CONTENT_WORK_DEFAULTS.queue),
   ),
+  MDSTORE_CONTENT_WORK_PER_ACCOUNT: v.optional(
+    wholeNumber(1, 10_000, 'a whole number of tasks from 1 to 10000'),
+    String(CONTENT_WORK_LIMITS.defaultTasksPerAccount),
+  ),
   MDSTORE_CONTENT_WORK_BUDGET_MB: v.optional(
     wholeNumber(1, 1_048_576, 'a whole number of megabytes from 1 to 1048576'),
     String(DEFAULT_SETTINGS.contentBudgetBytes / MIB),
@@ -257,6 +261,7 @@ export function loadConfig(env: Environment, options: { cwd?: string } = {}): Se
       deadlineMs: vars.MDSTORE_CONTENT_WORK_DEADLINE_MS,
       memoryMb: vars.MDSTORE_CONTENT_WORK_MEMORY_MB,
       queue: vars.MDSTORE_CONTENT_WORK_QUEUE,
+      perAccount: vars.MDSTORE_CONTENT_WORK_PER_ACCOUNT,
     },
     contentBudgetBytes: vars.MDSTORE_CONTENT_WORK_BUDGET_MB * MIB,
     auditRetentionDays: vars.MDSTORE_AUDIT_RETENTION_DAYS,

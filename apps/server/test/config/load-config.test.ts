@@ -32,7 +32,7 @@ describe('loadConfig defaults', () => {
       inlineMaxBytes: 65536,
       maxProjectBytes: 107374182400,
       maxImportBytes: 1073741824,
-      contentWork: { threads: 1, deadlineMs: 10000, memoryMb: 256, queue: 8 },
+      contentWork: { threads: 1, deadlineMs: 10000, memoryMb: 256, queue: 8, perAccount: 3 },
       contentBudgetBytes: 67108864,
       auditRetentionDays: 90,
       changes: { retentionDays: 30, maxStreamsPerKey: 5, maxStreamsPerAccount: 20, maxStreams: 1000 },
