@@ -8,6 +8,8 @@
  * a 429, the rule of a store conflict) are small subclasses.
  */
 
+import { HELD_LIMITS } from './defaults/held.js';
+
 /** One problem with the input, in the interface's validation shape. */
 export interface ValidationIssue {
   /** Where: e.g. `['body', 'name']` or `['path', 'project_id']`. */
@@ -55,6 +57,10 @@ export type ErrorCode =
   | 'CHANGES_EXPIRED'
   /** Every worker of the content work pool busy and its queue full: 503 with `Retry-After`. */
   | 'CONTENT_WORK_BUSY'
+  /** A held request (long poll, stream) past its key's or account's bound on the instance: 429. */
+  | 'TOO_MANY_HELD_REQUESTS'
+  /** A held request past the instance's bound on held requests: 503 with `Retry-After`. */
+  | 'HELD_REQUESTS_FULL'
   /**
    * A step of content work passed its bound where it ran (estimate, deadline or memory limit of a
    * worker): raised by `ContentWork`, answered by the use case as that step's documented refusal.
@@ -365,6 +371,24 @@ export class ContentWorkBusyError extends MdStoreError {
     super(
       'CONTENT_WORK_BUSY',
       'Service Unavailable: too much work on large files is under way; try again shortly',
+    );
+  }
+}
+
+/**
+ * A held request (long poll, SSE stream) refused past a bound of `HELD_LIMITS`: the key's or the
+ * account's (`TOO_MANY_HELD_REQUESTS`, 429) or the instance's (`HELD_REQUESTS_FULL`, 503), with
+ * `Retry-After` from the field.
+ */
+export class HeldRequestsLimitError extends MdStoreError {
+  declare readonly code: 'TOO_MANY_HELD_REQUESTS' | 'HELD_REQUESTS_FULL';
+  readonly retryAfterSeconds = HELD_LIMITS.retryAfterSeconds;
+  constructor(readonly scope: 'key' | 'account' | 'instance') {
+    super(
+      scope === 'instance' ? 'HELD_REQUESTS_FULL' : 'TOO_MANY_HELD_REQUESTS',
+      scope === 'instance'
+        ? 'Service Unavailable: this instance holds as many change streams as it allows; try again shortly'
+        : `Too many open change streams for this ${scope === 'key' ? 'API key' : 'account'}`,
     );
   }
 }

@@ -1,5 +1,7 @@
 export * from './conditional/index.js';
 export { CHANGES_LIMITS } from './defaults/changes.js';
+export { CONTENT_WORK_LIMITS } from './defaults/content-work.js';
+export { HELD_LIMITS } from './defaults/held.js';
 export { HISTORY_LIMITS } from './defaults/history.js';
 export { LINK_LIMITS } from './defaults/links.js';
 export { DAY_MS, TRASH_LIMITS } from './defaults/trash.js';
@@ -58,6 +60,7 @@ export {
   type ChangesPage,
   type ChangesParams,
   type ChangesRequest,
+  type HeldKeyState,
   parseChangesParams,
 } from './use-cases/changes/list.js';
 export { LocalChangeNotifier, noticingRecords } from './use-cases/changes/notices.js';

@@ -197,7 +197,7 @@ export function createMdStore(adapters: MdStoreAdapters) {
       list: bind(ctx, changes.listChanges),
       open: bind(ctx, changes.openChanges),
       read: bind(ctx, changes.readChanges),
-      keyStillValid: bind(ctx, changes.keyStillValid),
+      keyState: bind(ctx, changes.heldKeyState),
     },
     // Extensions §9: many files in one atomic change.
     changesets: {

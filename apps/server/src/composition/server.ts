@@ -109,6 +109,8 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
           closing: closing.signal,
           notifier: runtime.container.resolve<ChangeNotifier>(TOKENS.changeNotifier),
           maxStreamsPerKey: config.changes.maxStreamsPerKey,
+          maxStreamsPerAccount: config.changes.maxStreamsPerAccount,
+          maxStreams: config.changes.maxStreams,
           ...(metrics && { onOpenStreams: (delta: number) => metrics.observeChangeStreams(delta) }),
         },
       }),

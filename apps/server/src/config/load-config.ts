@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { CHANGES_LIMITS, DEFAULT_SETTINGS, SettingsSchema } from '@mdstore/core';
+import { CONTENT_WORK_LIMITS, DEFAULT_SETTINGS, HELD_LIMITS, SettingsSchema } from '@mdstore/core';
 import * as v from 'valibot';
 import { CONTENT_WORK_DEFAULTS } from '../content-work/defaults.js';
 import { LOG_LEVELS } from '../logger.js';
@@ -179,6 +179,10 @@ const EnvironmentSchema = v.object({
     wholeNumber(0, 10_000, 'a whole number of tasks from 0 to 10000'),
     String(CONTENT_WORK_DEFAULTS.queue),
   ),
+  MDSTORE_CONTENT_WORK_PER_ACCOUNT: v.optional(
+    wholeNumber(1, 10_000, 'a whole number of tasks from 1 to 10000'),
+    String(CONTENT_WORK_LIMITS.defaultTasksPerAccount),
+  ),
   MDSTORE_CONTENT_WORK_BUDGET_MB: v.optional(
     wholeNumber(1, 1_048_576, 'a whole number of megabytes from 1 to 1048576'),
     String(DEFAULT_SETTINGS.contentBudgetBytes / MIB),
@@ -187,7 +191,15 @@ const EnvironmentSchema = v.object({
   MDSTORE_CHANGES_RETENTION_DAYS: v.optional(PositiveSchema, String(DEFAULT_SETTINGS.changesRetentionDays)),
   MDSTORE_CHANGES_MAX_STREAMS_PER_KEY: v.optional(
     wholeNumber(1, 1000, 'a whole number of streams from 1 to 1000'),
-    String(CHANGES_LIMITS.defaultMaxStreamsPerKey),
+    String(HELD_LIMITS.defaultMaxPerKey),
+  ),
+  MDSTORE_CHANGES_MAX_STREAMS_PER_ACCOUNT: v.optional(
+    wholeNumber(1, 100_000, 'a whole number of streams from 1 to 100000'),
+    String(HELD_LIMITS.defaultMaxPerAccount),
+  ),
+  MDSTORE_CHANGES_MAX_STREAMS: v.optional(
+    wholeNumber(1, 1_000_000, 'a whole number of streams from 1 to 1000000'),
+    String(HELD_LIMITS.defaultMaxPerInstance),
   ),
   MDSTORE_SHARE_RATE_LIMIT: v.optional(PositiveSchema, String(DEFAULT_SETTINGS.shareRateLimit)),
   MDSTORE_TLS_CERT: v.optional(nonBlank('a PEM file path')),
@@ -249,12 +261,15 @@ export function loadConfig(env: Environment, options: { cwd?: string } = {}): Se
       deadlineMs: vars.MDSTORE_CONTENT_WORK_DEADLINE_MS,
       memoryMb: vars.MDSTORE_CONTENT_WORK_MEMORY_MB,
       queue: vars.MDSTORE_CONTENT_WORK_QUEUE,
+      perAccount: vars.MDSTORE_CONTENT_WORK_PER_ACCOUNT,
     },
     contentBudgetBytes: vars.MDSTORE_CONTENT_WORK_BUDGET_MB * MIB,
     auditRetentionDays: vars.MDSTORE_AUDIT_RETENTION_DAYS,
     changes: {
       retentionDays: vars.MDSTORE_CHANGES_RETENTION_DAYS,
       maxStreamsPerKey: vars.MDSTORE_CHANGES_MAX_STREAMS_PER_KEY,
+      maxStreamsPerAccount: vars.MDSTORE_CHANGES_MAX_STREAMS_PER_ACCOUNT,
+      maxStreams: vars.MDSTORE_CHANGES_MAX_STREAMS,
     },
     shareRateLimit: vars.MDSTORE_SHARE_RATE_LIMIT,
     webhookAllowPrivate: vars.MDSTORE_WEBHOOK_ALLOW_PRIVATE,

@@ -51,8 +51,17 @@ export interface ServerConfig {
   readonly contentBudgetBytes: number;
   /** Days an audit entry is kept (extensions §8). */
   readonly auditRetentionDays: number;
-  /** The change feed (extensions §7): `MDSTORE_CHANGES_RETENTION_DAYS`, `MDSTORE_CHANGES_MAX_STREAMS_PER_KEY`. */
-  readonly changes: { readonly retentionDays: number; readonly maxStreamsPerKey: number };
+  /**
+   * The change feed (extensions §7): `MDSTORE_CHANGES_RETENTION_DAYS`, and the bounds on held requests
+   * (streams and long polls) per key, per account and per instance: `MDSTORE_CHANGES_MAX_STREAMS_PER_KEY`,
+   * `…_PER_ACCOUNT`, `MDSTORE_CHANGES_MAX_STREAMS`.
+   */
+  readonly changes: {
+    readonly retentionDays: number;
+    readonly maxStreamsPerKey: number;
+    readonly maxStreamsPerAccount: number;
+    readonly maxStreams: number;
+  };
   /** Share pages per client address and minute (extensions §11). */
   readonly shareRateLimit: number;
   /**

@@ -9,6 +9,8 @@
  *   machine.
  * - `memoryMb`: each worker's old-generation heap; past it the worker dies and its task is refused.
  * - `queue`: tasks waiting for a worker; past it a step is refused at once with 503 and `Retry-After`.
+ * - `perAccount` (`CONTENT_WORK_LIMITS` in the core): tasks of one account running and waiting; past it
+ *   that account's next step is refused the same way, while other accounts keep the other places.
  */
 export const CONTENT_WORK_DEFAULTS = {
   threads: 1,
@@ -22,4 +24,6 @@ export interface ContentWorkConfig {
   readonly deadlineMs: number;
   readonly memoryMb: number;
   readonly queue: number;
+  /** Tasks of one account at once (default `CONTENT_WORK_LIMITS.defaultTasksPerAccount`). */
+  readonly perAccount?: number;
 }

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import {
+  CONTENT_WORK_LIMITS,
   type ContentWork,
   ContentWorkBusyError,
   type ContentWorkTask,
@@ -12,8 +13,10 @@ import {
   WorkLimitExceededError,
 } from '@mdstore/core';
 import { Piscina } from 'piscina';
+import { PoolAdmission } from './admission.js';
 import type { ContentWorkConfig } from './defaults.js';
 import { JSON_MAX_VALUES, type JsonParseAnswer } from './json.js';
+import { currentAccount } from './owner.js';
 import type { WorkAnswer, WorkRequest } from './worker.js';
 
 /**
@@ -29,15 +32,15 @@ import type { WorkAnswer, WorkRequest } from './worker.js';
  *   `WORKER_YOUNG_GENERATION_MB`); a worker past it dies, its task is refused the same way, the pool
  *   goes on with a new worker.
  * - Queue: at most `threads` tasks run and `queue` wait for a worker (here, not in piscina, so that
- *   the deadline starts with the work); past it a task is refused at once (`CONTENT_WORK_BUSY`: 503
- *   with `Retry-After`), never queued without bound. A waiting task leaves when its request goes away.
+ *   the deadline starts with the work), and one account holds at most `perAccount` of those places
+ *   (`PoolAdmission`); past any of them a task is refused at once (`CONTENT_WORK_BUSY`: 503 with
+ *   `Retry-After`), never queued without bound. A waiting task leaves when its request goes away.
  * - The request's signal (the client went away) aborts its task too.
  */
 export class PiscinaContentWork implements ContentWork {
   readonly limits = POOL_WORK_LIMITS;
   private readonly pool: Piscina<WorkRequest, WorkAnswer | JsonParseAnswer>;
-  private running = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly admission: PoolAdmission;
 
   /**
    * `onError`: a worker that failed outside any task (it could not start, or died idle); piscina
@@ -46,7 +49,14 @@ export class PiscinaContentWork implements ContentWork {
   constructor(
     private readonly config: ContentWorkConfig,
     onError: (error: unknown) => void,
+    /** The account a task is for (the request's, `owner.ts`); none for maintenance work. */
+    private readonly accountOf: () => string | undefined = currentAccount,
   ) {
+    this.admission = new PoolAdmission({
+      threads: config.threads,
+      queue: config.queue,
+      perAccount: config.perAccount ?? CONTENT_WORK_LIMITS.defaultTasksPerAccount,
+    });
     this.pool = new Piscina<WorkRequest, WorkAnswer | JsonParseAnswer>({
       ...workerModule(),
       // No worker until a step needs one, and none kept past a minute without work: a worker thread
@@ -100,45 +110,17 @@ export class PiscinaContentWork implements ContentWork {
     return this.pool.destroy();
   }
 
-  /** A free worker's turn: at once, or after the tasks waiting before it; refused past the queue. */
-  private async slot(signal: AbortSignal | undefined): Promise<void> {
-    signal?.throwIfAborted();
-    if (this.running < this.config.threads) {
-      this.running++;
-      return;
-    }
-    if (this.waiting.length >= this.config.queue) throw new ContentWorkBusyError();
-    await new Promise<void>((resolve, reject) => {
-      const turn = () => {
-        signal?.removeEventListener('abort', leave);
-        resolve();
-      };
-      const leave = () => {
-        this.waiting.splice(this.waiting.indexOf(turn), 1);
-        reject(signal!.reason);
-      };
-      signal?.addEventListener('abort', leave, { once: true });
-      this.waiting.push(turn);
-    });
-  }
-
-  /** Hands the finished task's worker to the next waiting task (its `running` place goes with it). */
-  private release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.running--;
-  }
-
   private async run(
     request: WorkRequest,
     signal: AbortSignal | undefined,
     transferList?: ArrayBuffer[],
   ): Promise<unknown> {
-    await this.slot(signal);
+    const account = this.accountOf();
+    await this.admission.enter(account, signal);
     try {
       return await this.runNow(request, signal, transferList);
     } finally {
-      this.release();
+      this.admission.leave(account);
     }
   }
 

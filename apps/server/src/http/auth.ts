@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type MdStore, type Principal, type RateLimitStatus, refusedBudgetStatus } from '@mdstore/core';
 import type { NextFunction, Request, Response } from 'express';
+import { runForAccount } from '../content-work/owner.js';
 
 /** `Bearer <token68>`; the scheme word is case-insensitive. */
 const BEARER = /^bearer[ \t]+([A-Za-z0-9\-._~+/]+=*)[ \t]*$/i;
@@ -45,7 +46,8 @@ export function authenticateRequests(store: MdStore) {
     const principal = await store.authenticate({ apiKey: bearerKey(req), clientAddress: req.ip });
     await consumeRequestBudget(store, res, principal);
     res.locals.principal = principal;
-    next();
+    // The content work pool counts the request's tasks against its account's share.
+    runForAccount(principal.accountId, next);
   };
 }
 

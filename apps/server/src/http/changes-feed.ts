@@ -1,4 +1,5 @@
-import { CHANGES_LIMITS, type ChangeNotifier } from '@mdstore/core';
+import { type ChangeNotifier, HELD_LIMITS, HeldRequestsLimitError, type Principal } from '@mdstore/core';
+import type { HeldKeyChecks } from './held-keys.js';
 
 /** What held change reads need from the process (extensions §7). */
 export interface ChangeFeedDeps {
@@ -6,6 +7,12 @@ export interface ChangeFeedDeps {
   readonly notifier: ChangeNotifier;
   /** Open streams and held polls per key on this instance (`MDSTORE_CHANGES_MAX_STREAMS_PER_KEY`). */
   readonly maxStreamsPerKey: number;
+  /** … per account, all its keys (`MDSTORE_CHANGES_MAX_STREAMS_PER_ACCOUNT`; default `HELD_LIMITS`). */
+  readonly maxStreamsPerAccount?: number;
+  /** … of every account on this instance (`MDSTORE_CHANGES_MAX_STREAMS`; default `HELD_LIMITS`). */
+  readonly maxStreams?: number;
+  /** The shared key checks of held requests (default: one per route, reading every `HELD_LIMITS.keyCheckMs`). */
+  readonly keyChecks?: HeldKeyChecks;
   /** Aborted when the server stops: held polls answer at once, streams end. */
   readonly closing?: AbortSignal;
   /** Told when a stream or held poll opens (+1) and ends (−1). */
@@ -59,26 +66,43 @@ export class AccountWaiter {
   }
 }
 
-/** Counts the open streams and held polls of each key on this instance. */
+/**
+ * Counts the open streams and held polls on this instance, per key, per account and in all, and
+ * refuses one past a bound (`HELD_LIMITS`): the key's or the account's is `429`, the instance's `503`,
+ * both with `Retry-After`.
+ */
 export class StreamSlots {
-  private readonly open = new Map<string, number>();
+  private readonly perKey = new Map<string, number>();
+  private readonly perAccount = new Map<string, number>();
+  private total = 0;
 
   constructor(private readonly deps: ChangeFeedDeps | undefined) {}
 
-  /** Takes a slot for the key, or returns false when it holds its limit already. */
-  take(keyId: string): boolean {
-    const max = this.deps?.maxStreamsPerKey ?? CHANGES_LIMITS.defaultMaxStreamsPerKey;
-    const count = this.open.get(keyId) ?? 0;
-    if (count >= max) return false;
-    this.open.set(keyId, count + 1);
+  /** Takes a slot for the principal's key and account, or throws `HeldRequestsLimitError`. */
+  take(principal: Principal): void {
+    const { keyId, accountId } = principal;
+    if ((this.perKey.get(keyId) ?? 0) >= (this.deps?.maxStreamsPerKey ?? HELD_LIMITS.defaultMaxPerKey))
+      throw new HeldRequestsLimitError('key');
+    const accountMax = this.deps?.maxStreamsPerAccount ?? HELD_LIMITS.defaultMaxPerAccount;
+    if ((this.perAccount.get(accountId) ?? 0) >= accountMax) throw new HeldRequestsLimitError('account');
+    if (this.total >= (this.deps?.maxStreams ?? HELD_LIMITS.defaultMaxPerInstance))
+      throw new HeldRequestsLimitError('instance');
+    bump(this.perKey, keyId, 1);
+    bump(this.perAccount, accountId, 1);
+    this.total++;
     this.deps?.onOpenStreams?.(1);
-    return true;
   }
 
-  release(keyId: string): void {
-    const count = (this.open.get(keyId) ?? 1) - 1;
-    if (count <= 0) this.open.delete(keyId);
-    else this.open.set(keyId, count);
+  release(principal: Principal): void {
+    bump(this.perKey, principal.keyId, -1);
+    bump(this.perAccount, principal.accountId, -1);
+    this.total--;
     this.deps?.onOpenStreams?.(-1);
   }
+}
+
+function bump(counts: Map<string, number>, id: string, delta: number): void {
+  const count = (counts.get(id) ?? 0) + delta;
+  if (count <= 0) counts.delete(id);
+  else counts.set(id, count);
 }

@@ -3,6 +3,7 @@ import {
   type ContentWorkBusyError,
   type ErrorCode,
   type FileReferencedError,
+  type HeldRequestsLimitError,
   type InputError,
   isMdStoreError,
   type MdStoreError,
@@ -47,6 +48,8 @@ export const STATUS_BY_CODE: Readonly<Partial<Record<ErrorCode, number>>> = {
   COUNT_LIMIT_REACHED: 409,
   IMPORT_TOO_LARGE: 413,
   CONTENT_WORK_BUSY: 503,
+  TOO_MANY_HELD_REQUESTS: 429,
+  HELD_REQUESTS_FULL: 503,
 };
 
 export type ErrorDetail = string | readonly ValidationIssue[];
@@ -115,6 +118,9 @@ function coreErrorHeaders(error: MdStoreError): Record<string, string> {
       return { 'Retry-After': String((error as RateLimitedError).retryAfterSeconds) };
     case 'CONTENT_WORK_BUSY':
       return { 'Retry-After': String((error as ContentWorkBusyError).retryAfterSeconds) };
+    case 'TOO_MANY_HELD_REQUESTS':
+    case 'HELD_REQUESTS_FULL':
+      return { 'Retry-After': String((error as HeldRequestsLimitError).retryAfterSeconds) };
     case 'PRECONDITION_FAILED': {
       const etag = (error as PreconditionFailedError).currentEtag;
       return etag === undefined ? {} : { ETag: etag };

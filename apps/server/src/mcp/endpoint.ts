@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { MdStore, Principal } from '@mdstore/core';
 import type { NextFunction, Request, Response } from 'express';
+import { continueForAccount } from '../content-work/owner.js';
 import { type AuditQueue, isAudited } from '../http/audit.js';
 import { bearerKey, consumeRequestBudget } from '../http/auth.js';
 import { type JsonParser, mediaTypeOf, readJsonBody } from '../http/body.js';
@@ -55,6 +56,8 @@ export function mcpEndpoint(options: McpEndpointOptions) {
     res.setHeader('Cache-Control', 'no-store');
     refuseOtherOrigins(req, options.origins);
     const principal = await store.authenticate({ apiKey: bearerKey(req), clientAddress: req.ip });
+    // The content work pool counts the call's tasks (a large body's parse, the tools') against its account.
+    continueForAccount(principal.accountId);
     // One unit before the body is read, so a spent budget is refused without reading it; the other
     // requests of a batch once it is.
     await consumeBudget(store, res, principal, 1);

@@ -32,10 +32,10 @@ describe('loadConfig defaults', () => {
       inlineMaxBytes: 65536,
       maxProjectBytes: 107374182400,
       maxImportBytes: 1073741824,
-      contentWork: { threads: 1, deadlineMs: 10000, memoryMb: 256, queue: 8 },
+      contentWork: { threads: 1, deadlineMs: 10000, memoryMb: 256, queue: 8, perAccount: 3 },
       contentBudgetBytes: 67108864,
       auditRetentionDays: 90,
-      changes: { retentionDays: 30, maxStreamsPerKey: 5 },
+      changes: { retentionDays: 30, maxStreamsPerKey: 5, maxStreamsPerAccount: 20, maxStreams: 1000 },
       shareRateLimit: 600,
       webhookAllowPrivate: false,
       webhookTimeScale: 1,
@@ -308,8 +308,13 @@ describe('storage', () => {
 
   it('reads the change feed settings (extensions §7) and refuses values out of range', () => {
     expect(
-      load({ MDSTORE_CHANGES_RETENTION_DAYS: '7', MDSTORE_CHANGES_MAX_STREAMS_PER_KEY: '2' }).changes,
-    ).toEqual({ retentionDays: 7, maxStreamsPerKey: 2 });
+      load({
+        MDSTORE_CHANGES_RETENTION_DAYS: '7',
+        MDSTORE_CHANGES_MAX_STREAMS_PER_KEY: '2',
+        MDSTORE_CHANGES_MAX_STREAMS_PER_ACCOUNT: '8',
+        MDSTORE_CHANGES_MAX_STREAMS: '300',
+      }).changes,
+    ).toEqual({ retentionDays: 7, maxStreamsPerKey: 2, maxStreamsPerAccount: 8, maxStreams: 300 });
     expect(refusal({ MDSTORE_CHANGES_MAX_STREAMS_PER_KEY: '0' }).message).toMatch(
       /^MDSTORE_CHANGES_MAX_STREAMS_PER_KEY: must be a whole number of streams from 1 to 1000/,
     );

@@ -1,6 +1,7 @@
 import { describeContentWorkContract } from '@mdstore/core/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ContentWorkConfig } from '../../src/content-work/defaults.js';
+import { runForAccount } from '../../src/content-work/owner.js';
 import { PiscinaContentWork } from '../../src/content-work/pool.js';
 
 /**
@@ -83,6 +84,24 @@ describe('PiscinaContentWork', () => {
       const next = pool.outline({ text: '# d\n', mdx: false });
       await expect(running).resolves.toMatchObject({ headings: [] });
       await expect(next).resolves.toMatchObject({ headings: [{ text: 'd' }] });
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+
+  it('one account past its share is refused at once while another account’s task is taken', async () => {
+    const pool = open({ perAccount: 1 });
+    try {
+      await pool.outline({ text: '# warm\n', mdx: false });
+      const running = runForAccount('a', () => pool.outline({ text: LARGE, mdx: false }));
+      await expect(
+        runForAccount('a', () => pool.outline({ text: '# more\n', mdx: false })),
+      ).rejects.toMatchObject({
+        code: 'CONTENT_WORK_BUSY',
+      });
+      const other = runForAccount('b', () => pool.outline({ text: '# other\n', mdx: false }));
+      await expect(running).resolves.toMatchObject({ headings: [] });
+      await expect(other).resolves.toMatchObject({ headings: [{ text: 'other' }] });
     } finally {
       await pool.close();
     }

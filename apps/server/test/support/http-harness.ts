@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import {
+  CHANGES_LIMITS,
   type Clock,
   type ContentWork,
   createMdStore,
@@ -11,6 +12,8 @@ import {
 } from '@mdstore/core';
 import { it } from 'vitest';
 import { AuditQueue } from '../../src/http/audit.js';
+import type { ChangeFeedDeps } from '../../src/http/changes-feed.js';
+import { HeldKeyChecks } from '../../src/http/held-keys.js';
 import { createHttpApp, type HttpAppOptions } from '../../src/http/index.js';
 import { type RunningHttpServer, type ServerTimeouts, startHttpServer } from '../../src/http/server.js';
 import { type AdapterFactory, memoryAdapters, selectedAdapters, type TestAdapters } from './adapters.js';
@@ -49,6 +52,10 @@ export interface HarnessOptions {
   readonly contentWork?: ContentWork;
   /** How webhook targets are checked (extensions §7); the tests' stub resolver never reaches DNS. */
   readonly webhookTransport?: WebhookTransport;
+  /** The change feed's options over the harness's (bounds, `onOpenStreams`, `keyCheckMs`). */
+  readonly changes?: Partial<Omit<ChangeFeedDeps, 'notifier' | 'keyChecks'>> & {
+    readonly keyCheckMs?: number;
+  };
 }
 
 /** Small limits so that size rules can be tested with small bodies. */
@@ -78,6 +85,10 @@ export class HttpHarness {
     readonly settings: Partial<MdStoreSettings>,
     /** The audit log's writer (extensions §8). */
     readonly audit: AuditQueue,
+    /** The shared key checks of held change reads (`tick()` runs an interval's check now). */
+    readonly keyChecks: HeldKeyChecks,
+    /** Streams and held polls open now (the server's `onOpenStreams`). */
+    readonly held: { open: number },
   ) {}
 
   static async start(options: HarnessOptions = {}): Promise<HttpHarness> {
@@ -96,6 +107,15 @@ export class HttpHarness {
       ...(options.webhookTransport ? { webhookTransport: options.webhookTransport } : {}),
     });
     const { lines, logger } = collectingLogger();
+    const { keyCheckMs, ...changes } = options.changes ?? {};
+    const keyChecks = new HeldKeyChecks((principal) => store.changes.keyState({ principal }), {
+      intervalMs: keyCheckMs ?? CHANGES_LIMITS.keyCheckMs,
+    });
+    const held = { open: 0 };
+    const onOpenStreams = (delta: number) => {
+      held.open += delta;
+      changes.onOpenStreams?.(delta);
+    };
     // Extensions §8: audited like a server; tests read the log after `harness.audit.flush()`.
     const audit = new AuditQueue(store, logger, () => clock.now());
     const app = createHttpApp({
@@ -105,7 +125,14 @@ export class HttpHarness {
       tls: false,
       audit,
       // A heartbeat every 300 ms: the rule (a comment line while idle) is tested without waiting 10 s.
-      changes: { notifier, maxStreamsPerKey: 5, heartbeatMs: HARNESS_HEARTBEAT_MS },
+      changes: {
+        notifier,
+        maxStreamsPerKey: 5,
+        heartbeatMs: HARNESS_HEARTBEAT_MS,
+        keyChecks,
+        ...changes,
+        onOpenStreams,
+      },
       ...options.app,
     });
     const server = await startHttpServer({
@@ -116,7 +143,7 @@ export class HttpHarness {
       shutdownGraceMs: 1000,
       timeouts: options.timeouts,
     });
-    return new HttpHarness(store, server, lines, adapters, clock, settings, audit);
+    return new HttpHarness(store, server, lines, adapters, clock, settings, audit, keyChecks, held);
   }
 
   get url(): string {

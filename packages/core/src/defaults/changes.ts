@@ -1,3 +1,5 @@
+import { HELD_LIMITS } from './held.js';
+
 /** Limits, defaults and timings of the change feed (extensions §7), defined once. */
 export const CHANGES_LIMITS = Object.freeze({
   defaultLimit: 100,
@@ -8,12 +10,12 @@ export const CHANGES_LIMITS = Object.freeze({
   defaultRetentionDays: 30,
   /** Events removed per transaction when old ones expire. */
   expiryBatch: 1000,
-  /** Open streams and held polls per key (`MDSTORE_CHANGES_MAX_STREAMS_PER_KEY`). */
-  defaultMaxStreamsPerKey: 5,
+  /** Open streams and held polls per key (`MDSTORE_CHANGES_MAX_STREAMS_PER_KEY`; see `HELD_LIMITS`). */
+  defaultMaxStreamsPerKey: HELD_LIMITS.defaultMaxPerKey,
   /** A held request or stream reads the feed again at least this often, notice or not (a safety net). */
   safetyPollMs: 5_000,
   /** An SSE stream sends a comment line at least this often (§7: at most 15 s). */
   heartbeatMs: 10_000,
-  /** An SSE stream checks that its key is still valid this often (revoked or expired: the stream ends). */
-  keyCheckMs: 1_000,
+  /** Held requests check that their key is still valid this often (see `HELD_LIMITS.keyCheckMs`). */
+  keyCheckMs: HELD_LIMITS.keyCheckMs,
 });

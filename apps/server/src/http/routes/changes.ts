@@ -1,11 +1,15 @@
 import {
+  ApiKeyExpiredError,
   CHANGES_LIMITS,
   type ChangeEventRecord,
   type ChangesPage,
   type ChangesParams,
   type ChangesRequest,
+  HELD_LIMITS,
+  type HeldKeyState,
   type MdStore,
   type Principal,
+  UnauthenticatedError,
 } from '@mdstore/core';
 import type { Request, Response } from 'express';
 import * as v from 'valibot';
@@ -16,6 +20,7 @@ import { defineRoute, type QueryParameter } from '../api/route.js';
 import { principalOf } from '../auth.js';
 import { AccountWaiter, StreamSlots } from '../changes-feed.js';
 import { HttpError } from '../errors.js';
+import { HeldKeyChecks } from '../held-keys.js';
 import { singleQueryParams } from '../query.js';
 import { type RouteDeps, signalOf } from './context.js';
 
@@ -62,8 +67,9 @@ function lastEventId(req: Request): number | undefined {
   return Number(text.trim());
 }
 
-const tooManyStreams = () =>
-  new HttpError(429, 'Too many open change streams for this API key', { 'Retry-After': '5' });
+/** The answer of a held poll whose key was found revoked or expired: `401`, as for any request of it. */
+const keyRefusal = (state: Exclude<HeldKeyState, 'valid'>) =>
+  state === 'expired' ? new ApiKeyExpiredError() : new UnauthenticatedError();
 
 export const listChanges = defineRoute(
   {
@@ -87,6 +93,12 @@ export const listChanges = defineRoute(
   },
   (deps) => {
     const slots = new StreamSlots(deps.changes);
+    const keyChecks =
+      deps.changes?.keyChecks ??
+      new HeldKeyChecks((principal) => deps.store.changes.keyState({ principal }), {
+        intervalMs: HELD_LIMITS.keyCheckMs,
+      });
+    const held: Held = { deps, slots, keyChecks };
     return async (req, res) => {
       const params: ChangesParams = singleQueryParams(req, CHANGES_PARAMS);
       const principal = principalOf(res);
@@ -94,43 +106,83 @@ export const listChanges = defineRoute(
       if (wantsEventStream(req)) {
         const resumeAt = lastEventId(req);
         const request = resumeAt === undefined ? parsed : { ...parsed, since: resumeAt };
-        await streamChanges(deps, slots, { req, res, principal, request });
+        await streamChanges(held, { res, principal, request });
         return;
       }
       if (parsed.waitSeconds === 0) {
         res.status(200).json(pageBody(await deps.store.changes.read({ principal, request: parsed })));
         return;
       }
-      if (!slots.take(principal.keyId)) throw tooManyStreams();
+      slots.take(principal);
       try {
-        res.status(200).json(pageBody(await heldRead(deps, { res, principal, request: parsed })));
+        res.status(200).json(pageBody(await heldRead(held, { res, principal, request: parsed })));
       } finally {
-        slots.release(principal.keyId);
+        slots.release(principal);
       }
     };
   },
 );
 
-/** Ends a held read: the client leaves, or the server stops. */
-const heldSignal = (deps: RouteDeps, res: Response): AbortSignal =>
-  deps.changes?.closing ? AbortSignal.any([signalOf(res), deps.changes.closing]) : signalOf(res);
+/** What every held request of the route shares. */
+interface Held {
+  readonly deps: RouteDeps;
+  readonly slots: StreamSlots;
+  readonly keyChecks: HeldKeyChecks;
+}
 
-/** A long poll: read; while nothing and time is left, wait for a notice (or the safety poll), read again. */
+/**
+ * The signal that ends a held request (the client leaves, the server stops, or the shared key check
+ * finds its key revoked or expired: then `ended()` tells which), while `watch` lasts.
+ */
+function holdRequest(held: Held, res: Response, principal: Principal) {
+  const keyEnded = new AbortController();
+  let state: Exclude<HeldKeyState, 'valid'> | undefined;
+  const unwatch = held.keyChecks.watch(principal, (found) => {
+    state ??= found === 'valid' ? undefined : found;
+    keyEnded.abort();
+  });
+  const closing = held.deps.changes?.closing;
+  const signal = AbortSignal.any([signalOf(res), keyEnded.signal, ...(closing ? [closing] : [])]);
+  return { signal, ended: () => state, unwatch };
+}
+
+/**
+ * The key of a page about to be delivered, checked by a read that started after the page's (shared by
+ * the key's held requests): an event committed after the key was revoked is never delivered.
+ */
+async function deliverable(held: Held, principal: Principal, readAt: number): Promise<HeldKeyState> {
+  return held.keyChecks.confirm(principal, readAt);
+}
+
+/**
+ * A long poll: read; while nothing and time is left, wait for a notice (or the safety poll), read again.
+ * Events are answered only after the key is confirmed; a revoked or expired key is `401` (nothing was
+ * sent yet).
+ */
 async function heldRead(
-  deps: RouteDeps,
+  held: Held,
   o: { res: Response; principal: Principal; request: ChangesRequest },
 ): Promise<ChangesPage> {
+  const { deps } = held;
   const deadline = Date.now() + o.request.waitSeconds * 1000;
-  const signal = heldSignal(deps, o.res);
+  const hold = holdRequest(held, o.res, o.principal);
   const waiter = new AccountWaiter(deps.changes?.notifier, o.principal.accountId);
   try {
     for (;;) {
+      const readAt = held.keyChecks.now();
       const page = await deps.store.changes.read({ principal: o.principal, request: o.request });
-      const left = deadline - Date.now();
-      if (page.changes.length > 0 || left <= 0 || signal.aborted) return page;
-      await waiter.next(Math.min(left, CHANGES_LIMITS.safetyPollMs), signal);
+      const ended = hold.ended();
+      if (ended) throw keyRefusal(ended);
+      if (page.changes.length > 0) {
+        const state = await deliverable(held, o.principal, readAt);
+        if (state !== 'valid') throw keyRefusal(state);
+        return page;
+      }
+      if (Date.now() >= deadline || hold.signal.aborted) return page;
+      await waiter.next(Math.min(deadline - Date.now(), CHANGES_LIMITS.safetyPollMs), hold.signal);
     }
   } finally {
+    hold.unwatch();
     waiter.close();
   }
 }
@@ -140,67 +192,64 @@ const sseEvent = (e: ChangeEventRecord): string =>
 
 /**
  * The SSE stream: the first read answers errors as JSON (404, 410, 422); then events as they commit,
- * a comment at least every `heartbeatMs`, and the end when the key is revoked or expires, the client
- * leaves, or retention overtakes the reader (the stream ends; the next request gets the 410).
+ * a comment at least every `heartbeatMs`, and the end when the key is revoked or expires (found by the
+ * shared key check, or before a page is delivered), the client leaves, or retention overtakes the
+ * reader (the stream ends; the next request gets the 410).
  */
 async function streamChanges(
-  deps: RouteDeps,
-  slots: StreamSlots,
-  o: { req: Request; res: Response; principal: Principal; request: ChangesRequest },
+  held: Held,
+  o: { res: Response; principal: Principal; request: ChangesRequest },
 ): Promise<void> {
-  const { res, principal, store } = { ...o, store: deps.store as MdStore };
-  const signal = heldSignal(deps, res);
-  const waiter = new AccountWaiter(deps.changes?.notifier, principal.accountId);
+  const { res, principal } = o;
+  const store = held.deps.store as MdStore;
+  let request = { ...o.request, limit: CHANGES_LIMITS.maxLimit };
+  let readAt = held.keyChecks.now();
+  const first = await store.changes.read({ principal, request });
+  held.slots.take(principal);
+  const hold = holdRequest(held, res, principal);
+  const waiter = new AccountWaiter(held.deps.changes?.notifier, principal.accountId);
   try {
-    let request = { ...o.request, limit: CHANGES_LIMITS.maxLimit };
-    const first = await store.changes.read({ principal, request });
-    if (!slots.take(principal.keyId)) throw tooManyStreams();
-    try {
-      res.status(200);
-      res.set({
-        'Content-Type': 'text/event-stream; charset=utf-8',
-        'Cache-Control': 'no-store',
-        'X-Accel-Buffering': 'no',
-      });
-      res.flushHeaders();
-      res.write(': mdstore change feed\n\n');
-      const heartbeatMs = deps.changes?.heartbeatMs ?? CHANGES_LIMITS.heartbeatMs;
-      let page = first;
-      let lastWrite = Date.now();
-      let lastKeyCheck = Date.now();
-      while (!signal.aborted) {
-        if (page.changes.length > 0) {
-          res.write(page.changes.map(sseEvent).join(''));
+    res.status(200);
+    res.set({
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'X-Accel-Buffering': 'no',
+    });
+    res.flushHeaders();
+    res.write(': mdstore change feed\n\n');
+    const heartbeatMs = held.deps.changes?.heartbeatMs ?? CHANGES_LIMITS.heartbeatMs;
+    let page = first;
+    let lastWrite = Date.now();
+    while (!hold.signal.aborted) {
+      if (page.changes.length > 0) {
+        if ((await deliverable(held, principal, readAt)) !== 'valid') break;
+        res.write(page.changes.map(sseEvent).join(''));
+        lastWrite = Date.now();
+        request = { ...request, since: page.nextSince };
+      }
+      if (page.changes.length < request.limit) {
+        const untilHeartbeat = lastWrite + heartbeatMs - Date.now();
+        await waiter.next(Math.min(untilHeartbeat, CHANGES_LIMITS.safetyPollMs), hold.signal);
+        if (hold.signal.aborted) break;
+        if (Date.now() - lastWrite >= heartbeatMs) {
+          res.write(': heartbeat\n\n');
           lastWrite = Date.now();
-          request = { ...request, since: page.nextSince };
-        }
-        if (page.changes.length < request.limit) {
-          const now = Date.now();
-          const untilHeartbeat = lastWrite + heartbeatMs - now;
-          const untilKeyCheck = lastKeyCheck + CHANGES_LIMITS.keyCheckMs - now;
-          await waiter.next(Math.min(untilHeartbeat, untilKeyCheck, CHANGES_LIMITS.safetyPollMs), signal);
-          if (signal.aborted) break;
-          if (Date.now() - lastKeyCheck >= CHANGES_LIMITS.keyCheckMs) {
-            lastKeyCheck = Date.now();
-            if (!(await store.changes.keyStillValid({ principal }))) break;
-          }
-          if (Date.now() - lastWrite >= heartbeatMs) {
-            res.write(': heartbeat\n\n');
-            lastWrite = Date.now();
-          }
-        }
-        try {
-          page = await store.changes.read({ principal, request });
-        } catch {
-          break;
         }
       }
-    } finally {
-      slots.release(principal.keyId);
-      if (!res.writableEnded) res.end();
+      try {
+        readAt = held.keyChecks.now();
+        page = await store.changes.read({ principal, request });
+      } catch {
+        break;
+      }
     }
+  } catch {
+    // The key could not be confirmed (the store failed): the stream ends; the client resumes.
   } finally {
+    hold.unwatch();
     waiter.close();
+    held.slots.release(principal);
+    if (!res.writableEnded) res.end();
   }
 }
 

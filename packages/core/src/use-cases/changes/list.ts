@@ -132,10 +132,18 @@ export async function expireChanges(ctx: MdStoreContext, retentionDays: number):
   }
 }
 
-/** Whether the key of a held stream may still read (not revoked, not expired): a stream ends when not. */
-export async function keyStillValid(ctx: MdStoreContext, input: { principal: Principal }): Promise<boolean> {
-  const { principal } = input;
-  const key = await ctx.records.findApiKeyById({ keyId: principal.keyId });
-  if (key === null || key.revokedAt !== null) return false;
-  return key.expiresAt === null || key.expiresAt > ctx.clock.now();
+/** What a held request's key may still do: read (`valid`), or nothing more (`revoked` or `expired`). */
+export type HeldKeyState = 'valid' | 'revoked' | 'expired';
+
+/**
+ * Whether the key of a held request (long poll or stream) may still read: one store read of the key.
+ * A held request checks it again before it delivers anything (the server shares one read per key).
+ */
+export async function heldKeyState(
+  ctx: MdStoreContext,
+  input: { principal: Principal },
+): Promise<HeldKeyState> {
+  const key = await ctx.records.findApiKeyById({ keyId: input.principal.keyId });
+  if (key === null || key.revokedAt !== null) return 'revoked';
+  return key.expiresAt === null || key.expiresAt > ctx.clock.now() ? 'valid' : 'expired';
 }
