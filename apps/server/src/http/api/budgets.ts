@@ -2,6 +2,7 @@ import {
   AUDIT_LIMITS,
   CHANGES_LIMITS,
   CHANGESET_LIMITS,
+  HELD_LIMITS,
   HISTORY_LIMITS,
   IMPORT_LIMITS,
   KEY_LIMITS,
@@ -19,9 +20,10 @@ import {
  * docs/reliability.md is generated from these rows (`npm run docs:budgets`; a test fails when the two
  * differ). The numbers come from the core's limits themselves, so the table cannot drift from the code.
  *
- * Every `/api` call is also counted by the key's rate limit (`MDSTORE_RATE_LIMIT_*`), and every content
- * parse by the bounded-work rule (see "Bounded work on user content"): those hold for all rows and are
- * not repeated in each.
+ * Every `/api` call is also counted by the key's rate limit (`MDSTORE_RATE_LIMIT_*`), every content
+ * parse by the bounded-work rule (see "Bounded work on user content"), and every task sent to the
+ * content pool by its per-account share (`CONTENT_WORK_LIMITS`: past it 503 `CONTENT_WORK_BUSY` at
+ * once): those hold for all rows and are not repeated in each.
  */
 export interface OperationBudget {
   /** What one call may cost at most: rows scanned, content read, entries and bytes answered, time held. */
@@ -148,15 +150,18 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
   listAudit: { cost: page(AUDIT_LIMITS.defaultLimit, AUDIT_LIMITS.maxLimit), past: NEXT_PAGE },
   // Changes (extensions §7).
   listChanges: {
-    cost: `${page(CHANGES_LIMITS.defaultLimit, CHANGES_LIMITS.maxLimit)}; a long poll is held at most ${CHANGES_LIMITS.maxWaitSeconds} s; at most ${CHANGES_LIMITS.defaultMaxStreamsPerKey} held requests per key`,
-    past: `${NEXT_PAGE}; 429 past the held requests of a key`,
+    cost: `${page(CHANGES_LIMITS.defaultLimit, CHANGES_LIMITS.maxLimit)} and one feed-head read; a long poll or SSE stream holds a socket, a timer and a listener (a poll at most ${CHANGES_LIMITS.maxWaitSeconds} s), one page read per notice of its account (and per ${CHANGES_LIMITS.safetyPollMs / 1000} s), and shares its key's check (one store read per key per second)`,
+    past: `${NEXT_PAGE} (\`next_since\`); past the key's (${HELD_LIMITS.defaultMaxPerKey}) or the account's (${HELD_LIMITS.defaultMaxPerAccount}) held requests 429, past the instance's (${HELD_LIMITS.defaultMaxPerInstance}) 503, with \`Retry-After: 5\`; a revoked or expired key: 401, or the stream ends, nothing more delivered`,
   },
   // Webhooks (extensions §7).
   createWebhook: {
     cost: `${ONE_ROW}; a URL of at most ${WEBHOOK_LIMITS.urlMaxBytes} bytes; at most ${WEBHOOK_LIMITS.maxPerAccount} webhooks per account`,
     past: '422; 409 `COUNT_LIMIT_REACHED` past the count (delete one first)',
   },
-  listWebhooks: { cost: `the account's webhooks: at most ${WEBHOOK_LIMITS.maxPerAccount}`, past: NOTHING_PAST },
+  listWebhooks: {
+    cost: `the account's webhooks: at most ${WEBHOOK_LIMITS.maxPerAccount}`,
+    past: NOTHING_PAST,
+  },
   getWebhook: { cost: ONE_ROW, past: NOTHING_PAST },
   deleteWebhook: { cost: ONE_ROW, past: NOTHING_PAST },
   enableWebhook: { cost: ONE_ROW, past: NOTHING_PAST },
