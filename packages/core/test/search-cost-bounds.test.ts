@@ -85,6 +85,9 @@ describe('the cost bounds of a search', () => {
       const scanned = work.textCalls.slice(0, -1).reduce((sum, chars) => sum + chars, 0);
       expect(scanned).toBeLessThanOrEqual(SEARCH_COST_LIMITS.matchTextMaxBytes);
       expect(scanned).toBe(FIT * FILE_BYTES);
+      // In round trips of at most matchTextBatchBytes each.
+      for (const chars of work.textCalls.slice(0, -1))
+        expect(chars).toBeLessThanOrEqual(SEARCH_COST_LIMITS.matchTextBatchBytes);
       expect(work.rows).toBeLessThanOrEqual(FILES);
       expect(answer.truncated).toBe(true);
       expect(answer.totalCount).toBe(FIT);

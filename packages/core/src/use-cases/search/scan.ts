@@ -113,8 +113,9 @@ export async function scanMatches(records: RecordsReader, input: ScanInput): Pro
 }
 
 /**
- * Matches `files` (in order) against the query from their documents, one text batch at a time, each
- * batch paid for before it is read: `'over'` when the next file's text would go past the budget.
+ * Matches `files` (in order) against the query from their documents, one text batch at a time (at
+ * most `searchTextBatch` files and `matchTextBatchBytes`, or one larger file), each batch paid for before
+ * it is read: `'over'` when the next file's text would go past the budget.
  */
 async function matchWithText(
   records: RecordsReader,
@@ -131,6 +132,7 @@ async function matchWithText(
       const file = files[next]!;
       const price = input.cache.get(file) ? 0 : textCost(file);
       if (spent.textBytes + cost + price > budget.textBytes) break;
+      if (chunk.length > 0 && cost + price > SEARCH_COST_LIMITS.matchTextBatchBytes) break;
       chunk.push(file);
       cost += price;
       next += 1;
