@@ -121,6 +121,9 @@ export const searchAnswerJson = (answer: SearchAnswerView) => ({
   })),
   total_count: answer.totalCount,
   next_cursor: answer.nextCursor,
+  // Additive, present only when a cost bound cut the answer (docs/reliability.md, "Cost bounds").
+  ...(answer.truncated && { truncated: true as const }),
+  ...(answer.snippetsTruncated && { snippets_truncated: true as const }),
 });
 
 export const revisionListJson = (list: RevisionList): v.InferOutput<typeof RevisionListSchema> => ({

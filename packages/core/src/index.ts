@@ -4,6 +4,7 @@ export { CONTENT_WORK_LIMITS } from './defaults/content-work.js';
 export { HELD_LIMITS } from './defaults/held.js';
 export { HISTORY_LIMITS } from './defaults/history.js';
 export { LINK_LIMITS } from './defaults/links.js';
+export { SEARCH_COST_LIMITS } from './defaults/search.js';
 export { DAY_MS, TRASH_LIMITS } from './defaults/trash.js';
 export {
   portableHashing,

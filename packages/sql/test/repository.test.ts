@@ -138,4 +138,22 @@ describe('sqlRecords: every statement once, in the dialect', () => {
     );
     expect(sent[0]?.params).toEqual(['["p1","p2"]', 'q', 10]);
   });
+
+  it('bounds a scan batch in the statement: a LIMIT, and no text column unless asked (search cost bounds)', async () => {
+    const { x, sent } = recording([]);
+    await sqlRecords(dialect(''))
+      .reader(x)
+      .findSearchCandidates({
+        projectIds: ['p1'],
+        query: { kind: 'term', term: 'x' } as never,
+        conditions: [],
+        withText: false,
+        after: { projectId: 'p1', filename: 'a.md' },
+        limit: 501,
+      });
+    const sql = sent[0]!.sql.replace(/\s+/g, ' ');
+    expect(sql).not.toContain('s.text');
+    expect(sql).toMatch(/ORDER BY f\.project_id, f\.filename LIMIT \$\d+\s*$/);
+    expect(sent[0]?.params.at(-1)).toBe(501);
+  });
 });

@@ -1,3 +1,4 @@
+import { SEARCH_COST_LIMITS } from '@mdstore/core';
 import { describe, expect } from 'vitest';
 import { type HttpHarness, serverTest } from '../support/http-harness.js';
 
@@ -149,6 +150,28 @@ describe('search: full text', () => {
     expect((await h.fetch(s.path('w.md'), { method: 'DELETE', key: s.apiKey })).status).toBe(204);
     expect(await s.names({ query: 'delta' })).toEqual([]);
     expect(await s.names({})).toEqual([]);
+  });
+});
+
+describe('search: cost bounds (issue 34)', () => {
+  test('a page past its snippet bytes keeps its results without snippets, and says so', async (h) => {
+    const s = await scene(h);
+    const size = 200 * 1024;
+    const text = 'lorem ipsum dolor '.repeat(Math.ceil(size / 18)).slice(0, size);
+    const shown = Math.floor(SEARCH_COST_LIMITS.snippetTextMaxBytes / size);
+    const names = Array.from({ length: shown + 2 }, (_, index) => `n${String(index).padStart(2, '0')}.md`);
+    for (const name of names) await s.upload(name, text);
+    const page = await s.search({ query: 'lorem', sort: 'filename', limit: names.length });
+    expect(page.status).toBe(200);
+    expect(page.body.results.map((result) => result.file.filename)).toEqual(names);
+    expect(page.body.results.map((result) => result.snippets.length > 0)).toEqual(
+      names.map((_, index) => index < shown),
+    );
+    expect(page.body).toMatchObject({ snippets_truncated: true, total_count: names.length });
+    expect(page.body).not.toHaveProperty('truncated');
+    // Within the bounds the answer has only the interface's fields.
+    const small = await s.search({ query: 'lorem', limit: 2 });
+    expect(Object.keys(small.body).sort()).toEqual(['next_cursor', 'results', 'total_count']);
   });
 });
 

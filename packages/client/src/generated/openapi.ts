@@ -1167,6 +1167,16 @@ export interface components {
             /** @description Matches, counted up to 10 000. */
             total_count: number;
             next_cursor: string | null;
+            /**
+             * @description Present only when a cost bound (rows examined, content text read) stopped the search: results, order and total_count are those of the files examined, the first in project and filename order.
+             * @constant
+             */
+            truncated?: true;
+            /**
+             * @description Present only when the page's snippet budget ran out: the results past it keep their place with snippets [].
+             * @constant
+             */
+            snippets_truncated?: true;
         };
         TrashItem: {
             trash_id: string;

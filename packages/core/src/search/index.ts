@@ -34,7 +34,7 @@ export { SEARCH_LIMITS } from './limits.js';
 export { matchesQuery } from './match.js';
 export { normalizeText } from './normalize.js';
 export { parseQuery, type QueryTerm, type SearchQuery } from './query.js';
-export { FIELD_WEIGHTS, scoreDocuments } from './rank.js';
+export { FIELD_WEIGHTS, type RankStats, rankStats, scoreDocuments, scoreStats } from './rank.js';
 export { type Snippet, type SnippetOptions, snippets } from './snippets.js';
 export {
   FTS_FILLER,

@@ -8,6 +8,7 @@ import {
   KEY_LIMITS,
   LINK_LIMITS,
   LIST_LIMITS,
+  SEARCH_COST_LIMITS,
   SEARCH_LIMITS,
   SHARE_LIMITS,
   WEBHOOK_LIMITS,
@@ -39,6 +40,8 @@ const NEXT_PAGE = 'the next page, by `cursor`';
 const ONE_ROW = 'a few rows by key';
 const NOTHING_PAST = 'nothing can exceed it';
 const FILE_CONTENT = 'one file: at most `maxFileBytes` (10 MiB by default), streamed, never buffered whole';
+/** A byte count as the docs write it (`8 MiB`). */
+const mib = (bytes: number): string => `${bytes / (1024 * 1024)} MiB`;
 const TOO_LARGE = '413 before the body is stored';
 const PARSED_CONTENT = `${FILE_CONTENT}; its parse is priced before it runs (bounded-work rule)`;
 const WORK_REFUSED = '409 `work_budget`, or 503 `CONTENT_WORK_BUSY` with `Retry-After` when the pool is full';
@@ -95,11 +98,11 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
   },
   // Search (extensions §1).
   searchProject: {
-    cost: `one page of at most ${SEARCH_LIMITS.searchMaxLimit} results; ranks and counts at most ${SEARCH_LIMITS.searchMaxCount} matches; reads candidates ${SEARCH_LIMITS.searchBatch} at a time`,
-    past: '`total_count` stops counting; the next page, by `cursor`',
+    cost: `one page of at most ${SEARCH_LIMITS.searchMaxLimit} results; examines at most ${SEARCH_COST_LIMITS.scanMaxRows} index rows (${SEARCH_LIMITS.searchBatch} per store query, by \`LIMIT\`) and reads at most ${mib(SEARCH_COST_LIMITS.matchTextMaxBytes)} of content text to match and rank (each file's size, capped at ${mib(SEARCH_LIMITS.contentMaxBytes)}, paid before it is read; at most ${mib(SEARCH_COST_LIMITS.matchTextBatchBytes)} per store round trip), and ${mib(SEARCH_COST_LIMITS.snippetTextMaxBytes)} for the page's snippets; holds one batch of rows and ${SEARCH_LIMITS.searchTextBatch} texts, rank statistics (not documents) of at most ${SEARCH_LIMITS.searchMaxCount} matches, and for the other sorts only the page`,
+    past: 'the answer has `truncated: true` (results, order and `total_count` are those of the files examined, the first in project and filename order); results past the snippet bytes keep their place with `snippets: []` and `snippets_truncated: true`; `total_count` stops counting; the next page, by `cursor`',
   },
   searchAll: {
-    cost: `as a project's search, over at most ${SEARCH_LIMITS.searchMaxProjectIds} projects`,
+    cost: `as a project's search, the same bounds for the whole request, over at most ${SEARCH_LIMITS.searchMaxProjectIds} projects`,
     past: '422 past the project count; otherwise as a project search',
   },
   // Links (extensions §9).

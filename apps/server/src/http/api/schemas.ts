@@ -270,6 +270,22 @@ export const SearchAnswer = v.object({
   results: v.array(SearchResult),
   total_count: v.pipe(Count, v.maxValue(10_000), v.description('Matches, counted up to 10 000.')),
   next_cursor: v.nullable(v.string()),
+  truncated: v.optional(
+    v.pipe(
+      v.literal(true),
+      v.description(
+        'Present only when a cost bound (rows examined, content text read) stopped the search: results, order and total_count are those of the files examined, the first in project and filename order.',
+      ),
+    ),
+  ),
+  snippets_truncated: v.optional(
+    v.pipe(
+      v.literal(true),
+      v.description(
+        "Present only when the page's snippet budget ran out: the results past it keep their place with snippets [].",
+      ),
+    ),
+  ),
 });
 
 /** The trash (extensions §5). */

@@ -174,6 +174,38 @@ export function searchSuite({ test }: SuiteContext): void {
       expect(await found(repository, [low!], 'plain')).toEqual([]);
     });
 
+    test('a query reads at most `limit` candidates, and their text only when asked (a search’s cost bound)', async ({
+      repository,
+    }) => {
+      const project = await seedProject(repository);
+      const text = 'lorem ipsum '.repeat(1000);
+      const names = Array.from({ length: 9 }, (_, index) => `n${index}.md`);
+      for (const filename of names)
+        await seedIndexedFile(repository, { projectId: project.id, filename }, text);
+      const query = parseQuery('lorem');
+      const first = await candidates(repository, { projectIds: [project.id], query, limit: 4 });
+      expect(first.map((c) => c.file.filename)).toEqual(names.slice(0, 4));
+      expect(first.every((c) => c.contentText === null)).toBe(true);
+      const next = await candidates(repository, {
+        projectIds: [project.id],
+        query: parseQuery('lo*'),
+        after: { projectId: project.id, filename: 'n3.md' },
+        limit: 4,
+      });
+      expect(next.map((c) => c.file.filename)).toEqual(names.slice(4, 8));
+      // The text of exactly the files asked for, at most `limit` of them.
+      const texts = await candidates(repository, {
+        projectIds: [project.id],
+        fileIds: first.map((c) => c.file.id),
+        withText: true,
+        limit: 2,
+      });
+      expect(texts.map((c) => [c.file.filename, c.contentText?.length])).toEqual([
+        ['n0.md', text.length],
+        ['n1.md', text.length],
+      ]);
+    });
+
     test('pushed-down conditions are exact', async ({ repository }) => {
       const project = await seedProject(repository);
       const files: FileRecord[] = [];

@@ -1,3 +1,4 @@
+import { SEARCH_COST_LIMITS } from '../../defaults/search.js';
 import type { FileRecord } from '../../model/records.js';
 import type { RecordsReader, SearchPosition } from '../../ports/records.js';
 import { fileSearchDocument } from '../../search/file-document.js';
@@ -8,12 +9,19 @@ import type { IndexedDocument } from '../../search/index-document.js';
 import { SEARCH_LIMITS } from '../../search/limits.js';
 import { matchesQuery } from '../../search/match.js';
 import type { SearchQuery } from '../../search/query.js';
+import { type RankStats, rankStats } from '../../search/rank.js';
 import type { SearchDocumentCache } from './document-cache.js';
 
-/** A file that matched, with what search made of it when there was a query. */
+/** A file that matched, with what ranking needs of it (relevance only). */
 export interface Match {
   readonly file: FileRecord;
-  readonly document: IndexedDocument | null;
+  readonly stats: RankStats | null;
+}
+
+/** What one scan may spend: store rows examined, content text bytes read. */
+export interface ScanBudget {
+  readonly rows: number;
+  readonly textBytes: number;
 }
 
 export interface ScanInput {
@@ -23,10 +31,18 @@ export interface ScanInput {
   readonly pushdown: readonly PushdownCondition[];
   readonly narrowing: readonly JsonNarrowing[];
   readonly residual: Filter | null;
-  /** Whether each match keeps its document (to rank it). */
-  readonly keepDocuments: boolean;
-  /** Stop once this many files matched. */
-  readonly maxMatches: number;
+  /** Whether each match comes with its rank statistics (relevance). */
+  readonly rank: boolean;
+  /** Takes each match, in `(projectId, filename)` order; answering false stops the scan. */
+  readonly onMatch: (match: Match) => boolean;
+  readonly budget?: ScanBudget;
+}
+
+/** What a scan spent, and whether a bound stopped it before the candidates ran out. */
+export interface ScanReport {
+  readonly rows: number;
+  readonly textBytes: number;
+  readonly truncated: boolean;
 }
 
 const parsed = (json: string | null) =>
@@ -42,18 +58,32 @@ export const filterable = (file: FileRecord): FilterableFile => ({
   frontmatter: parsed(file.frontmatterJson),
 });
 
+/** What reading a file's indexed text may cost, known from its row before it is read. */
+export const textCost = (file: FileRecord): number => Math.min(file.sizeBytes, SEARCH_LIMITS.contentMaxBytes);
+
 /**
- * Every file of the projects that matches, in `(projectId, filename)` order: the store gives the
- * candidates (its index narrows them for a query, the pushed-down conditions are exact), the core
- * decides (the residual filter by `evaluateFilter`, the query by `matchesQuery`), so every store
- * answers alike. Reads the candidates in batches, the text of their content only with a query.
+ * The files of the projects that match, in `(projectId, filename)` order, given one at a time to
+ * `onMatch`: the store gives the candidates (its index narrows them for a query, the pushed-down
+ * conditions are exact), the core decides (the residual filter by `evaluateFilter`, the query by
+ * `matchesQuery`), so every store answers alike. With a query, the candidates' content text is read in
+ * small batches whose documents are dropped once matched (ranking keeps `rankStats`, a few numbers): what
+ * a scan holds is one store batch of rows and one text batch of documents. Within `budget` (rows examined,
+ * text bytes read, each paid for before it is read; one row past the rows budget is read to know whether
+ * it cut anything); past it, `truncated`.
  */
-export async function scanMatches(records: RecordsReader, input: ScanInput): Promise<Match[]> {
-  const matches: Match[] = [];
-  const limit = SEARCH_LIMITS.searchBatch;
+export async function scanMatches(records: RecordsReader, input: ScanInput): Promise<ScanReport> {
+  const budget = input.budget ?? {
+    rows: SEARCH_COST_LIMITS.scanMaxRows,
+    textBytes: SEARCH_COST_LIMITS.matchTextMaxBytes,
+  };
+  const spent = { rows: 0, textBytes: 0 };
+  const report = (truncated: boolean): ScanReport => ({ ...spent, truncated });
   let after: SearchPosition | undefined;
   for (;;) {
-    const batch = await records.findSearchCandidates({
+    const left = budget.rows - spent.rows;
+    // One row past the budget tells whether the bound cut anything; it is read, never examined.
+    const limit = Math.min(SEARCH_LIMITS.searchBatch, left + 1);
+    const read = await records.findSearchCandidates({
       projectIds: input.projectIds,
       query: input.query,
       conditions: input.pushdown,
@@ -62,53 +92,92 @@ export async function scanMatches(records: RecordsReader, input: ScanInput): Pro
       limit,
       ...(after && { after }),
     });
+    const over = read.length > left;
+    const batch = over ? read.slice(0, left) : read;
+    spent.rows += batch.length;
     const kept = batch
       .map((candidate) => candidate.file)
       .filter((file) => input.residual === null || evaluateFilter(input.residual, filterable(file)));
-    const documents = input.query === null ? undefined : await documentsOf(records, input, kept);
-    for (const file of kept) {
-      const document = documents?.get(file.id) ?? null;
-      if (input.query !== null && !matchesQuery(input.query, document!)) continue;
-      matches.push({ file, document: input.keepDocuments ? document : null });
-      if (matches.length >= input.maxMatches) return matches;
-    }
+    const outcome =
+      input.query !== null
+        ? await matchWithText(records, input, kept, budget, spent)
+        : kept.every((file) => input.onMatch({ file, stats: null }))
+          ? 'more'
+          : 'stopped';
+    if (outcome !== 'more') return report(outcome === 'over');
+    if (over) return report(true);
     const last = batch.at(-1);
-    if (batch.length < limit || last === undefined) return matches;
+    if (read.length < limit || last === undefined) return report(false);
     after = { projectId: last.file.projectId, filename: last.file.filename };
   }
 }
 
-/** The documents of `files`: from the cache, else from their indexed text (read in small batches). */
-async function documentsOf(
+/**
+ * Matches `files` (in order) against the query from their documents, one text batch at a time (at
+ * most `searchTextBatch` files and `matchTextBatchBytes`, or one larger file), each batch paid for before
+ * it is read: `'over'` when the next file's text would go past the budget.
+ */
+async function matchWithText(
   records: RecordsReader,
   input: ScanInput,
+  files: readonly FileRecord[],
+  budget: ScanBudget,
+  spent: { textBytes: number },
+): Promise<'more' | 'stopped' | 'over'> {
+  const query = input.query!;
+  for (let next = 0; next < files.length; ) {
+    const chunk: FileRecord[] = [];
+    let cost = 0;
+    while (next < files.length && chunk.length < SEARCH_LIMITS.searchTextBatch) {
+      const file = files[next]!;
+      const price = input.cache.get(file) ? 0 : textCost(file);
+      if (spent.textBytes + cost + price > budget.textBytes) break;
+      if (chunk.length > 0 && cost + price > SEARCH_COST_LIMITS.matchTextBatchBytes) break;
+      chunk.push(file);
+      cost += price;
+      next += 1;
+    }
+    if (chunk.length === 0) return 'over';
+    spent.textBytes += cost;
+    const documents = await documentsOf(records, input.cache, chunk);
+    for (const file of chunk) {
+      const document = documents.get(file.id)!;
+      if (!matchesQuery(query, document)) continue;
+      if (!input.onMatch({ file, stats: input.rank ? rankStats(query, document) : null })) return 'stopped';
+    }
+  }
+  return 'more';
+}
+
+/** The documents of `files`: from the cache, else from their indexed text (read in one store call). */
+async function documentsOf(
+  records: RecordsReader,
+  cache: SearchDocumentCache,
   files: readonly FileRecord[],
 ): Promise<Map<string, IndexedDocument>> {
   const documents = new Map<string, IndexedDocument>();
   const missing: FileRecord[] = [];
   for (const file of files) {
-    const cached = input.cache.get(file);
+    const cached = cache.get(file);
     if (cached) documents.set(file.id, cached);
     else missing.push(file);
   }
-  for (let start = 0; start < missing.length; start += SEARCH_LIMITS.searchTextBatch) {
-    const chunk = missing.slice(start, start + SEARCH_LIMITS.searchTextBatch);
-    const texts = await records.findSearchCandidates({
-      projectIds: [...new Set(chunk.map((file) => file.projectId))],
-      query: null,
-      conditions: [],
-      fileIds: chunk.map((file) => file.id),
-      withText: true,
-      limit: chunk.length,
-    });
-    const byId = new Map(texts.map((candidate) => [candidate.file.id, candidate]));
-    for (const file of chunk) {
-      const read = byId.get(file.id);
-      const document = fileSearchDocument(file, read?.contentText ?? '');
-      // Cached only when the text is the one of this very revision (no write came in between).
-      if (read?.file.revision === file.revision) input.cache.set(file, document);
-      documents.set(file.id, document);
-    }
+  if (missing.length === 0) return documents;
+  const texts = await records.findSearchCandidates({
+    projectIds: [...new Set(missing.map((file) => file.projectId))],
+    query: null,
+    conditions: [],
+    fileIds: missing.map((file) => file.id),
+    withText: true,
+    limit: missing.length,
+  });
+  const byId = new Map(texts.map((candidate) => [candidate.file.id, candidate]));
+  for (const file of missing) {
+    const read = byId.get(file.id);
+    const document = fileSearchDocument(file, read?.contentText ?? '');
+    // Cached only when the text is the one of this very revision (no write came in between).
+    if (read?.file.revision === file.revision) cache.set(file, document);
+    documents.set(file.id, document);
   }
   return documents;
 }

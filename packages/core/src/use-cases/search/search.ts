@@ -1,9 +1,10 @@
+import { SEARCH_COST_LIMITS } from '../../defaults/search.js';
 import type { FileRecord, ProjectRecord } from '../../model/records.js';
 import { canonicalJson, decodeCursor, encodeCursor } from '../../search/cursor.js';
 import { planFilter } from '../../search/filter/pushdown.js';
 import { invalidAt } from '../../search/issues.js';
 import { SEARCH_LIMITS } from '../../search/limits.js';
-import { scoreDocuments } from '../../search/rank.js';
+import { scoreStats } from '../../search/rank.js';
 import { type Snippet, snippets } from '../../search/snippets.js';
 import type { SearchAllRequestInput, SearchRequestInput } from '../../validation/bodies.js';
 import { compareCodePoints } from '../../validation/text.js';
@@ -13,7 +14,8 @@ import type { MdStoreContext } from '../context.js';
 import { type BodyOf, deferred } from '../deferred-body.js';
 import { type FileView, toFileView } from '../views.js';
 import { parseSearchRequest, type SearchRequest } from './request.js';
-import { type Match, scanMatches } from './scan.js';
+import { type Match, scanMatches, textCost } from './scan.js';
+import { FirstInOrder } from './top.js';
 
 export interface SearchResult {
   readonly file: FileView;
@@ -25,6 +27,17 @@ export interface SearchAnswer {
   readonly results: readonly SearchResult[];
   readonly totalCount: number;
   readonly nextCursor: string | null;
+  /**
+   * A cost bound (`SEARCH_COST_LIMITS`: rows examined, content text read) stopped the scan: results,
+   * order and `totalCount` are those of the files examined (the first in project and filename order).
+   * Present (true) only then: an answer within the bounds is the interface's, unchanged.
+   */
+  readonly truncated?: true;
+  /**
+   * Some results of the page have no snippets: their text was past the page's snippet budget. Present
+   * (true) only then.
+   */
+  readonly snippetsTruncated?: true;
 }
 
 export interface SearchInput {
@@ -74,8 +87,15 @@ export async function searchFiles(ctx: MdStoreContext, input: SearchInput): Prom
       : positionOf(await decodeCursor(request.cursor, binding, ctx.cursorKey, CURSOR_LOC));
   const plan = planFilter(request.filter);
   const relevance = request.sort === 'relevance';
-  const matches = plan.matchesNothing
-    ? []
+  // Relevance ranks every match (a few numbers each, at most `searchMaxCount`); the other sorts keep only
+  // the page after the cursor, plus one entry to know whether there is more.
+  const ranked: Match[] = [];
+  const first = new FirstInOrder<Ranked>(request.limit + 1, (a, b) =>
+    compare(request, a, positionOfEntry(b)),
+  );
+  let count = 0;
+  const scan = plan.matchesNothing
+    ? { rows: 0, textBytes: 0, truncated: false }
     : await scanMatches(ctx.records, {
         cache: ctx.searchDocuments,
         projectIds,
@@ -83,29 +103,42 @@ export async function searchFiles(ctx: MdStoreContext, input: SearchInput): Prom
         pushdown: plan.pushdown,
         narrowing: plan.narrowing,
         residual: plan.residual,
-        keepDocuments: relevance,
-        maxMatches: relevance ? SEARCH_LIMITS.searchMaxCount : Number.POSITIVE_INFINITY,
+        rank: relevance,
+        onMatch: (match) => {
+          count += 1;
+          if (relevance) {
+            ranked.push(match);
+            return ranked.length < SEARCH_LIMITS.searchMaxCount;
+          }
+          const entry = { match, key: sortKey(request.sort, match.file) };
+          if (after === null || compare(request, entry, after) > 0) first.offer(entry);
+          return true;
+        },
       });
-  const ordered = inAnswerOrder(request, matches);
-  const start = after === null ? 0 : ordered.findIndex((entry) => compare(request, entry, after) > 0);
-  const page = start < 0 ? [] : ordered.slice(start, start + request.limit);
-  const hasMore = start >= 0 && start + request.limit < ordered.length;
+  const candidates = relevance ? afterPosition(request, rankedOrder(request, ranked), after) : first.items;
+  const page = candidates.slice(0, request.limit);
+  const hasMore = candidates.length > request.limit;
   const last = page.at(-1);
   const nextCursor =
     hasMore && last
-      ? await encodeCursor(
-          { k: last.key, f: last.match.file.filename, p: last.match.file.projectId } satisfies Position,
-          binding,
-          ctx.cursorKey,
-        )
+      ? await encodeCursor(positionOfEntry(last) satisfies Position, binding, ctx.cursorKey)
       : null;
   const byId = new Map(projects.map((project) => [project.id, project]));
+  const { results, snippetsTruncated } = await resultsOf(ctx, request, page, byId);
   return {
-    results: await resultsOf(ctx, request, page, byId),
-    totalCount: Math.min(matches.length, SEARCH_LIMITS.searchMaxCount),
+    results,
+    totalCount: Math.min(count, SEARCH_LIMITS.searchMaxCount),
     nextCursor,
+    ...(scan.truncated && { truncated: true }),
+    ...(snippetsTruncated && { snippetsTruncated: true }),
   };
 }
+
+const positionOfEntry = (entry: Ranked): Position => ({
+  k: entry.key,
+  f: entry.match.file.filename,
+  p: entry.match.file.projectId,
+});
 
 /** `/api/search`: the account's active projects, or those of `project_ids` (each must be one, else 404/403). */
 async function accountProjects(
@@ -160,20 +193,22 @@ function sortKey(sort: SearchRequest['sort'], file: FileRecord): number | string
   }
 }
 
-function inAnswerOrder(request: SearchRequest, matches: readonly Match[]): Ranked[] {
-  let ranked: Ranked[];
-  if (request.sort === 'relevance') {
-    const scores = scoreDocuments(
-      request.query!,
-      matches.map((match) => match.document!),
-    );
-    ranked = matches.map((match, index) => ({ match, key: scores[index]! }));
-  } else {
-    ranked = matches.map((match) => ({ match, key: sortKey(request.sort, match.file) }));
-  }
-  return ranked.sort((a, b) =>
-    compare(request, a, { k: b.key, f: b.match.file.filename, p: b.match.file.projectId }),
+/** The matches ranked best first (ties by filename, then project). */
+function rankedOrder(request: SearchRequest, matches: readonly Match[]): Ranked[] {
+  const scores = scoreStats(
+    request.query!,
+    matches.map((match) => match.stats!),
   );
+  return matches
+    .map((match, index) => ({ match, key: scores[index]! }))
+    .sort((a, b) => compare(request, a, positionOfEntry(b)));
+}
+
+/** The entries after the cursor's position (all of them without one). */
+function afterPosition(request: SearchRequest, ordered: readonly Ranked[], after: Position | null): Ranked[] {
+  if (after === null) return [...ordered];
+  const start = ordered.findIndex((entry) => compare(request, entry, after) > 0);
+  return start < 0 ? [] : ordered.slice(start);
 }
 
 const compareKeys = (a: number | string, b: number | string): number =>
@@ -196,28 +231,48 @@ function compare(request: SearchRequest, entry: Ranked, position: Position): num
   return request.order === 'desc' ? -ascending : ascending;
 }
 
-/** The page's File objects, scores (relevance only) and snippets (with a query, from the content). */
+/**
+ * The page's File objects, scores (relevance only) and snippets (with a query, from the content). The
+ * content text read for snippets is paid for in answer order, within `snippetTextMaxBytes`: a result
+ * whose text would go past it keeps its place with no snippets, and `snippetsTruncated` says so.
+ */
 async function resultsOf(
   ctx: MdStoreContext,
   request: SearchRequest,
   page: readonly Ranked[],
   projects: ReadonlyMap<string, ProjectRecord>,
-): Promise<SearchResult[]> {
+): Promise<{ results: SearchResult[]; snippetsTruncated: boolean }> {
   const texts = new Map<string, string>();
+  let snippetsTruncated = false;
   if (request.query !== null && page.length > 0) {
-    const candidates = await ctx.records.findSearchCandidates({
-      projectIds: [...new Set(page.map((entry) => entry.match.file.projectId))],
-      query: null,
-      conditions: [],
-      fileIds: page.map((entry) => entry.match.file.id),
-      withText: true,
-      limit: page.length,
-    });
+    const read: FileRecord[] = [];
+    let spent = 0;
+    for (const { match } of page) {
+      const cost = textCost(match.file);
+      if (spent + cost > SEARCH_COST_LIMITS.snippetTextMaxBytes) {
+        snippetsTruncated = true;
+        continue;
+      }
+      spent += cost;
+      read.push(match.file);
+    }
+    const candidates =
+      read.length === 0
+        ? []
+        : await ctx.records.findSearchCandidates({
+            projectIds: [...new Set(read.map((file) => file.projectId))],
+            query: null,
+            conditions: [],
+            fileIds: read.map((file) => file.id),
+            withText: true,
+            limit: read.length,
+          });
     for (const { file, contentText } of candidates) texts.set(file.id, contentText ?? '');
   }
-  return page.map(({ match, key }) => ({
+  const results = page.map(({ match, key }) => ({
     file: toFileView(match.file, projects.get(match.file.projectId)!, ctx.blobs.scheme),
     score: request.sort === 'relevance' ? (key as number) : null,
     snippets: request.query === null ? [] : snippets(texts.get(match.file.id) ?? '', request.query),
   }));
+  return { results, snippetsTruncated };
 }
