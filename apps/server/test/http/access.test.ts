@@ -397,7 +397,7 @@ describe('/api/keys (extensions §8)', () => {
     expect((await h.fetch('/api/keys/current', { key: key.api_key })).status).toBe(401);
   });
 
-  test('create: expires_date must be in the future (422), fields are checked (422)', async (h) => {
+  test('create: expires_date must be in the future (422), fields are checked (422), projects as everywhere', async (h) => {
     const s = await scene(h);
     const past = await h.json('/api/keys', 'POST', s.apiKey, {
       name: 'late',
@@ -414,12 +414,21 @@ describe('/api/keys (extensions §8)', () => {
     expect(((await bad.json()) as { detail: { loc: string[] }[] }).detail[0]!.loc).toEqual(['body', 'role']);
     const missing = await h.json('/api/keys', 'POST', s.apiKey, { role: 'read' });
     expect(missing.status).toBe(422);
-    const stranger = await h.json('/api/keys', 'POST', s.apiKey, {
-      name: 'x',
-      role: 'read',
-      project_ids: [RANDOM_ID],
-    });
-    expect(stranger.status).toBe(422);
+    // A project id that parses is decided as on every project route (issue 34, finding 12).
+    const scoped = async (projectId: string) => {
+      const response = await h.json('/api/keys', 'POST', s.apiKey, {
+        name: 'x',
+        role: 'read',
+        project_ids: [s.defaultProjectId, projectId],
+      });
+      return [response.status, await response.json()];
+    };
+    expect(await scoped(RANDOM_ID)).toEqual([404, PROJECT_NOT_FOUND]);
+    const other = await h.account();
+    expect(await scoped(other.defaultProjectId)).toEqual([
+      403,
+      { detail: 'You do not have permission to access this resource' },
+    ]);
   });
 
   test('create: never more than the creating key (403)', async (h) => {

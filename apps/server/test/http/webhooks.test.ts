@@ -100,12 +100,14 @@ describe('webhooks (extensions §7)', () => {
     expect(await issueAt(await s.create({ url: URL_OK, project_id: 'nope' }))).toEqual([
       ['body', 'project_id'],
     ]);
-    expect(await issueAt(await s.create({ url: URL_OK, project_id: RANDOM_ID }))).toEqual([
-      ['body', 'project_id'],
-    ]);
+    // A project id that parses is decided as on every project route (issue 34, finding 12).
+    const missing = await s.create({ url: URL_OK, project_id: RANDOM_ID });
+    expect([missing.status, await missing.json()]).toEqual([404, { detail: 'Project not found' }]);
     const other = await h.account();
-    expect(await issueAt(await s.create({ url: URL_OK, project_id: other.defaultProjectId }))).toEqual([
-      ['body', 'project_id'],
+    const foreign = await s.create({ url: URL_OK, project_id: other.defaultProjectId });
+    expect([foreign.status, await foreign.json()]).toEqual([
+      403,
+      { detail: 'You do not have permission to access this resource' },
     ]);
     expect((await h.fetch('/api/webhooks', { key: s.apiKey }).then((r) => r.json())) as unknown).toEqual({
       webhooks: [expect.objectContaining({ url: long })],
@@ -139,9 +141,8 @@ describe('webhooks (extensions §7)', () => {
     const everywhere = (await (await s.create({ url: URL_OK })).json()) as { id: string };
     const scoped = await s.key('admin', [s.defaultProjectId]);
     expect((await s.create({ url: URL_OK }, scoped)).status).toBe(403);
-    expect(await issueAt(await s.create({ url: URL_OK, project_id: other.id }, scoped))).toEqual([
-      ['body', 'project_id'],
-    ]);
+    const outside = await s.create({ url: URL_OK, project_id: other.id }, scoped);
+    expect([outside.status, await outside.json()]).toEqual([404, { detail: 'Project not found' }]);
     const mine = (await (await s.create({ url: URL_OK, project_id: s.defaultProjectId }, scoped)).json()) as {
       id: string;
     };

@@ -43,7 +43,7 @@ export const createKey = defineRoute(
     body: { contentType: 'application/json', schema: KeyCreate },
     answers: {
       201: json('Created; `api_key` is the secret, shown only here', KeyCreated),
-      ...errors(400, 403, 413, 415, 422),
+      ...errors(400, 403, 404, 413, 415, 422),
     },
   },
   (deps) => async (req, res) => {
