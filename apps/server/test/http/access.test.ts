@@ -485,6 +485,29 @@ describe('/api/keys (extensions §8)', () => {
     expect((await h.fetch('/api/projects', { key: stranger.apiKey })).status).toBe(200);
   });
 
+  test('list: a project-scoped admin key lists only keys within its scope (issue 34, finding 9)', async (h) => {
+    const s = await scene(h);
+    const other = await h.createProject(s.apiKey, 'Other');
+    const scoped = await s.key('admin', { projectIds: [s.defaultProjectId] });
+    const inside = await s.key('read', { projectIds: [s.defaultProjectId] });
+    const elsewhere = await s.key('read', { projectIds: [other.id] });
+    const both = await s.key('read', { projectIds: [s.defaultProjectId, other.id] });
+    const everywhere = await s.key('read');
+    const ids = async (apiKey: string) => {
+      const response = await h.fetch('/api/keys', { key: apiKey });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { keys: { id: string; project_ids: string[] | null }[] };
+      return body.keys;
+    };
+    const seen = await ids(scoped.apiKey);
+    expect(seen.map((k) => k.id).sort()).toEqual([scoped.keyId, inside.keyId].sort());
+    expect(JSON.stringify(seen)).not.toContain(other.id);
+    // An unscoped admin key still lists every key of the account.
+    expect((await ids(s.apiKey)).map((k) => k.id)).toEqual(
+      expect.arrayContaining([scoped.keyId, inside.keyId, elsewhere.keyId, both.keyId, everywhere.keyId]),
+    );
+  });
+
   test('revoke: a scoped admin key cannot revoke a key that reaches further', async (h) => {
     const s = await scene(h);
     const scoped = await s.key('admin', { projectIds: [s.defaultProjectId] });

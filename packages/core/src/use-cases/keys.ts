@@ -4,7 +4,7 @@ import type { ApiKeyRecord, Role } from '../model/records.js';
 import { issueAt } from '../validation/issues.js';
 import { type CreateKeyInput, parseCreateKeyBody } from '../validation/keys.js';
 import { UuidSchema } from '../validation/schemas.js';
-import { assertOwnedActive, roleCovers } from './access.js';
+import { assertOwnedActive, inKeyScope, roleCovers } from './access.js';
 import type { Principal } from './authentication.js';
 import type { MdStoreContext } from './context.js';
 import { deferred } from './deferred-body.js';
@@ -129,10 +129,19 @@ export async function createKey(
   return { ...toKeyView(record), apiKey: secret };
 }
 
-/** `GET /api/keys`: the account's keys that are not revoked, oldest first. */
+/**
+ * Whether a key lies within the project scope of `principal` (extensions §8): every key for an unscoped
+ * principal; for a project-scoped one, only keys scoped to a subset of its projects, so that a listing
+ * never names a project that is `404` to it everywhere else (nor a key reaching every project).
+ */
+export const withinKeyScope = (principal: Principal, key: Pick<ApiKeyRecord, 'projectIds'>): boolean =>
+  principal.projectIds === null ||
+  (key.projectIds !== null && key.projectIds.every((id) => inKeyScope(principal, id)));
+
+/** `GET /api/keys`: the account's keys that are not revoked and lie within the key's scope, oldest first. */
 export async function listKeys(ctx: MdStoreContext, input: { principal: Principal }): Promise<KeyView[]> {
   const keys = await ctx.records.listApiKeys({ accountId: input.principal.accountId });
-  return keys.filter((key) => key.revokedAt === null).map(toKeyView);
+  return keys.filter((key) => key.revokedAt === null && withinKeyScope(input.principal, key)).map(toKeyView);
 }
 
 /**

@@ -62,7 +62,8 @@ export const listKeys = defineRoute(
     path: KEYS,
     operationId: 'listKeys',
     summary: 'List API keys',
-    description: 'The account’s keys that are not revoked, oldest first; never a secret.',
+    description:
+      'The account’s keys that are not revoked, oldest first; never a secret. A project-scoped key lists only keys scoped to a subset of its projects.',
     tags: ['Access'],
     auth: 'apiKey',
     role: 'admin',
