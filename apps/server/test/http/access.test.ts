@@ -608,6 +608,18 @@ describe('audit log (extensions §8)', () => {
       expect(text).not.toContain(hidden);
   });
 
+  test('an upload is recorded with the filename its form gave (issue 34, finding 15)', async (h) => {
+    const s = await scene(h);
+    await h.uploadFile(s.apiKey, s.defaultProjectId, 'notes/from-form.md', '# form');
+    const { body } = await audit(h, s.apiKey);
+    const upload = body.entries.find((e) => e.action === 'POST /api/projects/:project_id/files')!;
+    expect(upload).toMatchObject({
+      project_id: s.defaultProjectId,
+      filename: 'notes/from-form.md',
+      status: 201,
+    });
+  });
+
   test('MCP tool calls are recorded as requests are: changes and refusals, never reads, content or metadata', async (h) => {
     const s = await scene(h);
     const reader = await s.key('read');
