@@ -1,9 +1,5 @@
 import { CHANGES_LIMITS } from '../../defaults/changes.js';
-import {
-  ChangesExpiredError,
-  InvalidInputError,
-  type ValidationIssue,
-} from '../../errors.js';
+import { ChangesExpiredError, InvalidInputError, type ValidationIssue } from '../../errors.js';
 import type { ChangeEventRecord } from '../../model/changes.js';
 import { assertReachable, inKeyScope } from '../access.js';
 import type { Principal } from '../authentication.js';
