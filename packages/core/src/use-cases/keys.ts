@@ -135,8 +135,7 @@ export async function createKey(
  * never names a project that is `404` to it everywhere else (nor a key reaching every project).
  */
 export const withinKeyScope = (principal: Principal, key: Pick<ApiKeyRecord, 'projectIds'>): boolean =>
-  principal.projectIds === null ||
-  (key.projectIds !== null && key.projectIds.every((id) => inKeyScope(principal, id)));
+  principal.projectIds === null || (key.projectIds?.every((id) => inKeyScope(principal, id)) ?? false);
 
 /** `GET /api/keys`: the account's keys that are not revoked and lie within the key's scope, oldest first. */
 export async function listKeys(ctx: MdStoreContext, input: { principal: Principal }): Promise<KeyView[]> {
