@@ -25,10 +25,28 @@ export interface Route {
   readonly anchor: string | null;
 }
 
+/**
+ * A percent-encoded part of a route, decoded; null when it is not valid percent-encoded UTF-8 (a link
+ * to `#/p/%E0%A4%A`): `decodeURIComponent` throws "URI malformed" there, and a throw while the route is
+ * read would leave the page blank, on every reload too.
+ */
+export function decodePart(text: string): string | null {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The route of a fragment. Whatever it holds, it is a route: a project id that does not decode opens
+ * the projects, a filename that does not decode the project's folder, an anchor that does not decode
+ * nothing to scroll to.
+ */
 export function parseRoute(hash: string): Route {
   const fragment = hash.replace(/^#/, '');
   const anchorAt = fragment.indexOf('#');
-  const anchor = anchorAt < 0 ? null : decodeURIComponent(fragment.slice(anchorAt + 1));
+  const anchor = anchorAt < 0 ? null : decodePart(fragment.slice(anchorAt + 1));
   const [path = '', search = ''] = (anchorAt < 0 ? fragment : fragment.slice(0, anchorAt)).split('?', 2);
   const params = new URLSearchParams(search);
   const parts = path.split('/').filter((p) => p !== '');
@@ -41,11 +59,13 @@ export function parseRoute(hash: string): Route {
   };
   if (parts[0] === 'keys') return { ...base, view: 'keys' };
   if (parts[0] === 'webhooks') return { ...base, view: 'webhooks' };
-  if (parts[0] !== 'p' || parts[1] === undefined) return { ...base, view: 'projects' };
-  const projectId = decodeURIComponent(parts[1]);
+  const projectId = parts[0] === 'p' && parts[1] !== undefined ? decodePart(parts[1]) : null;
+  if (projectId === null) return { ...base, view: 'projects' };
   if (parts[2] === 'f' && parts[3] !== undefined) {
     // Each segment percent-encoded, `/` kept (as the server's renderer writes links); `%2F` also reads.
-    const filename = parts.slice(3).map(decodeURIComponent).join('/');
+    const segments = parts.slice(3).map(decodePart);
+    if (segments.includes(null)) return { ...base, projectId, view: 'folder' };
+    const filename = segments.join('/');
     return { ...base, projectId, view: 'file', filename, dir: params.get('dir') ?? folderOf(filename) };
   }
   const view = parts[2];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { consoleFileHref } from '../../../packages/core/src/markdown/hrefs.ts';
-import { href, parseRoute } from '../src/route';
+import { decodePart, href, parseRoute } from '../src/route';
 import { copyName } from '../src/screens/edit';
 import { headingsOf, linkedFile } from '../src/screens/file';
 import { highlightParts } from '../src/screens/search';
@@ -47,6 +47,24 @@ describe('routes', () => {
     expect(parseRoute(href.webhooks()).view).toBe('webhooks');
     for (const other of ['', '#', '#/', '#/nowhere', '#/p']) expect(parseRoute(other).view).toBe('projects');
   });
+
+  it('a part that is not valid percent-encoded UTF-8 never throws: projects, folder or no anchor (issue 34, finding 11)', () => {
+    expect(decodePart('%E0%A4%A')).toBeNull();
+    expect(decodePart('caf%C3%A9')).toBe('café');
+    expect(parseRoute('#/p/%E0%A4%A')).toMatchObject({ view: 'projects', projectId: null });
+    expect(parseRoute('#/p/%E0%A4%A/f/a.md')).toMatchObject({ view: 'projects', projectId: null });
+    expect(parseRoute(`#/p/${PROJECT}/f/ok/%E0%A4%A.md`)).toMatchObject({
+      view: 'folder',
+      projectId: PROJECT,
+      filename: null,
+    });
+    expect(parseRoute(`#/p/${PROJECT}/f/a.md#%E0%A4%A`)).toMatchObject({
+      view: 'file',
+      filename: 'a.md',
+      anchor: null,
+    });
+    expect(parseRoute(`#/p/${PROJECT}/search?q=%E0%A4%A`).view).toBe('search');
+  });
 });
 
 describe('links in a rendered file', () => {
@@ -55,6 +73,8 @@ describe('links in a rendered file', () => {
     expect(linkedFile('guides/setup.md', './deep/a.md#part')).toBe('guides/deep/a.md');
     expect(linkedFile('guides/setup.md', 'other%20name.mdx')).toBe('guides/other name.mdx');
     expect(linkedFile('guides/setup.md', '/top.md')).toBe('top.md');
+    // A link whose path does not decode is no file of the project, and no throw.
+    expect(linkedFile('guides/setup.md', '%E0%A4%A.md')).toBeNull();
     for (const outside of [
       'https://example.org/a.md',
       'mailto:a@b.c',

@@ -362,6 +362,12 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX shares_project_idx ON shares (project_id, created_at, id);
     `,
   },
+  {
+    version: 12,
+    name: 'the key that made a share',
+    // Issue 34, finding 10: a share ends with its creating key.
+    sql: `ALTER TABLE shares ADD COLUMN created_by TEXT COLLATE "C";`,
+  },
 ];
 
 /**

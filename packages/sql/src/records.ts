@@ -263,11 +263,12 @@ export const SHARES = defineTable<ShareRecord>(
     filename: ['filename', 'text'],
     prefix: ['prefix', 'text'],
     tokenHash: ['token_hash', 'text'],
+    createdBy: ['created_by', 'text'],
     createdAt: ['created_at', 'integer'],
     expiresAt: ['expires_at', 'integer'],
     revokedAt: ['revoked_at', 'integer'],
   },
-  { key: ['id'], immutable: ['accountId', 'projectId', 'tokenHash', 'createdAt'] },
+  { key: ['id'], immutable: ['accountId', 'projectId', 'tokenHash', 'createdBy', 'createdAt'] },
 );
 
 /** A webhook as stored: its event filters as JSON text. */

@@ -281,6 +281,10 @@ CREATE TABLE shares (
 ) STRICT;
 CREATE INDEX shares_project ON shares (project_id, created_at, id);
 `;
+/** The key that made a share (issue 34, finding 10): its revocation ends the share. */
+const SHARE_CREATORS = `
+ALTER TABLE shares ADD COLUMN created_by TEXT;
+`;
 
 /**
  * Webhooks (extensions §7): each with its delivery state and lease on its row, and its deliveries log,
@@ -377,6 +381,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 9, description: 'changeset id and message of revisions', sql: REVISION_CHANGESETS },
   { version: 10, description: 'link index', sql: LINK_INDEX },
   { version: 11, description: 'share links', sql: SHARES },
+  { version: 12, description: 'the key that made a share', sql: SHARE_CREATORS },
 ];
 
 /** The schema version this code writes and expects (SQLite's `user_version`). */

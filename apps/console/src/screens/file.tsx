@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, type FileObject, fileObject, type Me, request, seg } from '../api';
 import { ScrollPre } from '../diff';
 import { useLiveVersion } from '../live';
-import { folderOf, go, href } from '../route';
+import { decodePart, folderOf, go, href } from '../route';
 import { useLoad } from '../use-load';
 import { EditPanel } from './edit';
 import { FileActions } from './file-actions';
@@ -214,8 +214,8 @@ function insertHtml(
 /** Resolves a relative link of a rendered file to another file of the project, or null. */
 export function linkedFile(fromFilename: string, target: string): string | null {
   if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('#') || target.startsWith('//')) return null;
-  const path = decodeURIComponent(target.split('#', 1)[0]!.split('?', 1)[0]!);
-  if (!/\.mdx?$/i.test(path)) return null;
+  const path = decodePart(target.split('#', 1)[0]!.split('?', 1)[0]!);
+  if (path === null || !/\.mdx?$/i.test(path)) return null;
   const parts = (path.startsWith('/') ? path.slice(1) : folderOf(fromFilename) + path).split('/');
   const out: string[] = [];
   for (const part of parts) {
@@ -246,7 +246,8 @@ function FileView(props: { projectId: string; filename: string; loaded: Loaded; 
         go(href.file(projectId, other));
       } else if (target.startsWith('#') && !target.startsWith('#/')) {
         event.preventDefault();
-        document.getElementById(decodeURIComponent(target.slice(1)))?.scrollIntoView();
+        const id = decodePart(target.slice(1));
+        if (id !== null) document.getElementById(id)?.scrollIntoView();
       }
     };
     element.addEventListener('click', follow);

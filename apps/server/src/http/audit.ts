@@ -110,8 +110,23 @@ function parameterOf(template: string, path: string, name: string): string | nul
 }
 
 /**
+ * Names the file a request wrote when its path does not (an upload: the name comes from the multipart
+ * form), for its audit entry.
+ */
+export function auditFilename(res: Response, filename: string): void {
+  res.locals.auditFilename = filename;
+}
+
+/** The file of the audit entry: the path's `:filename`, else the one the handler named. */
+function auditedFilenameOf(template: string, path: string, res: Response): string | null {
+  const named = res.locals.auditFilename;
+  return parameterOf(template, path, 'filename') ?? (typeof named === 'string' ? named : null);
+}
+
+/**
  * Records the `/api` requests `isAudited` picks, once their answer is sent: the key (null without a
- * valid one), the route template, the project and file named in the path, the status, the request id
+ * valid one), the route template, the project and file named in the path (or the file an upload's form
+ * named, `auditFilename`), the status, the request id
  * and the client address. Never the key, a body, content or metadata.
  */
 export function auditRequests(
@@ -137,7 +152,7 @@ export function auditRequests(
         keyId: principal?.keyId ?? null,
         action: `${req.method} ${template}`,
         projectId: parameterOf(template, path, 'project_id'),
-        filename: parameterOf(template, path, 'filename'),
+        filename: auditedFilenameOf(template, path, res),
         status: res.statusCode,
         requestId: requestIdOf(res) ?? null,
         ip: req.ip ?? null,

@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { type ArchiveEntry, type ImportArchive, isMdStoreError } from '@mdstore/core';
 import { describe, expect, it } from 'vitest';
 import { type ImportBounds, readImportBody } from '../../src/archive/read/index.js';
@@ -166,6 +167,26 @@ describe('tar.gz', () => {
       type: 'too_many_entries',
     });
     expect(await entriesOf('application/gzip', archive)).toHaveLength(3);
+  });
+
+  it('answers 422 for an archive cut inside an entry after two whole ones, as the entry is read (issue 34, finding 14)', async () => {
+    const whole = gunzipSync(
+      await craftTarGz([
+        { name: 'a.md', data: 'a' },
+        { name: 'b.md', data: 'b' },
+        // Incompressible: the gzip stream is long enough to be cut inside this entry.
+        { name: 'c.md', data: randomBytes(40_000).toString('base64') },
+      ]),
+    );
+    const cutTar = gzipSync(whole.subarray(0, 2 * 1024 + 512 + 1000)); // a whole gzip of a cut tar
+    const gzipped = gzipSync(whole);
+    const cutGzip = gzipped.subarray(0, gzipped.length / 2); // a gzip stream cut inside c.md
+    for (const archive of [cutTar, cutGzip]) {
+      expect(await refusal('application/gzip', archive)).toEqual({
+        code: 'INVALID_INPUT',
+        type: 'archive_invalid',
+      });
+    }
   });
 
   it('answers 422 for a body that is not a gzip, or a gzip that is not a tar', async () => {

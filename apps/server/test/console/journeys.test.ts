@@ -582,6 +582,15 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
+  it('a link that does not decode (#/p/%E0%A4%A) opens the projects, after a reload too (issue 34, finding 11)', async () => {
+    // "URI malformed" thrown while the route is read would be a page error (checked below) and a blank page.
+    for (const load of [() => page.goto(`${server.url}/#/p/%E0%A4%A`), () => page.reload()]) {
+      await load();
+      await nav('Projects').getByRole('link', { name: 'Default' }).waitFor();
+      expect((await page.evaluate(() => document.body.innerText)).trim()).not.toBe('');
+    }
+  });
+
   it('no serious or critical axe violation on any screen; no error, nothing loaded from elsewhere', () => {
     expect(violations).toEqual([]);
     expect(errors).toEqual([]);

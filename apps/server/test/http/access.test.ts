@@ -143,7 +143,8 @@ describe('roles: every route of the table, every role (extensions §8)', () => {
     const base: Omit<RouteDescription, 'role'> = {
       method: 'GET',
       path: '/api/unroled',
-      operationId: 'unroled',
+      // An operation with a row in the budget table (issue 34): a route without one is not mounted.
+      operationId: 'listProjects',
       summary: 'x',
       tags: ['Projects'],
       auth: 'apiKey',
@@ -397,7 +398,7 @@ describe('/api/keys (extensions §8)', () => {
     expect((await h.fetch('/api/keys/current', { key: key.api_key })).status).toBe(401);
   });
 
-  test('create: expires_date must be in the future (422), fields are checked (422)', async (h) => {
+  test('create: expires_date must be in the future (422), fields are checked (422), projects as everywhere', async (h) => {
     const s = await scene(h);
     const past = await h.json('/api/keys', 'POST', s.apiKey, {
       name: 'late',
@@ -414,12 +415,21 @@ describe('/api/keys (extensions §8)', () => {
     expect(((await bad.json()) as { detail: { loc: string[] }[] }).detail[0]!.loc).toEqual(['body', 'role']);
     const missing = await h.json('/api/keys', 'POST', s.apiKey, { role: 'read' });
     expect(missing.status).toBe(422);
-    const stranger = await h.json('/api/keys', 'POST', s.apiKey, {
-      name: 'x',
-      role: 'read',
-      project_ids: [RANDOM_ID],
-    });
-    expect(stranger.status).toBe(422);
+    // A project id that parses is decided as on every project route (issue 34, finding 12).
+    const scoped = async (projectId: string) => {
+      const response = await h.json('/api/keys', 'POST', s.apiKey, {
+        name: 'x',
+        role: 'read',
+        project_ids: [s.defaultProjectId, projectId],
+      });
+      return [response.status, await response.json()];
+    };
+    expect(await scoped(RANDOM_ID)).toEqual([404, PROJECT_NOT_FOUND]);
+    const other = await h.account();
+    expect(await scoped(other.defaultProjectId)).toEqual([
+      403,
+      { detail: 'You do not have permission to access this resource' },
+    ]);
   });
 
   test('create: never more than the creating key (403)', async (h) => {
@@ -474,6 +484,29 @@ describe('/api/keys (extensions §8)', () => {
     );
     expect(foreign.status).toBe(404);
     expect((await h.fetch('/api/projects', { key: stranger.apiKey })).status).toBe(200);
+  });
+
+  test('list: a project-scoped admin key lists only keys within its scope (issue 34, finding 9)', async (h) => {
+    const s = await scene(h);
+    const other = await h.createProject(s.apiKey, 'Other');
+    const scoped = await s.key('admin', { projectIds: [s.defaultProjectId] });
+    const inside = await s.key('read', { projectIds: [s.defaultProjectId] });
+    const elsewhere = await s.key('read', { projectIds: [other.id] });
+    const both = await s.key('read', { projectIds: [s.defaultProjectId, other.id] });
+    const everywhere = await s.key('read');
+    const ids = async (apiKey: string) => {
+      const response = await h.fetch('/api/keys', { key: apiKey });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { keys: { id: string; project_ids: string[] | null }[] };
+      return body.keys;
+    };
+    const seen = await ids(scoped.apiKey);
+    expect(seen.map((k) => k.id).sort()).toEqual([scoped.keyId, inside.keyId].sort());
+    expect(JSON.stringify(seen)).not.toContain(other.id);
+    // An unscoped admin key still lists every key of the account.
+    expect((await ids(s.apiKey)).map((k) => k.id)).toEqual(
+      expect.arrayContaining([scoped.keyId, inside.keyId, elsewhere.keyId, both.keyId, everywhere.keyId]),
+    );
   });
 
   test('revoke: a scoped admin key cannot revoke a key that reaches further', async (h) => {
@@ -574,6 +607,18 @@ describe('audit log (extensions §8)', () => {
     });
     for (const hidden of [s.apiKey, reader.apiKey, secret, 'secret description value'])
       expect(text).not.toContain(hidden);
+  });
+
+  test('an upload is recorded with the filename its form gave (issue 34, finding 15)', async (h) => {
+    const s = await scene(h);
+    await h.uploadFile(s.apiKey, s.defaultProjectId, 'notes/from-form.md', '# form');
+    const { body } = await audit(h, s.apiKey);
+    const upload = body.entries.find((e) => e.action === 'POST /api/projects/:project_id/files')!;
+    expect(upload).toMatchObject({
+      project_id: s.defaultProjectId,
+      filename: 'notes/from-form.md',
+      status: 201,
+    });
   });
 
   test('MCP tool calls are recorded as requests are: changes and refusals, never reads, content or metadata', async (h) => {

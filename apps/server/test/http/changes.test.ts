@@ -238,6 +238,25 @@ describe('GET /api/changes', () => {
     expect((await changes(h, scoped.apiKey, `?project_id=${outside.id}`)).status).toBe(404);
   });
 
+  test('another account’s project_id is 403 with the interface’s detail, held or streamed too; a missing one 404', async (h) => {
+    const { apiKey } = await h.account();
+    const other = await h.account();
+    const forbidden = { status: 403, body: { detail: 'You do not have permission to access this resource' } };
+    const read = async (query: string, headers: Record<string, string> = {}) => {
+      const response = await h.fetch(`/api/changes${query}`, { key: apiKey, headers });
+      return { status: response.status, body: await response.json() };
+    };
+    expect(await read(`?project_id=${other.defaultProjectId}`)).toEqual(forbidden);
+    expect(await read(`?project_id=${other.defaultProjectId}&wait=5`)).toEqual(forbidden);
+    expect(await read(`?project_id=${other.defaultProjectId}`, { Accept: 'text/event-stream' })).toEqual(
+      forbidden,
+    );
+    expect(await read('?project_id=0f0e0d0c-0b0a-4009-8807-060504030201')).toEqual({
+      status: 404,
+      body: { detail: 'Project not found' },
+    });
+  });
+
   test('a long poll is answered as soon as an event commits, or with nothing when wait passes', async (h) => {
     const { apiKey, defaultProjectId } = await h.account();
     const since = await lastSeq(h, apiKey);

@@ -89,23 +89,27 @@ describe('values no store can hold are refused at the edge, never a 500 (finding
     type: 'value_error',
   });
 
-  test('U+0000 in a path parameter is 400 at its location, on every route', async (h) => {
+  test('U+0000 in a path parameter is refused at its location: 422 for ids and numbers, 400 for a filename', async (h) => {
     const { apiKey, defaultProjectId } = await h.account();
     await h.uploadFile(apiKey, defaultProjectId, 'secret.md', '# secret');
     const project = `/api/projects/${defaultProjectId}`;
-    const cases: Array<[string, string, string[]]> = [
-      ['GET', `${project}/files/secret.md%00`, ['path', 'filename']],
-      ['DELETE', `${project}/files/secret.md%00`, ['path', 'filename']],
-      ['GET', `${project}/files/%00/outline`, ['path', 'filename']],
-      ['GET', `${project}/files/secret.md%00/revisions`, ['path', 'filename']],
-      ['DELETE', `${project}/trash/%00`, ['path', 'trash_id']],
-      ['POST', `${project}/trash/a%00b/restore`, ['path', 'trash_id']],
-      ['GET', '/api/projects/%00', ['path', 'project_id']],
+    const cases: Array<[string, string, string[], number]> = [
+      ['GET', `${project}/files/secret.md%00`, ['path', 'filename'], 400],
+      ['DELETE', `${project}/files/secret.md%00`, ['path', 'filename'], 400],
+      ['GET', `${project}/files/%00/outline`, ['path', 'filename'], 400],
+      ['GET', `${project}/files/secret.md%00/revisions`, ['path', 'filename'], 400],
+      ['DELETE', `${project}/trash/%00`, ['path', 'trash_id'], 422],
+      ['POST', `${project}/trash/a%00b/restore`, ['path', 'trash_id'], 422],
+      ['GET', `${project}/files/secret.md/revisions/%00`, ['path', 'revision'], 422],
+      ['GET', `${project}/files/secret.md/revisions/1%00`, ['path', 'revision'], 422],
+      ['GET', '/api/projects/%00', ['path', 'project_id'], 422],
+      ['DELETE', '/api/keys/%00', ['path', 'key_id'], 422],
+      ['DELETE', '/api/webhooks/%00', ['path', 'webhook_id'], 422],
     ];
-    for (const [method, path, loc] of cases) {
+    for (const [method, path, loc, status] of cases) {
       const response = await h.fetch(path, { method, key: apiKey });
       expect({ status: response.status, body: await response.json() }, `${method} ${path}`).toEqual({
-        status: 400,
+        status,
         body: { detail: [nulIssue(loc)] },
       });
     }

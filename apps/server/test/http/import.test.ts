@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect } from 'vitest';
 import { type ReadEntry, readTarGz, readZip } from '../support/archives.js';
 import { craftTarGz, craftZip } from '../support/crafted-archives.js';
@@ -322,6 +324,36 @@ describe('import (extensions §10)', () => {
     expect((await post(h, apiKey, id, craftZip([]), { type: 'text/plain' })).status).toBe(415);
     const other = await h.account();
     expect((await post(h, other.apiKey, id, craftZip([{ name: 'x.md', data: 'x' }]))).status).toBe(403);
+    expect(await filesOf(h, apiKey, id)).toEqual({});
+  });
+
+  test('a tar.gz cut off mid-entry after two whole entries is 422, nothing written (issue 34, finding 14)', async (h) => {
+    const { apiKey } = await h.account();
+    const { id } = await h.createProject(apiKey, 'cut');
+    const whole = gunzipSync(
+      await craftTarGz([
+        { name: 'a.md', data: 'a' },
+        { name: 'b.md', data: 'b' },
+        // Incompressible: the gzip stream is long enough to be cut inside this entry.
+        { name: 'c.md', data: randomBytes(40_000).toString('base64') },
+      ]),
+    );
+    // Two whole entries (a header and one 512-byte block each), then c.md's header and part of its data.
+    const cutAt = 2 * 1024 + 512 + 1000;
+    const cutTar = gzipSync(whole.subarray(0, cutAt)); // a whole gzip of a tar cut short
+    const gzipped = gzipSync(whole);
+    const cutGzip = gzipped.subarray(0, gzipped.length / 2); // a gzip stream cut inside c.md
+    for (const [label, body] of [
+      ['tar cut', cutTar],
+      ['gzip cut', cutGzip],
+    ] as const) {
+      const refused = await post(h, apiKey, id, body, { type: TYPES['tar.gz'] });
+      const text = await refused.text();
+      expect({ label, status: refused.status }, text).toEqual({ label, status: 422 });
+      expect((JSON.parse(text) as { detail: Array<{ loc: unknown; type: string }> }).detail).toEqual([
+        expect.objectContaining({ loc: ['body'], type: 'archive_invalid' }),
+      ]);
+    }
     expect(await filesOf(h, apiKey, id)).toEqual({});
   });
 

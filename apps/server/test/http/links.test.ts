@@ -324,6 +324,18 @@ describe('every content write keeps the index', () => {
 });
 
 describe('broken links and orphans', () => {
+  test('an anchor-broken link names the file it resolved to, as outgoing[].target does (issue 34, finding 16)', async (h) => {
+    const api = await setup(h);
+    await api.upload('notes/b.md', '# B\n');
+    await api.upload('a.md', '[[b#nope]] [x](notes/b.md#nope)\n');
+    const outgoing = (await api.links('a.md')).outgoing.map((link) => link.target);
+    expect(outgoing).toEqual(['notes/b.md', 'notes/b.md']);
+    expect(await allBroken(api)).toEqual([
+      { source: 'a.md', line: 1, raw: 'b#nope', target: 'notes/b.md', reason: 'anchor' },
+      { source: 'a.md', line: 1, raw: 'notes/b.md#nope', target: 'notes/b.md', reason: 'anchor' },
+    ]);
+  });
+
   test('reasons missing and anchor (GitHub slugs for Markdown, heading text for wiki), paged in order', async (h) => {
     const api = await setup(h);
     await api.upload('b.md', '# Hello, World!\n\n## Hello, World!\n\n## Café Menü\n');
@@ -338,7 +350,7 @@ describe('broken links and orphans', () => {
     const expected = [
       { source: 'a.md', line: 2, raw: 'b.md#Hello-World', target: 'b.md', reason: 'anchor' },
       { source: 'a.md', line: 2, raw: 'c.md', target: 'c.md', reason: 'missing' },
-      { source: 'a.md', line: 2, raw: 'b#cafe-menu', target: 'b', reason: 'anchor' },
+      { source: 'a.md', line: 2, raw: 'b#cafe-menu', target: 'b.md', reason: 'anchor' },
       { source: 'a.md', line: 2, raw: 'nowhere', target: 'nowhere', reason: 'missing' },
     ];
     expect(await allBroken(api)).toEqual(expected);

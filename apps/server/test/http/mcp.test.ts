@@ -398,6 +398,16 @@ describe('MCP tools', () => {
     const result = (await otherClient.callTool({ name: 'read_file', arguments: s.file })) as CallToolResult;
     expect(result).toMatchObject({ isError: true, content: [{ type: 'text' }] });
     expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toMatchObject({ status: 403 });
+    // The change feed of another account's project too (issue 34, finding 12), with the interface's detail.
+    const feed = (await otherClient.callTool({
+      name: 'recent_changes',
+      arguments: { project_id: s.projectId },
+    })) as CallToolResult;
+    expect(feed.isError).toBe(true);
+    expect(JSON.parse((feed.content as Array<{ text: string }>)[0]!.text)).toEqual({
+      status: 403,
+      detail: 'You do not have permission to access this resource',
+    });
     // Stateless: a tools/call with no session and no initialize before it.
     const raw = await mcpPost(h, s.apiKey, {
       jsonrpc: '2.0',

@@ -255,6 +255,43 @@ describe('GET /s/{token}', () => {
     expect(logged).not.toContain(token);
   });
 
+  test('a share never outlives its creating key: capped at its expiry, 404 once it is revoked (issue 34, finding 10)', async (h) => {
+    const s = await scene(h);
+    await s.upload('a.md', '# A\n');
+    const madeBy = async (expires_date?: string) => {
+      const created = await h.json('/api/keys', 'POST', s.apiKey, {
+        name: 'sharer',
+        role: 'admin',
+        ...(expires_date && { expires_date }),
+      });
+      return (await created.json()) as { id: string; api_key: string };
+    };
+    // A key expiring in 30 s asks for 30 days: the link expires with the key.
+    const expiresAt = h.clock.now() + 30_000;
+    const brief = await madeBy(new Date(expiresAt).toISOString());
+    const capped = await s.create({ filename: 'a.md', expires_in_seconds: 30 * 86_400 }, brief.api_key);
+    expect(capped.status).toBe(201);
+    const cappedShare = (await capped.json()) as ShareJson;
+    expect(Date.parse(cappedShare.expires_date)).toBe(expiresAt);
+    const cappedPath = new URL(cappedShare.url).pathname;
+    expect((await h.fetch(cappedPath)).status).toBe(200);
+    // A share made by a key revoked since answers as a revoked share, and leaves the list.
+    const revokedLater = await madeBy();
+    const made = await s.create({ filename: 'a.md' }, revokedLater.api_key);
+    const madeShare = (await made.json()) as ShareJson;
+    const path = new URL(madeShare.url).pathname;
+    expect((await h.fetch(path)).status).toBe(200);
+    const revoked = await h.fetch(`/api/keys/${revokedLater.id}`, { method: 'DELETE', key: s.apiKey });
+    expect(revoked.status).toBe(204);
+    const after = await h.fetch(path);
+    expect([after.status, await after.json()]).toEqual([404, { detail: 'Share not found' }]);
+    expect((await h.fetch(`${path}?raw=1`)).status).toBe(404);
+    const listed = (await (await h.fetch(s.shares, { key: s.apiKey })).json()) as { shares: ShareJson[] };
+    expect(listed.shares.map((share) => share.id)).toEqual([cappedShare.id]);
+    h.clock.advance(30_001);
+    expect((await h.fetch(cappedPath)).status).toBe(404);
+  });
+
   test('a project deleted: its links are 404', async (h) => {
     const s = await scene(h);
     await s.upload('a.md', '# A\n');

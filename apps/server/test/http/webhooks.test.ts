@@ -15,6 +15,7 @@ const RESOLVED: Record<string, string[]> = {
   'private.example': ['10.1.2.3'],
   'metadata.example': ['169.254.169.254'],
   'ula.example': ['fd00:ec2::254'],
+  'site-local.example': ['fec0::1'],
   // One public and one private answer: every address must be allowed.
   'mixed.example': ['93.184.215.14', '192.168.0.10'],
 };
@@ -87,7 +88,15 @@ describe('webhooks (extensions §7)', () => {
   test('refuses bad bodies with 422 at the field', async (h) => {
     const s = await scene(h);
     expect(await issueAt(await s.create({}))).toEqual([['body', 'url']]);
-    for (const url of ['ftp://public.example/x', 'public.example/x', 'https://user:pw@public.example/', 42]) {
+    for (const url of [
+      'ftp://public.example/x',
+      'public.example/x',
+      'https://user:pw@public.example/',
+      // A password without a user is credentials too (issue 34, finding 8).
+      'http://:pw@public.example/',
+      'https://user@public.example/',
+      42,
+    ]) {
       expect(await issueAt(await s.create({ url }))).toEqual([['body', 'url']]);
     }
     const long = `https://public.example/${'a'.repeat(2048 - 'https://public.example/'.length)}`;
@@ -100,12 +109,14 @@ describe('webhooks (extensions §7)', () => {
     expect(await issueAt(await s.create({ url: URL_OK, project_id: 'nope' }))).toEqual([
       ['body', 'project_id'],
     ]);
-    expect(await issueAt(await s.create({ url: URL_OK, project_id: RANDOM_ID }))).toEqual([
-      ['body', 'project_id'],
-    ]);
+    // A project id that parses is decided as on every project route (issue 34, finding 12).
+    const missing = await s.create({ url: URL_OK, project_id: RANDOM_ID });
+    expect([missing.status, await missing.json()]).toEqual([404, { detail: 'Project not found' }]);
     const other = await h.account();
-    expect(await issueAt(await s.create({ url: URL_OK, project_id: other.defaultProjectId }))).toEqual([
-      ['body', 'project_id'],
+    const foreign = await s.create({ url: URL_OK, project_id: other.defaultProjectId });
+    expect([foreign.status, await foreign.json()]).toEqual([
+      403,
+      { detail: 'You do not have permission to access this resource' },
     ]);
     expect((await h.fetch('/api/webhooks', { key: s.apiKey }).then((r) => r.json())) as unknown).toEqual({
       webhooks: [expect.objectContaining({ url: long })],
@@ -125,6 +136,13 @@ describe('webhooks (extensions §7)', () => {
       'http://0x7f.1/',
       'http://169.254.169.254/',
       'http://[::ffff:10.0.0.1]/',
+      // IPv4-compatible, RFC 8215 local NAT64 and site-local IPv6 (issue 34, finding 8).
+      'http://[::127.0.0.1]/',
+      'http://[::a9fe:a9fe]/',
+      'http://[::10.0.0.1]/',
+      'http://[64:ff9b:1::a9fe:a9fe]/',
+      'http://[fec0::1]/',
+      'http://site-local.example/',
       'http://nowhere.example/',
     ]) {
       const response = await s.create({ url });
@@ -139,9 +157,8 @@ describe('webhooks (extensions §7)', () => {
     const everywhere = (await (await s.create({ url: URL_OK })).json()) as { id: string };
     const scoped = await s.key('admin', [s.defaultProjectId]);
     expect((await s.create({ url: URL_OK }, scoped)).status).toBe(403);
-    expect(await issueAt(await s.create({ url: URL_OK, project_id: other.id }, scoped))).toEqual([
-      ['body', 'project_id'],
-    ]);
+    const outside = await s.create({ url: URL_OK, project_id: other.id }, scoped);
+    expect([outside.status, await outside.json()]).toEqual([404, { detail: 'Project not found' }]);
     const mine = (await (await s.create({ url: URL_OK, project_id: s.defaultProjectId }, scoped)).json()) as {
       id: string;
     };

@@ -64,6 +64,13 @@ describe('the address rule (extensions §7)', () => {
       '64:ff9b::a9fe:a9fe': 'rfc6052',
       '2002:7f00:1::': '6to4',
       'not an address': 'invalid',
+      // IPv6 forms ipaddr.js calls unicast (issue 34, finding 8).
+      '::7f00:1': 'ipv4Compatible',
+      '::a9fe:a9fe': 'ipv4Compatible',
+      '::a00:1': 'ipv4Compatible',
+      '64:ff9b:1::a9fe:a9fe': 'nat64Local',
+      'fec0::1': 'siteLocal',
+      '4000::1': 'nonGlobal',
     };
     for (const [address, expected] of Object.entries(table)) {
       const verdict = classifyAddress(address);
@@ -111,6 +118,22 @@ describe('the address rule (extensions §7)', () => {
       allowed: false,
       reason: 'url host slow-dns.test does not resolve',
     });
+  });
+
+  it('refuses IPv4-embedding and site-local IPv6 at delivery too, from DNS or a literal (issue 34, finding 8)', async () => {
+    // A webhook stored before the rule (or a name rebound since) is refused at each attempt, unsent.
+    const resolver = stubResolver({ 'embedded.test': [['::a9fe:a9fe']], 'site.test': [['fec0::1']] });
+    const transport = httpWebhookTransport({ allowPrivate: false, resolver });
+    for (const [url, range] of [
+      ['http://embedded.test/', 'ipv4Compatible'],
+      ['http://site.test/', 'siteLocal'],
+      ['http://[::127.0.0.1]/', 'ipv4Compatible'],
+      ['http://[64:ff9b:1::a9fe:a9fe]/', 'nat64Local'],
+    ] as const) {
+      expect(await transport.post(post(url))).toEqual({
+        error: `refused: url host resolves to a ${range} address`,
+      });
+    }
   });
 
   it('checks again at each delivery: a name that now resolves to a private address is refused, unsent', async () => {

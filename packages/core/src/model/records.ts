@@ -51,6 +51,11 @@ export interface ShareRecord {
   /** A folder, ending with `/`. */
   readonly prefix: string | null;
   readonly tokenHash: string;
+  /**
+   * The key that made it: the share stops working when that key is revoked (issue 34, finding 10).
+   * `null` for a share made before the column existed (it lives out its own expiry).
+   */
+  readonly createdBy: string | null;
   readonly createdAt: EpochMillis;
   readonly expiresAt: EpochMillis;
   readonly revokedAt: EpochMillis | null;

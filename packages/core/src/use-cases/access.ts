@@ -36,9 +36,22 @@ export function assertOwnedActive(
   principal: Principal,
   projectId: string,
 ): ProjectRecord {
-  if (project?.status !== 'active' || !inKeyScope(principal, projectId)) {
-    throw new ProjectNotFoundError(projectId);
-  }
+  if (project?.status !== 'active') throw new ProjectNotFoundError(projectId);
+  return assertReachable(project, principal, projectId);
+}
+
+/**
+ * The one decision of whether a key reaches a project, whatever its state (extensions §0, §8): a project
+ * that does not exist or is outside the key's project scope is 404, one of another account is 403 (the
+ * interface's detail). Routes that take a project id in a query or a body (the change feed, webhooks,
+ * keys) decide with it as the project routes do.
+ */
+export function assertReachable(
+  project: ProjectRecord | null,
+  principal: Principal,
+  projectId: string,
+): ProjectRecord {
+  if (!project || !inKeyScope(principal, projectId)) throw new ProjectNotFoundError(projectId);
   if (project.accountId !== principal.accountId) throw new ForbiddenError();
   return project;
 }

@@ -4,7 +4,7 @@ import type { ApiKeyRecord, Role } from '../model/records.js';
 import { issueAt } from '../validation/issues.js';
 import { type CreateKeyInput, KEY_LIMITS, parseCreateKeyBody } from '../validation/keys.js';
 import { UuidSchema } from '../validation/schemas.js';
-import { roleCovers } from './access.js';
+import { assertOwnedActive, inKeyScope, roleCovers } from './access.js';
 import type { Principal } from './authentication.js';
 import type { MdStoreContext } from './context.js';
 import { deferred } from './deferred-body.js';
@@ -78,8 +78,10 @@ export async function newKey(
 }
 
 /**
- * Each project of a new key's scope must be an active project of the account (`422` at its index);
- * checked after the creator's reach, so a scoped creator naming a project outside its own gets `403`.
+ * Each project of a new key's scope must be an active project of the account (`422` at its index): the
+ * admin CLI's check, which has an account and no key. `POST /api/keys` decides as the project routes do
+ * (`assertReachableProjects`), after the creator's reach, so a scoped creator naming a project outside
+ * its own gets `403` "API key does not allow this operation".
  */
 export async function assertAccountProjects(
   ctx: MdStoreContext,
@@ -97,6 +99,20 @@ export async function assertAccountProjects(
   if (issues.length > 0) throw new InvalidInputError(issues);
 }
 
+/**
+ * Each project of a key's scope, named by a key: decided as on every project route (`assertOwnedActive`:
+ * another account's is `403`, a missing or inactive one `404`).
+ */
+async function assertReachableProjects(
+  ctx: MdStoreContext,
+  principal: Principal,
+  projectIds: readonly string[] | null,
+): Promise<void> {
+  for (const projectId of projectIds ?? []) {
+    assertOwnedActive(await ctx.records.findProjectById({ projectId }), principal, projectId);
+  }
+}
+
 /** `POST /api/keys`: a key with no more than the creating key has (else 403); its secret shown once. */
 export async function createKey(
   ctx: MdStoreContext,
@@ -107,7 +123,7 @@ export async function createKey(
   const at = ctx.clock.now();
   const fields = parseCreateKeyBody(await body.read(), at);
   if (!reachesNoFurther(input.principal, fields)) throw new OperationNotAllowedError();
-  await assertAccountProjects(ctx, input.principal.accountId, fields.projectIds, ['body', 'project_ids']);
+  await assertReachableProjects(ctx, input.principal, fields.projectIds);
   await assertBelowKeyLimit(ctx, input.principal.accountId);
   const { record, secret } = await newKey(ctx, input.principal.accountId, fields, at);
   await ctx.records.withTransaction((tx) => tx.insertApiKey({ apiKey: record }));
@@ -124,14 +140,25 @@ async function assertBelowKeyLimit(ctx: MdStoreContext, accountId: string): Prom
   if (active.length >= max) throw mdStoreError('COUNT_LIMIT_REACHED', { what: 'API keys', max });
 }
 
-/** `GET /api/keys`: the account's keys that are not revoked, oldest first (at most `KEY_LIMITS.maxActive`). */
+/**
+ * Whether a key lies within the project scope of `principal` (extensions §8): every key for an unscoped
+ * principal; for a project-scoped one, only keys scoped to a subset of its projects, so that a listing
+ * never names a project that is `404` to it everywhere else (nor a key reaching every project).
+ */
+export const withinKeyScope = (principal: Principal, key: Pick<ApiKeyRecord, 'projectIds'>): boolean =>
+  principal.projectIds === null || (key.projectIds?.every((id) => inKeyScope(principal, id)) ?? false);
+
+/**
+ * `GET /api/keys`: the account's keys that are not revoked and lie within the key's scope, oldest first
+ * (at most `KEY_LIMITS.maxActive`, read with that LIMIT).
+ */
 export async function listKeys(ctx: MdStoreContext, input: { principal: Principal }): Promise<KeyView[]> {
   const keys = await ctx.records.listApiKeys({
     accountId: input.principal.accountId,
     activeOnly: true,
     limit: KEY_LIMITS.maxActive,
   });
-  return keys.map(toKeyView);
+  return keys.filter((key) => withinKeyScope(input.principal, key)).map(toKeyView);
 }
 
 /**

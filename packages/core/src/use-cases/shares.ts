@@ -7,8 +7,9 @@ import {
   ShareNotFoundError,
 } from '../errors.js';
 import type { RenderLinks } from '../markdown/render/links.js';
-import type { ShareRecord } from '../model/records.js';
+import type { ApiKeyRecord, ShareRecord } from '../model/records.js';
 import { issueAt } from '../validation/issues.js';
+import { KEY_LIMITS } from '../validation/keys.js';
 import { UuidSchema } from '../validation/schemas.js';
 import { parseCreateShareBody, SHARE_LIMITS } from '../validation/shares.js';
 import { loadOwnedProject } from './access.js';
@@ -53,6 +54,21 @@ const toShareView = (share: ShareRecord): ShareView => ({
 const isLive = (share: ShareRecord, now: number): boolean =>
   share.revokedAt === null && share.expiresAt > now;
 
+/**
+ * Whether the key that made a share still stands (issue 34, finding 10): a share never outlives its
+ * creator, so one made by a key since revoked (or removed) answers as a revoked share does. A share
+ * made before creators were recorded (`createdBy: null`) lives out its own expiry.
+ */
+const creatorStands = (share: ShareRecord, key: ApiKeyRecord | null | undefined): boolean =>
+  share.createdBy === null || (!!key && key.accountId === share.accountId && key.revokedAt === null);
+
+/**
+ * A share's expiry: the one asked for, but never later than the creating key's own (a key expiring in
+ * 30 s cannot make a link that works for 30 days).
+ */
+const shareExpiry = (principal: Principal, at: number, expiresInSeconds: number): number =>
+  Math.min(at + expiresInSeconds * 1000, principal.expiresAt ?? Number.POSITIVE_INFINITY);
+
 /** `POST …/shares`: a file that exists, or a folder (which may be empty); the token shown once. */
 export async function createShare(
   ctx: MdStoreContext,
@@ -77,27 +93,46 @@ export async function createShare(
     filename: fields.filename,
     prefix: fields.prefix,
     tokenHash: await ctx.secrets.hash(token),
+    createdBy: input.principal.keyId,
     createdAt: at,
-    expiresAt: at + fields.expiresInSeconds * 1000,
+    expiresAt: shareExpiry(input.principal, at, fields.expiresInSeconds),
     revokedAt: null,
   };
   await ctx.records.withTransaction((tx) => tx.insertShare({ share }));
   return { ...toShareView(share), token };
 }
 
-/** `GET …/shares`: the project's shares that still work (not revoked, not expired), oldest first. */
+/**
+ * `GET …/shares`: the project's shares that still work (not revoked, not expired, their creating key
+ * not revoked), oldest first.
+ */
 export async function listShares(
   ctx: MdStoreContext,
   input: { principal: Principal; projectId: string },
 ): Promise<ShareView[]> {
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
   const now = ctx.clock.now();
-  const live = await ctx.records.listShares({
-    projectId: project.id,
-    liveAt: now,
-    limit: SHARE_LIMITS.maxLivePerProject,
-  });
-  return live.filter((s) => isLive(s, now)).map(toShareView);
+  const live = (
+    await ctx.records.listShares({
+      projectId: project.id,
+      liveAt: now,
+      limit: SHARE_LIMITS.maxLivePerProject,
+    })
+  ).filter((s) => isLive(s, now));
+  if (live.every((share) => share.createdBy === null)) return live.map(toShareView);
+  // A creator that still stands is among the account's keys not revoked: one bounded read.
+  const keys = new Map(
+    (
+      await ctx.records.listApiKeys({
+        accountId: project.accountId,
+        activeOnly: true,
+        limit: KEY_LIMITS.maxActive,
+      })
+    ).map((key) => [key.id, key]),
+  );
+  return live
+    .filter((share) => creatorStands(share, share.createdBy === null ? null : keys.get(share.createdBy)))
+    .map(toShareView);
 }
 
 /** `DELETE …/shares/{id}`: the link stops working at once; unknown, revoked or another project's: 404. */
@@ -156,6 +191,9 @@ export async function openShare(
   if (!share || !constantTimeEqual(share.tokenHash, tokenHash) || !isLive(share, ctx.clock.now())) {
     throw new ShareNotFoundError();
   }
+  const creator =
+    share.createdBy === null ? null : await ctx.records.findApiKeyById({ keyId: share.createdBy });
+  if (!creatorStands(share, creator)) throw new ShareNotFoundError();
   const principal: Principal = {
     accountId: share.accountId,
     keyId: share.id,

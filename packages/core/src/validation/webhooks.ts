@@ -13,7 +13,11 @@ const isHttpUrl = (text: string): boolean => {
   if (!URL.canParse(text)) return false;
   const url = new URL(text);
   return (
-    (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && url.username === ''
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    url.hostname !== '' &&
+    // No credentials: neither a user nor a password (`http://:pw@host/` has only the latter).
+    url.username === '' &&
+    url.password === ''
   );
 };
 

@@ -72,7 +72,14 @@ export async function* readTarGz(body: Readable, bounds: ImportBounds): ImportAr
         read: async () => {
           consumed = true;
           const chunks: Buffer[] = [];
-          for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk);
+          try {
+            for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk);
+          } catch (error) {
+            // An archive cut inside this entry fails here, in the reader's hands, not in the loop below.
+            if (isMdStoreError(error)) throw error;
+            await piped;
+            throw unreadable(failure ?? error);
+          }
           return Buffer.concat(chunks);
         },
       };

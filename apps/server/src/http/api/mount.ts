@@ -1,4 +1,4 @@
-import { MalformedInputError, toValidationIssues } from '@mdstore/core';
+import { InvalidInputError, MalformedInputError, toValidationIssues } from '@mdstore/core';
 import type { Express, NextFunction, Request, Response } from 'express';
 import * as v from 'valibot';
 import { httpError } from '../errors.js';
@@ -60,20 +60,24 @@ export function mountRoutes(app: Express, routes: readonly DefinedRoute[], deps:
 
 /**
  * Parses the path values of a template (`:name`, decoded by Express) with their `PATH_PARAMETERS`
- * schema before the handler runs: a value no store can hold is 400 at `["path", name]` (as a path that
- * is not UTF-8 is 400), for every route alike. Each value is replaced by its parsed form.
+ * schema before the handler runs: a value no store can hold is refused at `["path", name]` with the
+ * parameter's status (`refusal`: 422 for ids and numbers, 400 for a filename), for every route alike. Each value is replaced by its parsed form.
  */
 export function pathParameterCheck(template: string): (req: Request) => void {
   const names = [...template.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1]!);
   const parsers = names.map((name) => {
     const parameter = PATH_PARAMETERS[name];
     if (!parameter) throw new Error(`Route ${template}: no PATH_PARAMETERS entry for :${name}`);
-    return { name, schema: parameter.parse };
+    return {
+      name,
+      schema: parameter.parse,
+      Refusal: parameter.refusal === 400 ? MalformedInputError : InvalidInputError,
+    };
   });
   return (req) => {
-    for (const { name, schema } of parsers) {
+    for (const { name, schema, Refusal } of parsers) {
       const result = v.safeParse(schema, req.params[name] ?? '');
-      if (!result.success) throw new MalformedInputError(toValidationIssues(result.issues, ['path', name]));
+      if (!result.success) throw new Refusal(toValidationIssues(result.issues, ['path', name]));
       req.params[name] = result.output as string;
     }
   };

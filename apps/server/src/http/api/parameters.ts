@@ -19,8 +19,13 @@ export interface PathParameter {
   readonly component: string;
   /** What the document says of it. */
   readonly schema: Schema;
-  /** What the router parses the decoded segment with (`mount.ts`); a failure is 400 at `["path", name]`. */
+  /** What the router parses the decoded segment with (`mount.ts`); a failure is refused at `["path", name]`. */
   readonly parse: Schema;
+  /**
+   * The status of a value `parse` refuses: `422` for ids and numbers (the interface: a malformed UUID in a
+   * path is 422), `400` for a filename (the filename rules are 400 everywhere, as on upload).
+   */
+  readonly refusal: 400 | 422;
 }
 
 /**
@@ -28,32 +33,37 @@ export interface PathParameter {
  * A template with a name missing here fails at start-up (and in the table's test).
  */
 export const PATH_PARAMETERS: Readonly<Record<string, PathParameter>> = {
-  project_id: { component: 'ProjectId', schema: ProjectIdParam, parse: PathText },
-  filename: { component: 'Filename', schema: FilenameParam, parse: PathText },
+  project_id: { component: 'ProjectId', schema: ProjectIdParam, parse: PathText, refusal: 422 },
+  filename: { component: 'Filename', schema: FilenameParam, parse: PathText, refusal: 400 },
   revision: {
     component: 'RevisionNumber',
     schema: v.pipe(RevisionSchema, v.description('A revision number (decimal).')),
     parse: PathText,
+    refusal: 422,
   },
   trash_id: {
     component: 'TrashId',
     schema: v.pipe(v.string(), v.description('The `trash_id` of a trash item (opaque).')),
     parse: PathText,
+    refusal: 422,
   },
   key_id: {
     component: 'KeyId',
     schema: v.pipe(UuidSchema, v.description('The `id` of an API key.')),
     parse: PathText,
+    refusal: 422,
   },
   share_id: {
     component: 'ShareId',
     schema: v.pipe(UuidSchema, v.description('The `id` of a share link.')),
     parse: PathText,
+    refusal: 422,
   },
   webhook_id: {
     component: 'WebhookId',
     schema: v.pipe(UuidSchema, v.description('The `id` of a webhook.')),
     parse: PathText,
+    refusal: 422,
   },
 };
 

@@ -212,7 +212,7 @@ export const BrokenLink = v.object({
   target: v.pipe(
     v.nullable(v.string()),
     v.description(
-      'The resolved path (Markdown) or the target as written (wiki); null for `..` above the root.',
+      'With reason `anchor`, the file the link resolved to (as `outgoing[].target`); else the resolved path (Markdown) or the target as written (wiki); null for `..` above the root.',
     ),
   ),
   reason: v.picklist(['missing', 'ambiguous', 'anchor']),

@@ -88,7 +88,7 @@ export const listChanges = defineRoute(
         ...json('Events after `since`', ChangeList),
         otherBodies: [{ contentType: 'text/event-stream' }],
       },
-      ...errors(404, 410, 422),
+      ...errors(403, 404, 410, 422),
     },
   },
   (deps) => {
@@ -191,7 +191,7 @@ const sseEvent = (e: ChangeEventRecord): string =>
   `event: change\nid: ${e.seq}\ndata: ${JSON.stringify(eventBody(e))}\n\n`;
 
 /**
- * The SSE stream: the first read answers errors as JSON (404, 410, 422); then events as they commit,
+ * The SSE stream: the first read answers errors as JSON (403, 404, 410, 422); then events as they commit,
  * a comment at least every `heartbeatMs`, and the end when the key is revoked or expires (found by the
  * shared key check, or before a page is delivered), the client leaves, or retention overtakes the
  * reader (the stream ends; the next request gets the 410).

@@ -6,6 +6,7 @@ import { errors, FILE_VALIDATORS, json } from '../api/answers.js';
 import { FILE_LIST_QUERY } from '../api/parameters.js';
 import { defineRoute, type RequestHeader } from '../api/route.js';
 import { File, FileList, FileReferenced, FileUpdate, MetadataUpdate, UploadForm } from '../api/schemas.js';
+import { auditFilename } from '../audit.js';
 import { principalOf } from '../auth.js';
 import { HttpError } from '../errors.js';
 import { singleQueryParams } from '../query.js';
@@ -100,6 +101,7 @@ export const uploadFile = defineRoute(
         signal,
       });
       setFileValidators(res, file);
+      auditFilename(res, file.filename);
       res.status(201).json(fileJson(file));
     };
   },

@@ -43,7 +43,7 @@ export const createKey = defineRoute(
     body: { contentType: 'application/json', schema: KeyCreate },
     answers: {
       201: json('Created; `api_key` is the secret, shown only here', KeyCreated),
-      ...errors(400, 403, 409, 413, 415, 422),
+      ...errors(400, 403, 404, 409, 413, 415, 422),
     },
   },
   (deps) => async (req, res) => {
@@ -62,7 +62,8 @@ export const listKeys = defineRoute(
     path: KEYS,
     operationId: 'listKeys',
     summary: 'List API keys',
-    description: 'The account’s keys that are not revoked, oldest first; never a secret.',
+    description:
+      'The account’s keys that are not revoked, oldest first; never a secret. A project-scoped key lists only keys scoped to a subset of its projects.',
     tags: ['Access'],
     auth: 'apiKey',
     role: 'admin',

@@ -58,7 +58,7 @@ export const createWebhook = defineRoute(
     body: { contentType: 'application/json', schema: WebhookCreate },
     answers: {
       201: json('Created; `secret` signs the deliveries, shown only here', WebhookCreated),
-      ...errors(400, 403, 409, 413, 415, 422),
+      ...errors(400, 403, 404, 409, 413, 415, 422),
     },
   },
   (deps) => async (req, res) => {

@@ -18,6 +18,7 @@ function aShare(
     filename: 'guides/setup.md',
     prefix: null,
     tokenHash: sha256Hex(randomUUID()),
+    createdBy: randomUUID(),
     createdAt: BASE_TIME,
     expiresAt: BASE_TIME + 604_800_000,
     revokedAt: null,
@@ -37,7 +38,10 @@ export function sharesSuite({ test }: SuiteContext): void {
     }) => {
       const project = await seedProject(repository);
       const file = await seedShare(repository, aShare(project, { filename: 'ünïcode/ファイル.md' }));
-      const folder = await seedShare(repository, aShare(project, { filename: null, prefix: 'guides/' }));
+      const folder = await seedShare(
+        repository,
+        aShare(project, { filename: null, prefix: 'guides/', createdBy: null }),
+      );
       expect(await repository.findShareById({ shareId: file.id })).toEqual(file);
       expect(await repository.findShareByHash({ tokenHash: file.tokenHash })).toEqual(file);
       expect(await repository.findShareByHash({ tokenHash: folder.tokenHash })).toEqual(folder);

@@ -1,12 +1,7 @@
 import { CHANGES_LIMITS } from '../../defaults/changes.js';
-import {
-  ChangesExpiredError,
-  InvalidInputError,
-  ProjectNotFoundError,
-  type ValidationIssue,
-} from '../../errors.js';
+import { ChangesExpiredError, InvalidInputError, type ValidationIssue } from '../../errors.js';
 import type { ChangeEventRecord } from '../../model/changes.js';
-import { inKeyScope } from '../access.js';
+import { assertReachable, inKeyScope } from '../access.js';
 import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
 
@@ -70,8 +65,8 @@ export function parseChangesParams(params: ChangesParams): ChangesRequest {
 
 /**
  * A read of the feed as asked (extensions §7), checked once before any read, however many a held request
- * makes: the parameters, and a `project_id` of the account the key reaches (anything else is `404`, as
- * everywhere; a deleted project's events stay readable).
+ * makes: the parameters, and a `project_id` the key reaches (`assertReachable`: another account's is `403`, a missing one or
+ * one outside the key's scope `404`, as everywhere; a deleted project's events stay readable).
  */
 export async function openChanges(
   ctx: MdStoreContext,
@@ -83,7 +78,7 @@ export async function openChanges(
     const project = inKeyScope(principal, request.projectId)
       ? await ctx.records.findProjectById({ projectId: request.projectId })
       : null;
-    if (project?.accountId !== principal.accountId) throw new ProjectNotFoundError(request.projectId);
+    assertReachable(project, principal, request.projectId);
   }
   return request;
 }

@@ -1,5 +1,5 @@
 import { LINK_LIMITS } from '../../defaults/links.js';
-import { type BrokenReason, TargetIndex, targetKeys } from '../../links/resolve.js';
+import { type BrokenReason, type Resolution, TargetIndex, targetKeys } from '../../links/resolve.js';
 import type { LinkPosition, LinkRecord, LinkTargetRecord, SourcedLinkRecord } from '../../model/records.js';
 import type { RecordsReader } from '../../ports/records.js';
 import { type CursorBinding, decodeCursor, encodeCursor } from '../../search/cursor.js';
@@ -191,9 +191,11 @@ export async function listBrokenLinks(
     for (const { source, link, resolved } of batch) {
       after = { source, seq: link.seq };
       scanned += 1;
-      const reason = resolved ? null : index.resolve(link, source).broken;
-      if (reason !== null)
-        broken.push({ source, line: link.line, raw: link.raw, target: brokenTarget(link), reason });
+      const resolution = resolved ? null : index.resolve(link, source);
+      if (resolution?.broken) {
+        const target = brokenTarget(link, resolution);
+        broken.push({ source, line: link.line, raw: link.raw, target, reason: resolution.broken });
+      }
       if (broken.length === limit) break;
     }
     const more = batch.length === size || broken.length === limit;
@@ -205,8 +207,12 @@ export async function listBrokenLinks(
   }
 }
 
-/** What a broken link points at: its resolved path (Markdown) or its target as written (wiki). */
-const brokenTarget = (link: LinkRecord): string | null => link.path;
+/**
+ * What a broken link points at: the file it resolved to when only its anchor is missing (`anchor`, as
+ * `outgoing[].target` gives it), else its resolved path (Markdown) or its target as written (wiki).
+ */
+const brokenTarget = (link: LinkRecord, resolution: Resolution): string | null =>
+  resolution.target?.filename ?? link.path;
 
 /**
  * `GET /api/projects/{id}/links/orphans` (extensions §9): files no other file links to, in filename

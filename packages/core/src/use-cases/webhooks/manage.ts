@@ -11,7 +11,7 @@ import type { WebhookDeliveryRecord, WebhookRecord } from '../../model/records.j
 import { issueAt } from '../../validation/issues.js';
 import { UuidSchema } from '../../validation/schemas.js';
 import { parseCreateWebhookBody } from '../../validation/webhooks.js';
-import { inKeyScope } from '../access.js';
+import { assertOwnedActive, inKeyScope } from '../access.js';
 import { decodeCursor, encodeCursor, integerIn } from '../audit.js';
 import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
@@ -65,26 +65,17 @@ async function loadWebhook(ctx: MdStoreContext, principal: Principal, rawId: str
   return webhook;
 }
 
-/** A `project_id` must name an active project of the account that the key reaches (else 422 at it). */
+/**
+ * A `project_id` must name an active project the key reaches, decided as on every project route
+ * (`assertOwnedActive`: another account's is `403`, a missing one or one outside the key's scope `404`).
+ */
 async function assertReachableProject(ctx: MdStoreContext, principal: Principal, projectId: string | null) {
   if (projectId === null) {
     // A scoped key reaches some projects only: a webhook of every project would reach further.
     if (principal.projectIds !== null) throw new OperationNotAllowedError();
     return;
   }
-  const project = await ctx.records.findProjectById({ projectId });
-  if (
-    project?.accountId !== principal.accountId ||
-    project.status !== 'active' ||
-    !inKeyScope(principal, projectId)
-  ) {
-    const issue: ValidationIssue = {
-      loc: ['body', 'project_id'],
-      msg: 'Value error, not a project this key reaches',
-      type: 'value_error',
-    };
-    throw new InvalidInputError([issue]);
-  }
+  assertOwnedActive(await ctx.records.findProjectById({ projectId }), principal, projectId);
 }
 
 /** The URL's host must be allowed now (public addresses unless private ones are allowed): 422 at `url`. */
