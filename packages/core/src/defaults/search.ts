@@ -24,7 +24,7 @@ export const SEARCH_COST_LIMITS = {
    * alone): the serving thread tokenizes at most this much between two awaits on its store, so other
    * requests are served in between.
    */
-  matchTextBatchBytes: 1024 * 1024,
+  matchTextBatchBytes: 256 * 1024,
   /**
    * Bytes of content text one page reads at most for its snippets, paid for in answer order; the
    * results past it keep their place with `snippets: []`, and the answer has `snippetsTruncated: true`.

@@ -41,7 +41,8 @@ const ONE_ROW = 'a few rows by key';
 const NOTHING_PAST = 'nothing can exceed it';
 const FILE_CONTENT = 'one file: at most `maxFileBytes` (10 MiB by default), streamed, never buffered whole';
 /** A byte count as the docs write it (`8 MiB`). */
-const mib = (bytes: number): string => `${bytes / (1024 * 1024)} MiB`;
+const mib = (bytes: number): string =>
+  bytes < 1024 * 1024 ? `${bytes / 1024} KiB` : `${bytes / (1024 * 1024)} MiB`;
 const TOO_LARGE = '413 before the body is stored';
 const PARSED_CONTENT = `${FILE_CONTENT}; its parse is priced before it runs (bounded-work rule)`;
 const WORK_REFUSED = '409 `work_budget`, or 503 `CONTENT_WORK_BUSY` with `Retry-After` when the pool is full';
@@ -98,7 +99,7 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
   },
   // Search (extensions §1).
   searchProject: {
-    cost: `one page of at most ${SEARCH_LIMITS.searchMaxLimit} results; examines at most ${SEARCH_COST_LIMITS.scanMaxRows} index rows (${SEARCH_LIMITS.searchBatch} per store query, by \`LIMIT\`) and reads at most ${mib(SEARCH_COST_LIMITS.matchTextMaxBytes)} of content text to match and rank (each file's size, capped at ${mib(SEARCH_LIMITS.contentMaxBytes)}, paid before it is read; at most ${mib(SEARCH_COST_LIMITS.matchTextBatchBytes)} per store round trip), and ${mib(SEARCH_COST_LIMITS.snippetTextMaxBytes)} for the page's snippets; holds one batch of rows and ${SEARCH_LIMITS.searchTextBatch} texts, rank statistics (not documents) of at most ${SEARCH_LIMITS.searchMaxCount} matches, and for the other sorts only the page`,
+    cost: `one page of at most ${SEARCH_LIMITS.searchMaxLimit} results; examines at most ${SEARCH_COST_LIMITS.scanMaxRows} index rows (${SEARCH_LIMITS.searchBatch} per store query, by \`LIMIT\`) and reads at most ${mib(SEARCH_COST_LIMITS.matchTextMaxBytes)} of content text to match and rank (each file's size, capped at ${mib(SEARCH_LIMITS.contentMaxBytes)}, paid before it is read; at most ${mib(SEARCH_COST_LIMITS.matchTextBatchBytes)} per store round trip, then a turn of the event loop), and ${mib(SEARCH_COST_LIMITS.snippetTextMaxBytes)} for the page's snippets; holds one batch of rows and ${SEARCH_LIMITS.searchTextBatch} texts, rank statistics (not documents) of at most ${SEARCH_LIMITS.searchMaxCount} matches, and for the other sorts only the page`,
     past: 'the answer has `truncated: true` (results, order and `total_count` are those of the files examined, the first in project and filename order); results past the snippet bytes keep their place with `snippets: []` and `snippets_truncated: true`; `total_count` stops counting; the next page, by `cursor`',
   },
   searchAll: {

@@ -1,4 +1,5 @@
 import { SEARCH_COST_LIMITS } from '../../defaults/search.js';
+import { giveTurn } from '../../markdown/work-budget.js';
 import type { FileRecord } from '../../model/records.js';
 import type { RecordsReader, SearchPosition } from '../../ports/records.js';
 import { fileSearchDocument } from '../../search/file-document.js';
@@ -145,6 +146,10 @@ async function matchWithText(
       if (!matchesQuery(query, document)) continue;
       if (!input.onMatch({ file, stats: input.rank ? rankStats(query, document) : null })) return 'stopped';
     }
+    // A store read may resolve without a turn of the event loop (memory, SQLite): each batch of text
+    // (at most `matchTextBatchBytes` to tokenise and match, some tens of ms) gives one, so that a
+    // search as long as its budget allows never holds the thread that serves every request.
+    await giveTurn();
   }
   return 'more';
 }
