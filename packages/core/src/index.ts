@@ -1,7 +1,7 @@
 export * from './conditional/index.js';
 export { CHANGES_LIMITS } from './defaults/changes.js';
 export { HISTORY_LIMITS } from './defaults/history.js';
-export { LINK_LIMITS } from './defaults/links.js';
+export { FILE_LINK_LIMITS, LINK_LIMITS } from './defaults/links.js';
 export { DAY_MS, TRASH_LIMITS } from './defaults/trash.js';
 export {
   portableHashing,

@@ -333,7 +333,7 @@ export interface paths {
         };
         /**
          * Links of a file
-         * @description Its outgoing links (resolved now: a link to a file created later resolves as soon as it exists) and the links of other files to it, each in file then line order.
+         * @description Its outgoing links (resolved now: a link to a file created later resolves as soon as it exists) and the links of other files to it, each in file then line order. Paged: a page holds at most `limit` links, the outgoing ones first, then the incoming ones; continue with `next_cursor` until it is null.
          */
         get: operations["getFileLinks"];
         put?: never;
@@ -1219,6 +1219,8 @@ export interface components {
         FileLinks: {
             outgoing: components["schemas"]["OutgoingLink"][];
             incoming: components["schemas"]["IncomingLink"][];
+            /** @description null on the last page; else the `cursor` of the next page (more links follow). */
+            next_cursor: string | null;
         };
         BrokenLink: {
             source: string;
@@ -5538,7 +5540,12 @@ export interface operations {
     };
     getFileLinks: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Links per page, outgoing and incoming together (default 1000). A page may hold fewer, with a `next_cursor`. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 project_id: components["parameters"]["ProjectId"];
@@ -5549,7 +5556,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Outgoing and incoming links */
+            /** @description One page of outgoing and incoming links */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5610,6 +5617,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Rate limit exceeded */

@@ -204,6 +204,10 @@ export const IncomingLink = v.object({
 export const FileLinks = v.object({
   outgoing: v.array(OutgoingLink),
   incoming: v.array(IncomingLink),
+  next_cursor: v.pipe(
+    v.nullable(v.string()),
+    v.description('null on the last page; else the `cursor` of the next page (more links follow).'),
+  ),
 });
 export const BrokenLink = v.object({
   source: v.string(),
