@@ -1,6 +1,7 @@
 export * from './conditional/index.js';
 export { CHANGES_LIMITS } from './defaults/changes.js';
 export { HISTORY_LIMITS } from './defaults/history.js';
+export { IMPORT_ANSWER_LIMITS } from './defaults/imports.js';
 export { FILE_LINK_LIMITS, LINK_LIMITS } from './defaults/links.js';
 export { DAY_MS, TRASH_LIMITS } from './defaults/trash.js';
 export {
@@ -115,6 +116,7 @@ export {
   type ArchiveEntry,
   type ArchiveEntryKind,
   applyImporter,
+  echoedName,
   entryVerdict,
   IMPORT_LIMITS,
   IMPORT_MODES,
@@ -134,6 +136,7 @@ export {
   planImport,
   SKIP_REASONS,
   type SkippedEntry,
+  SkippedList,
   type SpooledFile,
   type SpoolRef,
   withoutNotionIds,

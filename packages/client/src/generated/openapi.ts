@@ -475,7 +475,7 @@ export interface paths {
         put?: never;
         /**
          * Import an archive
-         * @description A zip or tar.gz (such as an export): every `.md`/`.mdx` entry becomes a file at its path, with the metadata `mdstore.json` gives it. Dot folders, attachments, directories, links, absolute paths, `..`, names that break the filename rules, duplicates, non-UTF-8 and oversized entries are skipped with a reason. A file equal in content and metadata is `unchanged` (no revision); `mode=replace` (role `admin`) deletes the files the archive lacks. Archives over `MDSTORE_MAX_IMPORT_BYTES` uncompressed (413), with more than 100 000 entries or a compression ratio above 200 (422) are refused before anything is written.
+         * @description A zip or tar.gz (such as an export): every `.md`/`.mdx` entry becomes a file at its path, with the metadata `mdstore.json` gives it. Dot folders, attachments, directories, links, absolute paths, `..`, names that break the filename rules, duplicates, non-UTF-8 and oversized entries are skipped with a reason. A file equal in content and metadata is `unchanged` (no revision); `mode=replace` (role `admin`) deletes the files the archive lacks. Archives over `MDSTORE_MAX_IMPORT_BYTES` uncompressed (413), with more than 100 000 entries, a compression ratio above 200 or a tar name (PAX or long-name) header above 64 KiB (422) are refused before anything is written. `skipped` lists at most 1000 entries (`skipped_omitted` counts the rest), each name cut to 1024 bytes.
          */
         post: operations["importProject"];
         delete?: never;
@@ -1110,11 +1110,13 @@ export interface components {
             unchanged: string[];
             /** @description With `mode=replace`: files the archive lacks, deleted. */
             deleted: string[];
-            /** @description Entries of the archive that did not become files, with the reason. */
+            /** @description Entries of the archive that did not become files, with the reason: at most 1000, each name cut to 1024 UTF-8 bytes (ending with `…` when cut). */
             skipped: {
                 name: string;
                 reason: string;
             }[];
+            /** @description Skipped entries not listed in `skipped` (past its 1000); 0 when it lists them all. */
+            skipped_omitted: number;
         };
         SearchRequest: {
             /** @description Words (all must occur), "phrases", -exclusions, prefix*, a OR b; at most 1 000 code points, 32 words. */

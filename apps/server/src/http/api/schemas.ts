@@ -343,7 +343,13 @@ export const ImportResult = v.object({
   deleted: Filenames('With `mode=replace`: files the archive lacks, deleted.'),
   skipped: v.pipe(
     v.array(v.object({ name: v.string(), reason: v.string() })),
-    v.description('Entries of the archive that did not become files, with the reason.'),
+    v.description(
+      'Entries of the archive that did not become files, with the reason: at most 1000, each name cut to 1024 UTF-8 bytes (ending with `…` when cut).',
+    ),
+  ),
+  skipped_omitted: v.pipe(
+    v.number(),
+    v.description('Skipped entries not listed in `skipped` (past its 1000); 0 when it lists them all.'),
   ),
 });
 
