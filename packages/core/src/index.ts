@@ -3,6 +3,7 @@ export { CHANGES_LIMITS } from './defaults/changes.js';
 export { HISTORY_LIMITS } from './defaults/history.js';
 export { IMPORT_ANSWER_LIMITS } from './defaults/imports.js';
 export { FILE_LINK_LIMITS, LINK_LIMITS } from './defaults/links.js';
+export { REWRITE_LIMITS } from './defaults/rewrites.js';
 export { DAY_MS, TRASH_LIMITS } from './defaults/trash.js';
 export {
   portableHashing,

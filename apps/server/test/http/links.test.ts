@@ -1,4 +1,4 @@
-import { FILE_LINK_LIMITS } from '@mdstore/core';
+import { FILE_LINK_LIMITS, REWRITE_LIMITS } from '@mdstore/core';
 import { describe, expect } from 'vitest';
 import { type HttpHarness, serverTest } from '../support/http-harness.js';
 
@@ -638,4 +638,30 @@ describe('POST …/move with rewrite_links', () => {
     ]);
     expect(await text('index.md')).toBe(index);
   });
+
+  // Files of 15 KB: above the suites' small file limit.
+  const roomy = serverTest({ settings: { maxFileBytes: 64 * 1024 } });
+  roomy(
+    'past REWRITE_LIMITS.maxLinks links: 409 work_budget, dry run or not; nothing changes (issue 34)',
+    async (h) => {
+      const api = await setup(h);
+      await api.upload('t.md', 'target\n');
+      const perFile = Math.ceil((REWRITE_LIMITS.maxLinks + 1) / 4);
+      for (let f = 0; f < 4; f++) await api.upload(`s${f}.md`, '[[t]]\n'.repeat(perFile));
+      for (const dry_run of [true, false]) {
+        const refused = await api.post('t.md', 'move', { to: 'u.md', rewrite_links: true, dry_run });
+        expect(refused.status).toBe(409);
+        expect(refused.body.detail).toMatchObject([{ loc: ['body', 'rewrite_links'], type: 'work_budget' }]);
+      }
+      const page = await api.links('t.md', api.apiKey, '?limit=1');
+      expect(page.outgoing).toEqual([]);
+      expect(page.incoming).toHaveLength(1);
+      // Within the bound it moves: fewer links, the same files.
+      await api.replace('s0.md', '[[t]]\n');
+      for (let f = 1; f < 4; f++) await api.replace(`s${f}.md`, '[[t]]\n[[t]]\n');
+      const moved = await api.post('t.md', 'move', { to: 'u.md', rewrite_links: true });
+      expect(moved.status).toBe(200);
+      expect((moved.body.rewritten as Array<{ links: number }>).map((r) => r.links)).toEqual([1, 2, 2, 2]);
+    },
+  );
 });
