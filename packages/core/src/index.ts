@@ -1,5 +1,6 @@
 export * from './conditional/index.js';
 export { CHANGES_LIMITS } from './defaults/changes.js';
+export { CHANGESET_WORK } from './defaults/changesets.js';
 export { HISTORY_LIMITS } from './defaults/history.js';
 export { IMPORT_ANSWER_LIMITS } from './defaults/imports.js';
 export { FILE_LINK_LIMITS, LINK_LIMITS } from './defaults/links.js';
