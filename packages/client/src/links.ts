@@ -15,11 +15,20 @@ type PageRequest = RequestOptions & { limit?: number; cursor?: string | null };
 export class LinksApi {
   constructor(private readonly api: TypedApi) {}
 
-  /** The file's outgoing links (resolved now) and the links of other files to it. */
-  async ofFile(projectId: string, filename: string, options?: RequestOptions): Promise<FileLinks> {
+  /**
+   * One page of the file's outgoing links (resolved now), then the links of other files to it: at most
+   * `limit` links in all (default 1000); the rest follow from `next_cursor` until it is null.
+   */
+  async ofFile(projectId: string, filename: string, options?: PageRequest): Promise<FileLinks> {
     const path = { project_id: projectId, filename };
+    const query = { limit: options?.limit, cursor: options?.cursor ?? undefined };
     return (
-      await this.api.json('get', '/api/projects/{project_id}/files/{filename}/links', { path }, options)
+      await this.api.json(
+        'get',
+        '/api/projects/{project_id}/files/{filename}/links',
+        { path, query },
+        options,
+      )
     ).data;
   }
 

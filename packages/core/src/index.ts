@@ -1,9 +1,12 @@
 export * from './conditional/index.js';
 export { CHANGES_LIMITS } from './defaults/changes.js';
+export { CHANGESET_WORK } from './defaults/changesets.js';
 export { CONTENT_WORK_LIMITS } from './defaults/content-work.js';
 export { HELD_LIMITS } from './defaults/held.js';
 export { HISTORY_LIMITS } from './defaults/history.js';
-export { LINK_LIMITS } from './defaults/links.js';
+export { IMPORT_ANSWER_LIMITS } from './defaults/imports.js';
+export { FILE_LINK_LIMITS, LINK_LIMITS } from './defaults/links.js';
+export { REWRITE_LIMITS } from './defaults/rewrites.js';
 export { SEARCH_COST_LIMITS } from './defaults/search.js';
 export { DAY_MS, TRASH_LIMITS } from './defaults/trash.js';
 export {
@@ -119,6 +122,7 @@ export {
   type ArchiveEntry,
   type ArchiveEntryKind,
   applyImporter,
+  echoedName,
   entryVerdict,
   IMPORT_LIMITS,
   IMPORT_MODES,
@@ -138,6 +142,7 @@ export {
   planImport,
   SKIP_REASONS,
   type SkippedEntry,
+  SkippedList,
   type SpooledFile,
   type SpoolRef,
   withoutNotionIds,

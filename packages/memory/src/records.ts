@@ -421,19 +421,35 @@ abstract class TablesReader implements RecordsReader {
       .map(copy);
   }
 
-  async findFileLinks(q: { fileId: string }): Promise<FileLinksRecord | null> {
+  async findFileLinks(q: {
+    fileId: string;
+    afterSeq?: number;
+    limit?: number;
+  }): Promise<FileLinksRecord | null> {
     const entry = this.tables().links.get(q.fileId);
-    return entry ? structuredClone(entry) : null;
+    if (!entry) return null;
+    const { afterSeq, limit } = q;
+    const links = entry.links.filter((link) => afterSeq === undefined || link.seq > afterSeq);
+    return structuredClone({ ...entry, links: limit === undefined ? links : links.slice(0, limit) });
   }
 
-  async listLinksTo(q: { projectId: string; paths: readonly string[]; stems: readonly string[] }) {
+  async listLinksTo(q: {
+    projectId: string;
+    paths: readonly string[];
+    stems: readonly string[];
+    after?: LinkPosition;
+    limit?: number;
+  }) {
     const paths = new Set(q.paths);
     const stems = new Set(q.stems);
-    return this.sourcedLinks(q.projectId).filter(
-      ({ link }) =>
-        (link.path !== null && paths.has(link.path)) ||
-        (link.kind === 'wiki' && link.stem !== null && stems.has(link.stem)),
+    const { after } = q;
+    const found = this.sourcedLinks(q.projectId).filter(
+      ({ source, link }) =>
+        ((link.path !== null && paths.has(link.path)) ||
+          (link.kind === 'wiki' && link.stem !== null && stems.has(link.stem))) &&
+        (!after || (compareCodePoints(source, after.source) || link.seq - after.seq) > 0),
     );
+    return q.limit === undefined ? found : found.slice(0, q.limit);
   }
 
   async listLinkTargets(q: { projectId: string; filenames: readonly string[]; stems: readonly string[] }) {

@@ -1,4 +1,11 @@
-import { CHANGES_LIMITS, HeadingPathSchema, HISTORY_LIMITS, LINK_LIMITS, LIST_LIMITS } from '@mdstore/core';
+import {
+  CHANGES_LIMITS,
+  FILE_LINK_LIMITS,
+  HeadingPathSchema,
+  HISTORY_LIMITS,
+  LINK_LIMITS,
+  LIST_LIMITS,
+} from '@mdstore/core';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import { CONVERSION } from '../http/api/json-schema.js';
@@ -59,6 +66,7 @@ export const ARG = {
   fileListLimit: pageLimit(LIST_LIMITS.maxLimit),
   revisionListLimit: pageLimit(HISTORY_LIMITS.revisionsPageMax),
   linkPageLimit: pageLimit(LINK_LIMITS.pageMax),
+  fileLinkPageLimit: pageLimit(FILE_LINK_LIMITS.pageMax),
   cursor: v.optional(described(v.string(), 'The next_cursor of the previous page.')),
   since: v.optional(
     described(

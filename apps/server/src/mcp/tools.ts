@@ -153,13 +153,19 @@ export const TOOLS: readonly McpTool[] = [
     description:
       'The links of a file (Markdown links to .md/.mdx files and [[wiki links]]): outgoing ones with the ' +
       'file each resolves to (target, resolved, anchor_found), and incoming ones (the files that link ' +
-      'to it). Check incoming before renaming or deleting a file.',
-    inputSchema: toolInput(FILE),
+      'to it). Check incoming before renaming or deleting a file. Paged: at most limit links (outgoing ' +
+      'first, then incoming); continue with next_cursor until it is null.',
+    inputSchema: toolInput({ ...FILE, limit: ARG.fileLinkPageLimit, cursor: ARG.cursor }),
     outputSchema: toolOutput(ANSWERS.links),
     annotations: READ_ONLY,
     run: async (context, args) => {
-      const { outgoing, incoming } = await context.store.files.links(fileArgs(context, args));
-      return { outgoing, incoming };
+      const limit = args.raw('limit');
+      const page = await context.store.files.links({
+        ...fileArgs(context, args),
+        limit: limit === undefined ? undefined : String(limit),
+        cursor: args.optionalString('cursor'),
+      });
+      return { outgoing: page.outgoing, incoming: page.incoming, next_cursor: page.nextCursor };
     },
   },
   {

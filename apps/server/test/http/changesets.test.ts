@@ -349,6 +349,17 @@ describe('changesets', () => {
     });
     expect(over.status).toBe(413);
     expect((over.body.detail as Issue[])[0]!.loc).toEqual(['body', 'operations', 4, 'content']);
+    // The total is judged before any operation (issue 34): an earlier operation that would fail (a
+    // missing file, 409) is not reached, and nothing is written.
+    const judgedFirst = await s.apply({
+      operations: [
+        { op: 'delete', filename: 'missing.md' },
+        ...Array.from({ length: 5 }, (_, i) => ({ op: 'put', filename: `big${i}.md`, content: big })),
+      ],
+    });
+    expect(judgedFirst.status).toBe(413);
+    expect((judgedFirst.body.detail as Issue[])[0]!.loc).toEqual(['body', 'operations', 5, 'content']);
+    expect((await s.project()).file_count).toBe(1000);
     const four = await s.apply({
       operations: Array.from({ length: 4 }, (_, i) => ({ op: 'put', filename: `big${i}.md`, content: big })),
     });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { IMPORT_ANSWER_LIMITS } from '@mdstore/core';
 import { describe, expect } from 'vitest';
 import { type ReadEntry, readTarGz, readZip } from '../support/archives.js';
 import { craftTarGz, craftZip } from '../support/crafted-archives.js';
@@ -18,6 +19,7 @@ interface ImportAnswer {
   unchanged: string[];
   deleted: string[];
   skipped: Array<{ name: string; reason: string }>;
+  skipped_omitted: number;
 }
 
 const TYPES = { zip: 'application/zip', 'tar.gz': 'application/gzip' } as const;
@@ -125,6 +127,7 @@ describe('import (extensions §10)', () => {
         unchanged: Object.keys(SOURCE).sort(),
         deleted: [],
         skipped: [],
+        skipped_omitted: 0,
       });
       expect(await filesOf(h, apiKey, emptyId)).toEqual(copied);
     });
@@ -216,6 +219,7 @@ describe('import (extensions §10)', () => {
       unchanged: [],
       deleted: [],
       skipped: [],
+      skipped_omitted: 0,
     });
     const files = await filesOf(h, apiKey, id);
     expect(Object.keys(files)).toEqual(['old.md']);
@@ -354,6 +358,53 @@ describe('import (extensions §10)', () => {
         expect.objectContaining({ loc: ['body'], type: 'archive_invalid' }),
       ]);
     }
+    expect(await filesOf(h, apiKey, id)).toEqual({});
+  });
+
+  test('names echoed are capped (issue 34): at most 1000 skipped listed, the rest counted; long names cut with …', async (h) => {
+    const { apiKey } = await h.account();
+    const { id } = await h.createProject(apiKey, 'echoes');
+    const { skippedMax, nameMaxBytes } = IMPORT_ANSWER_LIMITS;
+    // Random text, not to be refused as a compression bomb: 3 KB a name.
+    const long = (i: number) => `${String(i).padStart(5, '0')}${randomBytes(1500).toString('hex')}.png`;
+    const archive = await craftTarGz([
+      { name: 'kept.md', data: 'kept' },
+      ...Array.from({ length: skippedMax + 20 }, (_, i) => ({ name: long(i), data: 'x' })),
+    ]);
+    const response = await post(h, apiKey, id, archive, { type: TYPES['tar.gz'] });
+    const text = await response.text();
+    expect(response.status).toBe(200);
+    const answer = JSON.parse(text) as ImportAnswer;
+    expect(answer.created).toEqual(['kept.md']);
+    expect(answer.skipped).toHaveLength(skippedMax);
+    expect(answer.skipped_omitted).toBe(20);
+    for (const [i, entry] of answer.skipped.entries()) {
+      expect(Buffer.byteLength(entry.name)).toBeLessThanOrEqual(nameMaxBytes);
+      expect(entry.name.startsWith(String(i).padStart(5, '0'))).toBe(true);
+      expect(entry.name.endsWith('…')).toBe(true);
+    }
+    // The answer is bounded by the caps, not by the 3 MB of names the archive holds.
+    expect(Buffer.byteLength(text)).toBeLessThan(skippedMax * (nameMaxBytes + 100));
+    // A name within the bound is echoed whole; an archive with nothing past the caps says 0.
+    const small = await imported(h, apiKey, id, craftZip([{ name: 'a.png', data: 'x' }]));
+    expect([small.skipped, small.skipped_omitted]).toEqual([
+      [{ name: 'a.png', reason: 'not a Markdown file (attachment)' }],
+      0,
+    ]);
+  });
+
+  test('a tar name header above 64 KiB: 422 header_too_large before anything is written (issue 34)', async (h) => {
+    const { apiKey } = await h.account();
+    const { id } = await h.createProject(apiKey, 'long names');
+    const archive = await craftTarGz([
+      { name: 'first.md', data: 'written?' },
+      ...Array.from({ length: 3 }, (_, i) => ({ name: `${i}${'n'.repeat(1024 * 1024)}.md`, data: 'x' })),
+    ]);
+    const refused = await post(h, apiKey, id, archive, { type: TYPES['tar.gz'] });
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { detail: Array<{ type: string }> }).detail[0]?.type).toBe(
+      'header_too_large',
+    );
     expect(await filesOf(h, apiKey, id)).toEqual({});
   });
 

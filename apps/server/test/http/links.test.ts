@@ -1,3 +1,4 @@
+import { FILE_LINK_LIMITS, REWRITE_LIMITS } from '@mdstore/core';
 import { describe, expect } from 'vitest';
 import { type HttpHarness, serverTest } from '../support/http-harness.js';
 
@@ -60,10 +61,14 @@ async function setup(h: HttpHarness, settings?: Record<string, unknown>) {
       expect(response.status).toBe(200);
     },
     remove: (name: string, query = '') => h.fetch(`${file(name)}${query}`, { method: 'DELETE', key: apiKey }),
-    links: async (name: string, key = apiKey) => {
-      const response = await h.fetch(`${file(name)}/links`, { key });
+    links: async (name: string, key = apiKey, query = '') => {
+      const response = await h.fetch(`${file(name)}/links${query}`, { key });
       expect(response.status).toBe(200);
-      return (await response.json()) as { outgoing: Outgoing[]; incoming: Incoming[] };
+      return (await response.json()) as {
+        outgoing: Outgoing[];
+        incoming: Incoming[];
+        next_cursor: string | null;
+      };
     },
     broken: async (query = '') => {
       const response = await h.fetch(`/api/projects/${projectId}/links/broken${query}`, { key: apiKey });
@@ -258,6 +263,43 @@ describe('GET …/files/{filename}/links', () => {
     expect(broken).toEqual([
       { source: 'from.md', line: 1, raw: 'note', target: 'note', reason: 'ambiguous' },
     ]);
+  });
+
+  test('paged: at most `limit` links a page, outgoing first, then incoming, until next_cursor is null (issue 34)', async (h) => {
+    const api = await setup(h);
+    await api.upload('t.md', '[a](a.md)\n[[b]]\n');
+    for (const name of ['s1.md', 's2.md', 's3.md']) await api.upload(name, '[[t]]\n'.repeat(7));
+    // Same stem, another file: read as a candidate, never answered as an incoming link of t.md.
+    await api.upload('x/t.md', 'x\n');
+    await api.upload('y.md', '[[x/t]]\n'.repeat(9));
+    const sizes: number[] = [];
+    const incoming: string[] = [];
+    let outgoing = 0;
+    let cursor: string | null = null;
+    do {
+      const page = await api.links(
+        't.md',
+        api.apiKey,
+        `?limit=5${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
+      sizes.push(page.outgoing.length + page.incoming.length);
+      outgoing += page.outgoing.length;
+      incoming.push(...page.incoming.map((link) => `${link.source}:${link.line}`));
+      cursor = page.next_cursor;
+    } while (cursor !== null);
+    expect(sizes).toEqual([5, 5, 5, 5, 3]);
+    expect(outgoing).toBe(2);
+    expect(incoming).toEqual(
+      ['s1.md', 's2.md', 's3.md'].flatMap((s) => [1, 2, 3, 4, 5, 6, 7].map((l) => `${s}:${l}`)),
+    );
+    // The default page holds all of it: a client reading the first page sees every link, as before.
+    const whole = await api.links('t.md');
+    expect([whole.outgoing.length, whole.incoming.length, whole.next_cursor]).toEqual([2, 21, null]);
+    const file = `/api/projects/${api.projectId}/files/t.md/links`;
+    expect((await h.fetch(`${file}?limit=${FILE_LINK_LIMITS.pageMax + 1}`, { key: api.apiKey })).status).toBe(
+      422,
+    );
+    expect((await h.fetch(`${file}?cursor=nope`, { key: api.apiKey })).status).toBe(422);
   });
 
   test('404 for a missing file; read keys may read links', async (h) => {
@@ -608,4 +650,30 @@ describe('POST …/move with rewrite_links', () => {
     ]);
     expect(await text('index.md')).toBe(index);
   });
+
+  // Files of 15 KB: above the suites' small file limit.
+  const roomy = serverTest({ settings: { maxFileBytes: 64 * 1024 } });
+  roomy(
+    'past REWRITE_LIMITS.maxLinks links: 409 work_budget, dry run or not; nothing changes (issue 34)',
+    async (h) => {
+      const api = await setup(h);
+      await api.upload('t.md', 'target\n');
+      const perFile = Math.ceil((REWRITE_LIMITS.maxLinks + 1) / 4);
+      for (let f = 0; f < 4; f++) await api.upload(`s${f}.md`, '[[t]]\n'.repeat(perFile));
+      for (const dry_run of [true, false]) {
+        const refused = await api.post('t.md', 'move', { to: 'u.md', rewrite_links: true, dry_run });
+        expect(refused.status).toBe(409);
+        expect(refused.body.detail).toMatchObject([{ loc: ['body', 'rewrite_links'], type: 'work_budget' }]);
+      }
+      const page = await api.links('t.md', api.apiKey, '?limit=1');
+      expect(page.outgoing).toEqual([]);
+      expect(page.incoming).toHaveLength(1);
+      // Within the bound it moves: fewer links, the same files.
+      await api.replace('s0.md', '[[t]]\n');
+      for (let f = 1; f < 4; f++) await api.replace(`s${f}.md`, '[[t]]\n[[t]]\n');
+      const moved = await api.post('t.md', 'move', { to: 'u.md', rewrite_links: true });
+      expect(moved.status).toBe(200);
+      expect((moved.body.rewritten as Array<{ links: number }>).map((r) => r.links)).toEqual([1, 2, 2, 2]);
+    },
+  );
 });

@@ -1,3 +1,4 @@
+import { FILE_LINK_LIMITS } from '@mdstore/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -367,6 +368,31 @@ describe('MCP tools', () => {
     const filtered = await s.ok('search', { filter: { field: 'metadata.team', op: 'eq', value: 'a' } });
     expect((filtered.results as unknown[]).length).toBe(1);
     expect((await s.fails('search', { project_id: s.projectId, query: '-only' })).status).toBe(422);
+  });
+
+  test('links is paged like the API: at most limit links, outgoing first, then next_cursor (issue 34)', async (h) => {
+    const s = await scene(h);
+    await h.uploadFile(s.apiKey, s.projectId, 'from.md', '[[notes]]\n[[notes]]\n[[notes]]\n');
+    await h.uploadFile(s.apiKey, s.projectId, 'notes-out.md', '[a](notes.md)\n');
+    const file = { project_id: s.projectId, filename: 'notes.md' };
+    const pages: Array<{ incoming: Array<{ source: string; line: number }>; next_cursor: string | null }> =
+      [];
+    let cursor: string | null = null;
+    do {
+      const page = (await s.ok('links', {
+        ...file,
+        limit: 2,
+        ...(cursor && { cursor }),
+      })) as (typeof pages)[0];
+      pages.push(page);
+      cursor = page.next_cursor;
+    } while (cursor !== null);
+    expect(pages.map((page) => page.incoming.map((link) => `${link.source}:${link.line}`))).toEqual([
+      ['from.md:1', 'from.md:2'],
+      ['from.md:3', 'notes-out.md:1'],
+    ]);
+    expect(await s.ok('links', file)).toMatchObject({ next_cursor: null });
+    expect((await s.fails('links', { ...file, limit: FILE_LINK_LIMITS.pageMax + 1 })).status).toBe(422);
   });
 
   test('require_if_match: every tool that changes a file refuses without if_match (428)', async (h) => {

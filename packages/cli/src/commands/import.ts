@@ -94,9 +94,10 @@ export const importProject: Command = {
     for (const name of report.updated) ctx.out(`${would}updated: ${name}`);
     for (const name of report.deleted) ctx.out(`${would}deleted: ${name}`);
     for (const skip of report.skipped) ctx.out(`skipped: ${skip.name} (${skip.reason})`);
+    if (report.skipped_omitted) ctx.out(`skipped: ${report.skipped_omitted} more not listed by the server`);
     ctx.out(
       `${report.created.length} created, ${report.updated.length} updated, ${report.unchanged.length} unchanged, ` +
-        `${report.deleted.length} deleted, ${report.skipped.length} skipped` +
+        `${report.deleted.length} deleted, ${report.skipped.length + (report.skipped_omitted ?? 0)} skipped` +
         (report.changeset_id
           ? ` (changeset ${report.changeset_id})`
           : values['dry-run'] === true

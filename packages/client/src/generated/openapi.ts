@@ -333,7 +333,7 @@ export interface paths {
         };
         /**
          * Links of a file
-         * @description Its outgoing links (resolved now: a link to a file created later resolves as soon as it exists) and the links of other files to it, each in file then line order.
+         * @description Its outgoing links (resolved now: a link to a file created later resolves as soon as it exists) and the links of other files to it, each in file then line order. Paged: a page holds at most `limit` links, the outgoing ones first, then the incoming ones; continue with `next_cursor` until it is null.
          */
         get: operations["getFileLinks"];
         put?: never;
@@ -475,7 +475,7 @@ export interface paths {
         put?: never;
         /**
          * Import an archive
-         * @description A zip or tar.gz (such as an export): every `.md`/`.mdx` entry becomes a file at its path, with the metadata `mdstore.json` gives it. Dot folders, attachments, directories, links, absolute paths, `..`, names that break the filename rules, duplicates, non-UTF-8 and oversized entries are skipped with a reason. A file equal in content and metadata is `unchanged` (no revision); `mode=replace` (role `admin`) deletes the files the archive lacks. Archives over `MDSTORE_MAX_IMPORT_BYTES` uncompressed (413), with more than 100 000 entries or a compression ratio above 200 (422) are refused before anything is written.
+         * @description A zip or tar.gz (such as an export): every `.md`/`.mdx` entry becomes a file at its path, with the metadata `mdstore.json` gives it. Dot folders, attachments, directories, links, absolute paths, `..`, names that break the filename rules, duplicates, non-UTF-8 and oversized entries are skipped with a reason. A file equal in content and metadata is `unchanged` (no revision); `mode=replace` (role `admin`) deletes the files the archive lacks. Archives over `MDSTORE_MAX_IMPORT_BYTES` uncompressed (413), with more than 100 000 entries, a compression ratio above 200 or a tar name (PAX or long-name) header above 64 KiB (422) are refused before anything is written. `skipped` lists at most 1000 entries (`skipped_omitted` counts the rest), each name cut to 1024 bytes.
          */
         post: operations["importProject"];
         delete?: never;
@@ -1110,11 +1110,13 @@ export interface components {
             unchanged: string[];
             /** @description With `mode=replace`: files the archive lacks, deleted. */
             deleted: string[];
-            /** @description Entries of the archive that did not become files, with the reason. */
+            /** @description Entries of the archive that did not become files, with the reason: at most 1000, each name cut to 1024 UTF-8 bytes (ending with `…` when cut). */
             skipped: {
                 name: string;
                 reason: string;
             }[];
+            /** @description Skipped entries not listed in `skipped` (past its 1000); 0 when it lists them all. */
+            skipped_omitted: number;
         };
         SearchRequest: {
             /** @description Words (all must occur), "phrases", -exclusions, prefix*, a OR b; at most 1 000 code points, 32 words. */
@@ -1229,6 +1231,8 @@ export interface components {
         FileLinks: {
             outgoing: components["schemas"]["OutgoingLink"][];
             incoming: components["schemas"]["IncomingLink"][];
+            /** @description null on the last page; else the `cursor` of the next page (more links follow). */
+            next_cursor: string | null;
         };
         BrokenLink: {
             source: string;
@@ -5548,7 +5552,12 @@ export interface operations {
     };
     getFileLinks: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Links per page, outgoing and incoming together (default 1000). A page may hold fewer, with a `next_cursor`. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 project_id: components["parameters"]["ProjectId"];
@@ -5559,7 +5568,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Outgoing and incoming links */
+            /** @description One page of outgoing and incoming links */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5620,6 +5629,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Rate limit exceeded */

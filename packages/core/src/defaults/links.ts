@@ -17,3 +17,19 @@ export const LINK_LIMITS = {
    */
   pageWindows: [125, 500, 2000] as readonly number[],
 } as const;
+
+/**
+ * The bounds of `GET …/files/{filename}/links` and the MCP tool `links` (extensions §9): one page holds
+ * at most `limit` links, its outgoing links first (seq order), then its incoming ones (source then line
+ * order), with a `next_cursor` while there are more. The default holds every link of an ordinary file,
+ * so a client that reads only the first page sees what it saw before the lists were paged.
+ */
+export const FILE_LINK_LIMITS = {
+  pageDefault: 1000,
+  pageMax: 5000,
+  /**
+   * Candidate incoming links read per page at most (links naming the file that may resolve to another
+   * one: a wiki link's bare name shared by several files): past it the page ends early, with a cursor.
+   */
+  scanPerPage: 5000,
+} as const;

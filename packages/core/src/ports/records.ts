@@ -207,16 +207,23 @@ export interface RecordsReader extends ChangeFeedReader {
   /** Files that were never given to `indexFile` (stored before search existed), in `id` order. */
   listUnindexedFiles(q: { limit: number }): Promise<FileRecord[]>;
 
-  /** The link index entry of a file (extensions §9), or null when it has none (stored before links). */
-  findFileLinks(q: { fileId: string }): Promise<FileLinksRecord | null>;
+  /**
+   * The link index entry of a file (extensions §9), or null when it has none (stored before links);
+   * its `links` in seq order, those after `afterSeq` only when it is given, at most `limit` when it is
+   * given (the store's `LIMIT`).
+   */
+  findFileLinks(q: { fileId: string; afterSeq?: number; limit?: number }): Promise<FileLinksRecord | null>;
   /**
    * Links of the project that may point at one of the given names: Markdown or wiki links whose `path`
-   * is one of `paths`, and wiki links whose `stem` is one of `stems`; in (source filename, seq) order.
+   * is one of `paths`, and wiki links whose `stem` is one of `stems`; in (source filename, seq) order,
+   * those after `after` only when it is given, at most `limit` when it is given (the store's `LIMIT`).
    */
   listLinksTo(q: {
     projectId: string;
     paths: readonly string[];
     stems: readonly string[];
+    after?: LinkPosition;
+    limit?: number;
   }): Promise<SourcedLinkRecord[]>;
   /**
    * Files of the project a link may resolve to: those named one of `filenames`, and those whose link

@@ -76,6 +76,10 @@ export function linkStatements(c: SqlContext) {
   const s = {
     entry: c.sql('SELECT * FROM file_links WHERE file_id = ?'),
     linksOf: c.sql(`SELECT ${LINK_COLUMNS} FROM links l WHERE l.file_id = ? ORDER BY l.seq`),
+    linksPage: (limit: number | undefined) =>
+      c.sql(
+        `SELECT ${LINK_COLUMNS} FROM links l WHERE l.file_id = ? AND l.seq > ? ORDER BY l.seq${limit === undefined ? '' : ` LIMIT ${literalLimit(limit)}`}`,
+      ),
     deleteEntry: c.sql('DELETE FROM file_links WHERE file_id = ?'),
     deleteLinks: c.sql('DELETE FROM links WHERE file_id = ?'),
     insertEntry: c.sql(
@@ -113,7 +117,11 @@ export function linkStatements(c: SqlContext) {
       findFileLinks: async (q) => {
         const row = await x.get(s.entry, [q.fileId]);
         if (!row) return null;
-        const links = (await x.all(s.linksOf, [q.fileId])).map(linkFromRow);
+        const rows =
+          q.afterSeq === undefined && q.limit === undefined
+            ? await x.all(s.linksOf, [q.fileId])
+            : await x.all(s.linksPage(q.limit), [q.fileId, q.afterSeq ?? -1]);
+        const links = rows.map(linkFromRow);
         return {
           fileId: String(row.file_id),
           projectId: String(row.project_id),
@@ -125,22 +133,36 @@ export function linkStatements(c: SqlContext) {
         };
       },
       listLinksTo: async (q) => {
-        // Two index range scans (links_path, links_stem), not one OR that no index serves.
+        // Two index range scans (links_path, links_stem), not one OR that no index serves; with a
+        // `limit`, each scan and their union stop after it (a page reads its size, not every link).
         const { params, param } = parameterList(dialect);
         const select = `SELECT l.file_id, f.filename AS source, ${LINK_COLUMNS} FROM links l JOIN files f ON f.id = l.file_id`;
+        const limit = q.limit === undefined ? '' : ` LIMIT ${literalLimit(q.limit)}`;
+        const after = () =>
+          q.after
+            ? ` AND f.filename >= ${param(q.after.source)} AND (f.filename > ${param(q.after.source)} OR l.seq > ${param(q.after.seq)})`
+            : '';
+        const bounded = (where: string) =>
+          limit === ''
+            ? `${select} WHERE ${where}`
+            : `SELECT * FROM (${select} WHERE ${where} ORDER BY f.filename, l.seq${limit}) p`;
         const parts: string[] = [];
         if (q.paths.length > 0) {
           parts.push(
-            `${select} WHERE l.project_id = ${param(q.projectId)} AND ${dialect.inList('l.path', param(dialect.list(q.paths, 'text')), 'text')}`,
+            bounded(
+              `l.project_id = ${param(q.projectId)} AND ${dialect.inList('l.path', param(dialect.list(q.paths, 'text')), 'text')}${after()}`,
+            ),
           );
         }
         if (q.stems.length > 0) {
           parts.push(
-            `${select} WHERE l.project_id = ${param(q.projectId)} AND l.kind = 'wiki' AND ${dialect.inList('l.stem', param(dialect.list(q.stems, 'text')), 'text')}`,
+            bounded(
+              `l.project_id = ${param(q.projectId)} AND l.kind = 'wiki' AND ${dialect.inList('l.stem', param(dialect.list(q.stems, 'text')), 'text')}${after()}`,
+            ),
           );
         }
         if (parts.length === 0) return [];
-        const sql = `SELECT * FROM (${parts.join(' UNION ')}) u ORDER BY u.source, u.seq`;
+        const sql = `SELECT * FROM (${parts.join(' UNION ')}) u ORDER BY u.source, u.seq${limit}`;
         return (await x.all(sql, params)).map(sourcedFromRow);
       },
       listLinkTargets: async (q) => {

@@ -10,6 +10,7 @@ import {
 } from '@mdstore/core';
 import { extract, type Header } from 'tar-stream';
 import { ArchiveTally, type ImportBounds } from './bounds.js';
+import { tarHeaderGuard } from './tar-headers.js';
 
 /** A counting pass-through that runs `count(bytes)` for each chunk (which may throw to stop the stream). */
 function counter(count: (bytes: number) => void): Transform {
@@ -57,6 +58,7 @@ export async function* readTarGz(body: Readable, bounds: ImportBounds): ImportAr
     counted,
     createGunzip(),
     counter((bytes) => tally.inflated(bytes, compressed)),
+    tarHeaderGuard(),
     reader,
   ).catch(fail);
   try {

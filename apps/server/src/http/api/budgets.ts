@@ -2,12 +2,16 @@ import {
   AUDIT_LIMITS,
   CHANGES_LIMITS,
   CHANGESET_LIMITS,
+  CHANGESET_WORK,
+  FILE_LINK_LIMITS,
   HELD_LIMITS,
   HISTORY_LIMITS,
+  IMPORT_ANSWER_LIMITS,
   IMPORT_LIMITS,
   KEY_LIMITS,
   LINK_LIMITS,
   LIST_LIMITS,
+  REWRITE_LIMITS,
   SEARCH_COST_LIMITS,
   SEARCH_LIMITS,
   SHARE_LIMITS,
@@ -71,8 +75,8 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
     past: NOTHING_PAST,
   },
   moveFile: {
-    cost: 'one file; with `rewrite_links`, every file linking to it is rewritten (see the link bounds)',
-    past: WORK_REFUSED,
+    cost: `one file; with \`rewrite_links\` (and its \`dry_run\`): at most ${REWRITE_LIMITS.maxLinks} links looked at (index reads with \`LIMIT ${REWRITE_LIMITS.maxLinks + 1}\`) and at most ${REWRITE_LIMITS.bytesFactor} × \`maxFileBytes\` of files to rewrite (from their records), both judged before any content is read; then one file at a time, a turn of the event loop every ${REWRITE_LIMITS.linksPerTurn} links`,
+    past: '409 `work_budget` at `["body","rewrite_links"]`, nothing read or written',
   },
   copyFile: { cost: FILE_CONTENT, past: '413 when the project is full' },
   // Editing (extensions §4).
@@ -94,8 +98,8 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
   restoreRevision: { cost: FILE_CONTENT, past: '413 when the project is full' },
   // Changesets (extensions §9).
   applyChangeset: {
-    cost: `at most ${CHANGESET_LIMITS.maxOperations} operations; each content as one file`,
-    past: `422 past the operation count; ${TOO_LARGE}; ${WORK_REFUSED}`,
+    cost: `at most ${CHANGESET_LIMITS.maxOperations} operations; at most ${CHANGESET_LIMITS.contentFactor} × \`maxFileBytes\` of \`put\` content, summed in one pass before any operation is planned; edits within the edit budget; the per-file work (encode, digest, search fields, links) gives the event loop a turn every ${CHANGESET_WORK.unitsPerTurn / 1024} Ki code units`,
+    past: `413 at the operation where the total passes (nothing read or written); 422 past ${CHANGESET_LIMITS.maxOperations} operations; ${WORK_REFUSED}`,
   },
   // Search (extensions §1).
   searchProject: {
@@ -107,7 +111,10 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
     past: '422 past the project count; otherwise as a project search',
   },
   // Links (extensions §9).
-  getFileLinks: { cost: "one file's outgoing and incoming links, unpaged", past: 'not yet bounded' },
+  getFileLinks: {
+    cost: `${page(FILE_LINK_LIMITS.pageDefault, FILE_LINK_LIMITS.pageMax)} links (outgoing first, then incoming); at most \`limit\` + 1 outgoing and ${FILE_LINK_LIMITS.scanPerPage} candidate incoming rows read, each with the page's LIMIT`,
+    past: `${NEXT_PAGE} (a page may be shorter than \`limit\`); 422 past the maximum \`limit\``,
+  },
   listBrokenLinks: {
     cost: `${page(LINK_LIMITS.pageDefault, LINK_LIMITS.pageMax)}; at most ${LINK_LIMITS.scanPerPage} links scanned per page`,
     past: NEXT_PAGE,
@@ -126,8 +133,8 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
     past: 'a client that stops reading holds the stream until the socket times out',
   },
   importProject: {
-    cost: `an archive of at most \`maxImportBytes\` (${IMPORT_LIMITS.defaultMaxImportBytes / 1024 ** 3} GiB by default), at most ${IMPORT_LIMITS.maxEntries} entries, expanding at most ${IMPORT_LIMITS.maxCompressionRatio}×`,
-    past: '413 `IMPORT_TOO_LARGE` before anything is written; skipped entries are listed',
+    cost: `an archive of at most \`maxImportBytes\` (${IMPORT_LIMITS.defaultMaxImportBytes / 1024 ** 3} GiB by default), at most ${IMPORT_LIMITS.maxEntries} entries, expanding at most ${IMPORT_LIMITS.maxCompressionRatio}×; a tar name header (PAX or GNU long name) of at most ${IMPORT_ANSWER_LIMITS.longHeaderMaxBytes / 1024} KiB, judged from its 512-byte header; the answer lists at most ${IMPORT_ANSWER_LIMITS.skippedMax} skipped entries, names cut to ${IMPORT_ANSWER_LIMITS.nameMaxBytes} bytes`,
+    past: '413 `IMPORT_TOO_LARGE`, or 422 `header_too_large`, before anything is written; skipped entries past the list are counted in `skipped_omitted`, longer names end with `…`',
   },
   // Keys (extensions §8).
   createKey: {

@@ -204,6 +204,10 @@ export const IncomingLink = v.object({
 export const FileLinks = v.object({
   outgoing: v.array(OutgoingLink),
   incoming: v.array(IncomingLink),
+  next_cursor: v.pipe(
+    v.nullable(v.string()),
+    v.description('null on the last page; else the `cursor` of the next page (more links follow).'),
+  ),
 });
 export const BrokenLink = v.object({
   source: v.string(),
@@ -355,7 +359,13 @@ export const ImportResult = v.object({
   deleted: Filenames('With `mode=replace`: files the archive lacks, deleted.'),
   skipped: v.pipe(
     v.array(v.object({ name: v.string(), reason: v.string() })),
-    v.description('Entries of the archive that did not become files, with the reason.'),
+    v.description(
+      'Entries of the archive that did not become files, with the reason: at most 1000, each name cut to 1024 UTF-8 bytes (ending with `…` when cut).',
+    ),
+  ),
+  skipped_omitted: v.pipe(
+    v.number(),
+    v.description('Skipped entries not listed in `skipped` (past its 1000); 0 when it lists them all.'),
   ),
 });
 

@@ -29,6 +29,7 @@ const importJson = (result: ImportResult) => ({
   unchanged: result.unchanged,
   deleted: result.deleted,
   skipped: result.skipped,
+  skipped_omitted: result.skippedOmitted,
 });
 
 /** The archive body: its media type and declared length judged before it is read (415, 413). */
@@ -63,8 +64,9 @@ export const importProject = defineRoute(
       '`..`, names that break the filename rules, duplicates, non-UTF-8 and oversized entries are skipped ' +
       'with a reason. A file equal in content and metadata is `unchanged` (no revision); `mode=replace` ' +
       '(role `admin`) deletes the files the archive lacks. Archives over `MDSTORE_MAX_IMPORT_BYTES` ' +
-      'uncompressed (413), with more than 100 000 entries or a compression ratio above 200 (422) are ' +
-      'refused before anything is written.',
+      'uncompressed (413), with more than 100 000 entries, a compression ratio above 200 or a tar name ' +
+      '(PAX or long-name) header above 64 KiB (422) are refused before anything is written. `skipped` ' +
+      'lists at most 1000 entries (`skipped_omitted` counts the rest), each name cut to 1024 bytes.',
     tags: ['Projects'],
     auth: 'apiKey',
     role: 'write',

@@ -1,4 +1,4 @@
-import { LINK_LIMITS } from '@mdstore/core';
+import { FILE_LINK_LIMITS, LINK_LIMITS } from '@mdstore/core';
 import * as v from 'valibot';
 import { errors, json } from '../api/answers.js';
 import { defineRoute } from '../api/route.js';
@@ -24,20 +24,31 @@ export const fileLinks = defineRoute(
     operationId: 'getFileLinks',
     summary: 'Links of a file',
     description:
-      'Its outgoing links (resolved now: a link to a file created later resolves as soon as it exists) and the links of other files to it, each in file then line order.',
+      'Its outgoing links (resolved now: a link to a file created later resolves as soon as it exists) and the links of other files to it, each in file then line order. Paged: a page holds at most `limit` links, the outgoing ones first, then the incoming ones; continue with `next_cursor` until it is null.',
     tags: ['Links'],
     auth: 'apiKey',
     role: 'read',
-    answers: { 200: json('Outgoing and incoming links', FileLinks), ...errors(403, 404) },
+    query: {
+      limit: {
+        schema: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(FILE_LINK_LIMITS.pageMax)),
+        description: `Links per page, outgoing and incoming together (default ${FILE_LINK_LIMITS.pageDefault}). A page may hold fewer, with a \`next_cursor\`.`,
+      },
+      cursor: PAGE_QUERY.cursor,
+    },
+    answers: { 200: json('One page of outgoing and incoming links', FileLinks), ...errors(403, 404, 422) },
   },
   ({ store }) =>
     async (req, res) => {
+      const query = singleQueryParams(req, ['limit', 'cursor']);
       const links = await store.files.links({
         principal: principalOf(res),
         projectId: projectIdOf(req),
         filename: filenameOf(req),
+        ...query,
       });
-      res.status(200).json({ outgoing: links.outgoing, incoming: links.incoming });
+      res
+        .status(200)
+        .json({ outgoing: links.outgoing, incoming: links.incoming, next_cursor: links.nextCursor });
     },
 );
 

@@ -118,6 +118,59 @@ export function linksSuite({ test }: SuiteContext): void {
       expect(await repository.listLinksTo({ projectId: project.id, paths: [], stems: [] })).toEqual([]);
     });
 
+    test('findFileLinks pages the links of a file by seq', async ({ repository }) => {
+      const project = await seedProject(repository);
+      const file = await seedFile(repository, { projectId: project.id, filename: 'a.md' });
+      await index(
+        repository,
+        anEntry(
+          file,
+          Array.from({ length: 5 }, (_, seq) => aLink({ seq, path: `p${seq}.md` })),
+        ),
+      );
+      const seqs = async (q: { afterSeq?: number; limit?: number }) =>
+        (await repository.findFileLinks({ fileId: file.id, ...q }))?.links.map((link) => link.seq);
+      expect(await seqs({ limit: 2 })).toEqual([0, 1]);
+      expect(await seqs({ afterSeq: 1, limit: 2 })).toEqual([2, 3]);
+      expect(await seqs({ afterSeq: 3 })).toEqual([4]);
+      expect(await seqs({ afterSeq: 4, limit: 2 })).toEqual([]);
+    });
+
+    test('listLinksTo pages: at most `limit` links, after a position, a link matched twice once', async ({
+      repository,
+    }) => {
+      const project = await seedProject(repository);
+      const a = await seedFile(repository, { projectId: project.id, filename: 'a.md' });
+      const b = await seedFile(repository, { projectId: project.id, filename: 'b.md' });
+      // Path and stem both match the wiki links: each is still one row.
+      const links = Array.from({ length: 6 }, (_, seq) =>
+        seq % 2 === 0
+          ? aLink({ seq, path: 't.md' })
+          : aLink({ seq, kind: 'wiki', raw: 't', path: 't', stem: 't' }),
+      );
+      await index(repository, anEntry(a, links));
+      await index(repository, anEntry(b, links.slice(0, 3)));
+      const q = { projectId: project.id, paths: ['t.md', 't'], stems: ['t'] };
+      const seen = (page: Awaited<ReturnType<typeof repository.listLinksTo>>) =>
+        page.map(({ source, link }) => `${source}:${link.seq}`);
+      expect(seen(await repository.listLinksTo(q))).toHaveLength(9);
+      expect(seen(await repository.listLinksTo({ ...q, limit: 4 }))).toEqual([
+        'a.md:0',
+        'a.md:1',
+        'a.md:2',
+        'a.md:3',
+      ]);
+      expect(
+        seen(await repository.listLinksTo({ ...q, limit: 4, after: { source: 'a.md', seq: 3 } })),
+      ).toEqual(['a.md:4', 'a.md:5', 'b.md:0', 'b.md:1']);
+      expect(
+        seen(await repository.listLinksTo({ ...q, limit: 4, after: { source: 'b.md', seq: 1 } })),
+      ).toEqual(['b.md:2']);
+      expect(
+        await repository.listLinksTo({ ...q, paths: ['t.md'], stems: [], after: { source: 'b.md', seq: 2 } }),
+      ).toEqual([]);
+    });
+
     test('listLinkTargets finds files by name (indexed or not) and by their entry stem', async ({
       repository,
     }) => {

@@ -1,3 +1,4 @@
+import { CHANGESET_WORK } from '../../defaults/changesets.js';
 import { isRecordConflict } from '../../errors.js';
 import { giveTurn, LARGE_TEXT } from '../../markdown/work-budget.js';
 import type { BlobIntentRecord, FileRecord, ProjectRecord } from '../../model/records.js';
@@ -57,7 +58,8 @@ interface PreparedContent {
 /**
  * The content versions the commit writes: each new content encoded and hashed once, its form chosen by
  * its size. The contents are bounded (`maxFileBytes` × 4 of puts, edits within `maxFileBytes` each);
- * other requests get a turn after every megabyte worked on.
+ * other requests get a turn after every `CHANGESET_WORK.unitsPerTurn` code units worked on (a turn comes
+ * before the file that passes it: a file is one step, its links' parse bounded by itself).
  */
 export async function prepareContents(ctx: MdStoreContext, plan: ChangesetPlan): Promise<PreparedContent[]> {
   const prepared: PreparedContent[] = [];
@@ -65,7 +67,7 @@ export async function prepareContents(ctx: MdStoreContext, plan: ChangesetPlan):
   for (const file of plan.files) {
     if (file.deleted || file.text === null) continue;
     sinceTurn += file.text.length;
-    if (sinceTurn >= LARGE_TEXT) {
+    if (sinceTurn >= CHANGESET_WORK.unitsPerTurn) {
       sinceTurn = 0;
       await giveTurn();
     }

@@ -149,6 +149,7 @@ export async function planChangeset(
   project: ProjectRecord,
   input: PlanInput,
 ): Promise<ChangesetPlan> {
+  checkContentTotal(ctx, input);
   const planner = new Planner(ctx, project, input);
   await planner.prefetch(input.operations);
   let sinceTurn = 0;
@@ -175,6 +176,42 @@ export async function planChangeset(
     }
   }
   return { project, files: planner.files, touched: planner.touched, seen: planner.seen };
+}
+
+/** The bytes of put content a changeset may hold in all. */
+const contentLimit = (ctx: MdStoreContext, input: PlanInput) =>
+  input.maxContentBytes ?? ctx.settings.maxFileBytes * CHANGESET_LIMITS.contentFactor;
+
+const contentTotalError = (limit: number, index: number) => {
+  const loc = [...operationLoc(index), 'content'];
+  return new OperationFailedError(
+    'CONTENT_TOO_LARGE',
+    [
+      {
+        loc,
+        msg: `Changeset too large: at most ${limit} bytes of content in all`,
+        type: 'content_too_large',
+      },
+    ],
+    index,
+  );
+};
+
+/**
+ * The changeset's put content in all, judged BEFORE any operation is planned (no file read, no content
+ * worked on): one linear pass over the contents' lengths. Past the bound, 413 at the operation whose
+ * content passes it (issue 34).
+ */
+function checkContentTotal(ctx: MdStoreContext, input: PlanInput): void {
+  const limit = contentLimit(ctx, input);
+  let total = 0;
+  for (let index = 0; index < input.operations.length; index++) {
+    const raw = input.operations[index] as { op?: unknown; content?: unknown } | null;
+    if (raw?.op !== 'put' || typeof raw.content !== 'string') continue;
+    // A string's UTF-8 size is at least its length: only those that may pass are counted exactly.
+    total += raw.content.length > limit ? raw.content.length : utf8Length(raw.content);
+    if (total > limit) throw contentTotalError(limit, index);
+  }
 }
 
 class Planner {
@@ -330,20 +367,8 @@ class Planner {
     if (bytes > maxFileBytes) throw operationFailedAt(new ContentTooLargeError(maxFileBytes), loc);
     if (!counted) return;
     this.#contentBytes += bytes;
-    const limit = this.input.maxContentBytes ?? maxFileBytes * CHANGESET_LIMITS.contentFactor;
-    if (this.#contentBytes > limit) {
-      throw new OperationFailedError(
-        'CONTENT_TOO_LARGE',
-        [
-          {
-            loc,
-            msg: `Changeset too large: at most ${limit} bytes of content in all`,
-            type: 'content_too_large',
-          },
-        ],
-        loc[2] as number,
-      );
-    }
+    const limit = contentLimit(this.ctx, this.input);
+    if (this.#contentBytes > limit) throw contentTotalError(limit, loc[2] as number);
   }
 
   async #originText(origin: FileRecord): Promise<string> {

@@ -17,6 +17,7 @@ export { canonical, changesetApplier, IMPORT_APPLIER } from './applier.js';
 export * from './entries.js';
 export * from './importers.js';
 export { IMPORT_LIMITS, MANIFEST_NAME } from './limits.js';
+export { echoedName, SkippedList } from './skipped.js';
 export { type ImportSpool, memorySpool, type SpooledFile, type SpoolRef } from './spool.js';
 
 export const IMPORT_MODES = ['merge', 'replace'] as const;
@@ -50,7 +51,10 @@ export interface ImportResult {
   readonly updated: string[];
   readonly unchanged: string[];
   readonly deleted: string[];
+  /** At most `IMPORT_ANSWER_LIMITS.skippedMax` entries, each name cut to `nameMaxBytes`. */
   readonly skipped: SkippedEntry[];
+  /** Skipped entries not listed in `skipped` (past its bound). */
+  readonly skippedOmitted: number;
 }
 
 /**
@@ -71,7 +75,7 @@ export async function importProject(ctx: MdStoreContext, input: ImportProjectInp
   const spool = input.spool ? await input.spool() : memorySpool();
   try {
     const read = await readImportArchive(ctx, await body.read(), spool);
-    const skipped = [...read.skipped];
+    const skipped = read.skipped;
     const imported = await importedFiles(ctx, input.importer ?? 'plain', read.files, spool);
     skipped.push(...imported.skipped);
     const files: SpooledFile[] = [];
@@ -100,7 +104,12 @@ export async function importProject(ctx: MdStoreContext, input: ImportProjectInp
             ...(input.signal && { signal: input.signal }),
           })
         : null;
-    return { changesetId: applied?.changesetId ?? null, ...plan.answer, skipped };
+    return {
+      changesetId: applied?.changesetId ?? null,
+      ...plan.answer,
+      skipped: skipped.entries,
+      skippedOmitted: skipped.omitted,
+    };
   } finally {
     await spool.close();
   }
@@ -184,7 +193,7 @@ export function planImport(
   files: readonly SpooledFile[],
   stored: ReadonlyMap<string, StoredFile>,
   mode: ImportMode,
-): { operations: ImportOperation[]; answer: Omit<ImportResult, 'changesetId' | 'skipped'> } {
+): { operations: ImportOperation[]; answer: Omit<ImportResult, 'changesetId' | 'skipped' | 'skippedOmitted'> } {
   const operations: ImportOperation[] = [];
   const answer = {
     created: [] as string[],

@@ -2,8 +2,9 @@ import * as v from 'valibot';
 import { InvalidInputError } from '../../errors.js';
 import { type JsonObject, MetadataSchema } from '../../validation/schemas.js';
 import type { MdStoreContext } from '../context.js';
-import { entryVerdict, type ImportArchive, SKIP_REASONS, type SkippedEntry, utf8Text } from './entries.js';
+import { entryVerdict, type ImportArchive, SKIP_REASONS, utf8Text } from './entries.js';
 import { IMPORT_LIMITS } from './limits.js';
+import { SkippedList } from './skipped.js';
 import type { ImportSpool, SpooledFile } from './spool.js';
 import { Turns } from './turns.js';
 
@@ -13,7 +14,8 @@ import { Turns } from './turns.js';
  */
 export interface ReadArchive {
   readonly files: SpooledFile[];
-  readonly skipped: SkippedEntry[];
+  /** Bounded: at most `skippedMax` entries, names cut (`SkippedList`). */
+  readonly skipped: SkippedList;
   /** Whether the archive had an `mdstore.json`. */
   readonly manifest: boolean;
 }
@@ -34,7 +36,7 @@ export async function readImportArchive(
 ): Promise<ReadArchive> {
   const maxFileBytes = ctx.settings.maxFileBytes;
   const files: SpooledFile[] = [];
-  const skipped: SkippedEntry[] = [];
+  const skipped = new SkippedList();
   const seen = new Set<string>();
   let manifestBytes: Uint8Array | undefined;
   const turns = new Turns();
@@ -84,7 +86,7 @@ const ManifestSchema = v.object({
 /** Each file the manifest names gets its metadata; a file whose metadata breaks the rules is skipped. */
 function withManifest(
   files: SpooledFile[],
-  skipped: SkippedEntry[],
+  skipped: SkippedList,
   bytes: Uint8Array,
 ): Pick<ReadArchive, 'files' | 'skipped'> {
   let parsed: unknown;

@@ -1,8 +1,10 @@
+import { REWRITE_LIMITS } from '../../defaults/rewrites.js';
 import { ContentTooLargeError, EditConflictError } from '../../errors.js';
 import { resolveLink } from '../../links/entry.js';
 import { stemOf, wikiExactNames } from '../../links/paths.js';
 import { TargetIndex, targetKeys } from '../../links/resolve.js';
 import { type FileRewrite, planLinkRewrites, type RewriteFile } from '../../links/rewrite.js';
+import { giveTurn } from '../../markdown/work-budget.js';
 import type { FileRecord, LinkRecord, LinkTargetRecord, ProjectRecord } from '../../model/records.js';
 import { type ChangesetPlan, type PlannedFile, StalePlan, utf8Length } from '../changesets/plan.js';
 import type { MdStoreContext } from '../context.js';
@@ -44,15 +46,25 @@ export async function planMoveRewrites(
 ): Promise<MovePlan> {
   const { records } = ctx;
   const moved = new Map([[file.filename, to]]);
+  // The links to look at, read with the bound's LIMIT (one more, to know it is passed): never all.
+  const bounded = { limit: REWRITE_LIMITS.maxLinks + 1 };
   const candidates = [
     ...(await records.listLinksTo({
       projectId: project.id,
       paths: namesOf(file.filename),
       stems: [stemOf(file.filename)],
+      ...bounded,
     })),
-    ...(await records.listLinksTo({ projectId: project.id, paths: namesOf(to), stems: [stemOf(to)] })),
+    ...(await records.listLinksTo({
+      projectId: project.id,
+      paths: namesOf(to),
+      stems: [stemOf(to)],
+      ...bounded,
+    })),
   ];
-  const own = (await records.findFileLinks({ fileId: file.id }))?.links ?? [];
+  const own = (await records.findFileLinks({ fileId: file.id, ...bounded }))?.links ?? [];
+  if (candidates.length + own.length > REWRITE_LIMITS.maxLinks)
+    throw rewriteRefusal(`more than ${REWRITE_LIMITS.maxLinks} links to look at`);
   const linksBySource = new Map<string, Map<number, LinkRecord>>([
     [file.filename, new Map(own.map((l) => [l.seq, l]))],
   ]);
@@ -68,32 +80,59 @@ export async function planMoveRewrites(
       target.fileId === file.id ? { ...target, filename: to, stem: stemOf(to) } : target,
     ),
   );
-  const sources: Array<RewriteFile & { record: FileRecord }> = [];
+  // The files to rewrite, by their records (one read), and their bytes judged before any is read.
+  const others = [...linksBySource.keys()].filter((name) => name !== file.filename);
+  const found = await records.findFiles({ projectId: project.id, filenames: others });
+  const recordOf = new Map<string, FileRecord>([
+    [file.filename, file],
+    ...found.map((f) => [f.filename, f] as const),
+  ]);
+  let bytes = 0;
+  for (const name of linksBySource.keys()) bytes += recordOf.get(name)?.sizeBytes ?? 0;
+  const maxBytes = ctx.settings.maxFileBytes * REWRITE_LIMITS.bytesFactor;
+  if (bytes > maxBytes) throw rewriteRefusal(`more than ${maxBytes} bytes of files to rewrite`);
+  const rules = {
+    moved,
+    before: (link: LinkRecord, source: string) => before.resolve(link, source).target?.filename ?? null,
+    after: (link: LinkRecord, source: string) => after.resolve(link, source).target?.filename ?? null,
+  };
+  // One file at a time: read, planned, its content dropped; a turn of the event loop every
+  // `linksPerTurn` links, so that other requests run between the steps.
+  const rewrites: PlannedRewrite[] = [];
+  let sinceTurn = 0;
   for (const [name, links] of linksBySource) {
-    const record =
-      name === file.filename ? file : await records.findFile({ projectId: project.id, filename: name });
+    const record = recordOf.get(name);
     if (!record) continue;
     const content = await readText(ctx, project, record);
     // The version read was replaced and removed meanwhile: plan again on the newer files.
     if (content === null) throw new StalePlan();
-    sources.push({ filename: name, content, links: [...links.values()], record });
-  }
-  const plan = planLinkRewrites({
-    moved,
-    files: sources,
-    before: (link, source) => before.resolve(link, source).target?.filename ?? null,
-    after: (link, source) => after.resolve(link, source).target?.filename ?? null,
-  });
-  const rewrites: PlannedRewrite[] = [];
-  for (const rewrite of plan.files) {
-    const source = sources.find((s) => s.filename === rewrite.filename)!;
-    // The commit finds the new contents' links and stores them (`commitChangeset`); the size is judged here.
-    if (utf8Length(rewrite.content) > ctx.settings.maxFileBytes)
-      throw new ContentTooLargeError(ctx.settings.maxFileBytes);
-    rewrites.push({ rewrite, file: source.record });
+    const source: RewriteFile = { filename: name, content, links: [...links.values()] };
+    for (const rewrite of planLinkRewrites({ ...rules, files: [source] }).files) {
+      // The commit finds the new contents' links and stores them (`commitChangeset`); the size is judged here.
+      if (utf8Length(rewrite.content) > ctx.settings.maxFileBytes)
+        throw new ContentTooLargeError(ctx.settings.maxFileBytes);
+      rewrites.push({ rewrite, file: record });
+    }
+    sinceTurn += links.size;
+    if (sinceTurn >= REWRITE_LIMITS.linksPerTurn) {
+      sinceTurn = 0;
+      await giveTurn();
+    }
   }
   return { rewrites };
 }
+
+/** A move whose rewrites pass `REWRITE_LIMITS`: 409 `work_budget`, nothing read or written. */
+const rewriteRefusal = (what: string): EditConflictError =>
+  new EditConflictError([
+    {
+      loc: ['body', 'rewrite_links'],
+      msg:
+        `Too much work for one move with rewrite_links: ${what} (nothing was changed); ` +
+        'move without rewrite_links, or rewrite the links in smaller changesets first',
+      type: 'work_budget',
+    },
+  ]);
 
 /** The targets the plan resolves against, before the move, and the names a rewrite may write. */
 async function loadTargets(

@@ -1,4 +1,4 @@
-import { LINK_LIMITS } from '../../defaults/links.js';
+import { FILE_LINK_LIMITS, LINK_LIMITS } from '../../defaults/links.js';
 import { type BrokenReason, type Resolution, TargetIndex, targetKeys } from '../../links/resolve.js';
 import type { LinkPosition, LinkRecord, LinkTargetRecord, SourcedLinkRecord } from '../../model/records.js';
 import type { RecordsReader } from '../../ports/records.js';
@@ -33,6 +33,8 @@ export interface FileLinksView {
   readonly incoming: IncomingLinkView[];
   /** `too_large` when the file was past the extraction's bound (its outgoing links are not known). */
   readonly status: 'indexed' | 'too_large' | 'not_indexed';
+  /** The next page's cursor; null on the last page. */
+  readonly nextCursor: string | null;
 }
 
 export interface BrokenLinkView {
@@ -47,6 +49,9 @@ export interface FileLinksInput {
   readonly principal: Principal;
   readonly projectId: string;
   readonly filename: string;
+  /** Links per page (outgoing and incoming together), `FILE_LINK_LIMITS`. */
+  readonly limit?: string;
+  readonly cursor?: string;
 }
 
 export interface LinkPageInput {
@@ -82,30 +87,98 @@ async function resolver(records: RecordsReader, projectId: string, links: readon
   return new TargetIndex([...targets.values()]);
 }
 
+/** The candidates of the file's incoming links: links naming it (by path or wiki stem). */
+const linksNaming = (file: { projectId: string; filename: string }) => ({
+  projectId: file.projectId,
+  paths: namesOf(file.filename),
+  stems: [file.filename.slice(file.filename.lastIndexOf('/') + 1).replace(/\.mdx?$/, '')],
+});
+
 /** The file's incoming links: every link of another file (or itself) that resolves to it. */
 async function incomingOf(records: RecordsReader, file: { id: string; projectId: string; filename: string }) {
-  const candidates = await records.listLinksTo({
-    projectId: file.projectId,
-    paths: namesOf(file.filename),
-    stems: [file.filename.slice(file.filename.lastIndexOf('/') + 1).replace(/\.mdx?$/, '')],
-  });
+  const candidates = await records.listLinksTo(linksNaming(file));
   if (candidates.length === 0) return [];
   const index = await resolver(records, file.projectId, candidates);
   return candidates.filter(({ source, link }) => index.resolve(link, source).target?.fileId === file.id);
 }
 
-/** `GET …/files/{filename}/links` (extensions §9): outgoing and incoming, each in file then line order. */
+/** Where a page of a file's links starts: after an outgoing link's seq, or after an incoming link. */
+type FileLinksPosition =
+  | { readonly phase: 'outgoing'; readonly afterSeq: number }
+  | { readonly phase: 'incoming'; readonly after: LinkPosition | undefined };
+
+const fileLinksBinding = (accountId: string, projectId: string, fileId: string): CursorBinding =>
+  linkBinding(`file_links:${fileId}`, accountId, projectId);
+
+async function decodeFileLinksPosition(
+  token: string | undefined,
+  binding: CursorBinding,
+  key: Uint8Array,
+): Promise<FileLinksPosition> {
+  if (token === undefined) return { phase: 'outgoing', afterSeq: -1 };
+  const payload = (await decodeCursor(token, binding, key, CURSOR_LOC)) as Record<string, unknown> | null;
+  if (payload?.p === 'o' && Number.isSafeInteger(payload.q))
+    return { phase: 'outgoing', afterSeq: payload.q as number };
+  if (payload?.p === 'i' && payload.s === undefined) return { phase: 'incoming', after: undefined };
+  if (payload?.p === 'i' && typeof payload.s === 'string' && Number.isSafeInteger(payload.q))
+    return { phase: 'incoming', after: { source: payload.s, seq: payload.q as number } };
+  throw invalidAt(CURSOR_LOC, 'cursor');
+}
+
+/**
+ * `GET …/files/{filename}/links` (extensions §9): outgoing and incoming, each in file then line order,
+ * paged (`FILE_LINK_LIMITS`): a page holds at most `limit` links, the outgoing ones first, then the
+ * incoming ones; the store reads at most `limit + 1` outgoing links and, for the incoming ones, windows
+ * of `limit + 1` candidates up to `scanPerPage` (a page may then hold fewer, with a `next_cursor`).
+ */
 export async function readFileLinks(ctx: MdStoreContext, input: FileLinksInput): Promise<FileLinksView> {
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
   const file = await findFileOr404(ctx.records, project.id, input.filename);
-  const entry = await ctx.records.findFileLinks({ fileId: file.id });
-  const links = entry?.links ?? [];
-  const index = await resolver(
+  const limit = parsePageLimit(input.limit, {
+    fallback: FILE_LINK_LIMITS.pageDefault,
+    max: FILE_LINK_LIMITS.pageMax,
+  });
+  const binding = fileLinksBinding(input.principal.accountId, project.id, file.id);
+  const position = await decodeFileLinksPosition(input.cursor, binding, ctx.cursorKey);
+  const cursor = (payload: Record<string, unknown>) => encodeCursor(payload, binding, ctx.cursorKey);
+  // Past the outgoing links, one row is read for the entry's status (and not answered).
+  const inOutgoing = position.phase === 'outgoing';
+  const entry = await ctx.records.findFileLinks({
+    fileId: file.id,
+    afterSeq: inOutgoing ? position.afterSeq : -1,
+    limit: inOutgoing ? limit + 1 : 1,
+  });
+  const status = entry?.status ?? 'not_indexed';
+  const links = inOutgoing ? (entry?.links ?? []) : [];
+  const outgoing = await outgoingPage(ctx.records, file, links.slice(0, limit));
+  if (links.length > limit) {
+    const last = links[limit - 1]!.seq;
+    return { outgoing, incoming: [], status, nextCursor: await cursor({ p: 'o', q: last }) };
+  }
+  const room = limit - outgoing.length;
+  if (room === 0) return { outgoing, incoming: [], status, nextCursor: await cursor({ p: 'i' }) };
+  const page = await incomingPage(
     ctx.records,
-    project.id,
+    file,
+    position.phase === 'incoming' ? position.after : undefined,
+    room,
+  );
+  const nextCursor = page.after ? await cursor({ p: 'i', s: page.after.source, q: page.after.seq }) : null;
+  return { outgoing, incoming: page.incoming, status, nextCursor };
+}
+
+/** Outgoing links of a page, resolved now. */
+async function outgoingPage(
+  records: RecordsReader,
+  file: { id: string; projectId: string; filename: string },
+  links: readonly LinkRecord[],
+): Promise<OutgoingLinkView[]> {
+  const index = await resolver(
+    records,
+    file.projectId,
     links.map((link) => ({ sourceId: file.id, source: file.filename, link })),
   );
-  const outgoing = links.map((link) => {
+  return links.map((link) => {
     const resolution = index.resolve(link, file.filename);
     return {
       line: link.line,
@@ -117,14 +190,39 @@ export async function readFileLinks(ctx: MdStoreContext, input: FileLinksInput):
       anchor_found: resolution.anchorFound,
     };
   });
-  const incoming = (await incomingOf(ctx.records, file)).map(({ source, link }) => ({
-    source,
-    line: link.line,
-    kind: link.kind,
-    raw: link.raw,
-    anchor: link.anchor,
-  }));
-  return { outgoing, incoming, status: entry?.status ?? 'not_indexed' };
+}
+
+/**
+ * Up to `room` incoming links after `after`, read from the store in windows of `room + 1` candidates
+ * and at most `scanPerPage` in all; `after` in the answer: where the next page starts (none: the end).
+ */
+async function incomingPage(
+  records: RecordsReader,
+  file: { id: string; projectId: string; filename: string },
+  after: LinkPosition | undefined,
+  room: number,
+): Promise<{ incoming: IncomingLinkView[]; after: LinkPosition | undefined }> {
+  const incoming: IncomingLinkView[] = [];
+  let scanned = 0;
+  const window = room + 1;
+  for (;;) {
+    const batch = await records.listLinksTo({ ...linksNaming(file), ...(after && { after }), limit: window });
+    const index = await resolver(records, file.projectId, batch);
+    for (const { source, link } of batch) {
+      if (index.resolve(link, source).target?.fileId !== file.id) {
+        after = { source, seq: link.seq };
+        scanned += 1;
+        continue;
+      }
+      // A link that belongs on the page: the page is full before it, so it starts the next one.
+      if (incoming.length === room) return { incoming, after };
+      incoming.push({ source, line: link.line, kind: link.kind, raw: link.raw, anchor: link.anchor });
+      after = { source, seq: link.seq };
+      scanned += 1;
+    }
+    if (batch.length < window) return { incoming, after: undefined };
+    if (scanned >= FILE_LINK_LIMITS.scanPerPage) return { incoming, after };
+  }
 }
 
 /**

@@ -1,0 +1,100 @@
+import { FILE_LINK_LIMITS, type RecordsRepository } from '@mdstore/core';
+import { describe, expect, it } from 'vitest';
+import { scene } from '../support/search-scene.js';
+
+/**
+ * `GET …/files/{filename}/links` is paged (issue 34, finding 3): a file with many incoming links is
+ * answered a page at a time, and the store reads about a page of rows for it (its queries take the
+ * page's `LIMIT`), not every link to the file.
+ */
+
+/** Records counting the link rows their link queries answer. */
+function counting(rows: { read: number }) {
+  return (inner: RecordsRepository): RecordsRepository =>
+    new Proxy(inner, {
+      get(target, property) {
+        if (property === 'listLinksTo') {
+          return async (q: Parameters<RecordsRepository['listLinksTo']>[0]) => {
+            const found = await target.listLinksTo(q);
+            rows.read += found.length;
+            return found;
+          };
+        }
+        if (property === 'findFileLinks') {
+          return async (q: Parameters<RecordsRepository['findFileLinks']>[0]) => {
+            const found = await target.findFileLinks(q);
+            rows.read += found?.links.length ?? 0;
+            return found;
+          };
+        }
+        const value = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+}
+
+describe('the links of a file, paged', () => {
+  it('answers at most `limit` links per page, outgoing first, and reads about a page of rows', async () => {
+    const rows = { read: 0 };
+    const { store, at, put } = await scene({ wrapRecords: counting(rows) });
+    await put('t.md', '[a](a.md) [[b]] [[c]]\n');
+    // 4 files × 50 links to t.md, and links to another t.md in a folder (same stem, exact name wins).
+    for (let f = 0; f < 4; f++) await put(`s${f}.md`, '[[t]]\n'.repeat(50));
+    await put('x/t.md', 'other\n');
+    await put('y.md', '[[x/t]]\n'.repeat(30));
+    const pages: { outgoing: number; incoming: string[] }[] = [];
+    let cursor: string | undefined;
+    let maxRead = 0;
+    do {
+      rows.read = 0;
+      const page = await store.files.links({ ...at, filename: 't.md', limit: '40', cursor });
+      maxRead = Math.max(maxRead, rows.read);
+      pages.push({
+        outgoing: page.outgoing.length,
+        incoming: page.incoming.map((l) => `${l.source}:${l.line}`),
+      });
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+    expect(pages.map((p) => p.outgoing + p.incoming.length)).toEqual([40, 40, 40, 40, 40, 3]);
+    expect(pages[0]!.outgoing).toBe(3);
+    const incoming = pages.flatMap((p) => p.incoming);
+    expect(incoming).toHaveLength(200);
+    expect(new Set(incoming).size).toBe(200);
+    expect(incoming.slice(0, 2)).toEqual(['s0.md:1', 's0.md:2']);
+    expect(incoming.at(-1)).toBe('s3.md:50');
+    // One window of `limit + 1` candidates and the outgoing page: never the 200 links at once.
+    expect(maxRead).toBeLessThanOrEqual(2 * 41);
+
+    // Without a limit, the default page holds every link of this file, with no cursor.
+    const whole = await store.files.links({ ...at, filename: 't.md' });
+    expect(whole.incoming).toHaveLength(200);
+    expect(whole.nextCursor).toBeNull();
+    expect(FILE_LINK_LIMITS.pageDefault).toBeGreaterThanOrEqual(203);
+  });
+
+  it('refuses a limit above the maximum and a cursor of another file (422)', async () => {
+    const { store, at, put } = await scene();
+    await put('a.md', '[[b]]\n[[b]]\n');
+    await put('b.md', 'b\n');
+    const failed = async (run: () => Promise<unknown>) => {
+      try {
+        await run();
+        return 'OK';
+      } catch (error) {
+        return (error as { code: string }).code;
+      }
+    };
+    expect(
+      await failed(() =>
+        store.files.links({ ...at, filename: 'a.md', limit: String(FILE_LINK_LIMITS.pageMax + 1) }),
+      ),
+    ).toBe('INVALID_INPUT');
+    const page = await store.files.links({ ...at, filename: 'a.md', limit: '1' });
+    expect(page.nextCursor).not.toBeNull();
+    expect(await failed(() => store.files.links({ ...at, filename: 'b.md', cursor: page.nextCursor! }))).toBe(
+      'INVALID_INPUT',
+    );
+    const next = await store.files.links({ ...at, filename: 'a.md', limit: '1', cursor: page.nextCursor! });
+    expect(next.outgoing).toHaveLength(1);
+  });
+});
