@@ -493,7 +493,7 @@ export interface paths {
         };
         /**
          * List API keys
-         * @description The account’s keys that are not revoked, oldest first; never a secret.
+         * @description The account’s keys that are not revoked, oldest first; never a secret. A project-scoped key lists only keys scoped to a subset of its projects.
          */
         get: operations["listKeys"];
         put?: never;
@@ -1238,7 +1238,7 @@ export interface components {
             source: string;
             line: number;
             raw: string;
-            /** @description The resolved path (Markdown) or the target as written (wiki); null for `..` above the root. */
+            /** @description With reason `anchor`, the file the link resolved to (as `outgoing[].target`); else the resolved path (Markdown) or the target as written (wiki); null for `..` above the root. */
             target: string | null;
             /** @enum {string} */
             reason: "missing" | "ambiguous" | "anchor";
@@ -6804,6 +6804,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorMessage"];
                 };
             };
+            /** @description No such project or file */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
             /** @description Conflict: the name is taken */
             409: {
                 headers: {
@@ -7655,6 +7668,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorMessage"];
                 };
             };
+            /** @description The API key’s role does not allow this operation, another account’s project, or the default project on delete */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
             /** @description No such project or file */
             404: {
                 headers: {
@@ -7866,6 +7892,19 @@ export interface operations {
             };
             /** @description The API key’s role does not allow this operation, another account’s project, or the default project on delete */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description No such project or file */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
