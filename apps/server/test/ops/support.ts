@@ -124,7 +124,8 @@ export function spawnServer(
   const [file, ...args] = command;
   const child = spawn(file!, args, {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    // One serving process unless a test asks for more (MDSTORE_WORKERS defaults to the cores).
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, MDSTORE_WORKERS: '1', ...env },
   });
   const stdout: string[] = [];
   const stderr: string[] = [];
