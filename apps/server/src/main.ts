@@ -7,6 +7,7 @@ import {
   WORKER_SLOT_VARIABLE,
   type WorkerReady,
 } from './cluster/messages.js';
+import { clusterRegistry } from './cluster/metrics.js';
 import { startPrimary } from './cluster/primary.js';
 import { type ServerProcess, startServer } from './composition/server.js';
 import {
@@ -18,6 +19,7 @@ import {
 } from './config/index.js';
 import { ListenError } from './http/server.js';
 import { createLogger, type Logger } from './logger.js';
+import { type RunningMetricsListener, startMetricsListener } from './metrics/listener.js';
 
 /**
  * Reads the configuration and serves: from this process (`MDSTORE_WORKERS=1`), or as the cluster primary
@@ -42,8 +44,7 @@ async function main(): Promise<void> {
   // Said once: by the single process or the primary, not again by every worker.
   if (!isWorker) for (const warning of config.warnings) logger.warn(warning);
   if (config.workers > 1 && cluster.isPrimary) {
-    const primary = startPrimary({ workers: config.workers, logger, onExit: (code) => process.exit(code) });
-    onStopSignals(logger, (signal) => primary.stop(signal));
+    await runPrimary(config, logger);
     return;
   }
   if (config.blobStore.kind === 's3') logAwsSdkNodeSupport(logger, !isWorker);
@@ -57,6 +58,7 @@ async function main(): Promise<void> {
       ...(tls && { tls }),
       onDurabilityLost: (error) => exitOnLostDurability(logger, error),
       duties: !isWorker || process.env[WORKER_DUTIES_VARIABLE] === '1',
+      metricsVia: isWorker ? 'cluster-primary' : 'listener',
     });
   } catch (error) {
     // A listener that cannot be opened is an operator's problem with a one-line cause: no stack.
@@ -73,6 +75,37 @@ async function main(): Promise<void> {
   if (isWorker) serveAsWorker(server, logger, ready);
   else logger.info(`mdstore listening on ${server.url}`, ready);
   shutdown.attach(server);
+}
+
+/**
+ * The cluster primary: binds the metrics listener (which serves every worker's metrics as one) before
+ * anything else, then forks the workers; exits with the workers' verdict once they all ended.
+ */
+async function runPrimary(config: ServerConfig, logger: Logger): Promise<void> {
+  let metrics: RunningMetricsListener | undefined;
+  if (config.metrics) {
+    try {
+      metrics = await startMetricsListener({
+        ...config.metrics,
+        metrics: { registry: clusterRegistry() },
+        logger,
+      });
+    } catch (error) {
+      if (error instanceof ListenError)
+        logger.error(`start-up failed: ${error.message}`, { code: error.code });
+      else logger.error('start-up failed', { error });
+      process.exit(1);
+    }
+  }
+  const primary = startPrimary({
+    workers: config.workers,
+    logger,
+    ...(metrics && { metricsUrl: `${metrics.url}/metrics` }),
+    onExit: (code) => {
+      void (metrics?.close() ?? Promise.resolve()).finally(() => process.exit(code));
+    },
+  });
+  onStopSignals(logger, (signal) => primary.stop(signal));
 }
 
 /** A worker tells the primary it serves, takes the duties when told to, and stops when the primary is gone. */

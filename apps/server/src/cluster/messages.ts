@@ -11,7 +11,6 @@ export interface WorkerReady {
   readonly type: 'mdstore:ready';
   readonly url: string;
   readonly redirectUrl?: string;
-  readonly metricsUrl?: string;
   readonly instanceId: string;
 }
 

@@ -7,6 +7,8 @@ export interface PrimaryOptions {
   /** How many serving workers (`MDSTORE_WORKERS`, at least 2 here). */
   readonly workers: number;
   readonly logger: Logger;
+  /** The primary's metrics listener (every worker's metrics as one), when configured. */
+  readonly metricsUrl?: string;
   /** Called once with the exit code when every worker has ended (main.ts exits the process with it). */
   readonly onExit: (code: number) => void;
 }
@@ -77,7 +79,7 @@ export function startPrimary(options: PrimaryOptions): Primary {
         logger.info(`mdstore listening on ${message.url}`, {
           url: message.url,
           ...(message.redirectUrl && { redirectUrl: message.redirectUrl }),
-          ...(message.metricsUrl && { metricsUrl: message.metricsUrl }),
+          ...(options.metricsUrl && { metricsUrl: options.metricsUrl }),
           workers: slots.map((s) => ({ pid: s.worker?.process.pid, instanceId: s.ready?.instanceId })),
         });
       } else if (started) {

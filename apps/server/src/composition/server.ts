@@ -1,4 +1,5 @@
 import type { BlobStore, ChangeNotifier, ContentWork, RecordsRepository } from '@mdstore/core';
+import { answerPrimaryWith } from '../cluster/metrics.js';
 import type { ServerConfig, TlsMaterial } from '../config/index.js';
 import { AuditQueue } from '../http/audit.js';
 import { createHttpApp, type RunningHttpServer, startHttpServer } from '../http/index.js';
@@ -50,6 +51,11 @@ export interface StartServerOptions {
    * chose does (main.ts). Heartbeats, start-up reconciliation and backfills run in every process.
    */
   readonly duties?: boolean;
+  /**
+   * With `config.metrics`: `listener` (default) serves them on the metrics port; `cluster-primary` opens
+   * no metrics listener and answers the cluster primary, which serves every worker's metrics as one.
+   */
+  readonly metricsVia?: 'listener' | 'cluster-primary';
   /** See `RuntimeOptions.onDurabilityLost`; `npm start` exits the process (main.ts). */
   readonly onDurabilityLost?: RuntimeOptions['onDurabilityLost'];
 }
@@ -183,7 +189,9 @@ async function bindListeners(options: StartServerOptions, metrics: ServerMetrics
     shutdownGraceMs: options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS,
   });
   let metricsListener: RunningMetricsListener | undefined;
-  if (config.metrics && metrics) {
+  if (config.metrics && metrics && options.metricsVia === 'cluster-primary')
+    answerPrimaryWith(metrics.registry);
+  else if (config.metrics && metrics) {
     try {
       metricsListener = await startMetricsListener({ ...config.metrics, metrics, logger });
     } catch (error) {

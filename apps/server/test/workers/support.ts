@@ -16,6 +16,8 @@ export type LogLine = Record<string, unknown>;
 
 export interface Cluster {
   readonly url: string;
+  /** The primary's `/metrics` URL, when `MDSTORE_METRICS_PORT` is set. */
+  readonly metricsUrl: string | undefined;
   /** The primary, leader of its own process group. */
   readonly child: ChildProcessWithoutNullStreams;
   /** Every JSON line the primary and its workers wrote on stdout and stderr so far. */
@@ -89,6 +91,7 @@ export async function startCluster(env: Record<string, string>): Promise<Cluster
 
   return {
     url,
+    metricsUrl: ready.metricsUrl === undefined ? undefined : String(ready.metricsUrl),
     child,
     logs,
     stderr,

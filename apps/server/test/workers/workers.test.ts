@@ -74,6 +74,23 @@ async function answeredBy(
   throw new Error(`no wanted worker answered ${pathname} in ${MAX_TRIES} requests`);
 }
 
+/** `mdstore_http_requests_total` of GET project with 200, summed, from the primary's metrics. */
+async function answeredProjectReads(cluster: Cluster): Promise<number> {
+  const response = await fetch(cluster.metricsUrl!, { signal: AbortSignal.timeout(10_000) });
+  expect(response.status).toBe(200);
+  const text = await response.text();
+  return text
+    .split('\n')
+    .filter(
+      (line) =>
+        line.startsWith('mdstore_http_requests_total{') &&
+        line.includes('method="GET"') &&
+        line.includes('route="/api/projects/:project_id"') &&
+        line.includes('status="200"'),
+    )
+    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+}
+
 describe.each(PAIRS)('MDSTORE_WORKERS=2 on $name', (pair) => {
   let env: Record<string, string>;
   let tearDown: (() => Promise<void>) | undefined;
@@ -83,7 +100,7 @@ describe.each(PAIRS)('MDSTORE_WORKERS=2 on $name', (pair) => {
   beforeAll(async () => {
     if (pair.skip) return;
     ({ env, tearDown } = await pair.setUp());
-    env = { ...env, MDSTORE_WORKERS: '2' };
+    env = { ...env, MDSTORE_WORKERS: '2', MDSTORE_METRICS_PORT: '0' };
     cluster = await startCluster(env);
     account = await createAccount('workers', env);
   }, 180_000);
@@ -97,12 +114,15 @@ describe.each(PAIRS)('MDSTORE_WORKERS=2 on $name', (pair) => {
       expect(new Set(cluster.workerPids).size).toBe(2);
       const projects = `/api/projects/${account.defaultProjectId}`;
       const seen = new Set<number>();
-      for (let i = 0; i < MAX_TRIES && seen.size < 2; i++) {
+      let sent = 0;
+      for (; sent < MAX_TRIES && seen.size < 2; sent++) {
         const answer = await cluster.request(projects, { key: account.apiKey });
         expect(answer.status).toBe(200);
         seen.add(answer.pid);
       }
       expect([...seen].sort()).toEqual([...cluster.workerPids].sort());
+      // One scrape of the primary's metrics listener counts the requests of both workers.
+      expect(await answeredProjectReads(cluster)).toBe(sent);
 
       const upload = uploadRequest(account.apiKey, 'shared.md', '# written by one worker');
       const written = await cluster.request(`${projects}/files`, upload);
