@@ -15,6 +15,12 @@ import {
 import { dropSchema, freshSchemaName, skipWithoutPostgres } from '../support/adapters.js';
 import { alive, type Cluster, exitOf, killAllClusters, startCluster, uploadInFlight } from './support.js';
 
+/**
+ * Requests per hour and key: under the 64 of the rate limiter's lease divisor, so that no worker takes
+ * units ahead of demand and the shared budget is exact to the unit.
+ */
+const HOURLY_LIMIT = 60;
+
 /** At most this many requests to see a given worker answer (connections are handed round-robin). */
 const MAX_TRIES = 20;
 
@@ -100,7 +106,12 @@ describe.each(PAIRS)('MDSTORE_WORKERS=2 on $name', (pair) => {
   beforeAll(async () => {
     if (pair.skip) return;
     ({ env, tearDown } = await pair.setUp());
-    env = { ...env, MDSTORE_WORKERS: '2', MDSTORE_METRICS_PORT: '0' };
+    env = {
+      ...env,
+      MDSTORE_WORKERS: '2',
+      MDSTORE_METRICS_PORT: '0',
+      MDSTORE_RATE_LIMIT_STANDARD: String(HOURLY_LIMIT),
+    };
     cluster = await startCluster(env);
     account = await createAccount('workers', env);
   }, 180_000);
@@ -160,6 +171,22 @@ describe.each(PAIRS)('MDSTORE_WORKERS=2 on $name', (pair) => {
       refusedBy.add(answer.pid);
     }
     expect(refusedBy.size).toBe(2);
+  });
+
+  it.skipIf(pair.skip)('the workers spend one hourly budget per key, counted in the store', async () => {
+    const created = await cli(['keys', 'create', '--account', account.accountId, '--name', 'budget'], env);
+    const key = String(created.api_key);
+    const projects = `/api/projects/${account.defaultProjectId}`;
+    const served = new Set<number>();
+    const statuses: number[] = [];
+    for (let i = 0; i < HOURLY_LIMIT + 10; i++) {
+      const answer = await cluster.request(projects, { key });
+      statuses.push(answer.status);
+      if (answer.status === 200) served.add(answer.pid);
+    }
+    expect(statuses.filter((status) => status === 200)).toHaveLength(HOURLY_LIMIT);
+    expect(statuses.slice(HOURLY_LIMIT)).toEqual(Array(10).fill(429));
+    expect(served.size).toBe(2);
   });
 
   it.skipIf(pair.skip)(
