@@ -25,6 +25,7 @@ import { searchScenarios } from './scenarios/search.js';
 import { stallScenario } from './scenarios/stall.js';
 import { transferScenarios } from './scenarios/transfer.js';
 import type { Scenario } from './scenarios/types.js';
+import { workersScenarios } from './scenarios/workers.js';
 
 const SCENARIOS: readonly Scenario[] = [
   ...metadataScenarios,
@@ -43,6 +44,7 @@ const SCENARIOS: readonly Scenario[] = [
   ...linkScenarios,
   ...changeScenarios,
   adversaryScenario,
+  ...workersScenarios,
 ];
 const RESULTS_FILE = path.join(REPO_ROOT, 'bench/results/latest.json');
 

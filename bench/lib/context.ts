@@ -304,10 +304,19 @@ export class Bench {
   async startServer(
     flavour: Flavour,
     accountNames: readonly string[],
-    options: { label: string; nodeFlags?: readonly string[]; dataDir?: string },
+    options: {
+      label: string;
+      nodeFlags?: readonly string[];
+      dataDir?: string;
+      /** Added to the server's environment (e.g. `MDSTORE_WORKERS`). */
+      env?: Readonly<Record<string, string>>;
+    },
   ): Promise<{ server: MdstoreServer; accounts: BenchAccount[]; env: NodeJS.ProcessEnv; dataDir: string }> {
     const dataDir = options.dataDir ?? (await this.tempDir(options.label));
-    const env = serverEnvironment({ dataDir, flavour, logLevel: this.settings.logLevel });
+    const env = {
+      ...serverEnvironment({ dataDir, flavour, logLevel: this.settings.logLevel }),
+      ...options.env,
+    };
     const seeding = Date.now();
     const accounts = accountNames.length > 0 ? await seedAccounts(env, accountNames) : [];
     if (accounts.length > 1)

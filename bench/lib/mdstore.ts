@@ -58,6 +58,8 @@ export function serverEnvironment(options: {
     MDSTORE_RATE_LIMIT_STANDARD: '1000000000',
     MDSTORE_RATE_LIMIT_PREMIUM: '1000000000',
     MDSTORE_LOG_LEVEL: options.logLevel,
+    // One serving process unless a scenario asks for more (MDSTORE_WORKERS defaults to the cores).
+    MDSTORE_WORKERS: '1',
     ...options.flavour.env,
   };
 }

@@ -1,5 +1,14 @@
 // The server entry point (`npm start`).
+import cluster from 'node:cluster';
 import { silenceAwsSdkNodeNotice } from './aws-sdk-notice.js';
+import {
+  isTakeDuties,
+  WORKER_DUTIES_VARIABLE,
+  WORKER_SLOT_VARIABLE,
+  type WorkerReady,
+} from './cluster/messages.js';
+import { clusterRegistry } from './cluster/metrics.js';
+import { startPrimary } from './cluster/primary.js';
 import { type ServerProcess, startServer } from './composition/server.js';
 import {
   ConfigError,
@@ -10,10 +19,14 @@ import {
 } from './config/index.js';
 import { ListenError } from './http/server.js';
 import { createLogger, type Logger } from './logger.js';
+import { type RunningMetricsListener, startMetricsListener } from './metrics/listener.js';
 
 /**
- * Reads the configuration, starts the server and stops it cleanly on SIGTERM/SIGINT (a second signal
- * exits at once). A bad configuration prints one line on stderr and exits 1 before anything is opened.
+ * Reads the configuration and serves: from this process (`MDSTORE_WORKERS=1`), or as the cluster primary
+ * of that many serving workers on one port, each of which runs this file again (cluster/primary.ts).
+ * Every process stops cleanly on SIGTERM/SIGINT, also when the signal reaches the whole process group
+ * (Ctrl-C, process managers, `npm start` forwarding it once more): a second signal during a stop changes
+ * nothing. A bad configuration prints one line on stderr and exits 1 before anything is opened.
  */
 async function main(): Promise<void> {
   let config: ServerConfig;
@@ -27,8 +40,14 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const logger = createLogger({ level: config.logLevel });
-  for (const warning of config.warnings) logger.warn(warning);
-  if (config.blobStore.kind === 's3') logAwsSdkNodeSupport(logger);
+  const isWorker = cluster.isWorker;
+  // Said once: by the single process or the primary, not again by every worker.
+  if (!isWorker) for (const warning of config.warnings) logger.warn(warning);
+  if (config.workers > 1 && cluster.isPrimary) {
+    await runPrimary(config, logger);
+    return;
+  }
+  if (config.blobStore.kind === 's3') logAwsSdkNodeSupport(logger, !isWorker);
 
   const shutdown = shutdownOnSignals(logger);
   let server: ServerProcess;
@@ -38,6 +57,8 @@ async function main(): Promise<void> {
       logger,
       ...(tls && { tls }),
       onDurabilityLost: (error) => exitOnLostDurability(logger, error),
+      duties: !isWorker || process.env[WORKER_DUTIES_VARIABLE] === '1',
+      metricsVia: isWorker ? 'cluster-primary' : 'listener',
     });
   } catch (error) {
     // A listener that cannot be opened is an operator's problem with a one-line cause: no stack.
@@ -45,13 +66,59 @@ async function main(): Promise<void> {
     else logger.error('start-up failed', { error });
     process.exit(1);
   }
-  logger.info(`mdstore listening on ${server.url}`, {
+  const ready = {
     url: server.url,
     ...(server.redirectUrl && { redirectUrl: server.redirectUrl }),
     ...(server.metricsUrl && { metricsUrl: server.metricsUrl }),
     instanceId: server.runtime.store.instanceId,
-  });
+  };
+  if (isWorker) serveAsWorker(server, logger, ready);
+  else logger.info(`mdstore listening on ${server.url}`, ready);
   shutdown.attach(server);
+}
+
+/**
+ * The cluster primary: binds the metrics listener (which serves every worker's metrics as one) before
+ * anything else, then forks the workers; exits with the workers' verdict once they all ended.
+ */
+async function runPrimary(config: ServerConfig, logger: Logger): Promise<void> {
+  let metrics: RunningMetricsListener | undefined;
+  if (config.metrics) {
+    try {
+      metrics = await startMetricsListener({
+        ...config.metrics,
+        metrics: { registry: clusterRegistry() },
+        logger,
+      });
+    } catch (error) {
+      if (error instanceof ListenError)
+        logger.error(`start-up failed: ${error.message}`, { code: error.code });
+      else logger.error('start-up failed', { error });
+      process.exit(1);
+    }
+  }
+  const primary = startPrimary({
+    workers: config.workers,
+    logger,
+    ...(metrics && { metricsUrl: `${metrics.url}/metrics` }),
+    onExit: (code) => {
+      void (metrics?.close() ?? Promise.resolve()).finally(() => process.exit(code));
+    },
+  });
+  onStopSignals(logger, (signal) => primary.stop(signal));
+}
+
+/** A worker tells the primary it serves, takes the duties when told to, and stops when the primary is gone. */
+function serveAsWorker(server: ServerProcess, logger: Logger, ready: Omit<WorkerReady, 'type'>): void {
+  const duties = process.env[WORKER_DUTIES_VARIABLE] === '1';
+  logger.info('worker serving', { ...ready, slot: Number(process.env[WORKER_SLOT_VARIABLE]), duties });
+  if (duties) logger.info('maintenance duties held', { instanceId: ready.instanceId });
+  process.on('message', (message: unknown) => {
+    if (!isTakeDuties(message)) return;
+    server.takeDuties();
+    logger.info('maintenance duties held', { instanceId: ready.instanceId });
+  });
+  process.send?.({ type: 'mdstore:ready', ...ready } satisfies WorkerReady);
 }
 
 /**
@@ -68,8 +135,8 @@ function exitOnLostDurability(logger: Logger, error: Error): void {
 }
 
 /** The AWS SDK's Node.js version notice, as one warn line of the log instead of text on stderr. */
-function logAwsSdkNodeSupport(logger: Logger): void {
-  if (!silenceAwsSdkNodeNotice()) return;
+function logAwsSdkNodeSupport(logger: Logger, say: boolean): void {
+  if (!silenceAwsSdkNodeNotice() || !say) return;
   const major = Number(process.versions.node.split('.')[0]);
   if (major < 22) {
     logger.warn(
@@ -79,9 +146,28 @@ function logAwsSdkNodeSupport(logger: Logger): void {
   }
 }
 
+/**
+ * Calls `stop` on the first SIGTERM or SIGINT; later ones are logged and change nothing, so that a
+ * graceful stop is not cut short when the signal arrives twice (the process group's and the one `npm`
+ * or the cluster primary forwards). The stop itself is bounded by the grace period.
+ */
+function onStopSignals(logger: Logger, stop: (signal: NodeJS.Signals) => void): void {
+  let requested = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (requested) {
+      logger.info('already stopping', { signal });
+      return;
+    }
+    requested = true;
+    stop(signal);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}
+
 function shutdownOnSignals(logger: Logger): { attach(server: ServerProcess): void } {
   let server: ServerProcess | undefined;
-  let requested: NodeJS.Signals | undefined;
+  let requested = false;
   const stop = async (target: ServerProcess) => {
     try {
       await target.stop();
@@ -92,17 +178,15 @@ function shutdownOnSignals(logger: Logger): { attach(server: ServerProcess): voi
       process.exit(1);
     }
   };
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (requested) {
-      logger.warn('second signal: exiting without waiting', { signal });
-      process.exit(1);
-    }
-    requested = signal;
-    logger.info('stopping', { signal });
+  const request = (reason: string) => {
+    if (requested) return;
+    requested = true;
+    logger.info('stopping', { signal: reason });
     if (server) void stop(server);
   };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  onStopSignals(logger, request);
+  // A worker whose primary is gone (killed) stops too, rather than serving unsupervised.
+  if (cluster.isWorker) process.on('disconnect', () => request('primary gone'));
   return {
     attach(started) {
       server = started;

@@ -1,4 +1,5 @@
 import type { BlobStore, ChangeNotifier, ContentWork, RecordsRepository } from '@mdstore/core';
+import { answerPrimaryWith } from '../cluster/metrics.js';
 import type { ServerConfig, TlsMaterial } from '../config/index.js';
 import { AuditQueue } from '../http/audit.js';
 import { createHttpApp, type RunningHttpServer, startHttpServer } from '../http/index.js';
@@ -21,6 +22,11 @@ export interface ServerProcess {
   readonly metricsUrl: string | undefined;
   readonly runtime: Runtime;
   /**
+   * Starts the periodic maintenance loop and the webhook deliverer in this process, if they do not run
+   * here yet (a worker given the duty after the one holding it died). No-op once stopping.
+   */
+  takeDuties(): void;
+  /**
    * Stops listening, lets requests in flight finish (within the grace period), unregisters this
    * instance and closes every adapter. Idempotent.
    */
@@ -39,6 +45,17 @@ export interface StartServerOptions {
   readonly adapterModules?: AdapterModules;
   /** Parts replaced in a child container before the store is built (tests; see `RuntimeOptions`). */
   readonly override?: RuntimeOptions['override'];
+  /**
+   * Whether this process runs the periodic maintenance loop (reconciliation, expiry) and the webhook
+   * deliverer. Default true; of several workers on one port (`MDSTORE_WORKERS`) only the one the primary
+   * chose does (main.ts). Heartbeats, start-up reconciliation and backfills run in every process.
+   */
+  readonly duties?: boolean;
+  /**
+   * With `config.metrics`: `listener` (default) serves them on the metrics port; `cluster-primary` opens
+   * no metrics listener and answers the cluster primary, which serves every worker's metrics as one.
+   */
+  readonly metricsVia?: 'listener' | 'cluster-primary';
   /** See `RuntimeOptions.onDurabilityLost`; `npm start` exits the process (main.ts). */
   readonly onDurabilityLost?: RuntimeOptions['onDurabilityLost'];
 }
@@ -121,19 +138,26 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
     await runtime.close();
     throw error;
   }
-  const timers = startMaintenance(runtime, logger, metrics, {
-    heartbeatMs: options.heartbeatIntervalMs ?? HEARTBEAT_INTERVAL_MS,
-    reconcileMs: options.reconcileIntervalMs ?? RECONCILE_INTERVAL_MS,
-  });
-  // Extensions §7: pending deliveries resume at once (the engine sweeps at start).
-  const webhooks = startWebhookDelivery(runtime, logger, metrics);
   let stopping: Promise<void> | undefined;
+  const heartbeats = startPeriodic(logger, [
+    {
+      task: 'heartbeat',
+      everyMs: options.heartbeatIntervalMs ?? HEARTBEAT_INTERVAL_MS,
+      work: () => store.maintenance.heartbeat(),
+    },
+  ]);
+  let duties: { stop(): Promise<void> } | undefined;
+  const takeDuties = () => {
+    if (duties || stopping) return;
+    duties = startDuties(runtime, logger, metrics, options.reconcileIntervalMs ?? RECONCILE_INTERVAL_MS);
+  };
+  if (options.duties ?? true) takeDuties();
   const stop = () => {
     stopping ??= (async () => {
       // Held change reads answer (long polls) or end (streams) now, not at the end of the grace period.
       closing.abort();
-      await timers.stop();
-      await webhooks.stop();
+      await heartbeats.stop();
+      await duties?.stop();
       await listeners
         .close()
         .catch((error: unknown) => logger.error('closing the HTTP server failed', { error }));
@@ -148,6 +172,7 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
     redirectUrl: listeners.http.redirectUrl,
     metricsUrl: listeners.metrics && `${listeners.metrics.url}/metrics`,
     runtime,
+    takeDuties,
     stop,
   };
 }
@@ -166,7 +191,9 @@ async function bindListeners(options: StartServerOptions, metrics: ServerMetrics
     shutdownGraceMs: options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS,
   });
   let metricsListener: RunningMetricsListener | undefined;
-  if (config.metrics && metrics) {
+  if (config.metrics && metrics && options.metricsVia === 'cluster-primary')
+    answerPrimaryWith(metrics.registry);
+  else if (config.metrics && metrics) {
     try {
       metricsListener = await startMetricsListener({ ...config.metrics, metrics, logger });
     } catch (error) {
@@ -218,18 +245,39 @@ async function unregister(runtime: Runtime, logger: Logger): Promise<void> {
 }
 
 /**
- * Heartbeat and reconciliation on unref'd timers. A run never overlaps the previous one of its kind,
- * and `stop` waits for the runs in progress so that the stores are not closed under them.
+ * The duties one process of a store's deployment runs for all (of several workers on one port, only
+ * one): periodic reconciliation (which also expires trash, audit and changes past retention) and the
+ * webhook deliverer. Extensions §7: pending deliveries resume at once (the engine sweeps at start).
  */
-function startMaintenance(
+function startDuties(
   runtime: Runtime,
   logger: Logger,
   metrics: ServerMetrics | undefined,
-  intervals: { heartbeatMs: number; reconcileMs: number },
+  reconcileMs: number,
 ): { stop(): Promise<void> } {
-  const { maintenance } = runtime.store;
+  const timers = startPeriodic(logger, [
+    { task: 'reconciliation', everyMs: reconcileMs, work: () => reconcile(runtime, logger, metrics, false) },
+  ]);
+  const webhooks = startWebhookDelivery(runtime, logger, metrics);
+  return {
+    async stop() {
+      await timers.stop();
+      await webhooks.stop();
+    },
+  };
+}
+
+/**
+ * Periodic tasks on unref'd timers; failures are logged and retried at the next tick. A run never
+ * overlaps the previous one of its kind, and `stop` waits for the runs in progress so that the stores
+ * are not closed under them.
+ */
+function startPeriodic(
+  logger: Logger,
+  tasks: ReadonlyArray<{ task: string; everyMs: number; work: () => Promise<void> }>,
+): { stop(): Promise<void> } {
   const running = new Set<Promise<void>>();
-  const every = (ms: number, task: string, work: () => Promise<void>) => {
+  const timers = tasks.map(({ task, everyMs, work }) => {
     let busy = false;
     const timer = setInterval(() => {
       if (busy) return;
@@ -241,14 +289,10 @@ function startMaintenance(
           running.delete(run);
         });
       running.add(run);
-    }, ms);
+    }, everyMs);
     timer.unref();
     return timer;
-  };
-  const timers = [
-    every(intervals.heartbeatMs, 'heartbeat', () => maintenance.heartbeat()),
-    every(intervals.reconcileMs, 'reconciliation', () => reconcile(runtime, logger, metrics, false)),
-  ];
+  });
   return {
     async stop() {
       for (const timer of timers) clearInterval(timer);

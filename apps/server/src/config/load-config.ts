@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { CONTENT_WORK_LIMITS, DEFAULT_SETTINGS, HELD_LIMITS, SettingsSchema } from '@mdstore/core';
 import * as v from 'valibot';
@@ -25,6 +26,17 @@ const wholeNumber = (min: number, max: number, what: string) =>
     v.minValue(min, `must be ${what}`),
     v.maxValue(max, `must be ${what}`),
   );
+
+/** The most serving processes `MDSTORE_WORKERS` may ask for. */
+export const MAX_WORKERS = 256;
+
+/**
+ * `MDSTORE_WORKERS` unset: one serving process per core Node may use (`os.availableParallelism()`, which
+ * honours CPU affinity), within `MAX_WORKERS`.
+ */
+export function defaultWorkers(): number {
+  return Math.min(MAX_WORKERS, Math.max(1, availableParallelism()));
+}
 
 const PortSchema = wholeNumber(0, 65_535, 'a port number from 0 to 65535');
 const PositiveSchema = wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a whole number of at least 1');
@@ -187,6 +199,10 @@ const EnvironmentSchema = v.object({
     wholeNumber(1, 1_048_576, 'a whole number of megabytes from 1 to 1048576'),
     String(DEFAULT_SETTINGS.contentBudgetBytes / MIB),
   ),
+  MDSTORE_WORKERS: v.optional(
+    wholeNumber(1, MAX_WORKERS, `a whole number of serving processes from 1 to ${MAX_WORKERS}`),
+    () => String(defaultWorkers()),
+  ),
   MDSTORE_AUDIT_RETENTION_DAYS: v.optional(PositiveSchema, String(DEFAULT_SETTINGS.auditRetentionDays)),
   MDSTORE_CHANGES_RETENTION_DAYS: v.optional(PositiveSchema, String(DEFAULT_SETTINGS.changesRetentionDays)),
   MDSTORE_CHANGES_MAX_STREAMS_PER_KEY: v.optional(
@@ -264,6 +280,7 @@ export function loadConfig(env: Environment, options: { cwd?: string } = {}): Se
       perAccount: vars.MDSTORE_CONTENT_WORK_PER_ACCOUNT,
     },
     contentBudgetBytes: vars.MDSTORE_CONTENT_WORK_BUDGET_MB * MIB,
+    workers: vars.MDSTORE_WORKERS,
     auditRetentionDays: vars.MDSTORE_AUDIT_RETENTION_DAYS,
     changes: {
       retentionDays: vars.MDSTORE_CHANGES_RETENTION_DAYS,

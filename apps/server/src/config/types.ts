@@ -49,6 +49,11 @@ export interface ServerConfig {
    * `contentBudgetBytes`): work on whole texts past it waits up to the pool's deadline, then 503.
    */
   readonly contentBudgetBytes: number;
+  /**
+   * `MDSTORE_WORKERS`: serving processes sharing the port and the stores (default: the cores Node may
+   * use); 1 serves from this one process, without a cluster primary.
+   */
+  readonly workers: number;
   /** Days an audit entry is kept (extensions §8). */
   readonly auditRetentionDays: number;
   /**

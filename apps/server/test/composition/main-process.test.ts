@@ -39,7 +39,10 @@ function startMain(env: Record<string, string>, preload: readonly string[] = [])
       'tsx',
       'apps/server/src/main.ts',
     ],
-    { cwd: REPO_ROOT, env: { PATH: process.env.PATH, MDSTORE_DATA_DIR: dataDir, ...env } },
+    {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH, MDSTORE_DATA_DIR: dataDir, MDSTORE_WORKERS: '1', ...env },
+    },
   );
   children.push(child);
   const stdout: string[] = [];

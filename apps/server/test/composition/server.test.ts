@@ -122,6 +122,19 @@ describe('startServer', () => {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
+  it('without the maintenance duties only heartbeats, until it is told to take them', async () => {
+    const server = await start({ duties: false, heartbeatIntervalMs: 5, reconcileIntervalMs: 5 });
+    const { maintenance } = server.runtime.store;
+    const heartbeat = vi.spyOn(maintenance, 'heartbeat');
+    const reconcile = vi.spyOn(maintenance, 'reconcile');
+    // Ten heartbeats at the same period as the reconciliation, and no reconciliation among them.
+    await vi.waitFor(() => expect(heartbeat.mock.calls.length).toBeGreaterThanOrEqual(10));
+    expect(reconcile).not.toHaveBeenCalled();
+    server.takeDuties();
+    server.takeDuties();
+    await vi.waitFor(() => expect(reconcile.mock.calls.length).toBeGreaterThanOrEqual(2));
+  });
+
   it('closes everything it opened when it cannot listen', async () => {
     const first = await start();
     const port = Number(new URL(first.url).port);

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, type Environment, loadConfig, type ServerConfig } from '../../src/config/index.js';
@@ -34,6 +35,7 @@ describe('loadConfig defaults', () => {
       maxImportBytes: 1073741824,
       contentWork: { threads: 1, deadlineMs: 10000, memoryMb: 256, queue: 8, perAccount: 3 },
       contentBudgetBytes: 67108864,
+      workers: availableParallelism(),
       auditRetentionDays: 90,
       changes: { retentionDays: 30, maxStreamsPerKey: 5, maxStreamsPerAccount: 20, maxStreams: 1000 },
       shareRateLimit: 600,
@@ -48,6 +50,17 @@ describe('loadConfig defaults', () => {
       cursorSecret: null,
       warnings: [],
     });
+  });
+
+  it('runs one serving process per core unless MDSTORE_WORKERS says how many (1 to 256)', () => {
+    expect(load({}).workers).toBe(Math.min(256, availableParallelism()));
+    expect(load({ MDSTORE_WORKERS: '1' }).workers).toBe(1);
+    expect(load({ MDSTORE_WORKERS: ' 7 ' }).workers).toBe(7);
+    expect(load({ MDSTORE_WORKERS: '256' }).workers).toBe(256);
+    for (const bad of ['0', '257', '-1', '1.5', 'auto', '2e1'])
+      expect(refusal({ MDSTORE_WORKERS: bad }).message).toBe(
+        `MDSTORE_WORKERS: must be a whole number of serving processes from 1 to 256 (got "${bad}")`,
+      );
   });
 
   it('lets webhook targets resolve to private addresses only when MDSTORE_WEBHOOK_ALLOW_PRIVATE is true', () => {

@@ -45,6 +45,8 @@ export async function sharedEnvironment(o: {
     // Keep the SDK away from any shared config or credentials file of the machine.
     AWS_CONFIG_FILE: path.join(dataDir, 'no-aws-config'),
     AWS_SHARED_CREDENTIALS_FILE: path.join(dataDir, 'no-aws-credentials'),
+    // One serving process per instance unless a test asks for more (the default is one per core).
+    MDSTORE_WORKERS: '1',
     ...o.extra,
   };
   return { env, cleanup: () => rm(dataDir, { recursive: true, force: true }) };

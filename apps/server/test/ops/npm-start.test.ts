@@ -62,4 +62,29 @@ describe('npm start', () => {
     const stopped = started.stdout.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line).msg);
     expect(stopped).toEqual(expect.arrayContaining(['stopping', 'mdstore stopped']));
   }, 240_000);
+
+  it('stops gracefully and exits 0 when the whole process group gets SIGINT (Ctrl-C), with two workers', async () => {
+    started = spawnServer({ MDSTORE_DATA_DIR: dataDir, PORT: '0', MDSTORE_WORKERS: '2' }, ['npm', 'start'], {
+      detached: true,
+    });
+    const ready = await started.logLine(/^mdstore listening on /);
+    serverPid = Number(ready.pid);
+    const workers = (ready.workers as Array<{ pid: number }>).map((w) => w.pid);
+    expect(workers).toHaveLength(2);
+    process.kill(-started.child.pid!, 'SIGINT');
+    expect(await started.exited).toBe(0);
+    const lines = started.stdout
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    // Each process gets a second signal during its stop: npm forwards the group's SIGINT to the primary
+    // (the kernel may merge the two), and the primary's SIGTERM follows the group's SIGINT at each
+    // worker. Without an idempotent stop a worker would exit 1 at once, and so would the primary and npm.
+    expect(lines.filter((l) => l.msg === 'mdstore stopped').map((l) => l.pid)).toEqual(
+      expect.arrayContaining([serverPid, ...workers]),
+    );
+    expect(lines.find((l) => l.pid === serverPid && l.msg === 'mdstore stopped')).toMatchObject({
+      exitCode: 0,
+    });
+    for (const pid of [serverPid, ...workers]) expect(isRunning(pid)).toBe(false);
+  }, 240_000);
 });

@@ -120,11 +120,15 @@ export function spawnServer(
     'tsx',
     'apps/server/src/main.ts',
   ],
+  /** `detached`: the child leads a process group of its own, to be signalled as a whole. */
+  options: { detached?: boolean } = {},
 ): ChildServer {
   const [file, ...args] = command;
   const child = spawn(file!, args, {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    detached: options.detached ?? false,
+    // One serving process unless a test asks for more (MDSTORE_WORKERS defaults to the cores).
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, MDSTORE_WORKERS: '1', ...env },
   });
   const stdout: string[] = [];
   const stderr: string[] = [];

@@ -25,14 +25,17 @@ export interface ServerChild {
   isRunning(): boolean;
 }
 
-/** Starts `apps/server/src/main.ts` (or another script) as a child process with exactly the given environment. */
+/**
+ * Starts `apps/server/src/main.ts` (or another script) as a child process with exactly the given environment,
+ * one serving process unless it sets `MDSTORE_WORKERS` (whose default is one per core).
+ */
 export function startServerChild(
   env: Record<string, string>,
   script = 'apps/server/src/main.ts',
 ): ServerChild {
   const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [...TSX, script], {
     cwd: REPO_ROOT,
-    env,
+    env: { MDSTORE_WORKERS: '1', ...env },
   });
   const seen: LogRecord[] = [];
   const waiters: { pattern: RegExp; resolve: (record: LogRecord) => void }[] = [];
