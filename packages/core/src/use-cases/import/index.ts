@@ -193,7 +193,10 @@ export function planImport(
   files: readonly SpooledFile[],
   stored: ReadonlyMap<string, StoredFile>,
   mode: ImportMode,
-): { operations: ImportOperation[]; answer: Omit<ImportResult, 'changesetId' | 'skipped' | 'skippedOmitted'> } {
+): {
+  operations: ImportOperation[];
+  answer: Omit<ImportResult, 'changesetId' | 'skipped' | 'skippedOmitted'>;
+} {
   const operations: ImportOperation[] = [];
   const answer = {
     created: [] as string[],
