@@ -91,6 +91,12 @@ function percentile(sorted: readonly number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]!;
 }
 
+/** The nearest-rank `p`th percentile (0–100) of latencies sorted ascending; NaN when there are none. */
+export function nearestRank(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
 export interface HttpResponse {
   readonly status: number;
   readonly headers: http.IncomingHttpHeaders;

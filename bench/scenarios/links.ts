@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { httpJson, httpRequest } from '../lib/load.js';
+import { httpJson, httpRequest, nearestRank } from '../lib/load.js';
 import { type BenchAccount, serverEnvironment } from '../lib/mdstore.js';
 import { REPO_ROOT, SOURCE_NODE_ARGS } from '../lib/processes.js';
 import { FLAVOURS, type Scenario } from './types.js';
@@ -49,10 +49,6 @@ function note(i: number, shape: Shape): string {
   if (i % shape.brokenEvery === 0) lines.push(`A [gone page](missing-${i}.md).`);
   if (i % 97 === 0) lines.push(`An [unknown anchor](${relative(i, (i + 1) % last)}#nowhere).`);
   return `${lines.join('\n')}\n`;
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 /** `count` GETs of `url`, one at a time, after `warmup` unmeasured ones: sorted latencies in ms. */
@@ -132,9 +128,9 @@ const linksRead: Scenario = {
         bench.log(
           `    ${name}: ${shape.files} files seeded by ${Math.ceil(operations.length / BATCH)} changesets in ` +
             `${(seeded / 1000).toFixed(1)} s; links of hub.md (${shape.referrers} incoming) p50 ` +
-            `${percentile(incoming, 50).toFixed(1)} ms, p90 ${percentile(incoming, 90).toFixed(1)} ms; ` +
-            `broken links, first page of ${broken.links.length}: p50 ${percentile(brokenPage, 50).toFixed(1)} ms, ` +
-            `p90 ${percentile(brokenPage, 90).toFixed(1)} ms (${count} requests each, one client)`,
+            `${nearestRank(incoming, 50).toFixed(1)} ms, p90 ${nearestRank(incoming, 90).toFixed(1)} ms; ` +
+            `broken links, first page of ${broken.links.length}: p50 ${nearestRank(brokenPage, 50).toFixed(1)} ms, ` +
+            `p90 ${nearestRank(brokenPage, 90).toFixed(1)} ms (${count} requests each, one client)`,
         );
         for (const [what, sorted] of [
           [`links of a file with ${shape.referrers} referrers, ${shape.files} files`, incoming],
@@ -143,14 +139,14 @@ const linksRead: Scenario = {
           bench.results.lower(
             `links: ${what} [${tag}]`,
             'p50 ms',
-            percentile(sorted, 50),
+            nearestRank(sorted, 50),
             TARGET_MS,
             'target 20 ms',
           );
           bench.results.lower(
             `links: ${what} [${tag}]`,
             'p90 ms',
-            percentile(sorted, 90),
+            nearestRank(sorted, 90),
             TARGET_MS,
             'p50 target, for scale',
           );
