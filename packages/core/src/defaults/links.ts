@@ -32,4 +32,10 @@ export const FILE_LINK_LIMITS = {
    * one: a wiki link's bare name shared by several files): past it the page ends early, with a cursor.
    */
   scanPerPage: 5000,
+  /**
+   * Delete File's `if_unreferenced` (extensions §9): the 409 names at most this many referring files,
+   * the first in filename order; links are read in windows of `referrerWindow`.
+   */
+  referrersMax: 100,
+  referrerWindow: 512,
 } as const;

@@ -98,3 +98,40 @@ describe('the links of a file, paged', () => {
     expect(next.outgoing).toHaveLength(1);
   });
 });
+
+describe("Delete File's if_unreferenced, bounded (issue 34)", () => {
+  it('names each referring file once and skips the rest of its links instead of reading them all', async () => {
+    const rows = { read: 0 };
+    const { store, at, put } = await scene({ wrapRecords: counting(rows) });
+    await put('t.md', 'target\n');
+    // 3 files × 2 000 links to t.md: 6 000 incoming links, 3 referrers.
+    for (let f = 0; f < 3; f++) await put(`s${f}.md`, '[[t]]\n'.repeat(2000));
+    rows.read = 0;
+    const refused = await store.files.delete({ ...at, filename: 't.md', ifUnreferenced: 'true' }).then(
+      () => null,
+      (error: unknown) => error as { code: string; referencedBy: string[] },
+    );
+    expect(refused?.code).toBe('FILE_REFERENCED');
+    expect(refused?.referencedBy).toEqual(['s0.md', 's1.md', 's2.md']);
+    // About one window per referrer (and one closing read), never the 6 000 links.
+    expect(rows.read).toBeLessThanOrEqual(4 * FILE_LINK_LIMITS.referrerWindow);
+  });
+
+  it(`names at most ${FILE_LINK_LIMITS.referrersMax} referring files, the first in filename order`, async () => {
+    const { store, at, put } = await scene();
+    await put('t.md', 'target\n');
+    const count = FILE_LINK_LIMITS.referrersMax + 20;
+    const name = (i: number) => `r${String(i).padStart(4, '0')}.md`;
+    for (let i = 0; i < count; i++) await put(name(i), '[[t]] [t](t.md)\n');
+    const refused = await store.files.delete({ ...at, filename: 't.md', ifUnreferenced: 'true' }).then(
+      () => null,
+      (error: unknown) => error as { referencedBy: string[] },
+    );
+    expect(refused?.referencedBy).toEqual(
+      Array.from({ length: FILE_LINK_LIMITS.referrersMax }, (_, i) => name(i)),
+    );
+    // A file that links only to itself is unreferenced.
+    await put('self.md', '[[self]]\n');
+    await store.files.delete({ ...at, filename: 'self.md', ifUnreferenced: 'true' });
+  });
+});

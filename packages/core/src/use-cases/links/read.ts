@@ -94,14 +94,6 @@ const linksNaming = (file: { projectId: string; filename: string }) => ({
   stems: [file.filename.slice(file.filename.lastIndexOf('/') + 1).replace(/\.mdx?$/, '')],
 });
 
-/** The file's incoming links: every link of another file (or itself) that resolves to it. */
-async function incomingOf(records: RecordsReader, file: { id: string; projectId: string; filename: string }) {
-  const candidates = await records.listLinksTo(linksNaming(file));
-  if (candidates.length === 0) return [];
-  const index = await resolver(records, file.projectId, candidates);
-  return candidates.filter(({ source, link }) => index.resolve(link, source).target?.fileId === file.id);
-}
-
 /** Where a page of a file's links starts: after an outgoing link's seq, or after an incoming link. */
 type FileLinksPosition =
   | { readonly phase: 'outgoing'; readonly afterSeq: number }
@@ -225,18 +217,40 @@ async function incomingPage(
   }
 }
 
+/** Above any link's seq (a 32-bit column in the stores; a file holds far fewer links). */
+const LAST_SEQ = 2 ** 31 - 1;
+
 /**
  * The other files that link to `filename` (Delete File's `if_unreferenced`), in filename order, each
- * once; read in the caller's transaction when given one.
+ * once, at most `FILE_LINK_LIMITS.referrersMax` of them; read in the caller's transaction when given one.
+ * Bounded like a page of links: candidates are read in windows, and once a source is known to link here
+ * the rest of its links are skipped (the next window starts after its last possible seq), so a file with
+ * 500 000 incoming links from 100 files costs about 100 small reads, never the whole list in memory.
  */
 export async function referrersOf(
   records: RecordsReader,
   file: { id: string; projectId: string; filename: string },
 ): Promise<string[]> {
-  const sources = new Set<string>();
-  for (const { sourceId, source } of await incomingOf(records, file))
-    if (sourceId !== file.id) sources.add(source);
-  return [...sources];
+  const sources: string[] = [];
+  const window = FILE_LINK_LIMITS.referrerWindow;
+  let after: LinkPosition | undefined;
+  for (;;) {
+    const batch = await records.listLinksTo({ ...linksNaming(file), ...(after && { after }), limit: window });
+    if (batch.length === 0) return sources;
+    const index = await resolver(records, file.projectId, batch);
+    let skipTo: LinkPosition | undefined;
+    for (const { source, link, sourceId } of batch) {
+      after = { source, seq: link.seq };
+      if (sourceId === file.id || index.resolve(link, source).target?.fileId !== file.id) continue;
+      sources.push(source);
+      if (sources.length >= FILE_LINK_LIMITS.referrersMax) return sources;
+      // The rest of this source's links cannot add a name: the next read starts after all of them.
+      skipTo = { source, seq: LAST_SEQ };
+      break;
+    }
+    if (skipTo) after = skipTo;
+    else if (batch.length < window) return sources;
+  }
 }
 
 const linkBinding = (list: string, accountId: string, projectId: string): CursorBinding => ({
