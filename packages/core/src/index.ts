@@ -6,6 +6,7 @@ export { HELD_LIMITS } from './defaults/held.js';
 export { HISTORY_LIMITS } from './defaults/history.js';
 export { IMPORT_ANSWER_LIMITS } from './defaults/imports.js';
 export { FILE_LINK_LIMITS, LINK_LIMITS } from './defaults/links.js';
+export { REQUEST_SHARE_LIMITS } from './defaults/requests.js';
 export { REWRITE_LIMITS } from './defaults/rewrites.js';
 export { SEARCH_COST_LIMITS } from './defaults/search.js';
 export { DAY_MS, TRASH_LIMITS } from './defaults/trash.js';

@@ -113,6 +113,7 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
         audit,
         trustProxy: config.trustProxy,
         publicOrigins: config.publicOrigins,
+        accountShare: config.accountShare,
         tls: options.tls !== undefined,
         // Changesets, PATCH and `/mcp` bodies above 1 MiB are parsed in the content work pool.
         jsonParser: jsonParserOf(runtime.container.resolve<ContentWork>(TOKENS.contentWork)),

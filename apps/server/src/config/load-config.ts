@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { CONTENT_WORK_LIMITS, DEFAULT_SETTINGS, HELD_LIMITS, SettingsSchema } from '@mdstore/core';
+import { CONTENT_WORK_LIMITS, DEFAULT_SETTINGS, HELD_LIMITS, REQUEST_SHARE_LIMITS, SettingsSchema } from '@mdstore/core';
 import * as v from 'valibot';
 import { CONTENT_WORK_DEFAULTS } from '../content-work/defaults.js';
 import { LOG_LEVELS } from '../logger.js';
@@ -217,6 +217,14 @@ const EnvironmentSchema = v.object({
     wholeNumber(1, 1_000_000, 'a whole number of streams from 1 to 1000000'),
     String(HELD_LIMITS.defaultMaxPerInstance),
   ),
+  MDSTORE_MAX_REQUESTS_PER_ACCOUNT: v.optional(
+    wholeNumber(1, 10_000, 'a whole number of requests from 1 to 10000'),
+    String(REQUEST_SHARE_LIMITS.defaultRunningPerAccount),
+  ),
+  MDSTORE_MAX_QUEUED_REQUESTS_PER_ACCOUNT: v.optional(
+    wholeNumber(0, 100_000, 'a whole number of requests from 0 to 100000'),
+    String(REQUEST_SHARE_LIMITS.defaultWaitingPerAccount),
+  ),
   MDSTORE_SHARE_RATE_LIMIT: v.optional(PositiveSchema, String(DEFAULT_SETTINGS.shareRateLimit)),
   MDSTORE_TLS_CERT: v.optional(nonBlank('a PEM file path')),
   MDSTORE_TLS_KEY: v.optional(nonBlank('a PEM file path')),
@@ -287,6 +295,10 @@ export function loadConfig(env: Environment, options: { cwd?: string } = {}): Se
       maxStreamsPerKey: vars.MDSTORE_CHANGES_MAX_STREAMS_PER_KEY,
       maxStreamsPerAccount: vars.MDSTORE_CHANGES_MAX_STREAMS_PER_ACCOUNT,
       maxStreams: vars.MDSTORE_CHANGES_MAX_STREAMS,
+    },
+    accountShare: {
+      running: vars.MDSTORE_MAX_REQUESTS_PER_ACCOUNT,
+      waiting: vars.MDSTORE_MAX_QUEUED_REQUESTS_PER_ACCOUNT,
     },
     shareRateLimit: vars.MDSTORE_SHARE_RATE_LIMIT,
     webhookAllowPrivate: vars.MDSTORE_WEBHOOK_ALLOW_PRIVATE,

@@ -67,6 +67,11 @@ export interface ServerConfig {
     readonly maxStreamsPerAccount: number;
     readonly maxStreams: number;
   };
+  /**
+   * Requests of one account running and waiting at once on an instance (issue 34's fair share,
+   * `REQUEST_SHARE_LIMITS`): `MDSTORE_MAX_REQUESTS_PER_ACCOUNT`, `MDSTORE_MAX_QUEUED_REQUESTS_PER_ACCOUNT`.
+   */
+  readonly accountShare: { readonly running: number; readonly waiting: number };
   /** Share pages per client address and minute (extensions §11). */
   readonly shareRateLimit: number;
   /**

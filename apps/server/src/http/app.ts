@@ -1,6 +1,7 @@
 import type { MdStore } from '@mdstore/core';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { mcpEndpoint, mcpGate } from '../mcp/endpoint.js';
+import { AccountShare, type AccountShareLimits } from './account-share.js';
 import { methodNotAllowed, mountRoutes } from './api/mount.js';
 import { servedOpenApiDocument } from './api/openapi.js';
 import { ROUTES } from './api/routes-table.js';
@@ -51,6 +52,12 @@ export interface HttpAppOptions {
   readonly consoleDir?: string;
   /** Wake-ups and bounds of held change reads (extensions §7); without them, a held read polls slowly. */
   readonly changes?: ChangeFeedDeps;
+  /**
+   * Requests of one account running and waiting at once on this instance (`REQUEST_SHARE_LIMITS`,
+   * `account-share.ts`): its limits (default `DEFAULT_ACCOUNT_SHARE`), or a share made by the caller
+   * (tests read its counts).
+   */
+  readonly accountShare?: AccountShareLimits | AccountShare;
 }
 
 const HSTS = 'max-age=31536000';
@@ -129,7 +136,14 @@ export function createHttpApp(options: HttpAppOptions): Express {
       ),
     );
   }
-  app.use('/api', authenticateRequests(options.store));
+  // One share for `/api` and `/mcp`: an account's requests count together wherever they arrive.
+  const share =
+    options.accountShare instanceof AccountShare
+      ? options.accountShare
+      : new AccountShare(options.accountShare);
+  // Held change reads have bounds of their own (HELD_LIMITS) and hold no connection while they wait.
+  const held = (req: Request) => req.method === 'GET' && req.path === '/changes';
+  app.use('/api', authenticateRequests(options.store, { share, exempt: held }));
   // Every route of the interface, `/healthz` and `/readyz` included: mounted from the table only.
   mountRoutes(app, ROUTES, deps);
 
@@ -144,6 +158,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
       ...(options.jsonParser && { jsonParser: options.jsonParser }),
       origins,
       audit: options.audit,
+      share,
     }),
   );
   app.all('/mcp', mcpGate(options.store, origins), methodNotAllowed(['POST']));

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type MdStore, type Principal, type RateLimitStatus, refusedBudgetStatus } from '@mdstore/core';
 import type { NextFunction, Request, Response } from 'express';
 import { runForAccount } from '../content-work/owner.js';
+import { type AccountShare, holdShareFor } from './account-share.js';
 
 /** `Bearer <token68>`; the scheme word is case-insensitive. */
 const BEARER = /^bearer[ \t]+([A-Za-z0-9\-._~+/]+=*)[ \t]*$/i;
@@ -37,15 +38,25 @@ export function principalOf(res: Response): Principal {
   return principal;
 }
 
+/** The fair share of requests per account (`account-share.ts`), and the requests it does not count. */
+export interface RequestShare {
+  readonly share: AccountShare;
+  /** Requests with bounds of their own that hold no store connection while they wait (held requests). */
+  readonly exempt: (req: Request) => boolean;
+}
+
 /**
  * Runs first for every path under `/api`: resolves the key to a principal, then counts the request
- * against the key's budget. Every response after this point carries the rate-limit headers.
+ * against the key's budget. Every response after this point carries the rate-limit headers. With a
+ * `share`, the request then takes one of its account's running places (or waits for one, or is refused
+ * past the account's queue) and keeps it until its response is done.
  */
-export function authenticateRequests(store: MdStore) {
+export function authenticateRequests(store: MdStore, share?: RequestShare) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const principal = await store.authenticate({ apiKey: bearerKey(req), clientAddress: req.ip });
     await consumeRequestBudget(store, res, principal);
     res.locals.principal = principal;
+    if (share && !share.exempt(req) && !(await takeShare(share.share, principal.accountId, req, res))) return;
     // The content work pool counts the request's tasks against its account's share.
     runForAccount(principal.accountId, next);
   };
@@ -61,6 +72,22 @@ export async function consumeRequestBudget(store: MdStore, res: ServerResponse, 
   } catch (error) {
     const refused = refusedBudgetStatus(error);
     if (refused) setRateLimitHeaders(res, refused);
+    throw error;
+  }
+}
+
+/** Takes a running place for the request; false when its client went away while it waited. */
+export async function takeShare(
+  share: AccountShare,
+  account: string,
+  req: Request,
+  res: Response,
+): Promise<boolean> {
+  try {
+    await holdShareFor(share, account, req, res);
+    return true;
+  } catch (error) {
+    if (res.destroyed || req.destroyed) return false;
     throw error;
   }
 }

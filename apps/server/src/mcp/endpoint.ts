@@ -2,8 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import type { MdStore, Principal } from '@mdstore/core';
 import type { NextFunction, Request, Response } from 'express';
 import { continueForAccount } from '../content-work/owner.js';
+import type { AccountShare } from '../http/account-share.js';
 import { type AuditQueue, isAudited } from '../http/audit.js';
-import { bearerKey, consumeRequestBudget } from '../http/auth.js';
+import { bearerKey, consumeRequestBudget, takeShare } from '../http/auth.js';
 import { type JsonParser, mediaTypeOf, readJsonBody } from '../http/body.js';
 import { HttpError } from '../http/errors.js';
 import { requestIdOf } from '../http/request-id.js';
@@ -32,6 +33,8 @@ export interface McpEndpointOptions {
   readonly origins: OwnOrigins;
   /** Where tool calls are recorded (extensions §8), as `/api` requests are; without one, none is. */
   readonly audit?: AuditQueue;
+  /** The account share of running requests the `/api` routes count in too (`http/account-share.ts`). */
+  readonly share?: AccountShare;
 }
 
 /**
@@ -61,6 +64,8 @@ export function mcpEndpoint(options: McpEndpointOptions) {
     // One unit before the body is read, so a spent budget is refused without reading it; the other
     // requests of a batch once it is.
     await consumeBudget(store, res, principal, 1);
+    // The account's share of running requests, counted with its `/api` requests.
+    if (options.share && !(await takeShare(options.share, principal.accountId, req, res))) return;
     let body: unknown;
     if (mediaTypeOf(req.headers['content-type']) === 'application/json') {
       try {

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { REQUEST_SHARE_LIMITS } from '@mdstore/core';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, type Environment, loadConfig, type ServerConfig } from '../../src/config/index.js';
 
@@ -38,6 +39,7 @@ describe('loadConfig defaults', () => {
       workers: availableParallelism(),
       auditRetentionDays: 90,
       changes: { retentionDays: 30, maxStreamsPerKey: 5, maxStreamsPerAccount: 20, maxStreams: 1000 },
+      accountShare: { running: 4, waiting: 64 },
       shareRateLimit: 600,
       webhookAllowPrivate: false,
       webhookTimeScale: 1,
@@ -333,6 +335,23 @@ describe('storage', () => {
     );
     expect(refusal({ MDSTORE_CHANGES_RETENTION_DAYS: '0' }).message).toMatch(
       /^MDSTORE_CHANGES_RETENTION_DAYS:/,
+    );
+  });
+
+  it("reads each account's share of running requests (issue 34), defaults from the core, and refuses values out of range", () => {
+    expect(load({}).accountShare).toEqual({
+      running: REQUEST_SHARE_LIMITS.defaultRunningPerAccount,
+      waiting: REQUEST_SHARE_LIMITS.defaultWaitingPerAccount,
+    });
+    expect(
+      load({ MDSTORE_MAX_REQUESTS_PER_ACCOUNT: '2', MDSTORE_MAX_QUEUED_REQUESTS_PER_ACCOUNT: '0' })
+        .accountShare,
+    ).toEqual({ running: 2, waiting: 0 });
+    expect(refusal({ MDSTORE_MAX_REQUESTS_PER_ACCOUNT: '0' }).message).toMatch(
+      /^MDSTORE_MAX_REQUESTS_PER_ACCOUNT: must be a whole number of requests from 1 to 10000/,
+    );
+    expect(refusal({ MDSTORE_MAX_QUEUED_REQUESTS_PER_ACCOUNT: '-1' }).message).toMatch(
+      /^MDSTORE_MAX_QUEUED_REQUESTS_PER_ACCOUNT: must be a whole number of requests from 0 to 100000/,
     );
   });
 

@@ -60,16 +60,23 @@ const loadSuite = (name: string, set: string) =>
   import(/* @vite-ignore */ `../http/${name}.test.ts?set=${set}`);
 
 /**
- * Declares every HTTP suite on the adapter set `name` (see `ADAPTER_SETS`). A set on Postgres is skipped,
- * with the reason printed, when Postgres is unreachable outside CI.
+ * Declares the HTTP suites on the adapter set `name` (see `ADAPTER_SETS`): all of them, or with `part`
+ * (`[k, n]`, k from 1) every n-th from the k-th, so one set can be spread over n test files that the
+ * runner's workers take side by side (one file runs in one worker, its suites one after the other). A
+ * set on Postgres is skipped, with the reason printed, when Postgres is unreachable outside CI.
  */
-export async function defineHttpSuitesOn(name: string, o: { postgres: boolean }): Promise<void> {
-  const title = `HTTP suites on ${name}`;
+export async function defineHttpSuitesOn(
+  name: string,
+  o: { postgres: boolean; part?: readonly [number, number] },
+): Promise<void> {
+  const [k, n] = o.part ?? [1, 1];
+  const title = n === 1 ? `HTTP suites on ${name}` : `HTTP suites on ${name} (part ${k} of ${n})`;
   const skip = o.postgres && (await skipWithoutPostgres(title));
   describe.skipIf(skip)(title, async () => {
     beforeAll(() => useAdapterSet(name));
     afterAll(() => useAdapterSet(undefined));
-    for (const suite of HTTP_SUITES) {
+    for (const [index, suite] of HTTP_SUITES.entries()) {
+      if (index % n !== k - 1) continue;
       if (name.endsWith('-blobs') && CONTENT_FORM_BLIND.has(suite)) continue;
       await loadSuite(suite, name);
     }
