@@ -1,6 +1,12 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { CONTENT_WORK_LIMITS, DEFAULT_SETTINGS, HELD_LIMITS, REQUEST_SHARE_LIMITS, SettingsSchema } from '@mdstore/core';
+import {
+  CONTENT_WORK_LIMITS,
+  DEFAULT_SETTINGS,
+  HELD_LIMITS,
+  REQUEST_SHARE_LIMITS,
+  SettingsSchema,
+} from '@mdstore/core';
 import * as v from 'valibot';
 import { CONTENT_WORK_DEFAULTS } from '../content-work/defaults.js';
 import { LOG_LEVELS } from '../logger.js';
