@@ -1,4 +1,4 @@
-import { parseDocument, stringify } from 'yaml';
+import { isAlias, isNode, type Node, parseDocument, stringify, visit } from 'yaml';
 import { frontMatterLength } from '../markdown/front-matter.js';
 import { parseFrontmatter } from '../search/frontmatter.js';
 import { jsonEqual, keyWinner, unionKeys } from './equal.js';
@@ -94,11 +94,12 @@ function mergeHead(b: Parts, c: Parts, p: Parts): TextMerge {
 
   const byLines = mergeText(b.head, c.head, p.head);
   if (byLines.kind === 'clean' && jsonEqual(valuesOf(byLines.text), merged)) return byLines;
-  return { kind: 'clean', text: rewriteBlock(c.head || p.head || b.head, fromProposed, pv), merged: true };
+  const text = rewriteBlock(c.head || p.head || b.head, fromProposed, pv, p.head);
+  return { kind: 'clean', text, merged: true };
 }
 
-/** `head` with `keys` set to their values in `values` (deleted when absent there). */
-function rewriteBlock(head: string, keys: readonly string[], values: Values): string {
+/** A block's parts: BOM, opening line, the YAML inside, closing line. */
+function blockParts(head: string) {
   const bom = head.startsWith('\uFEFF') ? '\uFEFF' : '';
   const block = head.slice(bom.length);
   const opening = /^---[ \t]*(?:\r\n|\n|\r)/.exec(block)?.[0] ?? '---\n';
@@ -106,11 +107,30 @@ function rewriteBlock(head: string, keys: readonly string[], values: Values): st
   const closing = block === '' ? '---\n' : (lines[lines.length - 1] ?? '---\n');
   const inner = block === '' ? '' : block.slice(opening.length, block.length - closing.length);
   const doc = parseDocument(inner.replace(/\r\n?/g, '\n'), { version: '1.2', schema: 'core' });
+  return { bom, opening, closing, doc };
+}
+
+/**
+ * `head` with `keys` set as proposed has them (deleted when absent there): proposed's own node, so its
+ * style (a flow list stays a flow list) and comments come along; its plain value when the node cannot
+ * be moved (an alias).
+ */
+function rewriteBlock(head: string, keys: readonly string[], values: Values, proposedHead: string): string {
+  const { bom, opening, closing, doc } = blockParts(head);
+  const proposed = blockParts(proposedHead.replace(/^\uFEFF/, '')).doc;
   for (const key of keys) {
-    if (Object.hasOwn(values, key)) doc.set(key, values[key]);
-    else doc.delete(key);
+    if (!Object.hasOwn(values, key)) {
+      doc.delete(key);
+      continue;
+    }
+    const node = proposed.get(key, true);
+    const movable = isNode(node) && !hasAlias(node);
+    doc.set(key, movable ? node : values[key]);
   }
-  const yaml = doc.contents === null || (doc.toJSON() as object | null) === null ? '' : doc.toString();
+  const yaml =
+    doc.contents === null || (doc.toJSON() as object | null) === null
+      ? ''
+      : doc.toString({ flowCollectionPadding: false });
   return `${bom}${opening}${yaml === '{}\n' ? '' : yaml}${closing}`;
 }
 
@@ -127,4 +147,15 @@ function keyLine(head: string, key: string): number {
       i > 0 && (line.startsWith(`${key}:`) || line.startsWith(`"${key}":`) || line.startsWith(`'${key}':`)),
   );
   return found === -1 ? 1 : found + 1;
+}
+
+function hasAlias(node: Node): boolean {
+  let found = false;
+  visit(node, {
+    Alias: () => {
+      found = true;
+      return visit.BREAK;
+    },
+  });
+  return found || isAlias(node);
 }

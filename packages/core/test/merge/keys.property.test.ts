@@ -122,6 +122,17 @@ describe('front matter and metadata, key by key', () => {
     });
   });
 
+  it("keys changed on adjacent lines: current's block with proposed's nodes, their style kept", () => {
+    const base = '---\ntitle: Plan # the name\ntags: [a]\nlist:\n  - x\n---\nbody\n';
+    const current = base.replace('title: Plan', 'title: Plan 2');
+    const proposed = base.replace('tags: [a]', 'tags: [a, b]').replace('list:\n  - x\n', '');
+    expect(mergeDocument(base, current, proposed)).toEqual({
+      kind: 'clean',
+      text: '---\ntitle: Plan 2 # the name\ntags: [a, b]\n---\nbody\n',
+      merged: true,
+    });
+  });
+
   it('merges a block that is not YAML by lines, and gives a metadata side unchanged back as is', () => {
     const base = '---\n: [\nA\n\nB\n---\nbody\n';
     expect(mergeDocument(base, base.replace('A', 'A2'), base.replace('B', 'B2'))).toMatchObject({
