@@ -100,7 +100,11 @@ export function fileListJson(list: CoreFileList): v.InferOutput<typeof FileList>
 }
 
 /** PATCH of a file (and the MCP `edit_file`): the file after the edits, and the diff. */
-export const editJson = (result: EditResult) => ({ ...fileJson(result.file), diff: result.diff });
+export const editJson = (result: EditResult) => ({
+  ...fileJson(result.file),
+  diff: result.diff,
+  ...(result.merged && { merged: true as const }),
+});
 
 export const outlineJson = (found: {
   headings: readonly OutlineHeading[];

@@ -20,6 +20,8 @@ import type { RequestOptions, TypedApi } from './transport.js';
 export type MdStoreFile = components['schemas']['File'];
 /** The answer of a metadata or content update. */
 export type FileUpdate = components['schemas']['FileUpdate'];
+/** A content update's answer: `merged: true` only when a `mergeBase` write merged three ways. */
+export type FileContentUpdate = components['schemas']['FileContentUpdate'];
 export type FileList = components['schemas']['FileList'];
 export type Metadata = NonNullable<MdStoreFile['metadata']>;
 /** The body of an edit (`PATCH`): `{ edits: [...], dry_run? }`. */
@@ -46,10 +48,22 @@ export interface PutOptions extends RequestOptions {
   readonly sha256?: string | true;
 }
 
-export interface UpdateContentOptions extends RequestOptions, WritePreconditions {
+export interface UpdateContentOptions extends RequestOptions, WritePreconditions, MergeBaseOption {
   /** As for uploads: sent as `Content-Digest`. */
   readonly sha256?: string | true;
 }
+
+/**
+ * Extensions §13: instead of `ifMatch`, the ETag of the revision the change was made from; the change
+ * is merged into the current content. Overlapping changes are a 409 `MdStoreApiError` whose body has
+ * `conflicts: [{filename, hunks}]`.
+ */
+export interface MergeBaseOption {
+  readonly mergeBase?: string;
+}
+
+const mergeBaseQuery = (options: MergeBaseOption) =>
+  options.mergeBase === undefined ? undefined : { merge_base: options.mergeBase };
 
 /** One byte range: `{ start, end? }` (end inclusive), or the last `suffix` bytes. */
 export type ByteRange = { readonly start: number; readonly end?: number } | { readonly suffix: number };
@@ -268,7 +282,7 @@ export class FilesApi {
     filename: string,
     content: ContentInput,
     options: UpdateContentOptions = {},
-  ): Promise<FileUpdate> {
+  ): Promise<FileContentUpdate> {
     const sha256 = await declaredSha256(content, options.sha256);
     const headers = {
       'If-Match': ifMatch(options),
@@ -277,13 +291,20 @@ export class FilesApi {
       'Content-Digest': sha256 === undefined ? undefined : digestField(sha256),
     };
     const path = { project_id: projectId, filename };
+    const query = mergeBaseQuery(options);
     const response = await this.api.request(
       'put',
       '/api/projects/{project_id}/files/{filename}/content',
-      { path, headers, body: toWireBody(content), contentType: 'text/markdown; charset=utf-8' },
+      {
+        path,
+        headers,
+        ...(query && { query }),
+        body: toWireBody(content),
+        contentType: 'text/markdown; charset=utf-8',
+      },
       options,
     );
-    return (await response.json()) as FileUpdate;
+    return (await response.json()) as FileContentUpdate;
   }
 
   /**
@@ -316,7 +337,7 @@ export class FilesApi {
     projectId: string,
     filename: string,
     edit: FileEdit,
-    options: RequestOptions & WritePreconditions = {},
+    options: RequestOptions & WritePreconditions & MergeBaseOption = {},
   ): Promise<FileEdited> {
     const headers = {
       'If-Match': ifMatch(options),
@@ -324,7 +345,8 @@ export class FilesApi {
       'If-Unmodified-Since': ifUnmodifiedSince(options),
     };
     const path = { project_id: projectId, filename };
-    const call = { path, headers, json: edit };
+    const query = mergeBaseQuery(options);
+    const call = { path, headers, ...(query && { query }), json: edit };
     return (await this.api.json('patch', '/api/projects/{project_id}/files/{filename}', call, options)).data;
   }
 

@@ -20,6 +20,7 @@ export { MdStoreApiError, MdStoreIntegrityError, type ValidationIssue } from './
 export type {
   ByteRange,
   DownloadOptions,
+  FileContentUpdate,
   FileEdit,
   FileEdited,
   FileList,
@@ -27,6 +28,7 @@ export type {
   FilesApi,
   FileUpdate,
   MdStoreFile,
+  MergeBaseOption,
   Metadata,
   Outline,
   UpdateContentOptions,

@@ -9,6 +9,7 @@
  */
 
 import { HELD_LIMITS } from './defaults/held.js';
+import type { FileConflict } from './merge/types.js';
 
 /** One problem with the input, in the interface's validation shape. */
 export interface ValidationIssue {
@@ -74,6 +75,11 @@ export type ErrorCode =
   // changesets (extensions §9)
   /** An operation of a changeset names a file that does not exist at that point of it: 409. */
   | 'FILE_MISSING'
+  // three-way merges (extensions §13)
+  /** Changes on both sides of a three-way merge overlap: 409 with the conflicting hunks, nothing written. */
+  | 'MERGE_CONFLICT'
+  /** A three-way merge whose inputs pass `MERGE_LIMITS` (lines, or line comparisons): 413. */
+  | 'MERGE_TOO_LARGE'
   // administration
   | 'ACCOUNT_NOT_FOUND'
   | 'ACCOUNT_NAME_TAKEN'
@@ -145,6 +151,10 @@ const MESSAGES = {
   IMPORT_TOO_LARGE: (o: { maxBytes: number }) =>
     `Archive too large: its uncompressed size passes the maximum of ${o.maxBytes} bytes`,
   FILE_MISSING: (o: { filename: string }) => `File '${o.filename}' does not exist`,
+  MERGE_TOO_LARGE: (o: { limit: 'lines' | 'comparisons'; max: number }) =>
+    o.limit === 'lines'
+      ? `Merge too large: a text has more than ${o.max} lines`
+      : `Merge too large: it would need more than ${o.max} line comparisons; write with If-Match instead`,
   ACCOUNT_NOT_FOUND: (o: { account: string }) => `Account '${o.account}' not found`,
   ACCOUNT_NAME_TAKEN: (o: { accountName: string }) => `Account with name '${o.accountName}' already exists`,
   API_KEY_NOT_FOUND: (o: { keyId: string }) => `API key '${o.keyId}' not found or already revoked`,
@@ -408,6 +418,23 @@ export class RateLimitedError extends MdStoreError {
     super('RATE_LIMITED', `Rate limit exceeded. Try again in ${retryAfterSeconds} seconds.`);
   }
 }
+
+/**
+ * Overlapping changes of a three-way merge (extensions §13): a draft's publish or a write with
+ * `?merge_base=`. 409 `{"detail": "Draft conflicts", "conflicts": [{filename, hunks}]}`; nothing changed.
+ */
+export class MergeConflictError extends MdStoreError {
+  declare readonly code: 'MERGE_CONFLICT';
+  constructor(readonly conflicts: readonly FileConflict[]) {
+    super('MERGE_CONFLICT', 'Draft conflicts');
+  }
+}
+
+export const MergeTooLargeError = errorOfCode(
+  'MERGE_TOO_LARGE',
+  (limit: 'lines' | 'comparisons', max: number) => mdStoreError('MERGE_TOO_LARGE', { limit, max }),
+);
+export type MergeTooLargeError = MdStoreErrorOf<'MERGE_TOO_LARGE'>;
 
 export type UniqueRule = 'account_name' | 'project_name' | 'filename';
 

@@ -7,6 +7,7 @@ export { HISTORY_LIMITS } from './defaults/history.js';
 export { IMPORT_ANSWER_LIMITS } from './defaults/imports.js';
 export { FILE_LINK_LIMITS, LINK_LIMITS } from './defaults/links.js';
 export { REQUEST_SHARE_LIMITS } from './defaults/requests.js';
+export { MERGE_LIMITS } from './defaults/merge.js';
 export { REWRITE_LIMITS } from './defaults/rewrites.js';
 export { SEARCH_COST_LIMITS } from './defaults/search.js';
 export { DAY_MS, TRASH_LIMITS } from './defaults/trash.js';
@@ -28,6 +29,16 @@ export * from './links/index.js';
 export * from './listing/index.js';
 export * from './markdown/index.js';
 export { createMdStore, type MdStore, type MdStoreAdapters } from './mdstore.js';
+export {
+  type ConflictHunk,
+  type FileConflict,
+  type MetadataMerge,
+  mergeDocument,
+  mergeMetadata,
+  mergeText,
+  splitLinesKeepingEnds,
+  type TextMerge,
+} from './merge/index.js';
 export * from './model/changes.js';
 export { contentTag, fileEtag } from './model/etags.js';
 export * from './model/records.js';

@@ -7,6 +7,7 @@ import {
   type InputError,
   isMdStoreError,
   type MdStoreError,
+  type MergeConflictError,
   type PreconditionFailedError,
   type RangeNotSatisfiableError,
   type RateLimitedError,
@@ -38,6 +39,8 @@ export const STATUS_BY_CODE: Readonly<Partial<Record<ErrorCode, number>>> = {
   RANGE_NOT_SATISFIABLE: 416,
   EDIT_CONFLICT: 409,
   FILE_MISSING: 409,
+  MERGE_CONFLICT: 409,
+  MERGE_TOO_LARGE: 413,
   REVISION_NOT_FOUND: 404,
   TRASH_ITEM_NOT_FOUND: 404,
   FILE_REFERENCED: 409,
@@ -137,7 +140,9 @@ function coreErrorResponse(error: MdStoreError, status: number): ErrorResponse {
   const fields =
     error.code === 'FILE_REFERENCED'
       ? { referenced_by: [...(error as FileReferencedError).referencedBy] }
-      : undefined;
+      : error.code === 'MERGE_CONFLICT'
+        ? { conflicts: (error as MergeConflictError).conflicts }
+        : undefined;
   return {
     status,
     detail: issues ?? error.message,

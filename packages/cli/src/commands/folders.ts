@@ -39,6 +39,7 @@ const DONE: Record<string, string> = {
   'delete-local': 'deleted here',
   record: 'in sync',
   forget: 'gone on both sides',
+  merge: 'merged (both sides changed)',
   conflict: 'CONFLICT',
   unresolved: 'CONFLICT still unresolved',
 };
@@ -127,10 +128,10 @@ export const pull = transferCommand('pull');
 
 export const sync: Command = {
   name: 'sync',
-  usage: 'mdstore sync DIR [--watch] [--dry-run] [--jobs N] [--batch N] [--project P] [--json]',
+  usage: 'mdstore sync DIR [--watch] [--dry-run] [--no-merge] [--jobs N] [--batch N] [--project P] [--json]',
   summary:
-    'two-way sync of DIR with the project; conflicts keep both versions (exit code 3); --watch: keep syncing as either side changes',
-  options: { ...FOLDER_OPTIONS, watch: { type: 'boolean', short: 'w' } },
+    'two-way sync of DIR with the project; edits on both sides that do not overlap are merged (--no-merge: never), overlapping ones keep both versions (exit code 3); --watch: keep syncing as either side changes',
+  options: { ...FOLDER_OPTIONS, watch: { type: 'boolean', short: 'w' }, 'no-merge': { type: 'boolean' } },
   positionals: [1, 1],
   async run(ctx, [dir], values) {
     const root = path.resolve(dir!);
@@ -147,6 +148,7 @@ export const sync: Command = {
         root,
         projectId,
         concurrency: jobsOf(values),
+        merge: values['no-merge'] !== true,
       });
     }
     const progress = ctx.json ? undefined : terminalProgress(ctx.io.stderr as NodeJS.WriteStream, 'sync');
@@ -157,6 +159,7 @@ export const sync: Command = {
       projectId,
       dryRun: values['dry-run'] === true,
       concurrency: jobsOf(values),
+      merge: values['no-merge'] !== true,
       ...(batchOf(values) !== undefined && { batchFiles: batchOf(values) }),
       ...(progress && { progress }),
     });

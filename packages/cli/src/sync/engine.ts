@@ -21,6 +21,7 @@ import {
   writeNewLocal,
 } from './local.js';
 import { lockFolder } from './lock.js';
+import { mergeBothSides } from './merge.js';
 import { conflictCopyName, isConflictCopyOf, localPath } from './names.js';
 import { type Decision, decide, type LocalSide, type RemoteSide } from './plan.js';
 import { runPool } from './pool.js';
@@ -35,7 +36,8 @@ import {
   type SyncState,
 } from './state.js';
 
-export type SyncAction = Exclude<Decision['kind'], 'none'> | 'unresolved';
+/** `merge`: both sides changed without overlap; both now hold the three-way merge (issue 38). */
+export type SyncAction = Exclude<Decision['kind'], 'none'> | 'unresolved' | 'merge';
 
 export interface SyncItem {
   readonly name: string;
@@ -76,6 +78,11 @@ export interface SyncOptions {
   readonly batchFiles?: number;
   readonly progress?: Progress;
   readonly now?: () => Date;
+  /**
+   * Two-sided edits that do not overlap are merged (default true; `--no-merge`: false, every two-sided
+   * edit keeps a conflict copy as before). See `merge.ts`.
+   */
+  readonly merge?: boolean;
 }
 
 interface Task {
@@ -444,6 +451,14 @@ class SyncRun {
     if (local?.sha256 === sha256) {
       this.remember(name, entryOf(sha256, download.etag!, undefined));
       return { name, action: 'record' };
+    }
+    if (this.options.merge !== false && local !== undefined && task.base !== undefined) {
+      const remote = { bytes, etag: download.etag! };
+      const merged = await mergeBothSides(client, this.projectId, root, name, task.base, local, remote);
+      if (merged !== undefined) {
+        this.remember(name, entryOf(merged.sha256, merged.etag, merged.revision));
+        return { name, action: 'merge' };
+      }
     }
     const copy = (await this.existingCopy(name, sha256)) ?? (await this.newCopy(name, bytes));
     const entry = this.files[name];

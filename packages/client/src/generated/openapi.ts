@@ -962,6 +962,11 @@ export interface components {
             created_date: string;
             /** @description Unified diff of the change; null when it would cost more than 10⁷ comparisons. */
             diff: string | null;
+            /**
+             * @description Only with `merge_base`, and only when the change was merged into a newer revision (both sides had changed).
+             * @constant
+             */
+            merged?: true;
         };
         Outline: {
             headings: {
@@ -1257,6 +1262,48 @@ export interface components {
             /** @constant */
             detail: "File is referenced";
             referenced_by: string[];
+        };
+        FileContentUpdate: {
+            /** @description Unique in the project; `.md` or `.mdx`. */
+            filename: string;
+            /** Format: uuid */
+            project_id: string;
+            size_bytes: number;
+            /** @description A custom JSON object (at most 64 KiB as compact JSON, 32 levels), or null. */
+            metadata: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Format: date-time
+             * @description UTC ISO 8601 with milliseconds
+             */
+            updated_date: string;
+            /** @description Strong entity tag, quotes included; echo it in If-Match. */
+            etag: string;
+            revision: number;
+            sha256: string;
+            /**
+             * @description Only with `merge_base`, and only when the change was merged into a newer revision (both sides had changed).
+             * @constant
+             */
+            merged?: true;
+        };
+        MergeConflicts: {
+            /** @constant */
+            detail: "Draft conflicts";
+            conflicts: {
+                filename: string;
+                hunks: {
+                    /** @description Where the region starts in the base (1-based). */
+                    line: number;
+                    /** @description The region's lines in the base, joined with \n. */
+                    base: string;
+                    /** @description … in the current (live) file. */
+                    current: string;
+                    /** @description … in the proposed text (the draft, or the body sent). */
+                    draft: string;
+                }[];
+            }[];
         };
         MovedFile: {
             /** @description Unique in the project; `.md` or `.mdx`. */
@@ -3434,7 +3481,10 @@ export interface operations {
     };
     editFile: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Instead of `If-Match`: the ETag of the revision the change was made from (quotes optional). The change is merged three ways into the current content (text by lines, front matter key by key); answers say `merged: true` when both sides had changed. Overlapping changes: 409 with `conflicts`, nothing written. An ETag of another file, of a pruned revision or newer than the file: 412 with the current `ETag`. With `If-Match` too, or not an ETag: 422. Past the merge's bound (MERGE_LIMITS): 413. */
+                merge_base?: string;
+            };
             header?: {
                 /** @description ETags (or `*`) the current version must match, else 412. */
                 "If-Match"?: string;
@@ -3522,7 +3572,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorMessage"];
                 };
             };
-            /** @description An edit does not apply to the current content (one issue per edit) */
+            /** @description An edit does not apply (one issue per edit); with `merge_base`, also the edited base overlapping the current content (`conflicts`) */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3532,7 +3582,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationError"];
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["MergeConflicts"];
                 };
             };
             /** @description A precondition (If-Match, If-Unmodified-Since…) failed */
@@ -3639,7 +3689,10 @@ export interface operations {
     };
     updateFileContent: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Instead of `If-Match`: the ETag of the revision the change was made from (quotes optional). The change is merged three ways into the current content (text by lines, front matter key by key); answers say `merged: true` when both sides had changed. Overlapping changes: 409 with `conflicts`, nothing written. An ETag of another file, of a pruned revision or newer than the file: 412 with the current `ETag`. With `If-Match` too, or not an ETag: 422. Past the merge's bound (MERGE_LIMITS): 413. */
+                merge_base?: string;
+            };
             header?: {
                 /** @description ETags (or `*`) the current version must match, else 412. */
                 "If-Match"?: string;
@@ -3679,7 +3732,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["FileUpdate"];
+                    "application/json": components["schemas"]["FileContentUpdate"];
                 };
             };
             /** @description Malformed request */
@@ -3730,6 +3783,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description With `merge_base`: the changes overlap (nothing written) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MergeConflicts"];
                 };
             };
             /** @description A precondition (If-Match, If-Unmodified-Since…) failed */

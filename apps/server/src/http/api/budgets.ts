@@ -11,6 +11,7 @@ import {
   KEY_LIMITS,
   LINK_LIMITS,
   LIST_LIMITS,
+  MERGE_LIMITS,
   REWRITE_LIMITS,
   SEARCH_COST_LIMITS,
   SEARCH_LIMITS,
@@ -50,6 +51,9 @@ const mib = (bytes: number): string =>
 const TOO_LARGE = '413 before the body is stored';
 const PARSED_CONTENT = `${FILE_CONTENT}; its parse is priced before it runs (bounded-work rule)`;
 const WORK_REFUSED = '409 `work_budget`, or 503 `CONTENT_WORK_BUSY` with `Retry-After` when the pool is full';
+/** Extensions §13: what `?merge_base=` adds to a content write or an edit. */
+const MERGE = `with \`merge_base\`: the body and three texts (base revision, current, result) held whole, each at most \`maxFileBytes\`, from the content budget; the three-way merge's LCS priced before it runs (at most ${MERGE_LIMITS.maxLines} lines a text, ${MERGE_LIMITS.maxLineComparisons} line comparisons)`;
+const MERGE_PAST = '413 `MERGE_TOO_LARGE` before any LCS runs, nothing written';
 
 export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
   // Projects.
@@ -72,7 +76,10 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
     cost: `${ONE_ROW}; with \`if_unreferenced\`: link rows read in windows of ${FILE_LINK_LIMITS.referrerWindow}, the rest of a referring file's links skipped once it is known, at most ${FILE_LINK_LIMITS.referrersMax} referring files named`,
     past: `\`referenced_by\` holds the first ${FILE_LINK_LIMITS.referrersMax} referring files in filename order`,
   },
-  updateFileContent: { cost: PARSED_CONTENT, past: `${TOO_LARGE}; ${WORK_REFUSED}` },
+  updateFileContent: {
+    cost: `${PARSED_CONTENT}; ${MERGE}`,
+    past: `${TOO_LARGE}; ${WORK_REFUSED}; ${MERGE_PAST}`,
+  },
   downloadFile: {
     cost: `${FILE_CONTENT}; ranges and \`lines\` read only what they answer`,
     past: NOTHING_PAST,
@@ -84,8 +91,8 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
   copyFile: { cost: FILE_CONTENT, past: '413 when the project is full' },
   // Editing (extensions §4).
   editFile: {
-    cost: `at most 100 edits on one file, priced step by step (bounded-work rule)`,
-    past: WORK_REFUSED,
+    cost: `at most 100 edits on one file, priced step by step (bounded-work rule); ${MERGE}`,
+    past: `${WORK_REFUSED}; ${MERGE_PAST}`,
   },
   getOutline: { cost: PARSED_CONTENT, past: '413 `OUTLINE_TOO_LARGE`' },
   // History (extensions §5).

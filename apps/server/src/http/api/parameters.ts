@@ -140,3 +140,12 @@ export const FILE_LIST_QUERY: Readonly<Record<string, QueryParameter>> = {
     description: 'Group the names below the next `/` into `folders` (one level, like S3).',
   },
 };
+
+/** Extensions §13: `?merge_base=` of `PUT …/content` and `PATCH` of a file (core: use-cases/files/merge-base.ts). */
+export const MERGE_BASE_QUERY: Readonly<Record<string, QueryParameter>> = {
+  merge_base: {
+    schema: v.string(),
+    description:
+      "Instead of `If-Match`: the ETag of the revision the change was made from (quotes optional). The change is merged three ways into the current content (text by lines, front matter key by key); answers say `merged: true` when both sides had changed. Overlapping changes: 409 with `conflicts`, nothing written. An ETag of another file, of a pruned revision or newer than the file: 412 with the current `ETag`. With `If-Match` too, or not an ETag: 422. Past the merge's bound (MERGE_LIMITS): 413.",
+  },
+};

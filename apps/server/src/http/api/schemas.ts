@@ -95,6 +95,41 @@ const fileUpdateEntries = {
 
 export const FileUpdate = v.object(fileUpdateEntries);
 
+/** Extensions §13: present (and true) only when a write with `merge_base` merged three ways. */
+const Merged = v.optional(
+  v.pipe(
+    v.literal(true),
+    v.description(
+      'Only with `merge_base`, and only when the change was merged into a newer revision (both sides had changed).',
+    ),
+  ),
+);
+
+export const FileContentUpdate = v.object({ ...fileUpdateEntries, merged: Merged });
+
+/** Extensions §13: overlapping changes of a three-way merge (a draft's publish, a write with `merge_base`). */
+export const MergeConflicts = v.object({
+  detail: v.literal('Draft conflicts'),
+  conflicts: v.array(
+    v.object({
+      filename: v.string(),
+      hunks: v.array(
+        v.object({
+          line: v.pipe(
+            v.number(),
+            v.integer(),
+            v.minValue(1),
+            v.description('Where the region starts in the base (1-based).'),
+          ),
+          base: v.pipe(v.string(), v.description("The region's lines in the base, joined with \\n.")),
+          current: v.pipe(v.string(), v.description('… in the current (live) file.')),
+          draft: v.pipe(v.string(), v.description('… in the proposed text (the draft, or the body sent).')),
+        }),
+      ),
+    }),
+  ),
+});
+
 const Frontmatter = v.pipe(
   v.nullable(v.record(v.string(), v.unknown())),
   v.description(
@@ -143,6 +178,7 @@ export const FileEdited = v.object({
     v.nullable(v.string()),
     v.description('Unified diff of the change; null when it would cost more than 10⁷ comparisons.'),
   ),
+  merged: Merged,
 });
 
 export const Outline = v.object({
@@ -409,6 +445,8 @@ export const COMPONENTS = {
   BrokenLinkList,
   OrphanList,
   FileReferenced,
+  FileContentUpdate,
+  MergeConflicts,
   MovedFile,
   ErrorMessage,
   ValidationIssue,

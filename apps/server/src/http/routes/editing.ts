@@ -2,12 +2,13 @@ import type { Request, Response } from 'express';
 import * as v from 'valibot';
 import { editJson, isoDate, outlineJson } from '../../views.js';
 import { errors, FILE_VALIDATORS, json } from '../api/answers.js';
+import { MERGE_BASE_QUERY } from '../api/parameters.js';
 import { defineRoute, type QueryParameter } from '../api/route.js';
-import { FileEdit, FileEdited, Outline, ValidationError } from '../api/schemas.js';
+import { FileEdit, FileEdited, MergeConflicts, Outline, ValidationError } from '../api/schemas.js';
 import { principalOf } from '../auth.js';
 import { attachmentDisposition } from '../content-disposition.js';
 import { HttpError } from '../errors.js';
-import { queryIssue, queryPairs } from '../query.js';
+import { queryIssue, queryPairs, singleQueryParams } from '../query.js';
 import { jsonRequestBody } from '../request-body.js';
 import { conditionsOf, setFileValidators } from '../validators.js';
 import { filenameOf, projectIdOf, type RouteDeps, signalOf } from './context.js';
@@ -39,11 +40,15 @@ export const editFile = defineRoute(
     auth: 'apiKey',
     role: 'write',
     headers: ['If-Match', 'If-None-Match', 'If-Unmodified-Since'],
+    query: MERGE_BASE_QUERY,
     body: { contentType: 'application/json', schema: FileEdit },
     answers: {
       200: json('The file after the edits, and the diff', FileEdited, FILE_VALIDATORS),
       ...errors(400, 403, 404, 412, 413, 415, 422, 428),
-      409: json('An edit does not apply to the current content (one issue per edit)', ValidationError),
+      409: json(
+        'An edit does not apply (one issue per edit); with `merge_base`, also the edited base overlapping the current content (`conflicts`)',
+        v.union([ValidationError, MergeConflicts]),
+      ),
     },
   },
   (deps) => async (req, res) => {
@@ -53,6 +58,7 @@ export const editFile = defineRoute(
       filename: filenameOf(req),
       body: jsonRequestBody(req, res, editBodyLimit(deps), { parse: deps.jsonParser, signal: signalOf(res) }),
       conditions: conditionsOf(req),
+      mergeBase: singleQueryParams(req, ['merge_base']).merge_base,
       signal: signalOf(res),
     });
     setFileValidators(res, result.file);

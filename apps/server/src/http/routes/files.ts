@@ -3,9 +3,18 @@ import type { Request } from 'express';
 import * as v from 'valibot';
 import { fileJson, fileListJson, fileUpdateJson } from '../../views.js';
 import { errors, FILE_VALIDATORS, json } from '../api/answers.js';
-import { FILE_LIST_QUERY } from '../api/parameters.js';
+import { FILE_LIST_QUERY, MERGE_BASE_QUERY } from '../api/parameters.js';
 import { defineRoute, type RequestHeader } from '../api/route.js';
-import { File, FileList, FileReferenced, FileUpdate, MetadataUpdate, UploadForm } from '../api/schemas.js';
+import {
+  File,
+  FileContentUpdate,
+  FileList,
+  FileReferenced,
+  FileUpdate,
+  MergeConflicts,
+  MetadataUpdate,
+  UploadForm,
+} from '../api/schemas.js';
 import { auditFilename } from '../audit.js';
 import { principalOf } from '../auth.js';
 import { HttpError } from '../errors.js';
@@ -184,9 +193,11 @@ export const updateFileContent = defineRoute(
     auth: 'apiKey',
     role: 'write',
     headers: [...WRITE_CONDITIONS, 'Content-Digest', 'Repr-Digest'],
+    query: MERGE_BASE_QUERY,
     body: { contentType: 'text/markdown', description: 'The new content, UTF-8.' },
     answers: {
-      200: json('The file as updated', FileUpdate, FILE_VALIDATORS),
+      200: json('The file as updated', FileContentUpdate, FILE_VALIDATORS),
+      409: json('With `merge_base`: the changes overlap (nothing written)', MergeConflicts),
       ...errors(400, 403, 404, 412, 413, 415, 422, 428),
     },
   },
@@ -198,6 +209,7 @@ export const updateFileContent = defineRoute(
       // after the project and file checks, before the preconditions. The core reads the digests only
       // once the content has streamed in, so filling them in during `check` is in time.
       const expectedSha256: ExpectedDigest[] = [];
+      const query = singleQueryParams(req, ['merge_base']);
       const body = markdownRequestBody(req, res, { maxFileBytes, tooLarge });
       const file = await store.files.updateContent({
         principal: principalOf(res),
@@ -212,10 +224,11 @@ export const updateFileContent = defineRoute(
         }),
         expectedSha256,
         conditions: conditionsOf(req),
+        mergeBase: query.merge_base,
         signal: signalOf(res),
       });
       setFileValidators(res, file);
-      res.status(200).json(fileUpdateJson(file));
+      res.status(200).json({ ...fileUpdateJson(file), ...(file.merged && { merged: true }) });
     };
   },
 );

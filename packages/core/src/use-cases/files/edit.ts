@@ -34,6 +34,13 @@ import {
   sentIfMatch,
 } from './conditions.js';
 import { storeContent } from './content.js';
+import {
+  isCurrentBase,
+  type MergeBase,
+  mergeBaseText,
+  mergedOrConflict,
+  parseMergeBase,
+} from './merge-base.js';
 import { currentText, isMdxFilename } from './parts.js';
 import { findFileOr404, lockActiveProject } from './shared.js';
 import { commitContentVersion } from './update-content.js';
@@ -45,6 +52,8 @@ export interface EditFileInput {
   /** `{"edits": [...], "dry_run": false}` as parsed JSON, or (HTTP) the request body it comes in. */
   readonly body: BodyOf<EditRequestInput>;
   readonly conditions?: RequestConditions;
+  /** `?merge_base=` (extensions §13): the edits apply to that revision, merged into the current one. */
+  readonly mergeBase?: string;
   readonly signal?: AbortSignal;
 }
 
@@ -54,6 +63,8 @@ export interface EditResult {
   /** Unified diff of the change (3 lines of context), `''` for none, null when too costly to compute. */
   readonly diff: string | null;
   readonly dryRun: boolean;
+  /** With `merge_base`: true when a three-way merge happened (absent otherwise). */
+  readonly merged?: boolean;
 }
 
 /** Attempts on ever newer content before giving up on a file that keeps changing. */
@@ -77,12 +88,13 @@ export async function editFile(ctx: MdStoreContext, input: EditFileInput): Promi
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
   const existing = await findFileOr404(ctx.records, project.id, input.filename);
   const conditions = conditionsOf(input.conditions);
-  const request = await receiveEdits(project, existing, input, conditions);
+  const base = parseMergeBase(input.mergeBase, conditions);
+  const request = await receiveEdits(project, existing, input, conditions, base !== undefined);
   const budget = newWorkBudget();
   // The first attempt works on the record just read and judged; a retry reads (and judges) it again.
   let known: FileRecord | undefined = existing;
   for (let attempt = 1; attempt <= MAX_EDIT_ATTEMPTS; attempt++) {
-    const attemptInput = { ...input, conditions, known };
+    const attemptInput = { ...input, conditions, known, base };
     // Each attempt holds its texts from the content budget until it ends (content-budget.ts).
     const outcome = await withContentHold(ctx.contentBudget, input.signal, (hold) =>
       attemptEdit(ctx, project, attemptInput, request, budget, hold),
@@ -111,11 +123,14 @@ async function receiveEdits(
   file: FileRecord,
   input: EditFileInput,
   conditions: ParsedConditions,
+  merging: boolean,
 ): Promise<EditRequest> {
   const body = deferred<unknown>(input.body);
   body.check();
-  const missingIfMatch = project.requireIfMatch && !sentIfMatch(conditions);
-  if (!missingIfMatch) checkWriteConditions(project, file, conditions);
+  // `merge_base` stands for `If-Match` (merge-base.ts).
+  const missingIfMatch = project.requireIfMatch && !sentIfMatch(conditions) && !merging;
+  if (!missingIfMatch)
+    checkWriteConditions(project, file, conditions, merging ? { requireIfMatch: false } : {});
   let raw: unknown;
   try {
     raw = await body.read();
@@ -131,7 +146,7 @@ async function receiveEdits(
 }
 
 /** An attempt whose file changed before it could commit: the commit transaction saw `seen`. */
-class StaleRevision extends Error {
+export class StaleRevision extends Error {
   constructor(readonly seen: Pick<FileRecord, 'id' | 'revision'>) {
     super('The file changed before the edit could commit');
   }
@@ -146,7 +161,7 @@ const CATCH_UP_DELAYS_MS = [0, 1, 2, 4, 8, 16, 32, 64];
  * releases a transaction into a batch whose COMMIT comes a few milliseconds later): a retry that read
  * the older revision again would fail again for nothing, and spend an attempt.
  */
-async function caughtUp(
+export async function caughtUp(
   ctx: MdStoreContext,
   project: ProjectRecord,
   filename: string,
@@ -163,6 +178,7 @@ async function caughtUp(
 type AttemptInput = Omit<EditFileInput, 'conditions'> & {
   readonly conditions: ParsedConditions;
   readonly known: FileRecord | undefined;
+  readonly base: MergeBase | undefined;
 };
 
 async function attemptEdit(
@@ -173,7 +189,7 @@ async function attemptEdit(
   budget: WorkBudget,
   hold: ContentHold,
 ): Promise<EditResult | StaleRevision> {
-  const requireIfMatch = request.dryRun ? false : undefined;
+  const requireIfMatch = request.dryRun || input.base ? false : undefined;
   const read = await currentText(ctx, project, input.filename, {
     signal: input.signal,
     known: input.known,
@@ -185,7 +201,10 @@ async function attemptEdit(
   });
   const { file } = read;
   const before = read.text!;
-  const after = await applyEditsInTurns(before, request.edits, {
+  const base = input.base
+    ? await mergeBaseText(ctx, project, file, input.base, before, { signal: input.signal, hold })
+    : before;
+  const edited = await applyEditsInTurns(base, request.edits, {
     mdx: isMdxFilename(input.filename),
     loc: EDITS_LOC,
     budget,
@@ -193,6 +212,12 @@ async function attemptEdit(
     work: ctx.contentWork,
     signal: input.signal,
   });
+  const merge =
+    input.base && !isCurrentBase(file, input.base)
+      ? mergedOrConflict(input.filename, base, before, edited)
+      : { text: edited, merged: false };
+  const after = merge.text;
+  const merged = merge.merged ? { merged: true } : {};
   // Each linear step on a large text is followed by a turn of the event loop (work-budget.ts).
   // The result is never held encoded whole: its size is counted, and it is encoded piece by piece as
   // it is hashed or stored.
@@ -208,11 +233,11 @@ async function attemptEdit(
     const hash = ctx.hashing.sha256();
     for await (const piece of encodedPieces(after)) hash.update(piece);
     const view = toFileView(file, project, ctx.blobs.scheme);
-    return { file: { ...view, sizeBytes, sha256: hash.digestHex() }, diff, dryRun: true };
+    return { file: { ...view, sizeBytes, sha256: hash.digestHex() }, diff, dryRun: true, ...merged };
   }
   try {
     const view = await commitEdit(ctx, project, file, input, after);
-    return { file: view, diff, dryRun: false };
+    return { file: view, diff, dryRun: false, ...merged };
   } catch (error) {
     if (error instanceof StaleRevision) return error;
     throw error;
@@ -220,14 +245,18 @@ async function attemptEdit(
 }
 
 /** The content rules of the result's UTF-8 size: not above the size limit (413), not empty (400). */
-function checkedResultSize(ctx: MdStoreContext, sizeBytes: number): number {
+export function checkedResultSize(
+  ctx: MdStoreContext,
+  sizeBytes: number,
+  loc: readonly (string | number)[] = EDITS_LOC,
+): number {
   if (sizeBytes > ctx.settings.maxFileBytes) throw new ContentTooLargeError(ctx.settings.maxFileBytes);
-  if (sizeBytes === 0) throw new MalformedInputError([issueAt(EDITS_LOC, 'contentEmpty')]);
+  if (sizeBytes === 0) throw new MalformedInputError([issueAt(loc, 'contentEmpty')]);
   return sizeBytes;
 }
 
 /** The text's UTF-8, piece by piece, with a turn of the event loop after each megabyte or so. */
-async function* encodedPieces(text: string): ByteStream {
+export async function* encodedPieces(text: string): ByteStream {
   let since = 0;
   for (const piece of utf8Pieces(text)) {
     yield piece;
@@ -258,7 +287,7 @@ function commitEdit(
     async (tx, stored) => {
       const locked = await lockActiveProject(tx, input.principal, project.id);
       const current = await findFileOr404(tx, locked.id, input.filename);
-      checkWriteConditions(locked, current, input.conditions);
+      checkWriteConditions(locked, current, input.conditions, input.base ? { requireIfMatch: false } : {});
       if (current.id !== read.id || current.revision !== read.revision) throw new StaleRevision(current);
       return commitContentVersion(ctx, tx, { project: locked, current, stored, change: 'edit' });
     },

@@ -9,8 +9,10 @@ import { indexFileWrite } from '../links/index-step.js';
 import { type FileView, toFileView } from '../views.js';
 import { checkWriteConditions, conditionsOf, type RequestConditions } from './conditions.js';
 import { type ExpectedDigest, type StoredContent, storeContent } from './content.js';
+import { parseMergeBase } from './merge-base.js';
 import { findFileOr404, lockActiveProject, withCounterChange } from './shared.js';
 import { reviseFileStep } from './steps.js';
+import { type MergedFileView, updateContentMerging } from './update-merging.js';
 
 export interface UpdateFileContentInput {
   readonly principal: Principal;
@@ -21,6 +23,11 @@ export interface UpdateFileContentInput {
   readonly conditions?: RequestConditions;
   /** SHA-256 digests the client declared for the body (`Content-Digest`/`Repr-Digest`). */
   readonly expectedSha256?: readonly ExpectedDigest[];
+  /**
+   * `?merge_base=` (extensions §13): the ETag of the revision the content was written from, as sent;
+   * the content is then merged into the current one (merge-base.ts) instead of replacing it.
+   */
+  readonly mergeBase?: string;
   readonly signal?: AbortSignal;
 }
 
@@ -32,13 +39,18 @@ export interface UpdateFileContentInput {
 export async function updateFileContent(
   ctx: MdStoreContext,
   input: UpdateFileContentInput,
-): Promise<FileView> {
+): Promise<MergedFileView> {
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
   const existing = await findFileOr404(ctx.records, project.id, input.filename);
   const conditions = conditionsOf(input.conditions);
   const body = deferred(input.content);
   body.check();
-  checkWriteConditions(project, existing, conditions);
+  const base = parseMergeBase(input.mergeBase, conditions);
+  checkWriteConditions(project, existing, conditions, base ? { requireIfMatch: false } : {});
+  if (base) {
+    const merging = { ...input, conditions, base };
+    return updateContentMerging(ctx, project, existing, merging, body.read());
+  }
   return storeContent(
     ctx,
     { project, fileId: existing.id },
