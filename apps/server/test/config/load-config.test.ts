@@ -283,11 +283,17 @@ describe('limits', () => {
     expect(config.maxFileBytes).toBe(1);
   });
 
+  it('reads the attachment size limit, 100 MiB by default (extensions §12)', () => {
+    expect(load({}).maxAttachmentBytes).toBe(100 * 1024 * 1024);
+    expect(load({ MDSTORE_MAX_ATTACHMENT_BYTES: '2048' }).maxAttachmentBytes).toBe(2048);
+  });
+
   it('refuses limits that are not positive whole numbers', () => {
     for (const name of [
       'MDSTORE_RATE_LIMIT_STANDARD',
       'MDSTORE_RATE_LIMIT_PREMIUM',
       'MDSTORE_MAX_FILE_BYTES',
+      'MDSTORE_MAX_ATTACHMENT_BYTES',
       'MDSTORE_MAX_PROJECT_BYTES',
     ]) {
       for (const value of ['0', '-5', '1.5', 'many', '9007199254740993']) {
