@@ -30,6 +30,7 @@ describe('loadConfig defaults', () => {
       bucketPrefix: 'mdstore-',
       rateLimits: { standard: 1000, premium: 10000 },
       maxFileBytes: 10485760,
+      maxAttachmentBytes: 104857600,
       inlineMaxBytes: 65536,
       maxProjectBytes: 107374182400,
       maxImportBytes: 1073741824,
