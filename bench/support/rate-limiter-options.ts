@@ -112,6 +112,8 @@ async function seed(records: RecordsRepository): Promise<Fixture> {
         totalSizeBytes: 0,
         historySizeBytes: 0,
         trashSizeBytes: 0,
+        attachmentCount: 0,
+        attachmentBytes: 0,
         ...DEFAULT_PROJECT_SETTINGS,
         createdAt: 0,
         updatedAt: 0,

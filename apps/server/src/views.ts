@@ -1,4 +1,6 @@
 import type {
+  AttachmentList,
+  AttachmentView,
   ChangeEventRecord,
   FileList as CoreFileList,
   EditResult,
@@ -14,6 +16,8 @@ import { changeEventView } from '@mdstore/core';
 import type * as v from 'valibot';
 import type { ChangeEvent } from './http/api/changes-schemas.js';
 import type {
+  Attachment,
+  AttachmentList as AttachmentListSchema,
   File,
   FileList,
   FileUpdate,
@@ -52,6 +56,31 @@ export function projectJson(project: ProjectView): v.InferOutput<typeof Project>
     },
     history_size_bytes: project.historySizeBytes,
     trash_size_bytes: project.trashSizeBytes,
+    // Extensions §12.
+    attachment_count: project.attachmentCount,
+    attachment_bytes: project.attachmentBytes,
+  };
+}
+
+/** Extensions §12. */
+export function attachmentJson(a: AttachmentView): v.InferOutput<typeof Attachment> {
+  return {
+    path: a.path,
+    project_id: a.projectId,
+    size_bytes: a.sizeBytes,
+    content_type: a.contentType,
+    sha256: a.sha256,
+    etag: a.etag,
+    created_date: isoDate(a.createdAt),
+    updated_date: isoDate(a.updatedAt),
+  };
+}
+
+export function attachmentListJson(list: AttachmentList): v.InferOutput<typeof AttachmentListSchema> {
+  return {
+    attachments: list.attachments.map(attachmentJson),
+    ...(list.folders && { folders: list.folders }),
+    next_cursor: list.nextCursor,
   };
 }
 

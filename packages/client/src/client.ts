@@ -1,4 +1,5 @@
 import { AccessApi } from './access.js';
+import { AttachmentsApi } from './attachments.js';
 import { ChangesApi } from './changes.js';
 import { ChangesetsApi } from './changesets.js';
 import { FilesApi } from './files.js';
@@ -22,6 +23,8 @@ export class MdStoreClient {
   readonly api: TypedApi;
   readonly projects: ProjectsApi;
   readonly files: FilesApi;
+  /** Images, PDFs and other non-Markdown files (extensions §12). */
+  readonly attachments: AttachmentsApi;
   /** Revisions, diffs, restore, move and copy (extensions §5). */
   readonly history: HistoryApi;
   /** Many files in one atomic change (extensions §9). */
@@ -44,6 +47,7 @@ export class MdStoreClient {
     this.api = new TypedApi(new Transport(options));
     this.projects = new ProjectsApi(this.api);
     this.files = new FilesApi(this.api);
+    this.attachments = new AttachmentsApi(this.api);
     this.history = new HistoryApi(this.api);
     this.changesets = new ChangesetsApi(this.api);
     this.searching = new SearchApi(this.api);

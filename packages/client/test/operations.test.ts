@@ -30,6 +30,12 @@ const CALLS: Record<
     const archive = await (await c.projects.export(s.projectId, { format: 'tar.gz' })).arrayBuffer();
     return c.projects.import(s.projectId, new Uint8Array(archive), { format: 'tar.gz', dryRun: true });
   },
+  // Extensions §12.
+  writeAttachment: (c, s) => c.attachments.write(s.projectId, 'img/op.pdf', '%PDF-1.4\n', 'application/pdf'),
+  listAttachments: (c, s) => c.attachments.list(s.projectId, { prefix: 'img/' }),
+  readAttachment: async (c, s) => (await c.attachments.read(s.projectId, 'img/op.pdf')).arrayBuffer(),
+  headAttachment: (c, s) => c.attachments.head(s.projectId, 'img/op.pdf'),
+  deleteAttachment: (c, s) => c.attachments.delete(s.projectId, 'img/op.pdf'),
   downloadFile: (c, s) => c.files.readText(s.projectId, 'op.md'),
   headFile: (c, s) => c.files.head(s.projectId, 'op.md'),
   updateFileMetadata: (c, s) => c.files.updateMetadata(s.projectId, 'op.md', { n: 2 }),

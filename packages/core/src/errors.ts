@@ -31,6 +31,12 @@ export type ErrorCode =
   | 'DEFAULT_PROJECT_PROTECTED'
   | 'PROJECT_NOT_FOUND'
   | 'FILE_NOT_FOUND'
+  /** Extensions §12. */
+  | 'ATTACHMENT_NOT_FOUND'
+  /** An attachment path ending in `.md`/`.mdx` (those are files): 409. */
+  | 'ATTACHMENT_PATH_IS_FILE'
+  /** A `Content-Type` a browser would render that the bytes do not have (extensions §12): 415. */
+  | 'CONTENT_TYPE_MISMATCH'
   | 'PROJECT_NAME_TAKEN'
   | 'FILENAME_TAKEN'
   | 'CONTENT_TOO_LARGE'
@@ -132,6 +138,11 @@ const MESSAGES = {
   DEFAULT_PROJECT_PROTECTED: () => 'Cannot delete default project',
   PROJECT_NOT_FOUND: (_: { projectId: string }) => 'Project not found',
   FILE_NOT_FOUND: (_: { filename: string }) => 'File not found',
+  ATTACHMENT_NOT_FOUND: (_: { path: string }) => 'Attachment not found',
+  ATTACHMENT_PATH_IS_FILE: (o: { path: string }) =>
+    `'${o.path}' names a Markdown file: store .md and .mdx files as files, not attachments`,
+  CONTENT_TYPE_MISMATCH: (o: { contentType: string }) =>
+    `Unsupported media type: the content is not ${o.contentType} (its first bytes say otherwise)`,
   PROJECT_NAME_TAKEN: (o: { projectName: string }) => `Project with name '${o.projectName}' already exists`,
   FILENAME_TAKEN: (o: { filename: string }) => `File with name '${o.filename}' already exists`,
   CONTENT_TOO_LARGE: (o: { maxBytes: number }) => `File too large: the maximum size is ${o.maxBytes} bytes`,
@@ -228,6 +239,18 @@ export const FileNotFoundError = errorOfCode('FILE_NOT_FOUND', (filename: string
   mdStoreError('FILE_NOT_FOUND', { filename }),
 );
 export type FileNotFoundError = MdStoreErrorOf<'FILE_NOT_FOUND'>;
+export const AttachmentNotFoundError = errorOfCode('ATTACHMENT_NOT_FOUND', (path: string) =>
+  mdStoreError('ATTACHMENT_NOT_FOUND', { path }),
+);
+export type AttachmentNotFoundError = MdStoreErrorOf<'ATTACHMENT_NOT_FOUND'>;
+export const AttachmentPathIsFileError = errorOfCode('ATTACHMENT_PATH_IS_FILE', (path: string) =>
+  mdStoreError('ATTACHMENT_PATH_IS_FILE', { path }),
+);
+export type AttachmentPathIsFileError = MdStoreErrorOf<'ATTACHMENT_PATH_IS_FILE'>;
+export const ContentTypeMismatchError = errorOfCode('CONTENT_TYPE_MISMATCH', (contentType: string) =>
+  mdStoreError('CONTENT_TYPE_MISMATCH', { contentType }),
+);
+export type ContentTypeMismatchError = MdStoreErrorOf<'CONTENT_TYPE_MISMATCH'>;
 export const ProjectNameTakenError = errorOfCode('PROJECT_NAME_TAKEN', (projectName: string) =>
   mdStoreError('PROJECT_NAME_TAKEN', { projectName }),
 );
@@ -436,7 +459,7 @@ export const MergeTooLargeError = errorOfCode(
 );
 export type MergeTooLargeError = MdStoreErrorOf<'MERGE_TOO_LARGE'>;
 
-export type UniqueRule = 'account_name' | 'project_name' | 'filename';
+export type UniqueRule = 'account_name' | 'project_name' | 'filename' | 'attachment_path';
 
 /** Thrown by a records adapter when a write breaks a unique rule. */
 export class RecordConflictError extends MdStoreError {

@@ -1,4 +1,13 @@
+export {
+  bytesMatchType,
+  essenceOf,
+  isCheckedType,
+  isInlineType,
+  isMcpImage,
+  mayRunScript,
+} from './attachments/content-types.js';
 export * from './conditional/index.js';
+export { ATTACHMENT_LIMITS } from './defaults/attachments.js';
 export { CHANGES_LIMITS } from './defaults/changes.js';
 export { CHANGESET_WORK } from './defaults/changesets.js';
 export { CONTENT_WORK_LIMITS } from './defaults/content-work.js';
@@ -59,6 +68,13 @@ export * from './search/index.js';
 export { assertRole, inKeyScope, roleCovers } from './use-cases/access.js';
 export type { ApiKeyView, CreatedAccount, IssuedApiKey } from './use-cases/accounts.js';
 export { ADMIN_CLI_KEY_NAME, DEFAULT_PROJECT_NAME, IN_PROCESS_KEY_ID } from './use-cases/accounts.js';
+export type {
+  AttachmentDownload,
+  AttachmentList,
+  AttachmentListParams,
+  AttachmentView,
+  WrittenAttachment,
+} from './use-cases/attachments/index.js';
 export {
   AUDIT_LIMITS,
   type AuditEntryInput,

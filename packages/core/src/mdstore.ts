@@ -10,6 +10,7 @@ import type { ApiKeySecrets, Clock, ContentHashing, IdSource, InstanceProbe } fr
 import type { WebhookTransport } from './ports/webhooks.js';
 import { SEARCH_LIMITS } from './search/limits.js';
 import * as accounts from './use-cases/accounts.js';
+import * as attachments from './use-cases/attachments/index.js';
 import * as audit from './use-cases/audit.js';
 import * as auth from './use-cases/authentication.js';
 import * as changes from './use-cases/changes/list.js';
@@ -186,6 +187,13 @@ export function createMdStore(adapters: MdStoreAdapters) {
       search: bind(ctx, search.searchFiles),
       // Extensions §9.
       links: bind(ctx, links.readFileLinks),
+    },
+    // Extensions §12.
+    attachments: {
+      write: bind(ctx, attachments.writeAttachment),
+      read: bind(ctx, attachments.readAttachment),
+      list: bind(ctx, attachments.listAttachments),
+      delete: bind(ctx, attachments.deleteAttachment),
     },
     // Extensions §9: the link index of a project.
     links: {

@@ -373,6 +373,8 @@ function expectedProjectView(project: ModelProject): Omit<ProjectView, 'bucketNa
       ? [...project.files.values()].reduce((sum, f) => sum + historyOf(f), 0)
       : 0,
     trashSizeBytes: 0,
+    attachmentCount: 0,
+    attachmentBytes: 0,
     settings: { requireIfMatch: false, keepRevisions: KEEP_REVISIONS, trashRetentionDays: 0 },
     createdAt: project.createdAt,
     updatedAt: project.updatedAt,

@@ -211,6 +211,7 @@ describe('settings of the store', () => {
       shareRateLimit: 1,
       contentBudgetBytes: 1,
       contentBudgetWaitMs: 1,
+      maxAttachmentBytes: 1,
     };
     expect(validateSettings(good)).toEqual(good);
     expect(() => validateSettings({ ...good, rateLimits: { standard: 1, premium: 0 } })).toThrow(

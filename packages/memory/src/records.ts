@@ -1,6 +1,8 @@
 import {
   type AccountRecord,
   type ApiKeyRecord,
+  type AttachmentPageQuery,
+  type AttachmentRecord,
   type AuditQuery,
   type AuditRecord,
   type BlobIntentRecord,
@@ -60,6 +62,8 @@ interface Tables {
   readonly apiKeys: ReadonlyMap<string, ApiKeyRecord>;
   readonly projects: ReadonlyMap<string, ProjectRecord>;
   readonly files: ReadonlyMap<string, FileRecord>;
+  /** Attachments (extensions §12), keyed by id. */
+  readonly attachments: ReadonlyMap<string, AttachmentRecord>;
   readonly intents: ReadonlyMap<string, BlobIntentRecord>;
   readonly instances: ReadonlyMap<string, InstanceRecord>;
   /** Keyed by `revisionId(fileId, revision)`. */
@@ -109,6 +113,7 @@ const emptyTables = (): Tables => ({
   apiKeys: new Map(),
   projects: new Map(),
   files: new Map(),
+  attachments: new Map(),
   intents: new Map(),
   instances: new Map(),
   revisions: new Map(),
@@ -342,13 +347,40 @@ abstract class TablesReader implements RecordsReader {
     const owners = select(projects, (project) => project.bucketName === q.bucket);
     if (q.key === null) return owners.some((project) => project.status !== 'deleted');
     const ownerIds = new Set(owners.map((project) => project.id));
-    const { revisions } = this.tables();
+    const { revisions, attachments } = this.tables();
     return (
       find(
         revisions,
         (revision) => ownerIds.has(revision.projectId) && !revision.inline && revision.contentKey === q.key,
-      ) !== undefined
+      ) !== undefined ||
+      find(attachments, (a) => ownerIds.has(a.projectId) && a.blobKey === q.key) !== undefined
     );
+  }
+
+  async findAttachment(q: { projectId: string; path: string }) {
+    return copyOrNull(findAttachment(this.tables(), q.projectId, q.path));
+  }
+
+  async findAttachmentBySha256(q: { projectId: string; sha256: string }) {
+    return copyOrNull(
+      find(this.tables().attachments, (a) => a.projectId === q.projectId && a.sha256 === q.sha256),
+    );
+  }
+
+  /** A scan and a sort (memory has no indexes). */
+  async listAttachmentPage(q: AttachmentPageQuery) {
+    const { after } = q;
+    return select(
+      this.tables().attachments,
+      (a) =>
+        a.projectId === q.projectId &&
+        a.path.startsWith(q.prefix) &&
+        (after === undefined ||
+          (q.inclusive ? compareCodePoints(a.path, after) >= 0 : compareCodePoints(a.path, after) > 0)),
+    )
+      .sort((a, b) => compareCodePoints(a.path, b.path))
+      .slice(0, q.limit)
+      .map(copy);
   }
 
   async findRevision(q: { fileId: string; revision: number }) {
@@ -592,6 +624,9 @@ const findActiveProject = (tables: Tables, accountId: string, name: string, exce
       project.status === 'active' &&
       project.id !== exceptId,
   );
+
+const findAttachment = (tables: Tables, projectId: string, path: string) =>
+  find(tables.attachments, (a) => a.projectId === projectId && a.path === path);
 
 const findFile = (tables: Tables, projectId: string, filename: string) =>
   find(tables.files, (file) => file.projectId === projectId && file.filename === filename);
@@ -874,7 +909,14 @@ class MemoryTransaction extends TablesReader implements RecordsTransaction {
 
   async deleteFilesOfProject(c: { projectId: string }) {
     const ofProject = (row: { projectId: string }) => row.projectId === c.projectId;
-    for (const name of ['revisions', 'inlineContents', 'searchIndex', 'links', 'trash'] as const) {
+    for (const name of [
+      'revisions',
+      'inlineContents',
+      'searchIndex',
+      'links',
+      'trash',
+      'attachments',
+    ] as const) {
       const table = this.tables()[name] as ReadonlyMap<string, { projectId: string }>;
       const keys = [...table.entries()].filter(([, row]) => ofProject(row)).map(([key]) => key);
       if (keys.length > 0) {
@@ -887,6 +929,28 @@ class MemoryTransaction extends TablesReader implements RecordsTransaction {
     const files = this.writable('files');
     for (const file of doomed) files.delete(file.id);
     return doomed.length;
+  }
+
+  async insertAttachment(c: { attachment: AttachmentRecord }) {
+    if (findAttachment(this.tables(), c.attachment.projectId, c.attachment.path))
+      this.conflict('attachment_path');
+    this.insertNew('attachments', c.attachment);
+  }
+
+  async updateAttachment(c: { attachment: AttachmentRecord }) {
+    const stored = this.tables().attachments.get(c.attachment.id);
+    if (!stored) return;
+    const next = {
+      ...c.attachment,
+      projectId: stored.projectId,
+      path: stored.path,
+      createdAt: stored.createdAt,
+    };
+    this.writable('attachments').set(next.id, frozen(next));
+  }
+
+  async deleteAttachment(c: { attachmentId: string }) {
+    if (this.tables().attachments.has(c.attachmentId)) this.writable('attachments').delete(c.attachmentId);
   }
 
   async insertRevision(c: { revision: RevisionRecord }) {

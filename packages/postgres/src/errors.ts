@@ -5,6 +5,7 @@ const RULE_BY_CONSTRAINT: Readonly<Record<string, UniqueRule>> = {
   accounts_name_key: 'account_name',
   projects_active_name_key: 'project_name',
   files_project_filename_key: 'filename',
+  attachments_project_path_key: 'attachment_path',
 };
 
 const SQLSTATE = /^[0-9A-Z]{5}$/;

@@ -368,6 +368,30 @@ export const MIGRATIONS: readonly Migration[] = [
     // Issue 34, finding 10: a share ends with its creating key.
     sql: `ALTER TABLE shares ADD COLUMN created_by TEXT COLLATE "C";`,
   },
+  {
+    version: 14,
+    name: 'attachments',
+    // Extensions §12: records unique by path per project, found by content (dedupe) and blob key.
+    sql: `
+      CREATE TABLE attachments (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        project_id TEXT COLLATE "C" NOT NULL,
+        path TEXT COLLATE "C" NOT NULL,
+        size_bytes BIGINT NOT NULL,
+        content_type TEXT NOT NULL,
+        sha256 TEXT COLLATE "C" NOT NULL,
+        blob_key TEXT COLLATE "C" NOT NULL,
+        revision INTEGER NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        CONSTRAINT attachments_project_path_key UNIQUE (project_id, path)
+      );
+      CREATE INDEX attachments_sha256_idx ON attachments (project_id, sha256);
+      CREATE INDEX attachments_blob_key_idx ON attachments (project_id, blob_key);
+      ALTER TABLE projects ADD COLUMN attachment_count BIGINT NOT NULL DEFAULT 0;
+      ALTER TABLE projects ADD COLUMN attachment_bytes BIGINT NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 /**

@@ -23,6 +23,7 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
     expect(rows.map((row) => row.table_name)).toEqual([
       'accounts',
       'api_keys',
+      'attachments',
       'audit_entries',
       'blob_intents',
       'change_events',

@@ -1,6 +1,7 @@
 import type {
   AccountRecord,
   ApiKeyRecord,
+  AttachmentRecord,
   AuditRecord,
   BlobIntentRecord,
   ChangeEventRecord,
@@ -74,6 +75,8 @@ export const PROJECTS = defineTable<ProjectRecord>(
     totalSizeBytes: ['total_size_bytes', 'integer'],
     historySizeBytes: ['history_size_bytes', 'integer'],
     trashSizeBytes: ['trash_size_bytes', 'integer'],
+    attachmentCount: ['attachment_count', 'integer'],
+    attachmentBytes: ['attachment_bytes', 'integer'],
     requireIfMatch: ['require_if_match', 'boolean'],
     keepRevisions: ['keep_revisions', 'integer'],
     trashRetentionDays: ['trash_retention_days', 'integer'],
@@ -104,6 +107,24 @@ export const FILES = defineTable<FileRecord>(
   FILE_COLUMNS,
   // A move changes the filename, so it is mutable; the project and the creation time never change.
   { key: ['id'], immutable: ['projectId', 'createdAt'] },
+);
+
+/** Attachments (extensions §12): unique `(project_id, path)`; `(project_id, sha256)` finds a twin. */
+export const ATTACHMENTS = defineTable<AttachmentRecord>(
+  'attachments',
+  {
+    id: ['id', 'text'],
+    projectId: ['project_id', 'text'],
+    path: ['path', 'text'],
+    sizeBytes: ['size_bytes', 'integer'],
+    contentType: ['content_type', 'text'],
+    sha256: ['sha256', 'text'],
+    blobKey: ['blob_key', 'text'],
+    revision: ['revision', 'integer'],
+    createdAt: ['created_at', 'integer'],
+    updatedAt: ['updated_at', 'integer'],
+  },
+  { key: ['id'], immutable: ['projectId', 'path', 'createdAt'] },
 );
 
 export const REVISIONS = defineTable<RevisionRecord>(
@@ -326,6 +347,7 @@ export const RECORD_TABLES = [
   API_KEYS,
   PROJECTS,
   FILES,
+  ATTACHMENTS,
   REVISIONS,
   TRASH,
   BLOB_INTENTS,

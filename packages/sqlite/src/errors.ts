@@ -18,6 +18,7 @@ const UNIQUE_RULES: ReadonlyMap<string, UniqueRule> = new Map([
   ['accounts.name', 'account_name'],
   ['projects.account_id, projects.name', 'project_name'],
   ['files.project_id, files.filename', 'filename'],
+  ['attachments.project_id, attachments.path', 'attachment_path'],
 ]);
 
 /** Result codes that mean "the database cannot serve now", as opposed to a bug or a bad request. */

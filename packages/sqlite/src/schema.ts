@@ -357,6 +357,30 @@ CREATE INDEX links_path ON links (project_id, path);
 CREATE INDEX links_stem ON links (project_id, stem);
 `;
 
+/**
+ * Attachments (extensions §12): their records, unique by path in a project, found by content for
+ * dedupe and by blob key for the reference check; the project's attachment counters.
+ */
+const ATTACHMENTS = `
+CREATE TABLE attachments (
+  id TEXT NOT NULL PRIMARY KEY,
+  project_id TEXT NOT NULL,
+  path TEXT NOT NULL COLLATE BINARY,
+  size_bytes INTEGER NOT NULL,
+  content_type TEXT NOT NULL,
+  sha256 TEXT NOT NULL,
+  blob_key TEXT NOT NULL COLLATE BINARY,
+  revision INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+) STRICT;
+CREATE UNIQUE INDEX attachments_path_unique ON attachments (project_id, path);
+CREATE INDEX attachments_sha256 ON attachments (project_id, sha256);
+CREATE INDEX attachments_blob_key ON attachments (project_id, blob_key);
+ALTER TABLE projects ADD COLUMN attachment_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE projects ADD COLUMN attachment_bytes INTEGER NOT NULL DEFAULT 0;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -382,6 +406,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 10, description: 'link index', sql: LINK_INDEX },
   { version: 11, description: 'share links', sql: SHARES },
   { version: 12, description: 'the key that made a share', sql: SHARE_CREATORS },
+  // Version 13 is another branch's (issue 38); numbers are handed out per change, not taken in order.
+  { version: 14, description: 'attachments and their project counters', sql: ATTACHMENTS },
 ];
 
 /** The schema version this code writes and expects (SQLite's `user_version`). */

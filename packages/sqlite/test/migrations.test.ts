@@ -12,6 +12,7 @@ import { tempDatabase } from './temp-db.js';
 const TABLES = [
   'accounts',
   'api_keys',
+  'attachments',
   'audit_entries',
   'blob_intents',
   'change_events',
@@ -153,7 +154,9 @@ describe('migrations', () => {
   });
 
   it('the latest version is the last migration', () => {
-    expect(SQLITE_SCHEMA_VERSION).toBe(MIGRATIONS.length);
+    expect(SQLITE_SCHEMA_VERSION).toBe(MIGRATIONS.at(-1)!.version);
+    const versions = MIGRATIONS.map((migration) => migration.version);
+    expect(versions).toEqual([...versions].sort((a, b) => a - b));
     expect(SQLITE_SCHEMA_VERSION).toBeGreaterThanOrEqual(1);
   });
 
@@ -188,7 +191,7 @@ describe('migrations', () => {
   it('applies only the migrations newer than the database', async () => {
     await migrateSqlite({ path: database.path });
     const next = {
-      version: MIGRATIONS.length + 1,
+      version: SQLITE_SCHEMA_VERSION + 1,
       description: 'test',
       sql: 'CREATE TABLE extra (x INTEGER)',
     };
@@ -206,7 +209,7 @@ describe('migrations', () => {
   it('rolls back a failing migration whole: no half schema, version unchanged', async () => {
     await migrateSqlite({ path: database.path });
     const broken = {
-      version: MIGRATIONS.length + 1,
+      version: SQLITE_SCHEMA_VERSION + 1,
       description: 'broken',
       sql: 'CREATE TABLE half_done (x INTEGER); CREATE TABLE accounts (x INTEGER);',
     };

@@ -150,6 +150,7 @@ function buildStore(c: DependencyContainer): MdStore {
     ...withCursorKey(c.resolve<Uint8Array | undefined>(TOKENS.cursorKey)),
     settings: {
       maxFileBytes: config.maxFileBytes,
+      maxAttachmentBytes: config.maxAttachmentBytes,
       inlineMaxBytes: config.inlineMaxBytes,
       auditRetentionDays: config.auditRetentionDays,
       changesRetentionDays: config.changes.retentionDays,

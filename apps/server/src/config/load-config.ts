@@ -175,6 +175,7 @@ const EnvironmentSchema = v.object({
   MDSTORE_RATE_LIMIT_STANDARD: v.optional(PositiveSchema, '1000'),
   MDSTORE_RATE_LIMIT_PREMIUM: v.optional(PositiveSchema, '10000'),
   MDSTORE_MAX_FILE_BYTES: v.optional(PositiveSchema, '10485760'),
+  MDSTORE_MAX_ATTACHMENT_BYTES: v.optional(PositiveSchema, String(DEFAULT_SETTINGS.maxAttachmentBytes)),
   MDSTORE_INLINE_MAX_BYTES: v.optional(
     wholeNumber(0, 16 * 1024 * 1024, 'a whole number of bytes from 0 (off) to 16777216'),
     String(DEFAULT_SETTINGS.inlineMaxBytes),
@@ -283,6 +284,7 @@ export function loadConfig(env: Environment, options: { cwd?: string } = {}): Se
     bucketPrefix: vars.MDSTORE_BUCKET_PREFIX,
     rateLimits: { standard: vars.MDSTORE_RATE_LIMIT_STANDARD, premium: vars.MDSTORE_RATE_LIMIT_PREMIUM },
     maxFileBytes: vars.MDSTORE_MAX_FILE_BYTES,
+    maxAttachmentBytes: vars.MDSTORE_MAX_ATTACHMENT_BYTES,
     inlineMaxBytes: vars.MDSTORE_INLINE_MAX_BYTES,
     maxProjectBytes: vars.MDSTORE_MAX_PROJECT_BYTES,
     maxImportBytes: vars.MDSTORE_MAX_IMPORT_BYTES,

@@ -36,6 +36,8 @@ export interface ServerConfig {
   readonly bucketPrefix: string;
   readonly rateLimits: { readonly standard: number; readonly premium: number };
   readonly maxFileBytes: number;
+  /** Extensions §12: the largest attachment, `MDSTORE_MAX_ATTACHMENT_BYTES` (100 MiB by default). */
+  readonly maxAttachmentBytes: number;
   /** Content up to this size is stored inline in the records store; 0 turns inlining off. */
   readonly inlineMaxBytes: number;
   /** Cap of a project's current, history and trash bytes together. */

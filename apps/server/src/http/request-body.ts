@@ -61,6 +61,24 @@ export function markdownRequestBody(
 }
 
 /**
+ * A raw body of any media type (an attachment, extensions §12): a declared length above `maxBytes` is
+ * refused from the header alone; the rest is counted by the blob store as it streams.
+ */
+export function rawRequestBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  o: { maxBytes: number; tooLarge: () => Error },
+): DeferredBody<ByteStream> {
+  return deferredBody({
+    check: () => refuseDeclaredAbove(req, o.maxBytes, o.tooLarge),
+    read: () => {
+      sendContinue(req, res);
+      return req.iterator({ destroyOnReturn: false }) as ByteStream;
+    },
+  });
+}
+
+/**
  * Room an upload's form may take beyond the file itself: the `metadata` field (up to its limit), the
  * `sha256` field, part headers and boundaries. A declared length above the file limit plus this is 413
  * before the body is read (documented in docs/api.md).

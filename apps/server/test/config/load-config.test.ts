@@ -31,6 +31,7 @@ describe('loadConfig defaults', () => {
       bucketPrefix: 'mdstore-',
       rateLimits: { standard: 1000, premium: 10000 },
       maxFileBytes: 10485760,
+      maxAttachmentBytes: 104857600,
       inlineMaxBytes: 65536,
       maxProjectBytes: 107374182400,
       maxImportBytes: 1073741824,
@@ -285,11 +286,17 @@ describe('limits', () => {
     expect(config.maxFileBytes).toBe(1);
   });
 
+  it('reads the attachment size limit, 100 MiB by default (extensions §12)', () => {
+    expect(load({}).maxAttachmentBytes).toBe(100 * 1024 * 1024);
+    expect(load({ MDSTORE_MAX_ATTACHMENT_BYTES: '2048' }).maxAttachmentBytes).toBe(2048);
+  });
+
   it('refuses limits that are not positive whole numbers', () => {
     for (const name of [
       'MDSTORE_RATE_LIMIT_STANDARD',
       'MDSTORE_RATE_LIMIT_PREMIUM',
       'MDSTORE_MAX_FILE_BYTES',
+      'MDSTORE_MAX_ATTACHMENT_BYTES',
       'MDSTORE_MAX_PROJECT_BYTES',
     ]) {
       for (const value of ['0', '-5', '1.5', 'many', '9007199254740993']) {

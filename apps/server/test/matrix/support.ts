@@ -10,6 +10,8 @@ const HTTP_SUITES = [
   'auth',
   'projects',
   'files',
+  // extensions §12
+  'attachments',
   'robustness',
   'transport',
   // extensions §2

@@ -39,6 +39,7 @@ interface Call {
 const MISSING = '00000000-0000-4000-8000-000000000000';
 const project = (s: State) => `/api/projects/${s.projectId}`;
 const file = (s: State, name = 'doc.md') => `${project(s)}/files/${encodeURIComponent(name)}`;
+const attachment = (s: State, path = 'img/a.pdf') => `${project(s)}/attachments/${encodeURIComponent(path)}`;
 const json = (value: unknown) => () => ({ type: 'application/json', data: JSON.stringify(value) });
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64');
 
@@ -134,6 +135,71 @@ const CALLS: Call[] = [
     expect: 415,
   },
   { operationId: 'listFiles', method: 'GET', path: (s) => `${project(s)}/files`, expect: 200 },
+  // Extensions §12: attachments.
+  {
+    operationId: 'writeAttachment',
+    method: 'PUT',
+    path: (s) => attachment(s),
+    body: () => ({ type: 'application/pdf', data: Buffer.from('%PDF-1.4\n') }),
+    expect: 201,
+    keep: (s, _b, h) => {
+      s.etag = h.get('etag')!;
+    },
+  },
+  {
+    operationId: 'writeAttachment',
+    method: 'PUT',
+    path: (s) => attachment(s),
+    // The project requires If-Match by now.
+    headers: (s) => ({ 'If-Match': s.etag }),
+    body: () => ({ type: 'application/pdf', data: Buffer.from('%PDF-1.5\n') }),
+    expect: 200,
+  },
+  {
+    operationId: 'writeAttachment',
+    method: 'PUT',
+    path: (s) => attachment(s, 'fake.png'),
+    body: () => ({ type: 'image/png', data: Buffer.from('<html></html>') }),
+    expect: 415,
+  },
+  {
+    operationId: 'writeAttachment',
+    method: 'PUT',
+    path: (s) => attachment(s, 'note.md'),
+    body: () => ({ type: 'text/markdown', data: Buffer.from('# no') }),
+    expect: 409,
+  },
+  {
+    operationId: 'listAttachments',
+    method: 'GET',
+    path: (s) => `${project(s)}/attachments?delimiter=/`,
+    expect: 200,
+  },
+  { operationId: 'readAttachment', method: 'GET', path: (s) => attachment(s), expect: 200 },
+  {
+    operationId: 'readAttachment',
+    method: 'GET',
+    path: (s) => attachment(s),
+    headers: () => ({ Range: 'bytes=0-3' }),
+    expect: 206,
+  },
+  {
+    operationId: 'readAttachment',
+    method: 'GET',
+    path: (s) => attachment(s),
+    headers: () => ({ Range: 'bytes=999-' }),
+    expect: 416,
+  },
+  { operationId: 'readAttachment', method: 'GET', path: (s) => attachment(s, 'gone.png'), expect: 404 },
+  { operationId: 'headAttachment', method: 'HEAD', path: (s) => attachment(s), expect: 200 },
+  {
+    operationId: 'deleteAttachment',
+    method: 'DELETE',
+    path: (s) => attachment(s),
+    headers: () => ({ 'If-Match': '*' }),
+    expect: 204,
+  },
+  { operationId: 'deleteAttachment', method: 'DELETE', path: (s) => attachment(s), expect: 404 },
   {
     operationId: 'downloadFile',
     method: 'GET',

@@ -61,7 +61,8 @@ export class DocumentChecker {
       return problems;
     }
     if (found.method === 'head') return problems;
-    if (!type || !content[type]) {
+    // `*/*`: an answer in any type (an attachment, extensions §12).
+    if (!type || !(content[type] ?? content['*/*'])) {
       problems.push(`${operationId} ${status}: content type ${type} is not documented`);
       return problems;
     }

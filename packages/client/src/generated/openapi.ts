@@ -124,6 +124,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List attachments
+         * @description One page of the project’s attachments in path order (code points), narrowed by `prefix`, folded at `/` with `delimiter` (the folders in `folders`), continued with `cursor`.
+         */
+        get: operations["listAttachments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/attachments/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an attachment
+         * @description The bytes in their stored type, with `X-Content-Type-Options: nosniff`; `Content-Disposition: inline` for images, audio, video and PDF, else `attachment`; SVG, HTML and XML carry a sandboxing `Content-Security-Policy`. One byte range with `Range`; conditional with the If-* headers.
+         */
+        get: operations["readAttachment"];
+        /**
+         * Write an attachment
+         * @description The raw bytes, in any media type (`Content-Type` is kept as sent; for the types a browser renders — PNG, JPEG, GIF, WebP, BMP, ICO, PDF, SVG, HTML and XML — the bytes must be of that type, else 415). 201 when the path was free, 200 when an attachment was replaced. Identical bytes in one project are stored once.
+         */
+        put: operations["writeAttachment"];
+        post?: never;
+        /**
+         * Delete an attachment
+         * @description Removes the attachment (not to the trash yet: the delete is final); its bytes go once no other path of the project has the same.
+         */
+        delete: operations["deleteAttachment"];
+        options?: never;
+        /**
+         * Attachment headers only
+         * @description The bytes in their stored type, with `X-Content-Type-Options: nosniff`; `Content-Disposition: inline` for images, audio, video and PDF, else `attachment`; SVG, HTML and XML carry a sandboxing `Content-Security-Policy`. One byte range with `Range`; conditional with the If-* headers.
+         */
+        head: operations["headAttachment"];
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/files/{filename}/outline": {
         parameters: {
             query?: never;
@@ -789,6 +841,10 @@ export interface components {
             settings: components["schemas"]["ProjectSettings"];
             history_size_bytes: number;
             trash_size_bytes: number;
+            /** @description Attachments of the project (extensions §12). */
+            attachment_count: number;
+            /** @description Their sizes added up (identical bytes at two paths count twice); part of the storage bound. */
+            attachment_bytes: number;
         };
         ProjectSettings: {
             /** @description Writes to an existing file need If-Match (428). */
@@ -887,6 +943,35 @@ export interface components {
             folders?: string[];
             /** @description With `limit` or `cursor`: the next page’s cursor, or null on the last page; null when only `prefix`/`delimiter` were given. */
             next_cursor?: string | null;
+        };
+        Attachment: {
+            /** @description Unique in the project; any extension but `.md`/`.mdx`. */
+            path: string;
+            /** Format: uuid */
+            project_id: string;
+            size_bytes: number;
+            /** @description As sent on the write. */
+            content_type: string;
+            sha256: string;
+            /** @description Strong entity tag, quotes included; echo it in If-Match. */
+            etag: string;
+            /**
+             * Format: date-time
+             * @description UTC ISO 8601 with milliseconds
+             */
+            created_date: string;
+            /**
+             * Format: date-time
+             * @description UTC ISO 8601 with milliseconds
+             */
+            updated_date: string;
+        };
+        AttachmentList: {
+            attachments: components["schemas"]["Attachment"][];
+            /** @description With `delimiter`: the folders of the page (`img/`). */
+            folders?: string[];
+            /** @description The next page’s cursor, or null on the last page. */
+            next_cursor: string | null;
         };
         UploadForm: {
             /** @description The content (a part with a filename). */
@@ -1487,7 +1572,7 @@ export interface components {
             /** @description Grows with commit order within the account (gaps allowed). */
             seq: number;
             /** @enum {string} */
-            type: "file.created" | "file.updated" | "file.moved" | "file.deleted" | "file.restored" | "project.created" | "project.updated" | "project.deleted";
+            type: "file.created" | "file.updated" | "file.moved" | "file.deleted" | "file.restored" | "attachment.created" | "attachment.updated" | "attachment.deleted" | "project.created" | "project.updated" | "project.deleted";
             project_id: string;
             /** @description The file after the change; null for a project event. */
             filename: string | null;
@@ -1506,7 +1591,7 @@ export interface components {
             /** @description The `since` of the next read. */
             next_since: number;
         };
-        /** @description `url`: http(s), at most 2048 bytes, a host resolving to public addresses only. `events`: types (file.created, file.updated, file.moved, file.deleted, file.restored, project.created, project.updated, project.deleted) or families (`file.*`, `project.*`); none: every event. `project_id`: events of that project only (required of a project-scoped key). */
+        /** @description `url`: http(s), at most 2048 bytes, a host resolving to public addresses only. `events`: types (file.created, file.updated, file.moved, file.deleted, file.restored, attachment.created, attachment.updated, attachment.deleted, project.created, project.updated, project.deleted) or families (`file.*`, `project.*`); none: every event. `project_id`: events of that project only (required of a project-scoped key). */
         WebhookCreate: {
             /** Format: uri */
             url: string;
@@ -1580,6 +1665,8 @@ export interface components {
         ProjectId: string;
         /** @description One path segment, percent-encoded as UTF-8 (`/` in a folder name is `%2F`). */
         Filename: string;
+        /** @description The attachment’s path (`img/a.png`; `/` as `%2F`): any extension but `.md`/`.mdx`. */
+        AttachmentPath: string;
         /** @description A revision number (decimal). */
         RevisionNumber: number;
         /** @description The `trash_id` of a trash item (opaque). */
@@ -1609,7 +1696,7 @@ export interface components {
         "Last-Modified": string;
         /** @description `private, no-cache` on answers with an ETag. */
         "Cache-Control": string;
-        /** @description `attachment` with the filename (`filename*` for non-ASCII). */
+        /** @description `attachment` with the filename (`filename*` for non-ASCII); `inline` for attachments a browser shows. */
         "Content-Disposition": string;
         /** @description `bytes first-last/size`, or `bytes *\/size` on 416. */
         "Content-Range": string;
@@ -1623,6 +1710,8 @@ export interface components {
         "X-Created-Date": string;
         /** @description updated_date */
         "X-Updated-Date": string;
+        /** @description The browser must not guess the type. */
+        "X-Content-Type-Options": "nosniff";
         /** @description `Bearer` */
         "WWW-Authenticate": string;
     };
@@ -3897,6 +3986,868 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorMessage"];
                 };
+            };
+        };
+    };
+    listAttachments: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-1000 (default 100); with it the answer is one page. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description Only filenames starting with this text (at most 1024 bytes of UTF-8). */
+                prefix?: string;
+                /** @description Group the names below the next `/` into `folders` (one level, like S3). */
+                delimiter?: "/";
+            };
+            header?: never;
+            path: {
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of attachments */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentList"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnyError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description The API key’s role does not allow this operation, another account’s project, or the default project on delete */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description No such project or file */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Unavailable: starting, or a store does not answer */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    readAttachment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags (or `*`) the current version must match, else 412. */
+                "If-Match"?: string;
+                /** @description ETags (or `*`) the current version must not match: 304 on reads, 412 on writes. */
+                "If-None-Match"?: string;
+                /** @description HTTP date; 304 when not modified since (ignored with If-None-Match). */
+                "If-Modified-Since"?: string;
+                /** @description HTTP date; 412 when modified since (ignored with If-Match). */
+                "If-Unmodified-Since"?: string;
+                /** @description One byte range, e.g. `bytes=0-99`. */
+                Range?: string;
+                /** @description An ETag or date: the range applies only while it matches, else the whole content. */
+                "If-Range"?: string;
+            };
+            path: {
+                project_id: components["parameters"]["ProjectId"];
+                /** @description The attachment’s path (`img/a.png`; `/` as `%2F`): any extension but `.md`/`.mdx`. */
+                path: components["parameters"]["AttachmentPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attachment */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["Last-Modified"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Repr-Digest": components["headers"]["Repr-Digest"];
+                    /** @description On types a browser could run script from (SVG, HTML, XML): a sandbox. */
+                    "Content-Security-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description One byte range of the attachment */
+            206: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["Last-Modified"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Repr-Digest": components["headers"]["Repr-Digest"];
+                    "Content-Range": components["headers"]["Content-Range"];
+                    /** @description On types a browser could run script from (SVG, HTML, XML): a sandbox. */
+                    "Content-Security-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /** @description Not modified (no body) */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["Last-Modified"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnyError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description The API key’s role does not allow this operation, another account’s project, or the default project on delete */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description No such project or file */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description A precondition (If-Match, If-Unmodified-Since…) failed */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Range not satisfiable */
+            416: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Content-Range": components["headers"]["Content-Range"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Unavailable: starting, or a store does not answer */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    writeAttachment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags (or `*`) the current version must match, else 412. */
+                "If-Match"?: string;
+                /** @description ETags (or `*`) the current version must not match: 304 on reads, 412 on writes. */
+                "If-None-Match"?: string;
+                /** @description HTTP date; 412 when modified since (ignored with If-Match). */
+                "If-Unmodified-Since"?: string;
+            };
+            path: {
+                project_id: components["parameters"]["ProjectId"];
+                /** @description The attachment’s path (`img/a.png`; `/` as `%2F`): any extension but `.md`/`.mdx`. */
+                path: components["parameters"]["AttachmentPath"];
+            };
+            cookie?: never;
+        };
+        /** @description The attachment’s bytes. */
+        requestBody: {
+            content: {
+                "*/*": string;
+            };
+        };
+        responses: {
+            /** @description The attachment, replaced */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["Last-Modified"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Attachment"];
+                };
+            };
+            /** @description The attachment, created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["Last-Modified"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Attachment"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnyError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description The API key’s role does not allow this operation, another account’s project, or the default project on delete */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description No such project or file */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Conflict: the name is taken */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description A precondition (If-Match, If-Unmodified-Since…) failed */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Content too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Unsupported media type or file extension */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description The project requires If-Match for this write */
+            428: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Unavailable: starting, or a store does not answer */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    deleteAttachment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags (or `*`) the current version must match, else 412. */
+                "If-Match"?: string;
+                /** @description ETags (or `*`) the current version must not match: 304 on reads, 412 on writes. */
+                "If-None-Match"?: string;
+                /** @description HTTP date; 412 when modified since (ignored with If-Match). */
+                "If-Unmodified-Since"?: string;
+            };
+            path: {
+                project_id: components["parameters"]["ProjectId"];
+                /** @description The attachment’s path (`img/a.png`; `/` as `%2F`): any extension but `.md`/`.mdx`. */
+                path: components["parameters"]["AttachmentPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnyError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description The API key’s role does not allow this operation, another account’s project, or the default project on delete */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description No such project or file */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description A precondition (If-Match, If-Unmodified-Since…) failed */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description The project requires If-Match for this write */
+            428: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Unavailable: starting, or a store does not answer */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    headAttachment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags (or `*`) the current version must match, else 412. */
+                "If-Match"?: string;
+                /** @description ETags (or `*`) the current version must not match: 304 on reads, 412 on writes. */
+                "If-None-Match"?: string;
+                /** @description HTTP date; 304 when not modified since (ignored with If-None-Match). */
+                "If-Modified-Since"?: string;
+                /** @description HTTP date; 412 when modified since (ignored with If-Match). */
+                "If-Unmodified-Since"?: string;
+                /** @description One byte range, e.g. `bytes=0-99`. */
+                Range?: string;
+                /** @description An ETag or date: the range applies only while it matches, else the whole content. */
+                "If-Range"?: string;
+            };
+            path: {
+                project_id: components["parameters"]["ProjectId"];
+                /** @description The attachment’s path (`img/a.png`; `/` as `%2F`): any extension but `.md`/`.mdx`. */
+                path: components["parameters"]["AttachmentPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attachment */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["Last-Modified"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Repr-Digest": components["headers"]["Repr-Digest"];
+                    /** @description On types a browser could run script from (SVG, HTML, XML): a sandbox. */
+                    "Content-Security-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description One byte range of the attachment */
+            206: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["Last-Modified"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    "Accept-Ranges": components["headers"]["Accept-Ranges"];
+                    "Repr-Digest": components["headers"]["Repr-Digest"];
+                    "Content-Range": components["headers"]["Content-Range"];
+                    /** @description On types a browser could run script from (SVG, HTML, XML): a sandbox. */
+                    "Content-Security-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified (no body) */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["Last-Modified"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The API key’s role does not allow this operation, another account’s project, or the default project on delete */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such project or file */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A precondition (If-Match, If-Unmodified-Since…) failed */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Range not satisfiable */
+            416: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Content-Range": components["headers"]["Content-Range"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unavailable: starting, or a store does not answer */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

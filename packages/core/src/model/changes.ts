@@ -7,6 +7,9 @@ export type ChangeEventType =
   | 'file.moved'
   | 'file.deleted'
   | 'file.restored'
+  | 'attachment.created'
+  | 'attachment.updated'
+  | 'attachment.deleted'
   | 'project.created'
   | 'project.updated'
   | 'project.deleted';

@@ -124,6 +124,28 @@ export interface ProjectRecord extends ProjectSettings {
   readonly historySizeBytes: number;
   /** Bytes of content kept by the files in the project's trash, their earlier revisions included. */
   readonly trashSizeBytes: number;
+  /** Attachments of the project (extensions §12), and the sum of their sizes (each path counted). */
+  readonly attachmentCount: number;
+  readonly attachmentBytes: number;
+  readonly createdAt: EpochMillis;
+  readonly updatedAt: EpochMillis;
+}
+
+/**
+ * An attachment (extensions §12): a non-Markdown file at `path`, its bytes in the project's bucket under
+ * `blobKey` (`attachments/<uuid>`, never reused). Paths of one project with identical bytes share one
+ * blob: a write whose bytes the project already holds points at the existing blob and drops its own.
+ * `revision` grows with every replacement (the entity tag is the id and the revision, as for files).
+ */
+export interface AttachmentRecord {
+  readonly id: string;
+  readonly projectId: string;
+  readonly path: string;
+  readonly sizeBytes: number;
+  readonly contentType: string;
+  readonly sha256: string;
+  readonly blobKey: string;
+  readonly revision: number;
   readonly createdAt: EpochMillis;
   readonly updatedAt: EpochMillis;
 }

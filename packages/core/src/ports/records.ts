@@ -1,6 +1,7 @@
 import type {
   AccountRecord,
   ApiKeyRecord,
+  AttachmentRecord,
   AuditPosition,
   AuditRecord,
   BlobIntentRecord,
@@ -67,6 +68,19 @@ export interface FileCounts {
   readonly files: number;
   readonly sizeBytes: number;
   readonly folders: number;
+}
+
+/**
+ * One page of a project's attachments (extensions §12): those whose path starts with `prefix`, in path
+ * order (code points), strictly after `after` (at or after it when `inclusive`), at most `limit`. Adapters
+ * answer it with an index range scan: its cost depends on `limit`, not on the project's size.
+ */
+export interface AttachmentPageQuery {
+  readonly projectId: string;
+  readonly prefix: string;
+  readonly after?: string;
+  readonly inclusive?: boolean;
+  readonly limit: number;
 }
 
 /** A position in List Projects order. */
@@ -186,9 +200,16 @@ export interface RecordsReader extends ChangeFeedReader {
   /**
    * Whether a non-deleted record points at this blob-store resource: with `key` null, a project whose
    * status is not `deleted` owns the bucket; otherwise a kept revision (of any file, current or not) of
-   * the project owning `bucket` has this `contentKey` and is not inline.
+   * the project owning `bucket` has this `contentKey` and is not inline, or an attachment of that
+   * project has this `blobKey` (extensions §12).
    */
   isBlobReferenced(q: { bucket: string; key: string | null }): Promise<boolean>;
+
+  // Attachments (extensions §12).
+  findAttachment(q: { projectId: string; path: string }): Promise<AttachmentRecord | null>;
+  /** One attachment of the project with these bytes (any one of them), or null: the dedupe look-up. */
+  findAttachmentBySha256(q: { projectId: string; sha256: string }): Promise<AttachmentRecord | null>;
+  listAttachmentPage(q: AttachmentPageQuery): Promise<AttachmentRecord[]>;
 
   /** A kept revision of a file, or null when it was never written or has been pruned. */
   findRevision(q: { fileId: string; revision: number }): Promise<RevisionRecord | null>;
@@ -362,9 +383,15 @@ export interface RecordsTransaction extends RecordsReader, ChangeFeedWriter {
   indexLinks(c: { entry: FileLinksRecord }): Promise<void>;
   /** Removes the file record only (its revisions and inline contents have their own deletes). */
   deleteFile(c: { fileId: string }): Promise<void>;
+  /** Unique rule `attachment_path` (per project). */
+  insertAttachment(c: { attachment: AttachmentRecord }): Promise<void>;
+  /** Writes every mutable field (all but id, projectId, path, createdAt). */
+  updateAttachment(c: { attachment: AttachmentRecord }): Promise<void>;
+  deleteAttachment(c: { attachmentId: string }): Promise<void>;
+
   /**
-   * Removes every file record of the project, with their revisions, the project's inline contents and
-   * its trash. Returns how many file records (not trash items) were deleted.
+   * Removes every file record of the project, with their revisions, the project's inline contents, its
+   * attachments and its trash. Returns how many file records (not trash items) were deleted.
    */
   deleteFilesOfProject(c: { projectId: string }): Promise<number>;
 

@@ -58,6 +58,8 @@ export function aProject(overrides: Partial<ProjectRecord> = {}): ProjectRecord 
     totalSizeBytes: 0,
     historySizeBytes: 0,
     trashSizeBytes: 0,
+    attachmentCount: 0,
+    attachmentBytes: 0,
     ...DEFAULT_PROJECT_SETTINGS,
     createdAt: BASE_TIME,
     updatedAt: BASE_TIME,

@@ -1,4 +1,4 @@
-import type { FileRecord, ProjectRecord } from '../model/records.js';
+import type { AttachmentRecord, FileRecord, ProjectRecord } from '../model/records.js';
 import type { BlobStore, ByteStream } from '../ports/blobs.js';
 import type { RecordsReader } from '../ports/records.js';
 import { historyBytes } from '../use-cases/files/revisions.js';
@@ -42,8 +42,20 @@ export async function expectedAccounting(records: RecordsReader, project: Pick<P
     trashBytes += heldBytes(item.file, revisions);
     for (const revision of revisions) if (!revision.inline) blobKeys.add(revision.contentKey);
   }
+  // Attachments (extensions §12): every one of the project, in pages; their blobs are in use too.
+  const attachments: AttachmentRecord[] = [];
+  for (let after: string | undefined; ; ) {
+    const page = await records.listAttachmentPage({ projectId: project.id, prefix: '', after, limit: 1000 });
+    attachments.push(...page);
+    if (page.length < 1000) break;
+    after = page.at(-1)!.path;
+  }
+  for (const attachment of attachments) blobKeys.add(attachment.blobKey);
   return {
     files,
+    attachments,
+    attachmentCount: attachments.length,
+    attachmentBytes: attachments.reduce((sum, a) => sum + a.sizeBytes, 0),
     fileCount: files.length,
     totalSizeBytes: files.reduce((sum, file) => sum + file.sizeBytes, 0),
     historySizeBytes: history,

@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import { testWithHarness } from './harness.js';
 import { accountsSuite } from './records/accounts.js';
 import { apiKeysSuite } from './records/api-keys.js';
+import { attachmentsSuite } from './records/attachments.js';
 import { auditSuite } from './records/audit.js';
 import { changesSuite } from './records/changes.js';
 import { changesetsSuite } from './records/changesets.js';
@@ -38,6 +39,7 @@ export function describeRecordsRepositoryContract(
     changesSuite(context);
     projectsSuite(context);
     filesSuite(context);
+    attachmentsSuite(context);
     listsSuite(context);
     revisionsSuite(context);
     changesetsSuite(context);

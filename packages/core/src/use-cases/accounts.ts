@@ -108,6 +108,8 @@ export function newProjectRecord(
     totalSizeBytes: 0,
     historySizeBytes: 0,
     trashSizeBytes: 0,
+    attachmentCount: 0,
+    attachmentBytes: 0,
     createdAt: fields.at,
     updatedAt: fields.at,
   };

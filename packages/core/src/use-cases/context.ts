@@ -1,3 +1,4 @@
+import { ATTACHMENT_LIMITS } from '../defaults/attachments.js';
 import { CHANGES_LIMITS } from '../defaults/changes.js';
 import type { LinkIndexing } from '../links/indexing.js';
 import type { Tier } from '../model/records.js';
@@ -14,6 +15,8 @@ import type { SearchDocumentCache } from './search/document-cache.js';
 export interface MdStoreSettings {
   /** Content size limit for uploads and content updates, in bytes. */
   readonly maxFileBytes: number;
+  /** Size limit of one attachment (extensions §12), in bytes. */
+  readonly maxAttachmentBytes: number;
   /**
    * Content up to this size is stored inline, in the records store, by the transaction that commits its
    * record; larger content goes to the blob store. 0 stores everything in the blob store.
@@ -52,6 +55,7 @@ export interface MdStoreSettings {
 
 export const DEFAULT_SETTINGS: MdStoreSettings = {
   maxFileBytes: 10 * 1024 * 1024,
+  maxAttachmentBytes: ATTACHMENT_LIMITS.defaultMaxAttachmentBytes,
   inlineMaxBytes: 64 * 1024,
   maxProjectBytes: 100 * 1024 ** 3,
   maxImportBytes: IMPORT_LIMITS.defaultMaxImportBytes,

@@ -287,6 +287,8 @@ export async function deleteProject(
       totalSizeBytes: 0,
       historySizeBytes: 0,
       trashSizeBytes: 0,
+      attachmentCount: 0,
+      attachmentBytes: 0,
       updatedAt: notBefore(ctx.clock.now(), current.updatedAt),
     };
     await tx.updateProject({ project: marked });

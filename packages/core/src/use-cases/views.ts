@@ -14,6 +14,9 @@ export interface ProjectView {
   readonly totalSizeBytes: number;
   readonly historySizeBytes: number;
   readonly trashSizeBytes: number;
+  /** Extensions §12. */
+  readonly attachmentCount: number;
+  readonly attachmentBytes: number;
   readonly settings: ProjectSettings;
   readonly createdAt: number;
   readonly updatedAt: number;
@@ -50,6 +53,8 @@ export function toProjectView(project: ProjectRecord): ProjectView {
     totalSizeBytes: active ? project.totalSizeBytes : 0,
     historySizeBytes: active ? project.historySizeBytes : 0,
     trashSizeBytes: active ? project.trashSizeBytes : 0,
+    attachmentCount: active ? project.attachmentCount : 0,
+    attachmentBytes: active ? project.attachmentBytes : 0,
     settings: {
       requireIfMatch: project.requireIfMatch,
       keepRevisions: project.keepRevisions,

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import {
+  AttachmentPathIsFileError,
   InvalidInputError,
   MalformedInputError,
   UnsupportedExtensionError,
@@ -277,6 +278,17 @@ export function checkUploadFilename(filename: string, loc: Loc = UPLOAD_FILENAME
   if (!hasAllowedExtension(filename)) throw new UnsupportedExtensionError(filename);
   if (baseName(filename).lastIndexOf('.') === 0)
     throw new MalformedInputError([issueAt(loc, 'filenameStem')]);
+}
+
+/**
+ * An attachment's path (extensions §12): the filename rules of §1 but the extension (else 400 at `loc`),
+ * any extension but `.md`/`.mdx` (those are files: 409), and a non-empty name before any extension.
+ */
+export function checkAttachmentPath(path: string, loc: Loc): void {
+  const issue = filenameIssue(path, loc);
+  if (issue) throw new MalformedInputError([issue]);
+  if (hasAllowedExtension(path)) throw new AttachmentPathIsFileError(path);
+  if (baseName(path).lastIndexOf('.') === 0) throw new MalformedInputError([issueAt(loc, 'filenameStem')]);
 }
 
 /** The content received does not have the SHA-256 the client declared (extensions §2, digests). */

@@ -14,6 +14,7 @@ const BucketPrefixSchema = v.pipe(
 
 export const SettingsSchema = v.object({
   maxFileBytes: positiveInteger,
+  maxAttachmentBytes: positiveInteger,
   inlineMaxBytes: v.pipe(v.number(), v.integer(), v.minValue(0)),
   maxProjectBytes: positiveInteger,
   maxImportBytes: positiveInteger,

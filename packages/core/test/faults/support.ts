@@ -84,6 +84,18 @@ export async function storeProblems(o: {
     if (counters(project) !== counters(expected)) {
       problems.push(`counter drift in ${project.name}: ${counters(project)} vs ${counters(expected)}`);
     }
+    // Attachments (extensions §12): counters exact, and every record's blob there with its bytes.
+    const held = `${project.attachmentCount}/${project.attachmentBytes}`;
+    if (held !== `${expected.attachmentCount}/${expected.attachmentBytes}`) {
+      problems.push(`attachment counter drift in ${project.name}: ${held}`);
+    }
+    for (const attachment of expected.attachments) {
+      const bytes = await readStoredContent(o, project, { contentKey: attachment.blobKey, inline: false });
+      if (!bytes) problems.push(`attachment ${project.name}/${attachment.path} points to a missing blob`);
+      else if (bytes.length !== attachment.sizeBytes || sha256Hex(bytes) !== attachment.sha256) {
+        problems.push(`attachment ${project.name}/${attachment.path}: bytes do not match its record`);
+      }
+    }
     const trashed = new Set(expected.trash.map((item) => item.file.id));
     for (const file of [...expected.files, ...expected.trash.map((item) => item.file)]) {
       const bytes = await readStoredContent(o, project, file);

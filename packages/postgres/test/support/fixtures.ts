@@ -63,6 +63,8 @@ export const aProject = (o: Partial<ProjectRecord> & { accountId: string }): Pro
     totalSizeBytes: 0,
     historySizeBytes: 0,
     trashSizeBytes: 0,
+    attachmentCount: 0,
+    attachmentBytes: 0,
     ...DEFAULT_PROJECT_SETTINGS,
     createdAt: T0,
     updatedAt: T0,

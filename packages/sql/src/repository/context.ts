@@ -1,5 +1,6 @@
 import type {
   AccountRecord,
+  AttachmentRecord,
   AuditRecord,
   BlobIntentRecord,
   ChangeEventRecord,
@@ -16,6 +17,7 @@ import {
   ACCOUNTS,
   API_KEYS,
   type ApiKeyRow,
+  ATTACHMENTS,
   AUDIT,
   BLOB_INTENTS,
   CHANGES,
@@ -42,6 +44,7 @@ export interface SqlContext {
   readonly changes: TableSql<ChangeEventRecord>;
   readonly projects: TableSql<ProjectRecord>;
   readonly files: TableSql<FileRecord>;
+  readonly attachments: TableSql<AttachmentRecord>;
   readonly revisions: TableSql<RevisionRecord>;
   readonly trash: TableSql<TrashRow>;
   readonly blobIntents: TableSql<BlobIntentRecord>;
@@ -64,6 +67,7 @@ export function sqlContext(dialect: SqlDialect): SqlContext {
     changes: tableSql(CHANGES, dialect),
     projects: tableSql(PROJECTS, dialect),
     files: tableSql(FILES, dialect),
+    attachments: tableSql(ATTACHMENTS, dialect),
     revisions: tableSql(REVISIONS, dialect),
     trash,
     blobIntents: tableSql(BLOB_INTENTS, dialect),

@@ -28,9 +28,13 @@ export function fileStatements(c: SqlContext) {
       `SELECT 1 AS found FROM file_revisions r JOIN projects p ON p.id = r.project_id
        WHERE p.bucket_name = ? AND r.content_key = ? AND r.inline = ? LIMIT 1`,
     ),
+    attachmentKeyReferenced: c.sql(
+      `SELECT 1 AS found FROM attachments a JOIN projects p ON p.id = a.project_id
+       WHERE p.bucket_name = ? AND a.blob_key = ? LIMIT 1`,
+    ),
     delete: c.sql('DELETE FROM files WHERE id = ?'),
     // A project's files go with their revisions, inline contents and trash (the search index first).
-    deleteOfProject: ['file_revisions', 'inline_contents', 'trash_items'].map((table) =>
+    deleteOfProject: ['file_revisions', 'inline_contents', 'trash_items', 'attachments'].map((table) =>
       c.sql(`DELETE FROM ${table} WHERE project_id = ?`),
     ),
     deleteFilesOfProject: c.sql('DELETE FROM files WHERE project_id = ?'),
@@ -57,9 +61,10 @@ export function fileStatements(c: SqlContext) {
         return { files: count(row?.files), sizeBytes: count(row?.size_bytes), folders: count(row?.folders) };
       },
       isBlobReferenced: async ({ bucket, key }) =>
-        (key === null
-          ? await x.get(s.bucketReferenced, [bucket])
-          : await x.get(s.keyReferenced, [bucket, key, notInline])) !== undefined,
+        key === null
+          ? (await x.get(s.bucketReferenced, [bucket])) !== undefined
+          : (await x.get(s.keyReferenced, [bucket, key, notInline])) !== undefined ||
+            (await x.get(s.attachmentKeyReferenced, [bucket, key])) !== undefined,
     }),
     writes: (x: SqlExecutor): FileWrites => ({
       insertFile: async (c) => {

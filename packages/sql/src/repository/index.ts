@@ -1,6 +1,7 @@
 import type { RecordsReader, RecordsTransaction } from '@mdstore/core';
 import type { SqlDialect, SqlExecutor } from '../executor.js';
 import { accountStatements } from './accounts.js';
+import { attachmentStatements } from './attachments.js';
 import { auditStatements } from './audit.js';
 import { changeStatements } from './changes.js';
 import { sqlContext } from './context.js';
@@ -32,6 +33,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
   const accounts = accountStatements(c);
   const projects = projectStatements(c);
   const files = fileStatements(c);
+  const attachments = attachmentStatements(c);
   const revisions = revisionStatements(c);
   const trash = trashStatements(c);
   const search = searchStatements(c);
@@ -45,6 +47,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
     ...accounts.reads(x),
     ...projects.reads(x),
     ...files.reads(x),
+    ...attachments.reads(x),
     ...revisions.reads(x),
     ...trash.reads(x),
     ...search.reads(x),
@@ -62,6 +65,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
       ...accounts.writes(x),
       ...projects.writes(x),
       ...files.writes(x),
+      ...attachments.writes(x),
       ...revisions.writes(x),
       ...trash.writes(x),
       ...search.writes(x),

@@ -1,4 +1,5 @@
 import {
+  ATTACHMENT_LIMITS,
   AUDIT_LIMITS,
   CHANGES_LIMITS,
   CHANGESET_LIMITS,
@@ -84,6 +85,20 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
     cost: `${FILE_CONTENT}; ranges and \`lines\` read only what they answer`,
     past: NOTHING_PAST,
   },
+  // Extensions §12.
+  listAttachments: {
+    cost: `${LIST}; with \`delimiter\`, one statement of at most 32 rows per folder on the page`,
+    past: NEXT_PAGE,
+  },
+  writeAttachment: {
+    cost: `one attachment: at most \`maxAttachmentBytes\` (${mib(ATTACHMENT_LIMITS.defaultMaxAttachmentBytes)} by default), streamed to the blob store, never buffered (only its first ${ATTACHMENT_LIMITS.sniffBytes} bytes are held, to check its type)`,
+    past: `${TOO_LARGE}; 415 when the bytes are not the declared type`,
+  },
+  readAttachment: {
+    cost: 'one attachment, streamed from the blob store; a range reads only what it answers',
+    past: NOTHING_PAST,
+  },
+  deleteAttachment: { cost: ONE_ROW, past: NOTHING_PAST },
   moveFile: {
     cost: `one file; with \`rewrite_links\` (and its \`dry_run\`): at most ${REWRITE_LIMITS.maxLinks} links looked at (index reads with \`LIMIT ${REWRITE_LIMITS.maxLinks + 1}\`) and at most ${REWRITE_LIMITS.bytesFactor} × \`maxFileBytes\` of files to rewrite (from their records), both judged before any content is read; then one file at a time, a turn of the event loop every ${REWRITE_LIMITS.linksPerTurn} links`,
     past: '409 `work_budget` at `["body","rewrite_links"]`, nothing read or written',

@@ -205,6 +205,10 @@ export function openApiDocument(routes: readonly DefinedRoute[], options: Docume
     tags: [
       { name: 'Projects', description: 'Isolated workspaces' },
       { name: 'Files', description: 'Markdown and MDX files with metadata' },
+      {
+        name: 'Attachments',
+        description: 'Images, PDFs and any other non-Markdown files notes use (extensions §12)',
+      },
       { name: 'Editing', description: 'Edits and parts of a file (extensions §4)' },
       { name: 'History', description: 'Revisions, restore, move and copy (extensions §5)' },
       { name: 'Changesets', description: 'Many files in one atomic change (extensions §9)' },

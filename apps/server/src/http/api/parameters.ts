@@ -35,6 +35,16 @@ export interface PathParameter {
 export const PATH_PARAMETERS: Readonly<Record<string, PathParameter>> = {
   project_id: { component: 'ProjectId', schema: ProjectIdParam, parse: PathText, refusal: 422 },
   filename: { component: 'Filename', schema: FilenameParam, parse: PathText, refusal: 400 },
+  // Extensions §12: an attachment's path, `/` sent as `%2F` as for filenames.
+  path: {
+    component: 'AttachmentPath',
+    schema: v.pipe(
+      v.string(),
+      v.description('The attachment’s path (`img/a.png`; `/` as `%2F`): any extension but `.md`/`.mdx`.'),
+    ),
+    parse: PathText,
+    refusal: 400,
+  },
   revision: {
     component: 'RevisionNumber',
     schema: v.pipe(RevisionSchema, v.description('A revision number (decimal).')),
@@ -95,7 +105,9 @@ export const RESPONSE_HEADERS: Readonly<Record<ResponseHeader | RateLimitHeader 
   ETag: text('Strong entity tag.'),
   'Last-Modified': text('updated_date as an HTTP date.'),
   'Cache-Control': text('`private, no-cache` on answers with an ETag.'),
-  'Content-Disposition': text('`attachment` with the filename (`filename*` for non-ASCII).'),
+  'Content-Disposition': text(
+    '`attachment` with the filename (`filename*` for non-ASCII); `inline` for attachments a browser shows.',
+  ),
   'Content-Range': text('`bytes first-last/size`, or `bytes */size` on 416.'),
   'Accept-Ranges': v.pipe(v.literal('bytes'), v.description('Byte ranges are supported.')),
   'Repr-Digest': text('sha-256 of the whole content (RFC 9530).'),
@@ -103,6 +115,11 @@ export const RESPONSE_HEADERS: Readonly<Record<ResponseHeader | RateLimitHeader 
   'X-Created-Date': v.pipe(v.string(), v.isoTimestamp(), v.description('created_date')),
   'X-Updated-Date': v.pipe(v.string(), v.isoTimestamp(), v.description('updated_date')),
   'X-Line-Range': text('`first-last/total` lines of the part returned.'),
+  'X-Content-Type-Options': v.pipe(
+    v.literal('nosniff'),
+    v.description('The browser must not guess the type.'),
+  ),
+  'Content-Security-Policy': text('On types a browser could run script from (SVG, HTML, XML): a sandbox.'),
   'WWW-Authenticate': text('`Bearer`'),
 };
 

@@ -13,6 +13,7 @@ export type Schema = v.GenericSchema;
 export type Tag =
   | 'Projects'
   | 'Files'
+  | 'Attachments'
   | 'Editing'
   | 'History'
   | 'Search'
@@ -40,6 +41,8 @@ export type ResponseHeader =
   | 'X-Created-Date'
   | 'X-Updated-Date'
   | 'X-Line-Range'
+  | 'X-Content-Type-Options'
+  | 'Content-Security-Policy'
   | 'Retry-After'
   | 'WWW-Authenticate';
 
@@ -65,7 +68,9 @@ export interface AnswerBody {
     | 'application/zip'
     | 'application/gzip'
     // Extensions §7: the change feed as Server-Sent Events.
-    | 'text/event-stream';
+    | 'text/event-stream'
+    // Extensions §12: an attachment, in the type it was stored with.
+    | '*/*';
   /** A valibot schema; for text, omitted (the body is the text). */
   readonly schema?: Schema;
 }
@@ -95,7 +100,9 @@ export type RequestMediaType =
   | 'text/markdown'
   // Extensions §10: the archives an import reads.
   | 'application/zip'
-  | 'application/gzip';
+  | 'application/gzip'
+  // Extensions §12: an attachment's bytes, in any type.
+  | '*/*';
 
 export interface RequestBody {
   readonly contentType: RequestMediaType;

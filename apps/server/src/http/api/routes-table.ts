@@ -1,3 +1,4 @@
+import { attachmentRoutes } from '../routes/attachments.js';
 import { auditRoutes } from '../routes/audit.js';
 import { changeRoutes } from '../routes/changes.js';
 import { changesetRoutes } from '../routes/changesets.js';
@@ -39,6 +40,8 @@ export const ROUTES: readonly DefinedRoute[] = [
   ...projectRoutes,
   ...fileRoutes,
   downloadFile,
+  // Extensions §12.
+  ...attachmentRoutes,
   ...editingRoutes,
   ...historyRoutes,
   // Extensions §9.

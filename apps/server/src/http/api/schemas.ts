@@ -67,6 +67,13 @@ export const Project = v.object({
   settings: ProjectSettings,
   history_size_bytes: Count,
   trash_size_bytes: Count,
+  attachment_count: v.pipe(Count, v.description('Attachments of the project (extensions §12).')),
+  attachment_bytes: v.pipe(
+    Count,
+    v.description(
+      'Their sizes added up (identical bytes at two paths count twice); part of the storage bound.',
+    ),
+  ),
 });
 
 export const ProjectList = v.object({
@@ -159,6 +166,29 @@ export const FileList = v.object({
         'With `limit` or `cursor`: the next page’s cursor, or null on the last page; null when only `prefix`/`delimiter` were given.',
       ),
     ),
+  ),
+});
+
+/** Extensions §12. */
+export const Attachment = v.object({
+  path: v.pipe(v.string(), v.description('Unique in the project; any extension but `.md`/`.mdx`.')),
+  project_id: UuidSchema,
+  size_bytes: Count,
+  content_type: v.pipe(v.string(), v.description('As sent on the write.')),
+  sha256: Sha256,
+  etag: ETag,
+  created_date: Timestamp,
+  updated_date: Timestamp,
+});
+
+export const AttachmentList = v.object({
+  attachments: v.array(Attachment),
+  folders: v.optional(
+    v.pipe(v.array(v.string()), v.description('With `delimiter`: the folders of the page (`img/`).')),
+  ),
+  next_cursor: v.pipe(
+    v.nullable(v.string()),
+    v.description('The next page’s cursor, or null on the last page.'),
   ),
 });
 
@@ -416,6 +446,8 @@ export const COMPONENTS = {
   File,
   FileUpdate,
   FileList,
+  Attachment,
+  AttachmentList,
   UploadForm,
   MetadataUpdate,
   FileEdit,

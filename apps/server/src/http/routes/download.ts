@@ -104,6 +104,14 @@ export async function sendDownload(
     res.end();
     return;
   }
+  await sendContent(deps, req, res, content);
+}
+
+/**
+ * Streams a content whose headers are set (`Content-Length` among them) with backpressure; a client
+ * that goes away aborts the read, and a store that breaks off cuts the answer (logged).
+ */
+export async function sendContent(deps: RouteDeps, req: Request, res: Response, content: ByteStream) {
   try {
     await sendExactly(content, Number(res.getHeader('Content-Length')), res);
   } catch (error) {

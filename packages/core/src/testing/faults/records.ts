@@ -54,6 +54,9 @@ const READER_METHODS = Object.keys({
   listWebhooks: true,
   listActiveWebhooks: true,
   listWebhookDeliveries: true,
+  findAttachment: true,
+  findAttachmentBySha256: true,
+  listAttachmentPage: true,
 } satisfies Record<ReaderMethod, true>) as ReaderMethod[];
 
 const WRITE_METHODS = Object.keys({
@@ -95,6 +98,9 @@ const WRITE_METHODS = Object.keys({
   enableWebhook: true,
   insertWebhookDelivery: true,
   deleteWebhookDeliveriesBefore: true,
+  insertAttachment: true,
+  updateAttachment: true,
+  deleteAttachment: true,
 } satisfies Record<WriteMethod, true>) as WriteMethod[];
 
 type AnyMethod = (...args: unknown[]) => Promise<unknown>;

@@ -141,6 +141,8 @@ export function projectsSuite({ test }: SuiteContext): void {
         totalSizeBytes: 12_345,
         historySizeBytes: 6_000_000_000,
         trashSizeBytes: 77,
+        attachmentCount: 4,
+        attachmentBytes: 9_000_000_000,
         requireIfMatch: true,
         keepRevisions: 1000,
         trashRetentionDays: 365,

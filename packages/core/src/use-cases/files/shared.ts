@@ -33,6 +33,9 @@ export interface CounterChange {
   readonly bytes?: number;
   readonly historyBytes?: number;
   readonly trashBytes?: number;
+  /** Attachments (extensions §12): their count and bytes. */
+  readonly attachments?: number;
+  readonly attachmentBytes?: number;
 }
 
 /**
@@ -53,9 +56,13 @@ export function withCounterChange(
     totalSizeBytes: project.totalSizeBytes + (change.bytes ?? 0),
     historySizeBytes: project.historySizeBytes + (change.historyBytes ?? 0),
     trashSizeBytes: project.trashSizeBytes + (change.trashBytes ?? 0),
+    attachmentCount: project.attachmentCount + (change.attachments ?? 0),
+    attachmentBytes: project.attachmentBytes + (change.attachmentBytes ?? 0),
     updatedAt: o.touch ? notBefore(at, project.updatedAt) : project.updatedAt,
   };
-  const held = (p: ProjectRecord) => p.totalSizeBytes + p.historySizeBytes + p.trashSizeBytes;
+  // Attachments count towards the bound (extensions §12).
+  const held = (p: ProjectRecord) =>
+    p.totalSizeBytes + p.historySizeBytes + p.trashSizeBytes + p.attachmentBytes;
   if (held(next) > ctx.settings.maxProjectBytes && held(next) > held(project)) {
     throw new StorageLimitReachedError();
   }

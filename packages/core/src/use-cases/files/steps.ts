@@ -32,7 +32,9 @@ export interface StepResult {
 }
 
 /** Adds the counter changes of several steps (a changeset's net result). */
-export function sumCounters(changes: readonly CounterChange[]): Required<CounterChange> {
+export function sumCounters(
+  changes: readonly CounterChange[],
+): Required<Omit<CounterChange, 'attachments' | 'attachmentBytes'>> {
   const sum = { files: 0, bytes: 0, historyBytes: 0, trashBytes: 0 };
   for (const change of changes) {
     sum.files += change.files ?? 0;

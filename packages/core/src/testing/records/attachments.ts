@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect } from 'vitest';
+import type { AttachmentRecord } from '../../model/records.js';
+import { BASE_TIME } from '../builders.js';
+import { conflict, type SuiteContext, seedFile, seedProject } from './support.js';
+
+/** An attachment record of the project, for the records suite. */
+export function anAttachment(projectId: string, overrides: Partial<AttachmentRecord> = {}): AttachmentRecord {
+  const sha256 = overrides.sha256 ?? randomUUID().replaceAll('-', '').padEnd(64, '0');
+  return {
+    id: randomUUID(),
+    projectId,
+    path: `img/${randomUUID()}.png`,
+    sizeBytes: 100,
+    contentType: 'image/png',
+    sha256,
+    blobKey: `attachments/${randomUUID()}`,
+    revision: 1,
+    createdAt: BASE_TIME,
+    updatedAt: BASE_TIME,
+    ...overrides,
+  };
+}
+
+export function attachmentsSuite({ test }: SuiteContext): void {
+  describe('attachments (extensions §12)', () => {
+    test('inserts, finds by path and by content, updates and deletes an attachment', async ({
+      repository,
+    }) => {
+      const project = await seedProject(repository);
+      const a = anAttachment(project.id, { path: 'img/ü a.png' });
+      await repository.withTransaction((tx) => tx.insertAttachment({ attachment: a }));
+      expect(await repository.findAttachment({ projectId: project.id, path: a.path })).toEqual(a);
+      expect(await repository.findAttachment({ projectId: project.id, path: 'img/other.png' })).toBeNull();
+      expect(await repository.findAttachmentBySha256({ projectId: project.id, sha256: a.sha256 })).toEqual(a);
+      const other = await seedProject(repository);
+      expect(await repository.findAttachmentBySha256({ projectId: other.id, sha256: a.sha256 })).toBeNull();
+
+      // Every mutable field is written; the id, project, path and creation time are not.
+      const changed: AttachmentRecord = {
+        ...a,
+        sizeBytes: 6_000_000_000,
+        contentType: 'application/pdf',
+        sha256: 'f'.repeat(64),
+        blobKey: `attachments/${randomUUID()}`,
+        revision: 2,
+        updatedAt: BASE_TIME + 5,
+      };
+      await repository.withTransaction((tx) =>
+        tx.updateAttachment({ attachment: { ...changed, path: 'moved.png', createdAt: 1 } }),
+      );
+      expect(await repository.findAttachment({ projectId: project.id, path: a.path })).toEqual(changed);
+
+      await repository.withTransaction((tx) => tx.deleteAttachment({ attachmentId: a.id }));
+      expect(await repository.findAttachment({ projectId: project.id, path: a.path })).toBeNull();
+    });
+
+    test('refuses a second attachment at one path of a project (rule attachment_path)', async ({
+      repository,
+    }) => {
+      const project = await seedProject(repository);
+      const first = anAttachment(project.id, { path: 'a.pdf' });
+      await repository.withTransaction((tx) => tx.insertAttachment({ attachment: first }));
+      await expect(
+        repository.withTransaction((tx) =>
+          tx.insertAttachment({ attachment: anAttachment(project.id, { path: 'a.pdf' }) }),
+        ),
+      ).rejects.toMatchObject(conflict('attachment_path'));
+      // The same path in another project, and a file of the same name, are no conflict.
+      const other = await seedProject(repository);
+      await repository.withTransaction((tx) =>
+        tx.insertAttachment({ attachment: anAttachment(other.id, { path: 'a.pdf' }) }),
+      );
+      expect(await repository.findAttachment({ projectId: project.id, path: 'a.pdf' })).toEqual(first);
+    });
+
+    test('listAttachmentPage: path order (code points), prefix, after, inclusive, limit', async ({
+      repository,
+    }) => {
+      const project = await seedProject(repository);
+      const paths = ['b.png', 'a/z.png', 'a/b/c.png', 'a0.png', 'A.png', 'é.png', 'a/ä.png', 'ab.png'];
+      await repository.withTransaction(async (tx) => {
+        for (const path of paths)
+          await tx.insertAttachment({ attachment: anAttachment(project.id, { path }) });
+        // Another project's attachment is never on the page.
+        await tx.insertAttachment({ attachment: anAttachment(randomUUID(), { path: 'a/x.png' }) });
+      });
+      const page = async (q: { prefix?: string; after?: string; inclusive?: boolean; limit?: number }) =>
+        (
+          await repository.listAttachmentPage({
+            projectId: project.id,
+            prefix: q.prefix ?? '',
+            after: q.after,
+            inclusive: q.inclusive,
+            limit: q.limit ?? 100,
+          })
+        ).map((a) => a.path);
+      const sorted = [...paths].sort((x, y) => (Buffer.from(x) < Buffer.from(y) ? -1 : 1));
+      expect(await page({})).toEqual(sorted);
+      expect(await page({ prefix: 'a/' })).toEqual(['a/b/c.png', 'a/z.png', 'a/ä.png']);
+      expect(await page({ prefix: 'a/', after: 'a/b/c.png' })).toEqual(['a/z.png', 'a/ä.png']);
+      expect(await page({ after: 'a0', inclusive: true, limit: 2 })).toEqual(['a0.png', 'ab.png']);
+      expect(await page({ after: 'a0.png', inclusive: true, limit: 1 })).toEqual(['a0.png']);
+      expect(await page({ after: 'a0.png', limit: 1 })).toEqual(['ab.png']);
+      expect(await page({ prefix: 'zzz' })).toEqual([]);
+    });
+
+    test('isBlobReferenced(key): true while an attachment of the bucket owner has the blob key', async ({
+      repository,
+    }) => {
+      const project = await seedProject(repository);
+      const other = await seedProject(repository);
+      const a = anAttachment(project.id);
+      const twin = anAttachment(project.id, { sha256: a.sha256, blobKey: a.blobKey });
+      await repository.withTransaction(async (tx) => {
+        await tx.insertAttachment({ attachment: a });
+        await tx.insertAttachment({ attachment: twin });
+      });
+      const referenced = (bucket: string) => repository.isBlobReferenced({ bucket, key: a.blobKey });
+      expect(await referenced(project.bucketName)).toBe(true);
+      expect(await referenced(other.bucketName)).toBe(false);
+      await repository.withTransaction((tx) => tx.deleteAttachment({ attachmentId: a.id }));
+      expect(await referenced(project.bucketName)).toBe(true);
+      await repository.withTransaction((tx) => tx.deleteAttachment({ attachmentId: twin.id }));
+      expect(await referenced(project.bucketName)).toBe(false);
+    });
+
+    test("deleteFilesOfProject removes the project's attachments", async ({ repository }) => {
+      const file = await seedFile(repository);
+      const a = anAttachment(file.projectId);
+      await repository.withTransaction((tx) => tx.insertAttachment({ attachment: a }));
+      expect(
+        await repository.withTransaction((tx) => tx.deleteFilesOfProject({ projectId: file.projectId })),
+      ).toBe(1);
+      expect(await repository.findAttachment({ projectId: file.projectId, path: a.path })).toBeNull();
+    });
+  });
+}

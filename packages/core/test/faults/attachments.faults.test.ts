@@ -1,0 +1,151 @@
+import { createMdStore, type MdStore, type Principal } from '@mdstore/core';
+import { createMemoryBlobStore, createMemoryRateLimiter, createMemoryRecords } from '@mdstore/memory';
+import { describe, expect, it } from 'vitest';
+import {
+  type FaultCall,
+  throwing,
+  unavailableError,
+  withBlobFaults,
+  withRecordsFaults,
+} from '../../src/testing/faults/index.js';
+import { bucketRecorder, readAll, storeProblems } from './support.js';
+
+/**
+ * Attachment writes and deletes (extensions §12) keep the write path's promise: a fault is injected at
+ * the n-th call of the records or blob store for every n the operation makes (a crash at that point,
+ * as far as the stores can tell: what was written before stays, nothing after happens, and the caller
+ * hears a failure). Each failed operation leaves every attachment as it was; each successful one as a
+ * fault-free run does; the stores agree at every step (every record's blob is there with its bytes,
+ * counters exact, any blob without a record noted by an intent); and after reconciliation no blob or
+ * intent is left over. The operations cover the dedupe paths: a write whose bytes the project already
+ * holds (its own blob dropped), a replace that frees the old bytes, a delete of one of two twins, and a
+ * delete of the last holder.
+ */
+
+const PDF = new TextEncoder().encode('%PDF-1.4\n1 0 obj <<>> endobj\n%%EOF\n');
+const PNG = Uint8Array.from(
+  Buffer.from(
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+    'base64',
+  ),
+);
+const TEXT = new TextEncoder().encode('plain text, other bytes');
+
+/** Strikes once, at the n-th call (any port, any method), when armed. */
+function nthCall() {
+  let armed: number | undefined;
+  let seen = 0;
+  let struck = false;
+  const plan = {
+    decide: (call: FaultCall) => {
+      if (armed === undefined || call.point === 'afterCommit' || call.point === 'beforeCommit')
+        return undefined;
+      seen++;
+      if (seen !== armed) return undefined;
+      struck = true;
+      return throwing(() => unavailableError(`injected at ${call.port}.${call.method}`));
+    },
+  };
+  return {
+    plan,
+    arm(n: number) {
+      armed = n;
+      seen = 0;
+      struck = false;
+    },
+    disarm() {
+      armed = undefined;
+    },
+    get struck() {
+      return struck;
+    },
+  };
+}
+
+async function* bytes(value: Uint8Array): AsyncIterable<Uint8Array> {
+  yield value;
+}
+
+async function setup() {
+  const records = createMemoryRecords();
+  const recorded = bucketRecorder(createMemoryBlobStore());
+  const faults = nthCall();
+  const store: MdStore = createMdStore({
+    records: withRecordsFaults(records, faults.plan),
+    blobs: withBlobFaults(recorded.store, faults.plan),
+    rateLimiter: createMemoryRateLimiter(),
+  });
+  const created = await store.accounts.create({ name: 'alice' });
+  const principal: Principal = await store.authenticate({ apiKey: created.apiKey.apiKey });
+  const projectId = created.defaultProject.id;
+  const write = (path: string, content: Uint8Array, contentType: string) =>
+    store.attachments.write({ principal, projectId, path, contentType, content: bytes(content) });
+  const remove = (path: string) => store.attachments.delete({ principal, projectId, path });
+  await write('a.pdf', PDF, 'application/pdf');
+  await write('b.pdf', PDF, 'application/pdf');
+  await write('c.png', PNG, 'image/png');
+  /** Every attachment as `path → type:bytes`, read through the use cases. */
+  const snapshot = async () => {
+    const state: Record<string, string> = {};
+    const { attachments } = await store.attachments.list({ principal, projectId });
+    for (const a of attachments) {
+      const read = await store.attachments.read({ principal, projectId, path: a.path });
+      if (read.kind !== 'content' || !read.content) throw new Error('unreachable');
+      state[a.path] = `${a.contentType}:${Buffer.from(await readAll(read.content)).toString('base64')}`;
+    }
+    return state;
+  };
+  const problems = (settled = false) =>
+    storeProblems({
+      records,
+      blobs: recorded.store,
+      buckets: recorded.buckets,
+      accountIds: [principal.accountId],
+      settled,
+    });
+  return { store, faults, snapshot, problems, write, remove };
+}
+
+type World = Awaited<ReturnType<typeof setup>>;
+
+const OPERATIONS: Record<string, (w: World) => Promise<unknown>> = {
+  'a write of bytes the project holds (dedupe)': (w) => w.write('d.pdf', PDF, 'application/pdf'),
+  'a write of new bytes': (w) => w.write('e.txt', TEXT, 'text/plain'),
+  'a replace that frees the old bytes': (w) => w.write('c.png', TEXT, 'text/plain'),
+  'a replace of one twin': (w) => w.write('a.pdf', PNG, 'image/png'),
+  'a delete of one of two twins': (w) => w.remove('a.pdf'),
+  'a delete of the last holder': (w) => w.remove('c.png'),
+};
+
+describe.each(Object.entries(OPERATIONS))('attachments under faults: %s', (_name, operation) => {
+  it('a failed operation changes nothing, a successful one is the fault-free result, nothing is left over', async () => {
+    const reference = await setup();
+    const before = await reference.snapshot();
+    await operation(reference);
+    const after = await reference.snapshot();
+    expect(after).not.toEqual(before);
+    await reference.store.maintenance.reconcile();
+    expect(await reference.problems(true)).toEqual([]);
+    let failures = 0;
+    for (let n = 1; n < 200; n++) {
+      const world = await setup();
+      world.faults.arm(n);
+      const outcome = await operation(world).then(
+        () => 'done' as const,
+        (error: unknown) => error,
+      );
+      world.faults.disarm();
+      if (outcome === 'done') expect(await world.snapshot()).toEqual(after);
+      else {
+        failures++;
+        expect(String(outcome)).toContain('injected');
+        expect(await world.snapshot()).toEqual(before);
+      }
+      expect(await world.problems()).toEqual([]);
+      await world.store.maintenance.reconcile();
+      expect(await world.problems(true)).toEqual([]);
+      if (!world.faults.struck) break;
+    }
+    expect(failures).toBeGreaterThan(2);
+  }, 120_000);
+});

@@ -1,0 +1,55 @@
+import { prefixUpperBound, type RecordsReader, type RecordsTransaction } from '@mdstore/core';
+import type { SqlExecutor } from '../executor.js';
+import { orNull, type SqlContext } from './context.js';
+
+type AttachmentReads = Pick<
+  RecordsReader,
+  'findAttachment' | 'findAttachmentBySha256' | 'listAttachmentPage'
+>;
+type AttachmentWrites = Pick<
+  RecordsTransaction,
+  'insertAttachment' | 'updateAttachment' | 'deleteAttachment'
+>;
+
+/** Attachments (extensions §12). */
+export function attachmentStatements(c: SqlContext) {
+  const { attachments, dialect } = c;
+  const SELECT = `SELECT ${attachments.columns()} FROM attachments`;
+  const s = {
+    byPath: c.sql(`${SELECT} WHERE project_id = ? AND path = ?`),
+    bySha256: c.sql(`${SELECT} WHERE project_id = ? AND sha256 = ? LIMIT 1`),
+    delete: c.sql('DELETE FROM attachments WHERE id = ?'),
+  };
+  return {
+    reads: (x: SqlExecutor): AttachmentReads => ({
+      findAttachment: async (q) => orNull(await x.get(s.byPath, [q.projectId, q.path]), attachments.fromRow),
+      findAttachmentBySha256: async (q) =>
+        orNull(await x.get(s.bySha256, [q.projectId, q.sha256]), attachments.fromRow),
+      // A range scan of the unique `(project_id, path)` index: the prefix as a range, then the position.
+      listAttachmentPage: async (q) => {
+        const params: unknown[] = [];
+        const p = (value: unknown) => dialect.placeholder(params.push(value));
+        const where = [`project_id = ${p(q.projectId)}`];
+        if (q.prefix !== '') {
+          where.push(`path >= ${p(q.prefix)}`);
+          const upper = prefixUpperBound(q.prefix);
+          if (upper !== null) where.push(`path < ${p(upper)}`);
+        }
+        if (q.after !== undefined) where.push(`path ${q.inclusive ? '>=' : '>'} ${p(q.after)}`);
+        const sql = `${SELECT} WHERE ${where.join(' AND ')} ORDER BY path LIMIT ${p(q.limit)}`;
+        return (await x.all(sql, params)).map(attachments.fromRow);
+      },
+    }),
+    writes: (x: SqlExecutor): AttachmentWrites => ({
+      insertAttachment: async (c) => {
+        await x.write(attachments.insert, attachments.insertValues(c.attachment));
+      },
+      updateAttachment: async (c) => {
+        await x.write(attachments.update, attachments.updateValues(c.attachment));
+      },
+      deleteAttachment: async (c) => {
+        await x.write(s.delete, [c.attachmentId]);
+      },
+    }),
+  };
+}
