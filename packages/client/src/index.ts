@@ -43,6 +43,7 @@ export type {
   OrphanList,
   OutgoingLink,
 } from './links.js';
+export type { MemoryApi, MemoryCommandRequest, MemoryResult } from './memory.js';
 export type {
   ExportFormat,
   Importer,

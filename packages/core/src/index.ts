@@ -6,6 +6,7 @@ export { HELD_LIMITS } from './defaults/held.js';
 export { HISTORY_LIMITS } from './defaults/history.js';
 export { IMPORT_ANSWER_LIMITS } from './defaults/imports.js';
 export { FILE_LINK_LIMITS, LINK_LIMITS } from './defaults/links.js';
+export { MEMORY_LIMITS, MEMORY_MAX_LINES } from './defaults/memory.js';
 export { REWRITE_LIMITS } from './defaults/rewrites.js';
 export { SEARCH_COST_LIMITS } from './defaults/search.js';
 export { DAY_MS, TRASH_LIMITS } from './defaults/trash.js';
@@ -74,7 +75,6 @@ export {
   type ChangesetResult,
   MAX_CHANGESET_ATTEMPTS,
 } from './use-cases/changesets/index.js';
-
 export {
   ContentBudget,
   type ContentHold,
@@ -149,6 +149,14 @@ export {
 } from './use-cases/import/index.js';
 export { type CreatedKey, type KeyReach, type KeyView, reachesNoFurther } from './use-cases/keys.js';
 export type { ReconcileReport } from './use-cases/maintenance.js';
+export {
+  MEMORY_ROOT,
+  type MemoryCommand,
+  type MemoryCommandInput,
+  type MemoryCommandRequest,
+  type MemoryCommandResult,
+  MemoryCommandSchema,
+} from './use-cases/memory/index.js';
 export type { ProjectPage, ProjectRead } from './use-cases/projects.js';
 export {
   SEARCH_SORTS,
