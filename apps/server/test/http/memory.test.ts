@@ -134,7 +134,7 @@ async function reference(tool: BetaLocalFilesystemMemoryTool, input: Command): P
 
 /**
  * A folder's own size is its directory entry's on the reference's disk (4096 on most file systems,
- * other sizes on tmpfs); the store shows `4.0K` (docs/agents.md). Folder lines are compared without it.
+ * other sizes on tmpfs); the store shows `4K` (docs/agents.md). Folder lines are compared without it.
  */
 const maskFolderSizes = (text: string): string =>
   text
@@ -170,7 +170,7 @@ describe('POST /api/projects/{id}/memory', () => {
         expect(got.status, context).toBe(200);
         const result = got.body.result as string;
         if (step.template === 'folder view') {
-          expect(result.split('\n').at(1)?.split('\t')[0], context).toBe('4.0K');
+          expect(result.split('\n').at(1)?.split('\t')[0], context).toBe('4K');
           expect(maskFolderSizes(result), context).toBe(maskFolderSizes(expected));
         } else expect(result, context).toBe(expected);
         const isError =
@@ -237,7 +237,7 @@ describe('POST /api/projects/{id}/memory', () => {
     ]);
     expect((await run(view('/memories'))).body.result).toBe(
       "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n" +
-        '4.0K\t/memories\n4B\t/memories/deck.mdx\n3B\t/memories/notes.txt\n5B\t/memories/page\n3B\t/memories/plain',
+        '4K\t/memories\n4B\t/memories/deck.mdx\n3B\t/memories/notes.txt\n5B\t/memories/page\n3B\t/memories/plain',
     );
     // Both spellings reach the same file.
     expect((await run(view('/memories/plain.md'))).body.result).toContain('\tone');

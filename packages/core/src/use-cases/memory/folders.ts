@@ -12,12 +12,12 @@ import { folderListing, formatFileSize, type ListingEntry, MEMORY_TEXT } from '.
  * Memory folders (extensions §14): a folder is the files whose name starts with its prefix (there are
  * no empty folders). `view` lists two levels below it as the reference does (hidden names and
  * `node_modules` left out, names sorted within each folder, a folder before what it holds); a folder's
- * size is shown as `4.0K` (what a directory's own size is on the file systems the reference runs on).
+ * size is shown as `4K` (a directory's own size, 4096 bytes, on ext4 and most file systems the reference runs on).
  * `delete` and `rename` of a folder touch each file under it in ONE changeset (all or nothing), at most
  * `MEMORY_LIMITS.maxFolderFiles` files.
  */
 
-export const FOLDER_SIZE = '4.0K';
+export const FOLDER_SIZE = formatFileSize(4096);
 
 /** Up to `limit` files under `prefix`, in filename order. */
 export async function filesUnder(

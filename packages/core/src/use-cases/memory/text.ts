@@ -14,7 +14,7 @@ export type TextOutcome = { ok: true; text: string; result: string } | { ok: fal
 const numbered = (line: string, number: number): string =>
   `${String(number).padStart(LINE_NUMBER_WIDTH, ' ')}\t${line}`;
 
-/** The reference's `formatFileSize`: `0B`, `512B`, `1.5K`, `4.0K`, `2M`. */
+/** The reference's `formatFileSize`: `0B`, `512B`, `1.5K`, `4K`, `2M`. */
 export function formatFileSize(bytes: number): string {
   if (bytes === 0) return '0B';
   const k = 1024;
