@@ -44,6 +44,7 @@ export type {
   OutgoingLink,
 } from './links.js';
 export type { MemoryApi, MemoryCommandRequest, MemoryResult } from './memory.js';
+export { type MemoryHandlers, memoryTool } from './memory-tool.js';
 export type {
   ExportFormat,
   Importer,
