@@ -156,6 +156,7 @@ export {
   type MemoryCommandRequest,
   type MemoryCommandResult,
   MemoryCommandSchema,
+  memoryPathFilename,
 } from './use-cases/memory/index.js';
 export type { ProjectPage, ProjectRead } from './use-cases/projects.js';
 export {

@@ -17,7 +17,7 @@ import { judgeMemoryPath, memoryFilename, memoryFolder } from './paths.js';
 import { type MemoryCommand, type MemoryCommandInput, parseMemoryCommand } from './schema.js';
 import { insertText, MEMORY_TEXT, strReplaceText, viewFileText } from './text.js';
 
-export { MEMORY_ROOT } from './paths.js';
+export { MEMORY_ROOT, memoryPathFilename } from './paths.js';
 export { type MemoryCommand, type MemoryCommandInput, MemoryCommandSchema } from './schema.js';
 
 export interface MemoryCommandRequest {

@@ -47,3 +47,9 @@ export const memoryFolder = (segments: readonly string[]): string =>
 
 /** How a stored file's name below a folder is shown: the `.md` the store added, dropped. */
 export const shownName = (name: string): string => (name.endsWith('.md') ? name.slice(0, -3) : name);
+
+/** The stored filename a memory path names, or null when the path is refused (for audit entries). */
+export function memoryPathFilename(path: string): string | null {
+  const judged = judgeMemoryPath(path);
+  return judged.ok ? memoryFilename(judged.segments) : null;
+}
