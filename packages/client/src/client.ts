@@ -6,6 +6,7 @@ import { FilesApi } from './files.js';
 import type { components } from './generated/openapi.js';
 import { HistoryApi } from './history.js';
 import { LinksApi } from './links.js';
+import { MemoryApi } from './memory.js';
 import { ProjectsApi } from './projects.js';
 import { type SearchAllRequest, type SearchAnswer, SearchApi, type SearchRequest } from './search.js';
 import { SharesApi } from './shares.js';
@@ -29,6 +30,8 @@ export class MdStoreClient {
   readonly history: HistoryApi;
   /** Many files in one atomic change (extensions §9). */
   readonly changesets: ChangesetsApi;
+  /** Extensions §14: Anthropic's memory tool on `memories/` (see also `memoryTool`). */
+  readonly memory: MemoryApi;
   /** Search (extensions §3); `client.search` is its first page. */
   readonly searching: SearchApi;
   readonly trash: TrashApi;
@@ -50,6 +53,7 @@ export class MdStoreClient {
     this.attachments = new AttachmentsApi(this.api);
     this.history = new HistoryApi(this.api);
     this.changesets = new ChangesetsApi(this.api);
+    this.memory = new MemoryApi(this.api);
     this.searching = new SearchApi(this.api);
     this.trash = new TrashApi(this.api);
     this.links = new LinksApi(this.api);

@@ -46,6 +46,8 @@ export type {
   OrphanList,
   OutgoingLink,
 } from './links.js';
+export type { MemoryApi, MemoryCommandRequest, MemoryResult } from './memory.js';
+export { type MemoryHandlers, memoryTool } from './memory-tool.js';
 export type {
   ExportFormat,
   Importer,

@@ -59,6 +59,12 @@ const CALLS: Record<
     );
     if (result.files.length !== 3) throw new Error('changeset: one result per operation');
   },
+  // Extensions §14.
+  runMemoryCommand: async (c, s) => {
+    await c.memory.run(s.projectId, { command: 'create', path: '/memories/op.txt', file_text: 'op\n' });
+    const seen = await c.memory.run(s.projectId, { command: 'view', path: '/memories/op.txt' });
+    if (!seen.result.includes('\top')) throw new Error('memory: the file created is the file viewed');
+  },
   editFile: (c, s) => c.files.edit(s.projectId, 'op.md', { edits: [{ op: 'append', text: 'more\n' }] }),
   getOutline: (c, s) => c.files.outline(s.projectId, 'op.md'),
   // Extensions §9.

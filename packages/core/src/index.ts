@@ -17,6 +17,7 @@ export { IMPORT_ANSWER_LIMITS } from './defaults/imports.js';
 export { FILE_LINK_LIMITS, LINK_LIMITS } from './defaults/links.js';
 export { REQUEST_SHARE_LIMITS } from './defaults/requests.js';
 export { MERGE_LIMITS } from './defaults/merge.js';
+export { MEMORY_LIMITS, MEMORY_MAX_LINES } from './defaults/memory.js';
 export { REWRITE_LIMITS } from './defaults/rewrites.js';
 export { SEARCH_COST_LIMITS } from './defaults/search.js';
 export { DAY_MS, TRASH_LIMITS } from './defaults/trash.js';
@@ -102,7 +103,6 @@ export {
   type ChangesetResult,
   MAX_CHANGESET_ATTEMPTS,
 } from './use-cases/changesets/index.js';
-
 export {
   ContentBudget,
   type ContentHold,
@@ -177,6 +177,15 @@ export {
 } from './use-cases/import/index.js';
 export { type CreatedKey, type KeyReach, type KeyView, reachesNoFurther } from './use-cases/keys.js';
 export type { ReconcileReport } from './use-cases/maintenance.js';
+export {
+  MEMORY_ROOT,
+  type MemoryCommand,
+  type MemoryCommandInput,
+  type MemoryCommandRequest,
+  type MemoryCommandResult,
+  MemoryCommandSchema,
+  memoryPathFilename,
+} from './use-cases/memory/index.js';
 export type { ProjectPage, ProjectRead } from './use-cases/projects.js';
 export {
   SEARCH_SORTS,

@@ -28,6 +28,7 @@ import { importProject } from './use-cases/import/index.js';
 import * as keys from './use-cases/keys.js';
 import * as links from './use-cases/links/index.js';
 import * as maintenance from './use-cases/maintenance.js';
+import * as memory from './use-cases/memory/index.js';
 import * as projects from './use-cases/projects.js';
 import { SearchDocumentCache } from './use-cases/search/document-cache.js';
 import * as search from './use-cases/search/index.js';
@@ -211,6 +212,10 @@ export function createMdStore(adapters: MdStoreAdapters) {
     changesets: {
       apply: bind(ctx, changesets.applyChangeset),
       applyRequest: bind(ctx, changesets.applyChangesetRequest),
+    },
+    // Extensions §14: Anthropic's memory tool on the project's folder `memories/`.
+    memory: {
+      run: bind(ctx, memory.runMemoryCommand),
     },
     // Extensions §5: the trash of a project.
     trash: {

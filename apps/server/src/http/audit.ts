@@ -74,7 +74,7 @@ const REFUSALS = new Set([401, 403, 412, 428]);
 
 /**
  * Whether a finished `/api` request is recorded: every change (a route that is not a `GET` and needs
- * more than `read`: searches are reads) that succeeded, every refusal (`401`, `403`, `412`, `428`, and
+ * more than `read`: searches are reads; or a request its handler marked with `auditChange`) that succeeded, every refusal (`401`, `403`, `412`, `428`, and
  * a `404` for a project: another account's, outside the key's scope, or gone; not a missing file), and
  * every operation on keys, webhooks and share links (extensions §7, §8, §11), whatever its answer.
  */
@@ -82,8 +82,10 @@ export function isAudited(
   route: Pick<RouteDescription, 'method' | 'path' | 'role'> | undefined,
   status: number,
   errorCode?: unknown,
+  change = false,
 ): boolean {
   if (REFUSALS.has(status)) return true;
+  if (change && status >= 200 && status < 300) return true;
   if (route === undefined) return false;
   if (
     route.path.startsWith('/api/keys') ||
@@ -117,6 +119,14 @@ export function auditFilename(res: Response, filename: string): void {
   res.locals.auditFilename = filename;
 }
 
+/**
+ * Marks a request as a change for the audit log when its route's role does not say so: the memory
+ * route (extensions §14) asks for `read` and changes files for every command but `view`.
+ */
+export function auditChange(res: Response): void {
+  res.locals.auditChange = true;
+}
+
 /** The file of the audit entry: the path's `:filename`, else the one the handler named. */
 function auditedFilenameOf(template: string, path: string, res: Response): string | null {
   const named = res.locals.auditFilename;
@@ -143,7 +153,7 @@ export function auditRequests(
       const template = routeOf(req);
       const method = req.method === 'HEAD' ? 'GET' : req.method;
       const route = byTemplate.get(`${method} ${template}`);
-      if (!isAudited(route, res.statusCode, res.locals.errorCode)) return;
+      if (!isAudited(route, res.statusCode, res.locals.errorCode, res.locals.auditChange === true)) return;
       const principal = res.locals.principal as Principal | undefined;
       const path = pathOf(req.originalUrl);
       queue.push({

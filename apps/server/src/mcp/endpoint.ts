@@ -104,7 +104,7 @@ function toolCallAuditor(queue: AuditQueue, principal: Principal, req: Request, 
   const at = queue.now();
   return (call: ToolCallOutcome): void => {
     const route = { method: 'POST' as const, path: '/mcp', role: toolRole(call.tool) };
-    if (!isAudited(route, call.status, call.errorCode)) return;
+    if (!isAudited(route, call.status, call.errorCode, call.change === true)) return;
     queue.push({
       at,
       accountId: principal.accountId,

@@ -69,18 +69,20 @@ export function createMcpServer(context: ToolContext, logger: McpLogger, tools: 
     const tool = byName.get(request.params.name);
     if (!tool) throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const args = new ToolArguments(request.params.arguments ?? {});
-    const recorded = (status: number, errorCode?: string) =>
+    const recorded = (status: number, errorCode?: string, o?: { change: boolean; filename: string | null }) =>
       context.audit?.({
         tool: tool.name,
         projectId: textArgument(args, 'project_id'),
-        filename: textArgument(args, 'filename'),
+        filename: o ? o.filename : textArgument(args, 'filename'),
         status,
         errorCode,
+        ...(o && { change: o.change }),
       });
     try {
       assertRole(context.principal, toolRole(tool.name));
-      const result = toolResult(await tool.run(context, args));
-      recorded(200);
+      const answer = await tool.run(context, args);
+      const result = toolResult(answer);
+      recorded(200, undefined, tool.audited?.(args, answer));
       return result;
     } catch (error) {
       recorded(toolErrorStatus(error), (error as { code?: unknown })?.code as string | undefined);

@@ -24,6 +24,7 @@ export const TOOL_OPERATIONS: Readonly<Record<string, string>> = {
   move_file: 'moveFile',
   recent_changes: 'listChanges',
   apply_changeset: 'applyChangeset',
+  memory: 'runMemoryCommand',
 };
 
 /** The budget row a tool shares, or an error naming the tool. */

@@ -24,6 +24,8 @@ export interface ToolCallOutcome {
   readonly status: number;
   /** The core's error code of a failure, if any (a project's 404 is recorded, a file's is not). */
   readonly errorCode: string | undefined;
+  /** A success that changed files although the tool's role is `read` (the memory tool, extensions §14). */
+  readonly change?: boolean;
 }
 
 export type JsonSchema = Record<string, unknown>;
@@ -45,6 +47,14 @@ export interface McpTool {
   readonly outputSchema: JsonSchema & { type: 'object' };
   readonly annotations: ToolAnnotations;
   run(context: ToolContext, args: ToolArguments): Promise<Record<string, unknown>>;
+  /**
+   * For a tool whose arguments decide whether it changes files (memory): what its audit entry says of
+   * a successful call; absent, the tool's role and its `filename` argument decide.
+   */
+  audited?(
+    args: ToolArguments,
+    answer: Record<string, unknown>,
+  ): { change: boolean; filename: string | null };
 }
 
 export const READ_ONLY: ToolAnnotations = {
@@ -113,6 +123,11 @@ export class ToolArguments {
 
   has(name: string): boolean {
     return this.values[name] !== undefined;
+  }
+
+  /** Every argument as it came (the core validates them): for a tool whose input is another tool's. */
+  all(): Record<string, unknown> {
+    return { ...this.values };
   }
 }
 

@@ -24,6 +24,8 @@ export const TOOL_ROLES: Readonly<Record<string, Role>> = {
   restore_revision: 'write',
   move_file: 'write',
   apply_changeset: 'write',
+  // Extensions §14: `view` reads; the core asks for `write` for every other command (as the HTTP route).
+  memory: 'read',
 };
 
 export function toolRole(name: string): Role {

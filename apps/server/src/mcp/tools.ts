@@ -12,6 +12,7 @@ import {
   searchAnswer,
   toolOutput,
 } from './answers.js';
+import { memoryTool } from './memory-tool.js';
 import {
   ifMatchOf,
   type McpTool,
@@ -449,6 +450,8 @@ export const TOOLS: readonly McpTool[] = [
       return changesetAnswer(result);
     },
   },
+  // Extensions §14.
+  memoryTool,
 ];
 
 /**

@@ -168,6 +168,14 @@ describe('MCP tools', () => {
       project_id: s.projectId,
       operations: [{ op: 'put', filename: 'set.md', content: '# S\n' }],
     });
+    expect(
+      await s.ok('memory', {
+        project_id: s.projectId,
+        command: 'create',
+        path: '/memories/m.txt',
+        file_text: 'm',
+      }),
+    ).toEqual({ result: 'File created successfully at: /memories/m.txt', is_error: false });
     expect([...s.called].sort()).toEqual(TOOLS.map((tool) => tool.name).sort());
     // The HTTP API keeps them; the tools leave them out.
     const listed = await h.fetch(`/api/projects/${s.projectId}/files`, { key: s.apiKey });
@@ -547,6 +555,63 @@ describe('the /mcp endpoint', () => {
       await expect(connect(h, apiKey)).rejects.toThrow();
     },
   );
+});
+
+describe('MCP memory (extensions §14)', () => {
+  test('memory: the tool input and texts of the HTTP route; view with a read key, changes audited', async (h) => {
+    const s = await scene(h);
+    const args = (input: Record<string, unknown>) => ({ project_id: s.projectId, ...input });
+    await s.ok('memory', args({ command: 'create', path: '/memories/a.txt', file_text: 'one\ntwo\n' }));
+    expect(
+      await s.ok(
+        'memory',
+        args({ command: 'str_replace', path: '/memories/a.txt', old_str: 'two', new_str: '2' }),
+      ),
+    ).toEqual({
+      result:
+        'The memory file has been edited. Here is the snippet showing the change (with line numbers):\n' +
+        '     1\tone\n     2\t2\n     3\t',
+      is_error: false,
+    });
+    expect(
+      await s.ok('memory', args({ command: 'view', path: '/memories/a.txt', view_range: [2, 2] })),
+    ).toEqual({
+      result: "Here's the content of /memories/a.txt with line numbers:\n     2\t2",
+      is_error: false,
+    });
+    expect(await s.ok('memory', args({ command: 'view', path: '/memories/../x' }))).toEqual({
+      result: 'Path /memories/../x would escape /memories directory',
+      is_error: true,
+    });
+    expect((await s.fails('memory', args({ command: 'view' }))).status).toBe(422);
+    const account = await h.store.accounts.find({
+      account: (await h.store.authenticate({ apiKey: s.apiKey })).accountId,
+    });
+    const reader = await h.store.apiKeys.create({ account: account!.id, role: 'read' });
+    const readClient = await connect(h, reader.apiKey);
+    const listed = await readClient.listTools();
+    expect(listed.tools.map((tool) => tool.name)).toContain('memory');
+    const viewed = (await readClient.callTool({
+      name: 'memory',
+      arguments: args({ command: 'view', path: '/memories' }),
+    })) as CallToolResult;
+    expect(viewed.isError).toBeFalsy();
+    const refused = (await readClient.callTool({
+      name: 'memory',
+      arguments: args({ command: 'delete', path: '/memories/a.txt' }),
+    })) as CallToolResult;
+    expect(refused.isError).toBe(true);
+    expect(JSON.parse((refused.content as Array<{ text: string }>)[0]!.text).status).toBe(403);
+    await h.audit.flush();
+    const audit = await h.fetch(`/api/audit?project_id=${s.projectId}`, { key: s.apiKey });
+    const entries = (
+      (await audit.json()) as { entries: Array<{ action: string; filename: string | null; status: number }> }
+    ).entries.filter((e) => e.action === 'POST /mcp memory');
+    // The create and the str_replace (changes), the read key's refusal; not the views or the error text.
+    expect(entries.map((e) => `${e.status} ${e.filename}`).sort()).toEqual(
+      ['200 memories/a.txt.md', '200 memories/a.txt.md', '403 null'].sort(),
+    );
+  });
 });
 
 describe('MCP changesets (extensions §9)', () => {

@@ -40,6 +40,8 @@ const HTTP_SUITES = [
   // extensions §7
   'changes',
   'webhooks',
+  // extensions §14
+  'memory',
   // extensions §9
   'changesets',
   'links',

@@ -403,6 +403,28 @@ const CALLS: Call[] = [
     body: json({ operations: [{ op: 'delete', filename: 'nowhere.md' }] }),
     expect: 409,
   },
+  // Extensions §14.
+  {
+    operationId: 'runMemoryCommand',
+    method: 'POST',
+    path: (s) => `${project(s)}/memory`,
+    body: json({ command: 'create', path: '/memories/notes.txt', file_text: 'remember\n' }),
+    expect: 200,
+  },
+  {
+    operationId: 'runMemoryCommand',
+    method: 'POST',
+    path: (s) => `${project(s)}/memory`,
+    body: json({ command: 'view', path: '/memories/../x' }),
+    expect: 200,
+  },
+  {
+    operationId: 'runMemoryCommand',
+    method: 'POST',
+    path: (s) => `${project(s)}/memory`,
+    body: json({ command: 'view' }),
+    expect: 422,
+  },
   {
     operationId: 'listFiles',
     method: 'GET',

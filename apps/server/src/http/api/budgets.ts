@@ -13,6 +13,7 @@ import {
   LINK_LIMITS,
   LIST_LIMITS,
   MERGE_LIMITS,
+  MEMORY_LIMITS,
   REWRITE_LIMITS,
   SEARCH_COST_LIMITS,
   SEARCH_LIMITS,
@@ -125,6 +126,11 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
   applyChangeset: {
     cost: `at most ${CHANGESET_LIMITS.maxOperations} operations; at most ${CHANGESET_LIMITS.contentFactor} × \`maxFileBytes\` of \`put\` content, summed in one pass before any operation is planned; edits within the edit budget; the per-file work (encode, digest, search fields, links) gives the event loop a turn every ${CHANGESET_WORK.unitsPerTurn / 1024} Ki code units`,
     past: `413 at the operation where the total passes (nothing read or written); 422 past ${CHANGESET_LIMITS.maxOperations} operations; ${WORK_REFUSED}`,
+  },
+  // Agent memory (extensions §14): the route asks for `read`; every command but `view` needs `write` (the core's access rule).
+  runMemoryCommand: {
+    cost: `one command on one file under \`memories/\`: reads at most ${mib(MEMORY_LIMITS.maxViewBytes)} of its text, writes at most ${mib(MEMORY_LIMITS.maxFileBytes)}, at most ${MEMORY_LIMITS.maxWriteAttempts} attempts against newer content (If-Match); a folder \`view\` reads at most ${MEMORY_LIMITS.maxViewScan} file rows and lists ${MEMORY_LIMITS.maxViewEntries} entries; a folder \`rename\`/\`delete\` is one changeset of at most ${MEMORY_LIMITS.maxFolderFiles} files`,
+    past: "the tool's error text (200, `is_error: true`) for a file too large or a folder too large; a listing ends with a line saying what was left out; 413 for a body above the JSON limit",
   },
   // Search (extensions §1).
   searchProject: {

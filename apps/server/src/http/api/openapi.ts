@@ -212,6 +212,7 @@ export function openApiDocument(routes: readonly DefinedRoute[], options: Docume
       { name: 'Editing', description: 'Edits and parts of a file (extensions §4)' },
       { name: 'History', description: 'Revisions, restore, move and copy (extensions §5)' },
       { name: 'Changesets', description: 'Many files in one atomic change (extensions §9)' },
+      { name: 'Memory', description: "Anthropic's memory tool on the folder `memories/` (extensions §14)" },
       { name: 'Search', description: 'Find files by words, metadata and front matter (extensions §3)' },
       {
         name: 'Links',

@@ -20,6 +20,7 @@ export type Tag =
   | 'Trash'
   | 'Changes'
   | 'Changesets'
+  | 'Memory'
   | 'Access'
   | 'Access'
   | 'Webhooks'

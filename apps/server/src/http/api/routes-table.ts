@@ -10,6 +10,7 @@ import { historyRoutes } from '../routes/history.js';
 import { importProject } from '../routes/import.js';
 import { keyRoutes } from '../routes/keys.js';
 import { linkRoutes } from '../routes/links.js';
+import { memoryRoutes } from '../routes/memory.js';
 import { operationRoutes } from '../routes/operations.js';
 import { projectRoutes } from '../routes/projects.js';
 import { searchRoutes } from '../routes/search.js';
@@ -61,4 +62,6 @@ export const ROUTES: readonly DefinedRoute[] = [
   // Extensions §7.
   ...webhookRoutes,
   ...operationRoutes,
+  // Extensions §14.
+  ...memoryRoutes,
 ];

@@ -4,6 +4,7 @@ import {
   CopyRequestSchema,
   DescriptionSchema,
   EditRequestSchema,
+  MemoryCommandSchema,
   MetadataSchema,
   MetadataUpdateSchema,
   MoveRequestSchema,
@@ -401,6 +402,17 @@ export const ChangesetRequest = v.object({
   ),
 });
 
+/** Extensions §14: a memory tool command and its result. */
+export const MemoryCommandRequest = MemoryCommandSchema;
+
+export const MemoryResult = v.object({
+  result: v.pipe(
+    v.string(),
+    v.description("The tool's text, exactly as Anthropic's reference backend words it."),
+  ),
+  is_error: v.pipe(v.boolean(), v.description("Whether the text is one of the tool's errors.")),
+});
+
 export const ChangesetDeleted = v.object({ filename: v.string(), deleted: v.literal(true) });
 
 export const ChangesetResult = v.object({
@@ -459,6 +471,8 @@ export const COMPONENTS = {
   MoveRequest,
   CopyRequest,
   ChangesetRequest,
+  MemoryCommandRequest,
+  MemoryResult,
   ChangesetDeleted,
   ChangesetResult,
   ImportResult,

@@ -1,0 +1,204 @@
+import { MEMORY_LIMITS } from '../../defaults/memory.js';
+import { isMdStoreError } from '../../errors.js';
+import type { FileRecord, ProjectRecord } from '../../model/records.js';
+import type { Principal } from '../authentication.js';
+import { applyChangeset } from '../changesets/apply.js';
+import type { MdStoreContext } from '../context.js';
+import { failure, type MemoryOutcome, success } from './files.js';
+import { shownName } from './paths.js';
+import { folderListing, formatFileSize, type ListingEntry, MEMORY_TEXT } from './text.js';
+
+/**
+ * Memory folders (extensions §14): a folder is the files whose name starts with its prefix (there are
+ * no empty folders). `view` lists two levels below it as the reference does (hidden names and
+ * `node_modules` left out, names sorted within each folder, a folder before what it holds); a folder's
+ * size is shown as `4K` (a directory's own size, 4096 bytes, on ext4 and most file systems the reference runs on).
+ * `delete` and `rename` of a folder touch each file under it in ONE changeset (all or nothing), at most
+ * `MEMORY_LIMITS.maxFolderFiles` files.
+ */
+
+export const FOLDER_SIZE = formatFileSize(4096);
+
+/** Up to `limit` files under `prefix`, in filename order. */
+export async function filesUnder(
+  ctx: MdStoreContext,
+  project: ProjectRecord,
+  prefix: string,
+  limit: number,
+): Promise<FileRecord[]> {
+  const found: FileRecord[] = [];
+  while (found.length < limit) {
+    const last = found.at(-1);
+    const page = await ctx.records.listFilePage({
+      projectId: project.id,
+      sort: 'filename',
+      descending: false,
+      prefix,
+      limit: Math.min(500, limit - found.length),
+      ...(last && { after: { filename: last.filename } }),
+    });
+    found.push(...page);
+    if (page.length === 0 || found.length >= limit) break;
+  }
+  return found;
+}
+
+/** Whether any file lies under `prefix`. */
+export async function folderExists(
+  ctx: MdStoreContext,
+  project: ProjectRecord,
+  prefix: string,
+): Promise<boolean> {
+  return (await filesUnder(ctx, project, prefix, 1)).length > 0;
+}
+
+interface Node {
+  readonly folders: Map<string, Node>;
+  readonly files: Map<string, number>;
+}
+
+const newNode = (): Node => ({ folders: new Map(), files: new Map() });
+const hidden = (name: string) => name.startsWith('.') || name === 'node_modules';
+
+/** `view` of a folder: the listing of the files read (at most `MEMORY_LIMITS.maxViewScan`). */
+export async function viewFolder(
+  ctx: MdStoreContext,
+  project: ProjectRecord,
+  path: string,
+  prefix: string,
+): Promise<MemoryOutcome> {
+  const files = await filesUnder(ctx, project, prefix, MEMORY_LIMITS.maxViewScan + 1);
+  const root = newNode();
+  for (const file of files.slice(0, MEMORY_LIMITS.maxViewScan)) {
+    const parts = file.filename.slice(prefix.length).split('/');
+    let node = root;
+    for (const folder of parts.slice(0, -1).slice(0, 2)) {
+      let next = node.folders.get(folder);
+      if (!next) {
+        next = newNode();
+        node.folders.set(folder, next);
+      }
+      node = next;
+    }
+    if (parts.length <= 2) node.files.set(shownName(parts.at(-1)!), file.sizeBytes);
+  }
+  const entries: ListingEntry[] = [];
+  const walk = (node: Node, under: string, depth: number) => {
+    const names = [...new Set([...node.folders.keys(), ...node.files.keys()])].sort();
+    for (const name of names) {
+      if (hidden(name)) continue;
+      const folder = node.folders.get(name);
+      if (folder) {
+        entries.push({ path: `${under}${name}/`, size: FOLDER_SIZE });
+        if (depth < 2) walk(folder, `${under}${name}/`, depth + 1);
+      }
+      const size = node.files.get(name);
+      if (size !== undefined) entries.push({ path: `${under}${name}`, size: formatFileSize(size) });
+    }
+  };
+  walk(root, '', 1);
+  const shown = entries.slice(0, MEMORY_LIMITS.maxViewEntries);
+  let note: string | undefined;
+  if (files.length > MEMORY_LIMITS.maxViewScan)
+    note = `(listing stopped after ${MEMORY_LIMITS.maxViewScan} files)`;
+  else if (entries.length > shown.length) note = `(${entries.length - shown.length} more entries not shown)`;
+  return success(folderListing(path, FOLDER_SIZE, shown, note));
+}
+
+/** The files of a folder command, or its refusal: none (missing) or too many. */
+async function folderFiles(
+  ctx: MdStoreContext,
+  project: ProjectRecord,
+  path: string,
+  prefix: string,
+  missing: string,
+): Promise<FileRecord[] | MemoryOutcome> {
+  const files = await filesUnder(ctx, project, prefix, MEMORY_LIMITS.maxFolderFiles + 1);
+  if (files.length === 0) return failure(missing);
+  if (files.length > MEMORY_LIMITS.maxFolderFiles) {
+    const count = (await ctx.records.countFiles({ projectId: project.id, prefix, delimiter: false })).files;
+    return failure(MEMORY_TEXT.folderTooLarge(path, count, MEMORY_LIMITS.maxFolderFiles));
+  }
+  return files;
+}
+
+interface FolderTarget {
+  readonly principal: Principal;
+  readonly project: ProjectRecord;
+  readonly path: string;
+  readonly prefix: string;
+  readonly signal?: AbortSignal;
+}
+
+export async function deleteFolder(ctx: MdStoreContext, target: FolderTarget): Promise<MemoryOutcome> {
+  const files = await folderFiles(
+    ctx,
+    target.project,
+    target.path,
+    target.prefix,
+    MEMORY_TEXT.deleteMissing(target.path),
+  );
+  if (!Array.isArray(files)) return files;
+  const operations = files.map((file) => ({ op: 'delete', filename: file.filename }));
+  return inChangeset(
+    ctx,
+    target,
+    operations,
+    MEMORY_TEXT.deleted(target.path),
+    MEMORY_TEXT.deleteMissing(target.path),
+  );
+}
+
+export async function renameFolder(
+  ctx: MdStoreContext,
+  target: FolderTarget,
+  to: { path: string; prefix: string },
+): Promise<MemoryOutcome> {
+  const files = await folderFiles(
+    ctx,
+    target.project,
+    target.path,
+    target.prefix,
+    MEMORY_TEXT.renameMissing(target.path),
+  );
+  if (!Array.isArray(files)) return files;
+  const operations = files.map((file) => ({
+    op: 'move',
+    filename: file.filename,
+    to: `${to.prefix}${file.filename.slice(target.prefix.length)}`,
+  }));
+  return inChangeset(
+    ctx,
+    target,
+    operations,
+    MEMORY_TEXT.renamed(target.path, to.path),
+    MEMORY_TEXT.renameMissing(target.path),
+    MEMORY_TEXT.destinationExists(to.path),
+  );
+}
+
+/** The operations as one changeset; a file gone or a name taken meanwhile is the command's error text. */
+async function inChangeset(
+  ctx: MdStoreContext,
+  target: FolderTarget,
+  operations: readonly unknown[],
+  done: string,
+  gone: string,
+  taken?: string,
+): Promise<MemoryOutcome> {
+  try {
+    await applyChangeset(ctx, {
+      principal: target.principal,
+      projectId: target.project.id,
+      message: `memory: ${done}`,
+      operations,
+      signal: target.signal,
+    });
+  } catch (error) {
+    if (isMdStoreError(error, 'FILE_NOT_FOUND') || isMdStoreError(error, 'FILE_MISSING'))
+      return failure(gone);
+    if (taken && isMdStoreError(error, 'FILENAME_TAKEN')) return failure(taken);
+    throw error;
+  }
+  return success(done);
+}
