@@ -27,6 +27,14 @@ export * from './links/index.js';
 export * from './listing/index.js';
 export * from './markdown/index.js';
 export { createMdStore, type MdStore, type MdStoreAdapters } from './mdstore.js';
+// The merge engine (issue 38); its `JsonObject` is the same shape as the validation's, exported above.
+export {
+  type ConflictHunk,
+  type MetadataMerge,
+  mergeDocument,
+  mergeMetadata,
+  type TextMerge,
+} from './merge/index.js';
 export * from './model/changes.js';
 export { contentTag, fileEtag } from './model/etags.js';
 export * from './model/records.js';

@@ -5,6 +5,7 @@ import { apiKeysSuite } from './records/api-keys.js';
 import { auditSuite } from './records/audit.js';
 import { changesSuite } from './records/changes.js';
 import { changesetsSuite } from './records/changesets.js';
+import { draftsSuite } from './records/drafts.js';
 import { durabilitySuite } from './records/durability.js';
 import { filesSuite } from './records/files.js';
 import { intentsSuite } from './records/intents.js';
@@ -43,6 +44,7 @@ export function describeRecordsRepositoryContract(
     changesetsSuite(context);
     searchSuite(context);
     sharesSuite(context);
+    draftsSuite(context);
     linksSuite(context);
 
     trashSuite(context);

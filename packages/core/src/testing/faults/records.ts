@@ -54,6 +54,12 @@ const READER_METHODS = Object.keys({
   listWebhooks: true,
   listActiveWebhooks: true,
   listWebhookDeliveries: true,
+  findDraft: true,
+  listDrafts: true,
+  countDrafts: true,
+  listDraftFiles: true,
+  findDraftFile: true,
+  listDraftReviews: true,
 } satisfies Record<ReaderMethod, true>) as ReaderMethod[];
 
 const WRITE_METHODS = Object.keys({
@@ -95,6 +101,10 @@ const WRITE_METHODS = Object.keys({
   enableWebhook: true,
   insertWebhookDelivery: true,
   deleteWebhookDeliveriesBefore: true,
+  insertDraft: true,
+  updateDraft: true,
+  putDraftFile: true,
+  insertDraftReview: true,
 } satisfies Record<WriteMethod, true>) as WriteMethod[];
 
 type AnyMethod = (...args: unknown[]) => Promise<unknown>;
