@@ -94,6 +94,12 @@ export type ErrorCode =
   | 'SHARE_NOT_FOUND'
   // webhooks (extensions §7)
   | 'WEBHOOK_NOT_FOUND'
+  // drafts (extensions §13)
+  | 'DRAFT_NOT_FOUND'
+  /** An operation, review or publish of a draft that is no longer open: 409. */
+  | 'DRAFT_NOT_OPEN'
+  /** A publish whose files' changes overlap changes made since their base: 409 with the hunks. */
+  | 'DRAFT_CONFLICT'
   // raised by adapters through the ports
   | 'RECORD_CONFLICT'
   | 'BLOB_NOT_FOUND'
@@ -157,8 +163,10 @@ const MESSAGES = {
     'File too large for an outline: its parse would pass the work one request may do; ' +
     'read parts of it with ?lines= or ?section= instead',
   STORAGE_LIMIT_REACHED: () => 'Project storage limit reached',
-  COUNT_LIMIT_REACHED: (o: { what: 'API keys' | 'shares' | 'webhooks'; max: number }) =>
-    `Too many active ${o.what}: at most ${o.max}; revoke or delete one first`,
+  COUNT_LIMIT_REACHED: (o: {
+    what: 'API keys' | 'shares' | 'webhooks' | 'open drafts' | 'reviews';
+    max: number;
+  }) => `Too many active ${o.what}: at most ${o.max}; revoke or delete one first`,
   IMPORT_TOO_LARGE: (o: { maxBytes: number }) =>
     `Archive too large: its uncompressed size passes the maximum of ${o.maxBytes} bytes`,
   FILE_MISSING: (o: { filename: string }) => `File '${o.filename}' does not exist`,
@@ -171,6 +179,8 @@ const MESSAGES = {
   API_KEY_NOT_FOUND: (o: { keyId: string }) => `API key '${o.keyId}' not found or already revoked`,
   SHARE_NOT_FOUND: () => 'Share not found',
   WEBHOOK_NOT_FOUND: (_: { webhookId: string }) => 'Webhook not found',
+  DRAFT_NOT_FOUND: (_: { draftId: string }) => 'Draft not found',
+  DRAFT_NOT_OPEN: (o: { state: string }) => `Draft is ${o.state}, not open`,
   BLOB_NOT_FOUND: (_: { bucket: string; key: string }) => 'Blob not found',
   BLOB_TOO_LARGE: (o: { maxBytes: number }) => `Blob larger than ${o.maxBytes} bytes`,
   BUCKET_NOT_FOUND: (_: { bucket: string }) => 'Bucket not found',
@@ -392,6 +402,27 @@ export class FileReferencedError extends MdStoreError {
   /** The files that link to it, in filename order. */
   constructor(readonly referencedBy: readonly string[]) {
     super('FILE_REFERENCED', 'File is referenced');
+  }
+}
+
+/** One conflicting region of a draft's file (extensions §13): its text in base, current and draft. */
+export interface DraftConflictHunk {
+  readonly line: number;
+  readonly base: string;
+  readonly current: string;
+  readonly draft: string;
+}
+
+/** A publish refused for overlapping changes (extensions §13): 409 `Draft conflicts` with every file's hunks. */
+export class DraftConflictError extends MdStoreError {
+  declare readonly code: 'DRAFT_CONFLICT';
+  constructor(
+    readonly conflicts: readonly {
+      readonly filename: string;
+      readonly hunks: readonly DraftConflictHunk[];
+    }[],
+  ) {
+    super('DRAFT_CONFLICT', 'Draft conflicts');
   }
 }
 

@@ -11,6 +11,7 @@ export { ATTACHMENT_LIMITS } from './defaults/attachments.js';
 export { CHANGES_LIMITS } from './defaults/changes.js';
 export { CHANGESET_WORK } from './defaults/changesets.js';
 export { CONTENT_WORK_LIMITS } from './defaults/content-work.js';
+export { DRAFT_LIMITS } from './defaults/drafts.js';
 export { HELD_LIMITS } from './defaults/held.js';
 export { HISTORY_LIMITS } from './defaults/history.js';
 export { IMPORT_ANSWER_LIMITS } from './defaults/imports.js';
@@ -118,6 +119,7 @@ export {
   isDeferredBody,
   wireBody,
 } from './use-cases/deferred-body.js';
+export * from './use-cases/drafts/index.js';
 export type { ExportedFile, ExportProjectInput, ProjectExport } from './use-cases/export/index.js';
 export type {
   ByteRange,

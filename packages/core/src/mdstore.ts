@@ -22,6 +22,7 @@ import {
   type MdStoreEvents,
   type MdStoreSettings,
 } from './use-cases/context.js';
+import * as drafts from './use-cases/drafts/index.js';
 import { exportProject } from './use-cases/export/index.js';
 import * as files from './use-cases/files/index.js';
 import { importProject } from './use-cases/import/index.js';
@@ -216,6 +217,18 @@ export function createMdStore(adapters: MdStoreAdapters) {
     // Extensions §14: Anthropic's memory tool on the project's folder `memories/`.
     memory: {
       run: bind(ctx, memory.runMemoryCommand),
+    },
+    // Extensions §13: proposed changes kept apart, reviewed, published as one changeset.
+    drafts: {
+      create: bind(ctx, drafts.createDraft),
+      addOperations: bind(ctx, drafts.addDraftOperations),
+      list: bind(ctx, drafts.listDrafts),
+      get: bind(ctx, drafts.getDraft),
+      readFile: bind(ctx, drafts.readDraftFile),
+      diff: bind(ctx, drafts.diffDraft),
+      review: bind(ctx, drafts.reviewDraft),
+      close: bind(ctx, drafts.closeDraft),
+      publish: bind(ctx, drafts.publishDraft),
     },
     // Extensions §5: the trash of a project.
     trash: {

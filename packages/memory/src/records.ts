@@ -11,6 +11,11 @@ import {
   type ChangeEventRecord,
   type ChangeFeedHead,
   compareCodePoints,
+  type DraftFileRecord,
+  type DraftPosition,
+  type DraftRecord,
+  type DraftReviewRecord,
+  type DraftState,
   type FileCounts,
   type FileLinksRecord,
   type FilePageQuery,
@@ -88,6 +93,10 @@ interface Tables {
   readonly shares: ReadonlyMap<string, ShareRecord>;
   readonly webhooks: ReadonlyMap<string, WebhookRecord>;
   readonly webhookDeliveries: ReadonlyMap<string, WebhookDeliveryRecord>;
+  /** Drafts (extensions §13), keyed by id; their files keyed by `draftFileId(draftId, filename)`. */
+  readonly drafts: ReadonlyMap<string, DraftRecord>;
+  readonly draftFiles: ReadonlyMap<string, DraftFileRecord>;
+  readonly draftReviews: ReadonlyMap<string, DraftReviewRecord>;
 }
 
 interface SearchEntry {
@@ -104,6 +113,7 @@ interface InlineContent {
 const revisionId = (fileId: string, revision: number) => `${fileId}#${revision}`;
 const contentId = (projectId: string, contentKey: string) => `${projectId}#${contentKey}`;
 const changeId = (accountId: string, seq: number) => `${accountId}#${seq}`;
+const draftFileId = (draftId: string, filename: string) => `${draftId}#${filename}`;
 const NO_HEAD: ChangeFeedHead = Object.freeze({ lastSeq: 0, prunedThrough: 0 });
 type TableName = keyof Tables;
 type RowOf<N extends TableName> = Tables[N] extends ReadonlyMap<string, infer R> ? R : never;
@@ -128,6 +138,9 @@ const emptyTables = (): Tables => ({
   shares: new Map(),
   webhooks: new Map(),
   webhookDeliveries: new Map(),
+  drafts: new Map(),
+  draftFiles: new Map(),
+  draftReviews: new Map(),
 });
 
 const CAPABILITIES: RecordsCapabilities = Object.freeze({ durable: false, sharedBetweenProcesses: false });
@@ -263,6 +276,47 @@ abstract class TablesReader implements RecordsReader {
         share.projectId === q.projectId &&
         (liveAt === undefined || (share.revokedAt === null && share.expiresAt > liveAt)),
     )
+      .sort(byCreatedAtThenId)
+      .slice(0, q.limit)
+      .map(copy);
+  }
+
+  async findDraft(q: { draftId: string }) {
+    return copyOrNull(this.tables().drafts.get(q.draftId));
+  }
+
+  async listDrafts(q: { projectId: string; state?: DraftState; after?: DraftPosition; limit: number }) {
+    const { after } = q;
+    return select(
+      this.tables().drafts,
+      (draft) =>
+        draft.projectId === q.projectId &&
+        (q.state === undefined || draft.state === q.state) &&
+        (!after || (after.createdAt - draft.createdAt || compareCodePoints(after.id, draft.id)) > 0),
+    )
+      .sort((a, b) => byCreatedAtThenId(b, a))
+      .slice(0, q.limit)
+      .map(copy);
+  }
+
+  async countDrafts(q: { projectId: string; state: DraftState }) {
+    return select(this.tables().drafts, (d) => d.projectId === q.projectId && d.state === q.state).length;
+  }
+
+  async listDraftFiles(q: { draftId: string; afterSeq?: number; limit: number }) {
+    const afterSeq = q.afterSeq ?? -1;
+    return select(this.tables().draftFiles, (f) => f.draftId === q.draftId && f.seq > afterSeq)
+      .sort((a, b) => a.seq - b.seq)
+      .slice(0, q.limit)
+      .map(copy);
+  }
+
+  async findDraftFile(q: { draftId: string; filename: string }) {
+    return copyOrNull(this.tables().draftFiles.get(draftFileId(q.draftId, q.filename)));
+  }
+
+  async listDraftReviews(q: { draftId: string; limit: number }) {
+    return select(this.tables().draftReviews, (r) => r.draftId === q.draftId)
       .sort(byCreatedAtThenId)
       .slice(0, q.limit)
       .map(copy);
@@ -716,6 +770,28 @@ class MemoryTransaction extends TablesReader implements RecordsTransaction {
     if (!share || share.revokedAt !== null) return false;
     this.writable('shares').set(share.id, frozen({ ...share, revokedAt: c.revokedAt }));
     return true;
+  }
+
+  async insertDraft(c: { draft: DraftRecord }) {
+    this.insertNew('drafts', c.draft);
+  }
+
+  async updateDraft(c: { draft: DraftRecord }) {
+    const stored = this.tables().drafts.get(c.draft.id);
+    if (!stored) return;
+    const { title, description, state, changesetId, updatedAt } = c.draft;
+    this.writable('drafts').set(
+      stored.id,
+      frozen({ ...stored, title, description, state, changesetId, updatedAt }),
+    );
+  }
+
+  async putDraftFile(c: { file: DraftFileRecord }) {
+    this.writable('draftFiles').set(draftFileId(c.file.draftId, c.file.filename), frozen(c.file));
+  }
+
+  async insertDraftReview(c: { review: DraftReviewRecord }) {
+    this.insertNew('draftReviews', c.review);
   }
 
   async revokeApiKey(c: { keyId: string; revokedAt: number }) {

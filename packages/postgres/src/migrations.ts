@@ -369,6 +369,51 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: `ALTER TABLE shares ADD COLUMN created_by TEXT COLLATE "C";`,
   },
   {
+    version: 13,
+    name: 'drafts, their files and reviews; the propose role',
+    // Extensions §13 (and §8's roles).
+    sql: `
+      CREATE TABLE drafts (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        account_id TEXT COLLATE "C" NOT NULL,
+        project_id TEXT COLLATE "C" NOT NULL,
+        title TEXT NOT NULL,
+        description TEXT,
+        state TEXT NOT NULL CHECK (state IN ('open', 'published', 'closed')),
+        author_key_id TEXT COLLATE "C",
+        changeset_id TEXT COLLATE "C",
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+      CREATE INDEX drafts_project_idx ON drafts (project_id, created_at, id);
+      CREATE INDEX drafts_project_state_idx ON drafts (project_id, state, created_at, id);
+      CREATE TABLE draft_files (
+        draft_id TEXT COLLATE "C" NOT NULL,
+        filename TEXT COLLATE "C" NOT NULL,
+        seq INTEGER NOT NULL,
+        op TEXT NOT NULL CHECK (op IN ('put', 'edit', 'delete', 'move')),
+        base_etag TEXT COLLATE "C",
+        content TEXT,
+        metadata_json TEXT,
+        to_name TEXT COLLATE "C",
+        PRIMARY KEY (draft_id, filename)
+      );
+      CREATE UNIQUE INDEX draft_files_order_idx ON draft_files (draft_id, seq);
+      CREATE TABLE draft_reviews (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        draft_id TEXT COLLATE "C" NOT NULL,
+        verdict TEXT NOT NULL CHECK (verdict IN ('approve', 'request_changes')),
+        comment TEXT NOT NULL,
+        key_id TEXT COLLATE "C",
+        created_at BIGINT NOT NULL
+      );
+      CREATE INDEX draft_reviews_draft_idx ON draft_reviews (draft_id, created_at, id);
+      ALTER TABLE api_keys DROP CONSTRAINT api_keys_role_check;
+      ALTER TABLE api_keys ADD CONSTRAINT api_keys_role_check
+        CHECK (role IN ('read', 'propose', 'write', 'admin'));
+    `,
+  },
+  {
     version: 14,
     name: 'attachments',
     // Extensions §12: records unique by path per project, found by content (dedupe) and blob key.

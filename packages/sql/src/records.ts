@@ -5,6 +5,9 @@ import type {
   AuditRecord,
   BlobIntentRecord,
   ChangeEventRecord,
+  DraftFileRecord,
+  DraftRecord,
+  DraftReviewRecord,
   FileRecord,
   InstanceRecord,
   ProjectRecord,
@@ -341,6 +344,54 @@ export const WEBHOOK_DELIVERIES = defineTable<WebhookDeliveryRecord>(
   { key: ['id'] },
 );
 
+/** Drafts (extensions §13). */
+export const DRAFTS = defineTable<DraftRecord>(
+  'drafts',
+  {
+    id: ['id', 'text'],
+    accountId: ['account_id', 'text'],
+    projectId: ['project_id', 'text'],
+    title: ['title', 'text'],
+    description: ['description', 'text'],
+    state: ['state', 'text'],
+    authorKeyId: ['author_key_id', 'text'],
+    changesetId: ['changeset_id', 'text'],
+    createdAt: ['created_at', 'integer'],
+    updatedAt: ['updated_at', 'integer'],
+  },
+  { key: ['id'], immutable: ['accountId', 'projectId', 'authorKeyId', 'createdAt'] },
+);
+
+/** A draft's files: one row per filename, the proposal whole (extensions §13). */
+export const DRAFT_FILES = defineTable<DraftFileRecord>(
+  'draft_files',
+  {
+    draftId: ['draft_id', 'text'],
+    seq: ['seq', 'integer'],
+    filename: ['filename', 'text'],
+    op: ['op', 'text'],
+    baseEtag: ['base_etag', 'text'],
+    content: ['content', 'text'],
+    metadataJson: ['metadata_json', 'text'],
+    to: ['to_name', 'text'],
+  },
+  { key: ['draftId', 'filename'], immutable: ['seq'] },
+);
+
+/** Reviews of drafts (extensions §13). */
+export const DRAFT_REVIEWS = defineTable<DraftReviewRecord>(
+  'draft_reviews',
+  {
+    id: ['id', 'text'],
+    draftId: ['draft_id', 'text'],
+    verdict: ['verdict', 'text'],
+    comment: ['comment', 'text'],
+    keyId: ['key_id', 'text'],
+    createdAt: ['created_at', 'integer'],
+  },
+  { key: ['id'] },
+);
+
 /** Every record table, for schema checks. */
 export const RECORD_TABLES = [
   ACCOUNTS,
@@ -357,4 +408,7 @@ export const RECORD_TABLES = [
   SHARES,
   WEBHOOKS,
   WEBHOOK_DELIVERIES,
+  DRAFTS,
+  DRAFT_FILES,
+  DRAFT_REVIEWS,
 ] as const;

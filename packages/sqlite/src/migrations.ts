@@ -13,15 +13,10 @@ export interface MigrationReport {
 const userVersion = (db: Db): number => Number(db.pragma('user_version', { simple: true }));
 
 const latestOf = (migrations: readonly Migration[]): number => {
-  // Increasing, not necessarily consecutive: versions are handed out per change (a branch may hold 14
-  // before 13 is merged). `user_version` is the last one applied, so a database migrated past a gap never
-  // gets the missing version later: only released code, with every number present, may migrate a
-  // database that is kept.
   migrations.forEach((migration, index) => {
-    const previous = index === 0 ? 0 : migrations[index - 1]!.version;
-    if (migration.version <= previous) throw new Error('Migrations must be numbered in increasing order');
+    if (migration.version !== index + 1) throw new Error('Migrations must be numbered 1, 2, 3… in order');
   });
-  return migrations.at(-1)?.version ?? 0;
+  return migrations.length;
 };
 
 const refuseNewer = (current: number, latest: number): void => {

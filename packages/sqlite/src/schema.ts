@@ -358,6 +358,70 @@ CREATE INDEX links_stem ON links (project_id, stem);
 `;
 
 /**
+ * Drafts (extensions §13): drafts listed per project newest first (in a state or not), their files (one
+ * row per filename, the proposal whole) and reviews. And the role `propose` (§13, §8): SQLite cannot
+ * change a CHECK, so `api_keys` is rebuilt with the same rows and indexes and the wider one.
+ */
+const DRAFTS = `
+CREATE TABLE drafts (
+  id TEXT NOT NULL PRIMARY KEY,
+  account_id TEXT NOT NULL,
+  project_id TEXT NOT NULL,
+  title TEXT NOT NULL,
+  description TEXT,
+  state TEXT NOT NULL CHECK (state IN ('open', 'published', 'closed')),
+  author_key_id TEXT,
+  changeset_id TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX drafts_project ON drafts (project_id, created_at, id);
+CREATE INDEX drafts_project_state ON drafts (project_id, state, created_at, id);
+CREATE TABLE draft_files (
+  draft_id TEXT NOT NULL,
+  filename TEXT NOT NULL COLLATE BINARY,
+  seq INTEGER NOT NULL,
+  op TEXT NOT NULL CHECK (op IN ('put', 'edit', 'delete', 'move')),
+  base_etag TEXT,
+  content TEXT,
+  metadata_json TEXT,
+  to_name TEXT COLLATE BINARY,
+  PRIMARY KEY (draft_id, filename)
+) STRICT;
+CREATE UNIQUE INDEX draft_files_order ON draft_files (draft_id, seq);
+CREATE TABLE draft_reviews (
+  id TEXT NOT NULL PRIMARY KEY,
+  draft_id TEXT NOT NULL,
+  verdict TEXT NOT NULL CHECK (verdict IN ('approve', 'request_changes')),
+  comment TEXT NOT NULL,
+  key_id TEXT,
+  created_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX draft_reviews_draft ON draft_reviews (draft_id, created_at, id);
+
+CREATE TABLE api_keys_propose (
+  id TEXT NOT NULL PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts (id),
+  key_hash TEXT NOT NULL COLLATE BINARY,
+  created_at INTEGER NOT NULL,
+  revoked_at INTEGER,
+  name TEXT NOT NULL DEFAULT '',
+  role TEXT NOT NULL DEFAULT 'admin' CHECK (role IN ('read', 'propose', 'write', 'admin')),
+  project_ids_json TEXT,
+  expires_at INTEGER,
+  last_used_at INTEGER
+) STRICT;
+INSERT INTO api_keys_propose (id, account_id, key_hash, created_at, revoked_at, name, role, project_ids_json,
+  expires_at, last_used_at)
+  SELECT id, account_id, key_hash, created_at, revoked_at, name, role, project_ids_json, expires_at, last_used_at
+  FROM api_keys;
+DROP TABLE api_keys;
+ALTER TABLE api_keys_propose RENAME TO api_keys;
+CREATE UNIQUE INDEX api_keys_key_hash_unique ON api_keys (key_hash);
+CREATE INDEX api_keys_account ON api_keys (account_id, created_at, id);
+`;
+
+/**
  * Attachments (extensions §12): their records, unique by path in a project, found by content for
  * dedupe and by blob key for the reference check; the project's attachment counters.
  */
@@ -406,7 +470,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 10, description: 'link index', sql: LINK_INDEX },
   { version: 11, description: 'share links', sql: SHARES },
   { version: 12, description: 'the key that made a share', sql: SHARE_CREATORS },
-  // Version 13 is another branch's (issue 38); numbers are handed out per change, not taken in order.
+  { version: 13, description: 'drafts, their files and reviews; the propose role', sql: DRAFTS },
   { version: 14, description: 'attachments and their project counters', sql: ATTACHMENTS },
 ];
 

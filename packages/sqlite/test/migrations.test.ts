@@ -17,6 +17,9 @@ const TABLES = [
   'blob_intents',
   'change_events',
   'change_feed_heads',
+  'draft_files',
+  'draft_reviews',
+  'drafts',
   'file_links',
   'file_revisions',
   'files',
@@ -148,6 +151,50 @@ describe('migrations', () => {
         revokedAt: null,
         lastUsedAt: null,
       });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('version 13 rebuilds api_keys for the propose role: every key and column kept, unique hash kept', async () => {
+    await withDbAsync((db) =>
+      applyMigrations(db, { busyTimeoutMs: 1_000, migrations: MIGRATIONS.slice(0, 12) }),
+    );
+    withDb((db) => {
+      db.exec(`INSERT INTO accounts VALUES ('a1', 'acme', 'standard', 1);
+        INSERT INTO api_keys (id, account_id, key_hash, created_at, revoked_at, name, role, project_ids_json,
+          expires_at, last_used_at) VALUES ('k1', 'a1', '${'c'.repeat(64)}', 2, 5, 'ci', 'read', '["p1"]', 9, 4);`);
+      expect(() =>
+        db.exec(`INSERT INTO api_keys (id, account_id, key_hash, created_at, role)
+          VALUES ('k2', 'a1', '${'d'.repeat(64)}', 3, 'propose')`),
+      ).toThrow(/CHECK/);
+    });
+    const store = await openSqliteStore({ path: database.path });
+    try {
+      expect(await store.records.findApiKeyById({ keyId: 'k1' })).toEqual({
+        id: 'k1',
+        accountId: 'a1',
+        keyHash: 'c'.repeat(64),
+        name: 'ci',
+        role: 'read',
+        projectIds: ['p1'],
+        expiresAt: 9,
+        createdAt: 2,
+        revokedAt: 5,
+        lastUsedAt: 4,
+      });
+      const proposer = {
+        ...(await store.records.findApiKeyById({ keyId: 'k1' }))!,
+        id: 'k2',
+        role: 'propose' as const,
+      };
+      await store.records.withTransaction((tx) =>
+        tx.insertApiKey({ apiKey: { ...proposer, keyHash: 'd'.repeat(64) } }),
+      );
+      expect((await store.records.findApiKeyById({ keyId: 'k2' }))?.role).toBe('propose');
+      await expect(
+        store.records.withTransaction((tx) => tx.insertApiKey({ apiKey: { ...proposer, id: 'k3' } })),
+      ).rejects.toThrow();
     } finally {
       await store.close();
     }

@@ -12,7 +12,12 @@ export type ChangeEventType =
   | 'attachment.deleted'
   | 'project.created'
   | 'project.updated'
-  | 'project.deleted';
+  | 'project.deleted'
+  // Drafts (extensions §13): `filename` null, `changeset_id` the publish's changeset for `draft.published`.
+  | 'draft.opened'
+  | 'draft.updated'
+  | 'draft.published'
+  | 'draft.closed';
 
 /**
  * One committed change, written by the transaction that made it (extensions §7). File fields describe

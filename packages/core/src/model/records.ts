@@ -15,10 +15,11 @@ export interface AccountRecord {
 }
 
 /**
- * What a key may do (extensions §8), each role including the one before: `read` (reads), `write`
- * (reads and changes to files and projects), `admin` (everything of the account).
+ * What a key may do (extensions §8, §13), each role including the one before: `read` (reads),
+ * `propose` (reads, plus opening drafts, adding operations to them and closing its own), `write`
+ * (reads and changes to files and projects, drafts included), `admin` (everything of the account).
  */
-export const ROLES = ['read', 'write', 'admin'] as const;
+export const ROLES = ['read', 'propose', 'write', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 
 /** An API key as stored: only the hash of the secret is ever kept. */
@@ -59,6 +60,59 @@ export interface ShareRecord {
   readonly createdAt: EpochMillis;
   readonly expiresAt: EpochMillis;
   readonly revokedAt: EpochMillis | null;
+}
+
+/** Where a draft stands (extensions §13): only an `open` draft takes operations, reviews or a publish. */
+export const DRAFT_STATES = ['open', 'published', 'closed'] as const;
+export type DraftState = (typeof DRAFT_STATES)[number];
+
+/** A draft (extensions §13): a proposed change to several files of one project, kept apart until published. */
+export interface DraftRecord {
+  readonly id: string;
+  readonly accountId: string;
+  readonly projectId: string;
+  readonly title: string;
+  readonly description: string | null;
+  readonly state: DraftState;
+  /** The key that opened it (its author: it may close it even with a `propose` key). */
+  readonly authorKeyId: string | null;
+  /** The changeset its publish committed (null until published). */
+  readonly changesetId: string | null;
+  readonly createdAt: EpochMillis;
+  readonly updatedAt: EpochMillis;
+}
+
+/** What a draft does to one of its files: the §9 operation it was given, as a net proposal. */
+export type DraftOp = 'put' | 'edit' | 'delete' | 'move';
+
+/**
+ * One file of a draft (one row per filename, in the order first touched): the operation, the ETag the
+ * file had when it was first added (null: it did not exist), and what the draft proposes: the whole text
+ * for `put`/`edit` (an edit is applied when it is added, to the draft's text of the file), the metadata
+ * (JSON text; null: keep the file's), or the new name of a `move`.
+ */
+export interface DraftFileRecord {
+  readonly draftId: string;
+  /** The file's position in the draft (0, 1, 2… in the order the files were first touched). */
+  readonly seq: number;
+  readonly filename: string;
+  readonly op: DraftOp;
+  readonly baseEtag: string | null;
+  readonly content: string | null;
+  readonly metadataJson: string | null;
+  readonly to: string | null;
+}
+
+export type DraftVerdict = 'approve' | 'request_changes';
+
+/** A review of a draft (extensions §13). */
+export interface DraftReviewRecord {
+  readonly id: string;
+  readonly draftId: string;
+  readonly verdict: DraftVerdict;
+  readonly comment: string;
+  readonly keyId: string | null;
+  readonly createdAt: EpochMillis;
 }
 
 /**

@@ -5,6 +5,10 @@ import type {
   AuditPosition,
   AuditRecord,
   BlobIntentRecord,
+  DraftFileRecord,
+  DraftRecord,
+  DraftReviewRecord,
+  DraftState,
   FileLinksRecord,
   FileRecord,
   InstanceRecord,
@@ -141,6 +145,12 @@ export interface AuditQuery {
 /** Where a page of the trash starts: after this item in the order newest deletion first. */
 export interface TrashPosition {
   readonly deletedAt: number;
+  readonly id: string;
+}
+
+/** A position in a project's drafts, newest first (`createdAt` then `id`, both descending). */
+export interface DraftPosition {
+  readonly createdAt: number;
   readonly id: string;
 }
 
@@ -287,6 +297,26 @@ export interface RecordsReader extends ChangeFeedReader {
    */
   listAuditEntries(q: AuditQuery): Promise<AuditRecord[]>;
 
+  // Drafts (extensions §13).
+  findDraft(q: { draftId: string }): Promise<DraftRecord | null>;
+  /**
+   * The project's drafts newest first (`createdAt` then `id` descending), only those in `state` when
+   * given, those after `after` only when given, at most `limit` (the store's `LIMIT`).
+   */
+  listDrafts(q: {
+    projectId: string;
+    state?: DraftState;
+    after?: DraftPosition;
+    limit: number;
+  }): Promise<DraftRecord[]>;
+  /** How many of the project's drafts are in `state` (the bound on open drafts). */
+  countDrafts(q: { projectId: string; state: DraftState }): Promise<number>;
+  /** A draft's files in `seq` order, those with `seq` > `afterSeq` only when given, at most `limit`. */
+  listDraftFiles(q: { draftId: string; afterSeq?: number; limit: number }): Promise<DraftFileRecord[]>;
+  findDraftFile(q: { draftId: string; filename: string }): Promise<DraftFileRecord | null>;
+  /** A draft's reviews oldest first (`createdAt` then `id`), at most `limit`. */
+  listDraftReviews(q: { draftId: string; limit: number }): Promise<DraftReviewRecord[]>;
+
   findWebhook(q: { webhookId: string }): Promise<WebhookRecord | null>;
   /** The account's webhooks, `createdAt` then `id` ascending. */
   listWebhooks(q: { accountId: string }): Promise<WebhookRecord[]>;
@@ -328,6 +358,13 @@ export interface RecordsTransaction extends RecordsReader, ChangeFeedWriter {
   insertAuditEntries(c: { entries: readonly AuditRecord[] }): Promise<void>;
   /** Deletes at most `limit` audit entries older than `before` (oldest first); returns how many. */
   deleteAuditEntriesBefore(c: { before: number; limit: number }): Promise<number>;
+
+  insertDraft(c: { draft: DraftRecord }): Promise<void>;
+  /** Writes every mutable field of the draft (title, description, state, changesetId, updatedAt). */
+  updateDraft(c: { draft: DraftRecord }): Promise<void>;
+  /** Writes a draft's file: a new row, or the one of the same `draftId` and `filename` replaced whole. */
+  putDraftFile(c: { file: DraftFileRecord }): Promise<void>;
+  insertDraftReview(c: { review: DraftReviewRecord }): Promise<void>;
 
   insertWebhook(c: { webhook: WebhookRecord }): Promise<void>;
   /** Removes the webhook and its deliveries log; false when it was not there. */

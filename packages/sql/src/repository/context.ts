@@ -4,6 +4,9 @@ import type {
   AuditRecord,
   BlobIntentRecord,
   ChangeEventRecord,
+  DraftFileRecord,
+  DraftRecord,
+  DraftReviewRecord,
   FileRecord,
   InstanceRecord,
   ProjectRecord,
@@ -21,6 +24,9 @@ import {
   AUDIT,
   BLOB_INTENTS,
   CHANGES,
+  DRAFT_FILES,
+  DRAFT_REVIEWS,
+  DRAFTS,
   FILES,
   fromTrashRow,
   INSTANCES,
@@ -52,6 +58,9 @@ export interface SqlContext {
   readonly shares: TableSql<ShareRecord>;
   readonly webhooks: TableSql<WebhookRow>;
   readonly webhookDeliveries: TableSql<WebhookDeliveryRecord>;
+  readonly drafts: TableSql<DraftRecord>;
+  readonly draftFiles: TableSql<DraftFileRecord>;
+  readonly draftReviews: TableSql<DraftReviewRecord>;
   /** A statement written with `?` placeholders, in the dialect's. */
   sql(text: string): string;
   toTrash(row: Row): TrashRecord;
@@ -75,6 +84,9 @@ export function sqlContext(dialect: SqlDialect): SqlContext {
     shares: tableSql(SHARES, dialect),
     webhooks: tableSql(WEBHOOKS, dialect),
     webhookDeliveries: tableSql(WEBHOOK_DELIVERIES, dialect),
+    drafts: tableSql(DRAFTS, dialect),
+    draftFiles: tableSql(DRAFT_FILES, dialect),
+    draftReviews: tableSql(DRAFT_REVIEWS, dialect),
     sql: (text) => placeholders(dialect, text),
     toTrash: (row) => fromTrashRow(trash.fromRow(row)),
   };

@@ -5,6 +5,7 @@ import { attachmentStatements } from './attachments.js';
 import { auditStatements } from './audit.js';
 import { changeStatements } from './changes.js';
 import { sqlContext } from './context.js';
+import { draftStatements } from './drafts.js';
 import { fileStatements } from './files.js';
 import { linkStatements } from './links.js';
 import { operationStatements } from './operations.js';
@@ -43,6 +44,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
   const changes = changeStatements(c);
   const shares = shareStatements(c);
   const webhooks = webhookStatements(c);
+  const drafts = draftStatements(c);
   const reader = (x: SqlExecutor): RecordsReader => ({
     ...accounts.reads(x),
     ...projects.reads(x),
@@ -57,6 +59,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
     ...changes.reads(x),
     ...shares.reads(x),
     ...webhooks.reads(x),
+    ...drafts.reads(x),
   });
   return {
     reader,
@@ -75,6 +78,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
       ...changes.writes(x),
       ...shares.writes(x),
       ...webhooks.writes(x),
+      ...drafts.writes(x),
     }),
   };
 }

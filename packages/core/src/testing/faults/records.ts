@@ -57,6 +57,12 @@ const READER_METHODS = Object.keys({
   findAttachment: true,
   findAttachmentBySha256: true,
   listAttachmentPage: true,
+  findDraft: true,
+  listDrafts: true,
+  countDrafts: true,
+  listDraftFiles: true,
+  findDraftFile: true,
+  listDraftReviews: true,
 } satisfies Record<ReaderMethod, true>) as ReaderMethod[];
 
 const WRITE_METHODS = Object.keys({
@@ -101,6 +107,10 @@ const WRITE_METHODS = Object.keys({
   insertAttachment: true,
   updateAttachment: true,
   deleteAttachment: true,
+  insertDraft: true,
+  updateDraft: true,
+  putDraftFile: true,
+  insertDraftReview: true,
 } satisfies Record<WriteMethod, true>) as WriteMethod[];
 
 type AnyMethod = (...args: unknown[]) => Promise<unknown>;

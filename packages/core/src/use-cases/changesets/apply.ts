@@ -1,5 +1,6 @@
 import { EditConflictError } from '../../errors.js';
 import type { FileRecord, ProjectRecord } from '../../model/records.js';
+import type { RecordsTransaction } from '../../ports/records.js';
 import type { ChangesetOperationInput } from '../../validation/changesets.js';
 import { parseChangesetEnvelope } from '../../validation/changesets.js';
 import { loadOwnedProject } from '../access.js';
@@ -23,6 +24,11 @@ export interface ApplyChangesetInput {
    * (extensions §10), which bounds its archive itself, may set its own.
    */
   readonly maxContentBytes?: number;
+  /**
+   * More writes of the same transaction, after the files' (a draft's publish marks the draft published
+   * and adds its event, extensions §13): all of it commits, or none. It may throw to roll everything back.
+   */
+  readonly alsoInTransaction?: (tx: RecordsTransaction, changesetId: string) => Promise<void>;
 }
 
 /** What an operation left: the file after the changeset, or the name it deleted. */
@@ -75,6 +81,7 @@ async function applyOn(
         plan,
         changeset,
         signal: input.signal,
+        alsoInTransaction: input.alsoInTransaction && ((tx) => input.alsoInTransaction!(tx, changeset.id)),
       });
       return {
         changesetId: changeset.id,

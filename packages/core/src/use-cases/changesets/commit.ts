@@ -106,6 +106,8 @@ export async function commitChangeset(
     signal?: AbortSignal;
     /** false: the answer needs no file records (an import's), so none is kept while the commit runs. */
     keepRecords?: boolean;
+    /** More writes of the commit's transaction, after the files' and the project's. */
+    alsoInTransaction?: (tx: RecordsTransaction) => Promise<void>;
   },
 ): Promise<CommittedChangeset> {
   const { plan } = o;
@@ -281,6 +283,7 @@ async function applyPlan(
     /** The content version a file gets (undefined: its content stays), worked out when it is reached. */
     stored: (file: PlannedFile) => Promise<StoredContent | undefined>;
     keepRecords?: boolean;
+    alsoInTransaction?: (tx: RecordsTransaction) => Promise<void>;
   },
 ): Promise<{ committed: CommittedChangeset; doomed: BlobIntentRecord[] }> {
   const { plan, changeset } = o;
@@ -371,5 +374,6 @@ async function applyPlan(
     throw operationFailed(error as never, -1, ['body', 'operations']);
   }
   await tx.updateProject({ project });
+  await o.alsoInTransaction?.(tx);
   return { committed: { project, records }, doomed };
 }

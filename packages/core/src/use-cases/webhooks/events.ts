@@ -13,6 +13,10 @@ export const CHANGE_EVENT_TYPES: readonly ChangeEventType[] = Object.freeze([
   'project.created',
   'project.updated',
   'project.deleted',
+  'draft.opened',
+  'draft.updated',
+  'draft.published',
+  'draft.closed',
 ]);
 
 /**
