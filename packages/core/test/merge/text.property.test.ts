@@ -170,7 +170,7 @@ describe('mergeDocument on texts (diff3 by lines)', () => {
     );
   });
 
-  it('merges a 1 MiB text with 100 changes on each side in well under a second', () => {
+  it('merges a 1 MiB text with 100 changes on each side (its speed is `npm run bench -- --only merge`)', () => {
     const base = Array.from(
       { length: 20_000 },
       (_, i) => `line ${i} of a long paragraph of prose ${i % 7}\n`,
@@ -181,14 +181,11 @@ describe('mergeDocument on texts (diff3 by lines)', () => {
       current[k * 200] = `current ${k}\n`;
       proposed[k * 200 + 100] = `proposed ${k}\n`;
     }
-    const started = performance.now();
     const result = mergeDocument(base.join(''), current.join(''), proposed.join(''));
-    const elapsed = performance.now() - started;
     expect(result.kind).toBe('clean');
     const text = textOf(result) ?? '';
     expect(text).toContain('current 99\n');
     expect(text).toContain('proposed 99\n');
-    expect(elapsed).toBeLessThan(1000);
   });
 
   it('refuses, before any LCS, a merge past its bound of line comparisons (MERGE_TOO_LARGE)', () => {
