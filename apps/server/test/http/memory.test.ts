@@ -101,6 +101,7 @@ const SCRIPT: Step[] = [
   { input: create('/memories/.hidden.txt', 'secret'), template: 'created' },
   { input: create('/memories/node_modules/x.txt', 'x'), template: 'created' },
   { input: view('/memories'), template: 'folder view' },
+  { input: create('/memories/archive', 'a file where a folder is'), template: 'already exists' },
   { input: view('/memories/archive'), template: 'folder view' },
   { input: view('/memories/archive/notes.txt'), template: 'file view' },
   { input: replace('/memories/archive', 'a', 'b'), template: 'not a file' },
