@@ -101,6 +101,7 @@ const SCRIPT: Step[] = [
   { input: create('/memories/.hidden.txt', 'secret'), template: 'created' },
   { input: create('/memories/node_modules/x.txt', 'x'), template: 'created' },
   { input: view('/memories'), template: 'folder view' },
+  { input: create('/memories/archive', 'a file where a folder is'), template: 'already exists' },
   { input: view('/memories/archive'), template: 'folder view' },
   { input: view('/memories/archive/notes.txt'), template: 'file view' },
   { input: replace('/memories/archive', 'a', 'b'), template: 'not a file' },
@@ -351,4 +352,77 @@ describe('POST /api/projects/{id}/memory', () => {
       'The memory file has been edited. Here is the snippet showing the change (with line numbers):\n     1\tA\n     2\tc\n     3\tb',
     );
   });
+});
+
+describe('memory: bounds and projects that require If-Match', () => {
+  test('every command works on a project with require_if_match (the commands send the ETag they read)', async (h) => {
+    const { apiKey } = await h.account();
+    const created = await h.json('/api/projects', 'POST', apiKey, {
+      name: 'Strict',
+      settings: { require_if_match: true },
+    });
+    const { id } = (await created.json()) as { id: string };
+    const script: Array<[Command, string]> = [
+      [create('/memories/d/a.txt', 'a'), 'File created successfully at: /memories/d/a.txt'],
+      [replace('/memories/d/a.txt', 'a', 'b'), 'The memory file has been edited.'],
+      [insert('/memories/d/a.txt', 0, 'z'), 'The file /memories/d/a.txt has been edited.'],
+      [rename('/memories/d/a.txt', '/memories/d/b.txt'), 'Successfully renamed'],
+      [rename('/memories/d', '/memories/e'), 'Successfully renamed /memories/d to /memories/e'],
+      [remove('/memories/e/b.txt'), 'Successfully deleted /memories/e/b.txt'],
+      [create('/memories/f/c.txt', 'c'), 'File created'],
+      [remove('/memories/f'), 'Successfully deleted /memories/f'],
+    ];
+    for (const [input, start] of script) {
+      const got = await memory(h, apiKey, id, input);
+      expect(got.status, JSON.stringify(input)).toBe(200);
+      expect(got.body.result.startsWith(start), got.body.result).toBe(true);
+    }
+  });
+
+  test('a folder of more than 200 files is not renamed or deleted (error text, nothing changed)', async (h) => {
+    const { apiKey, defaultProjectId } = await h.account();
+    const operations = Array.from({ length: 201 }, (_, i) => ({
+      op: 'put',
+      filename: `memories/big/n${i}.md`,
+      content: 'x',
+    }));
+    expect(
+      (await h.json(`/api/projects/${defaultProjectId}/changesets`, 'POST', apiKey, { operations })).status,
+    ).toBe(200);
+    const text =
+      'The directory /memories/big holds 201 files. At most 200 can be renamed or deleted at once.';
+    expect((await memory(h, apiKey, defaultProjectId, remove('/memories/big'))).body).toEqual({
+      result: text,
+      is_error: true,
+    });
+    expect(
+      (await memory(h, apiKey, defaultProjectId, rename('/memories/big', '/memories/small'))).body,
+    ).toEqual({
+      result: text,
+      is_error: true,
+    });
+    const project = await h.fetch(`/api/projects/${defaultProjectId}`, { key: apiKey });
+    expect(((await project.json()) as { file_count: number }).file_count).toBe(201);
+  });
+
+  test('a folder listing stops at 1000 entries and says how many it left out', async (h) => {
+    const { apiKey, defaultProjectId } = await h.account();
+    for (const batch of [0, 1]) {
+      const operations = Array.from({ length: 501 }, (_, i) => ({
+        op: 'put',
+        filename: `memories/many/f${String(batch * 501 + i).padStart(4, '0')}.md`,
+        content: 'x',
+      }));
+      const put = await h.json(`/api/projects/${defaultProjectId}/changesets`, 'POST', apiKey, {
+        operations,
+      });
+      expect(put.status).toBe(200);
+    }
+    const listed = (await memory(h, apiKey, defaultProjectId, view('/memories'))).body.result as string;
+    const lines = listed.split('\n');
+    // The header, the folder itself, 1000 entries (many/ and 999 files), the note.
+    expect(lines).toHaveLength(1 + 1 + 1000 + 1);
+    expect(lines[2]).toBe('4K\t/memories/many/');
+    expect(lines.at(-1)).toBe('(3 more entries not shown)');
+  }, 30_000);
 });

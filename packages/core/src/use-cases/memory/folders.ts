@@ -1,5 +1,6 @@
 import { MEMORY_LIMITS } from '../../defaults/memory.js';
 import { isMdStoreError } from '../../errors.js';
+import { fileEtag } from '../../model/etags.js';
 import type { FileRecord, ProjectRecord } from '../../model/records.js';
 import type { Principal } from '../authentication.js';
 import { applyChangeset } from '../changesets/apply.js';
@@ -130,54 +131,56 @@ interface FolderTarget {
   readonly signal?: AbortSignal;
 }
 
-export async function deleteFolder(ctx: MdStoreContext, target: FolderTarget): Promise<MemoryOutcome> {
-  const files = await folderFiles(
-    ctx,
-    target.project,
-    target.path,
-    target.prefix,
-    MEMORY_TEXT.deleteMissing(target.path),
-  );
-  if (!Array.isArray(files)) return files;
-  const operations = files.map((file) => ({ op: 'delete', filename: file.filename }));
-  return inChangeset(
-    ctx,
-    target,
-    operations,
-    MEMORY_TEXT.deleted(target.path),
-    MEMORY_TEXT.deleteMissing(target.path),
-  );
+export function deleteFolder(ctx: MdStoreContext, target: FolderTarget): Promise<MemoryOutcome> {
+  const missing = MEMORY_TEXT.deleteMissing(target.path);
+  return folderChange(ctx, target, missing, MEMORY_TEXT.deleted(target.path), undefined, (file) => ({
+    op: 'delete',
+    filename: file.filename,
+    if_match: fileEtag(file),
+  }));
 }
 
-export async function renameFolder(
+export function renameFolder(
   ctx: MdStoreContext,
   target: FolderTarget,
   to: { path: string; prefix: string },
 ): Promise<MemoryOutcome> {
-  const files = await folderFiles(
-    ctx,
-    target.project,
-    target.path,
-    target.prefix,
-    MEMORY_TEXT.renameMissing(target.path),
-  );
-  if (!Array.isArray(files)) return files;
-  const operations = files.map((file) => ({
+  const missing = MEMORY_TEXT.renameMissing(target.path);
+  const done = MEMORY_TEXT.renamed(target.path, to.path);
+  return folderChange(ctx, target, missing, done, MEMORY_TEXT.destinationExists(to.path), (file) => ({
     op: 'move',
     filename: file.filename,
     to: `${to.prefix}${file.filename.slice(target.prefix.length)}`,
+    if_match: fileEtag(file),
   }));
-  return inChangeset(
-    ctx,
-    target,
-    operations,
-    MEMORY_TEXT.renamed(target.path, to.path),
-    MEMORY_TEXT.renameMissing(target.path),
-    MEMORY_TEXT.destinationExists(to.path),
-  );
 }
 
-/** The operations as one changeset; a file gone or a name taken meanwhile is the command's error text. */
+/**
+ * One changeset of one operation per file of the folder, each with the ETag the file had when the
+ * folder was read: a file changed meanwhile (412) starts it again on the folder as it is then, at most
+ * `MEMORY_LIMITS.maxWriteAttempts` times (a file added meanwhile is then part of it too).
+ */
+async function folderChange(
+  ctx: MdStoreContext,
+  target: FolderTarget,
+  missing: string,
+  done: string,
+  taken: string | undefined,
+  operationOf: (file: FileRecord) => unknown,
+): Promise<MemoryOutcome> {
+  for (let attempt = 1; attempt <= MEMORY_LIMITS.maxWriteAttempts; attempt++) {
+    const files = await folderFiles(ctx, target.project, target.path, target.prefix, missing);
+    if (!Array.isArray(files)) return files;
+    const outcome = await inChangeset(ctx, target, files.map(operationOf), done, missing, taken);
+    if (outcome !== null) return outcome;
+  }
+  return failure(MEMORY_TEXT.busy(target.path, MEMORY_LIMITS.maxWriteAttempts));
+}
+
+/**
+ * The operations as one changeset; a file gone or a name taken meanwhile is the command's error text,
+ * a file changed meanwhile null (the caller starts again).
+ */
 async function inChangeset(
   ctx: MdStoreContext,
   target: FolderTarget,
@@ -185,7 +188,7 @@ async function inChangeset(
   done: string,
   gone: string,
   taken?: string,
-): Promise<MemoryOutcome> {
+): Promise<MemoryOutcome | null> {
   try {
     await applyChangeset(ctx, {
       principal: target.principal,
@@ -198,6 +201,7 @@ async function inChangeset(
     if (isMdStoreError(error, 'FILE_NOT_FOUND') || isMdStoreError(error, 'FILE_MISSING'))
       return failure(gone);
     if (taken && isMdStoreError(error, 'FILENAME_TAKEN')) return failure(taken);
+    if (isMdStoreError(error, 'PRECONDITION_FAILED')) return null;
     throw error;
   }
   return success(done);

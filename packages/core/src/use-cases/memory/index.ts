@@ -81,8 +81,8 @@ async function run(ctx: MdStoreContext, input: Context, command: MemoryCommand):
       return failure(MEMORY_TEXT.notExist(path));
     }
     case 'create':
-      // The reference opens the path exclusively: `/memories` itself "already exists".
-      if (root) return failure(MEMORY_TEXT.alreadyExists(path));
+      // The reference opens the path exclusively: `/memories` itself, or a folder, "already exists".
+      if (root || (await isFolder())) return failure(MEMORY_TEXT.alreadyExists(path));
       return createMemoryFile(ctx, target, command.file_text);
     case 'str_replace':
       if (root) return failure(MEMORY_TEXT.notAFile(path));
