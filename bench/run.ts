@@ -20,6 +20,7 @@ import { importScenarios } from './scenarios/import.js';
 import { inlineScenario } from './scenarios/inline.js';
 import { linkScenarios } from './scenarios/links.js';
 import { memoryScenarios } from './scenarios/memory.js';
+import { mergeScenario } from './scenarios/merge.js';
 import { metadataScenarios } from './scenarios/metadata.js';
 import { searchScenarios } from './scenarios/search.js';
 import { stallScenario } from './scenarios/stall.js';
@@ -45,6 +46,7 @@ const SCENARIOS: readonly Scenario[] = [
   ...changeScenarios,
   adversaryScenario,
   ...workersScenarios,
+  mergeScenario,
 ];
 const RESULTS_FILE = path.join(REPO_ROOT, 'bench/results/latest.json');
 

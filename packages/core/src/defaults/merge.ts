@@ -10,7 +10,7 @@
  * products over the segments is computed before any of them runs, so past
  * `maxLineComparisons` the merge is refused (`MERGE_TOO_LARGE`) after O(n) work, never half done.
  * Ordinary edits of prose leave almost every line unique, so segments are a few lines long and a
- * 1 MiB text merges in milliseconds; a text of many repeated lines (a long table of equal rows) edited
+ * 1 MiB text with 100 changes a side merges in tens of milliseconds (bench `merge`); a text of many repeated lines (a long table of equal rows) edited
  * on both sides is the case the bound refuses.
  */
 export const MERGE_LIMITS = {

@@ -86,13 +86,23 @@ function anchorsOf(o: readonly number[], a: readonly number[], b: readonly numbe
   return longestIncreasing(inA.map((c) => c.b)).map((i) => inA[i]!);
 }
 
+/** A segment between two anchors: [start, end) in each text. */
 interface Segment {
-  readonly o: readonly number[];
-  readonly a: readonly number[];
-  readonly b: readonly number[];
-  /** Where the segment starts in the base (0-based line). */
-  readonly oStart: number;
+  readonly o: readonly [number, number];
+  readonly a: readonly [number, number];
+  readonly b: readonly [number, number];
 }
+
+const sameRange = (
+  x: readonly number[],
+  [xs, xe]: readonly [number, number],
+  y: readonly number[],
+  [ys, ye]: readonly [number, number],
+): boolean => {
+  if (xe - xs !== ye - ys) return false;
+  for (let i = 0; i < xe - xs; i++) if (x[xs + i] !== y[ys + i]) return false;
+  return true;
+};
 
 /**
  * Merges line arrays: `base`, `current` (a), `proposed` (b). `lineOffset` is added to the 0-based base
@@ -108,65 +118,75 @@ export function mergeLines(
     if (text.length > MERGE_LIMITS.maxLines) throw MergeTooLargeError('lines', MERGE_LIMITS.maxLines);
   const idOf = new Map<string, number>();
   const lines: string[] = [];
-  const intern = (text: readonly string[]): number[] =>
-    text.map((line) => {
+  const intern = (text: readonly string[]): number[] => {
+    const ids = new Array<number>(text.length);
+    for (let i = 0; i < text.length; i++) {
+      const line = text[i]!;
       let id = idOf.get(line);
       if (id === undefined) {
         id = lines.length;
         idOf.set(line, id);
         lines.push(line);
       }
-      return id;
-    });
+      ids[i] = id;
+    }
+    return ids;
+  };
   const o = intern(base);
   const a = intern(current);
   const b = intern(proposed);
 
+  // The segments between anchors where something changed (runs of anchors need no work).
   const segments: Segment[] = [];
   let from: Anchor = { o: -1, a: -1, b: -1 };
   for (const to of [...anchorsOf(o, a, b, lines.length), { o: o.length, a: a.length, b: b.length }]) {
-    segments.push({
-      o: o.slice(from.o + 1, to.o),
-      a: a.slice(from.a + 1, to.a),
-      b: b.slice(from.b + 1, to.b),
-      oStart: from.o + 1,
-    });
+    if (to.o > from.o + 1 || to.a > from.a + 1 || to.b > from.b + 1)
+      segments.push({ o: [from.o + 1, to.o], a: [from.a + 1, to.a], b: [from.b + 1, to.b] });
     from = to;
   }
   // The whole cost, decided before any LCS runs.
   let comparisons = 0;
   for (const s of segments)
-    if (!sameIds(s.o, s.a) && !sameIds(s.o, s.b) && !sameIds(s.a, s.b))
-      comparisons += s.o.length * (s.a.length + s.b.length);
+    if (!sameRange(o, s.o, a, s.a) && !sameRange(o, s.o, b, s.b) && !sameRange(a, s.a, b, s.b))
+      comparisons += (s.o[1] - s.o[0]) * (s.a[1] - s.a[0] + s.b[1] - s.b[0]);
   if (comparisons > MERGE_LIMITS.maxLineComparisons)
     throw MergeTooLargeError('comparisons', MERGE_LIMITS.maxLineComparisons);
 
-  const out: number[] = [];
+  // Base lines between segments are anchors (unchanged on both sides), copied as they are.
+  const out: string[] = [];
   const hunks: ConflictHunk[] = [];
-  segments.forEach((s, k) => {
-    if (sameIds(s.o, s.a) || sameIds(s.a, s.b)) out.push(...s.b);
-    else if (sameIds(s.o, s.b)) out.push(...s.a);
-    else
-      for (const region of diff3Merge<number>([...s.a], [...s.o], [...s.b], {
+  const copy = (ids: readonly number[], [start, end]: readonly [number, number]) => {
+    for (let i = start; i < end; i++) out.push(lines[ids[i]!]!);
+  };
+  let at = 0;
+  for (const s of segments) {
+    copy(o, [at, s.o[0]]);
+    at = s.o[1];
+    if (sameRange(o, s.o, a, s.a) || sameRange(a, s.a, b, s.b)) copy(b, s.b);
+    else if (sameRange(o, s.o, b, s.b)) copy(a, s.a);
+    else {
+      const part = (ids: readonly number[], [start, end]: readonly [number, number]) => ids.slice(start, end);
+      const regions = diff3Merge<number>(part(a, s.a), part(o, s.o), part(b, s.b), {
         excludeFalseConflicts: true,
-      })) {
-        if (region.ok) out.push(...region.ok);
+      });
+      for (const region of regions) {
+        if (region.ok) for (const id of region.ok) out.push(lines[id]!);
         else if (region.conflict) {
           const c = region.conflict;
-          const text = (part: readonly number[]) => hunkText(part.map((id) => lines[id]!));
+          const text = (ids: readonly number[]) => hunkText(ids.map((id) => lines[id]!));
           hunks.push({
-            line: lineOffset + s.oStart + c.oIndex + 1,
+            line: lineOffset + s.o[0] + c.oIndex + 1,
             base: text(c.o),
             current: text(c.a),
             draft: text(c.b),
           });
         }
       }
-    // the anchor after the segment (none after the last)
-    if (k < segments.length - 1) out.push(o[segments[k + 1]!.oStart - 1]!);
-  });
+    }
+  }
+  copy(o, [at, o.length]);
   if (hunks.length > 0) return { kind: 'conflict', hunks };
-  return { kind: 'clean', lines: out.map((id) => lines[id]!) };
+  return { kind: 'clean', lines: out };
 }
 
 /** `mergeLines` on whole texts, with the laws of the merge API (an unchanged side gives the other). */
