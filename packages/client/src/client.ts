@@ -1,6 +1,7 @@
 import { AccessApi } from './access.js';
 import { ChangesApi } from './changes.js';
 import { ChangesetsApi } from './changesets.js';
+import { DraftsApi } from './drafts.js';
 import { FilesApi } from './files.js';
 import type { components } from './generated/openapi.js';
 import { HistoryApi } from './history.js';
@@ -26,6 +27,7 @@ export class MdStoreClient {
   readonly history: HistoryApi;
   /** Many files in one atomic change (extensions §9). */
   readonly changesets: ChangesetsApi;
+  readonly drafts: DraftsApi;
   /** Search (extensions §3); `client.search` is its first page. */
   readonly searching: SearchApi;
   readonly trash: TrashApi;
@@ -46,6 +48,7 @@ export class MdStoreClient {
     this.files = new FilesApi(this.api);
     this.history = new HistoryApi(this.api);
     this.changesets = new ChangesetsApi(this.api);
+    this.drafts = new DraftsApi(this.api);
     this.searching = new SearchApi(this.api);
     this.trash = new TrashApi(this.api);
     this.links = new LinksApi(this.api);

@@ -24,6 +24,10 @@ export const TOOL_OPERATIONS: Readonly<Record<string, string>> = {
   move_file: 'moveFile',
   recent_changes: 'listChanges',
   apply_changeset: 'applyChangeset',
+  propose_changes: 'createDraft',
+  list_drafts: 'listDrafts',
+  read_draft: 'diffDraft',
+  publish_draft: 'publishDraft',
 };
 
 /** The budget row a tool shares, or an error naming the tool. */

@@ -24,6 +24,11 @@ export const TOOL_ROLES: Readonly<Record<string, Role>> = {
   restore_revision: 'write',
   move_file: 'write',
   apply_changeset: 'write',
+  // Extensions §13: a `propose` key proposes; publishing needs `write`.
+  propose_changes: 'propose',
+  list_drafts: 'read',
+  read_draft: 'read',
+  publish_draft: 'write',
 };
 
 export function toolRole(name: string): Role {

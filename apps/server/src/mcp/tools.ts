@@ -12,6 +12,7 @@ import {
   searchAnswer,
   toolOutput,
 } from './answers.js';
+import { DRAFT_TOOLS } from './draft-tools.js';
 import {
   ifMatchOf,
   type McpTool,
@@ -449,6 +450,8 @@ export const TOOLS: readonly McpTool[] = [
       return changesetAnswer(result);
     },
   },
+  // Extensions §13.
+  ...DRAFT_TOOLS,
 ];
 
 /**

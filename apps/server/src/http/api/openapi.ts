@@ -208,6 +208,10 @@ export function openApiDocument(routes: readonly DefinedRoute[], options: Docume
       { name: 'Editing', description: 'Edits and parts of a file (extensions §4)' },
       { name: 'History', description: 'Revisions, restore, move and copy (extensions §5)' },
       { name: 'Changesets', description: 'Many files in one atomic change (extensions §9)' },
+      {
+        name: 'Drafts',
+        description: 'Proposed changes kept apart, reviewed and published as one changeset (extensions §13)',
+      },
       { name: 'Search', description: 'Find files by words, metadata and front matter (extensions §3)' },
       {
         name: 'Links',

@@ -19,6 +19,7 @@ export type Tag =
   | 'Trash'
   | 'Changes'
   | 'Changesets'
+  | 'Drafts'
   | 'Access'
   | 'Access'
   | 'Webhooks'
