@@ -3,11 +3,15 @@ import type {
   AttachmentView,
   ChangeEventRecord,
   FileList as CoreFileList,
+  DraftDiffPage,
+  DraftSummaryView,
+  DraftView,
   EditResult,
   FileView,
   OutlineHeading,
   OutlineLink,
   ProjectView,
+  PublishedDraft,
   RevisionList,
   SearchAnswer as SearchAnswerView,
   TrashPage,
@@ -15,9 +19,11 @@ import type {
 import { changeEventView } from '@mdstore/core';
 import type * as v from 'valibot';
 import type { ChangeEvent } from './http/api/changes-schemas.js';
+import type { Draft, DraftDiff, DraftList, DraftSummary } from './http/api/draft-schemas.js';
 import type {
   Attachment,
   AttachmentList as AttachmentListSchema,
+  DraftPublished,
   File,
   FileList,
   FileUpdate,
@@ -192,3 +198,63 @@ type EventBody = v.InferOutput<typeof ChangeEvent>;
 
 /** The §7 JSON of an event: the core's one presenter, shared with webhooks' `data`; typed by the schema. */
 export const eventBody = (e: ChangeEventRecord): EventBody => changeEventView(e);
+
+// Drafts (extensions §13).
+const summaryJson = (draft: DraftSummaryView): v.InferOutput<typeof DraftSummary> => ({
+  id: draft.id,
+  project_id: draft.projectId,
+  title: draft.title,
+  description: draft.description,
+  state: draft.state,
+  author_key_id: draft.authorKeyId,
+  changeset_id: draft.changesetId,
+  created_date: isoDate(draft.createdAt),
+  updated_date: isoDate(draft.updatedAt),
+});
+
+export const draftJson = (draft: DraftView): v.InferOutput<typeof Draft> => ({
+  ...summaryJson(draft),
+  files: draft.files.map((file) => ({
+    filename: file.filename,
+    op: file.op,
+    base_etag: file.baseEtag,
+    to: file.to,
+  })),
+  reviews: draft.reviews.map((review) => ({
+    id: review.id,
+    verdict: review.verdict,
+    comment: review.comment,
+    key_id: review.keyId,
+    created_date: isoDate(review.createdAt),
+  })),
+});
+
+export const draftListJson = (page: {
+  drafts: readonly DraftSummaryView[];
+  nextCursor: string | null;
+}): v.InferOutput<typeof DraftList> => ({
+  drafts: page.drafts.map(summaryJson),
+  next_cursor: page.nextCursor,
+});
+
+export const draftDiffJson = (page: DraftDiffPage): v.InferOutput<typeof DraftDiff> => ({
+  files: page.files.map((file) => ({
+    filename: file.filename,
+    op: file.op,
+    to: file.to,
+    base_etag: file.baseEtag,
+    current_etag: file.currentEtag,
+    stale: file.stale,
+    diff: file.diff,
+    diff_too_large: file.diffTooLarge,
+    base_missing: file.baseMissing,
+  })),
+  next_cursor: page.nextCursor,
+});
+
+export const publishedJson = (published: PublishedDraft): v.InferOutput<typeof DraftPublished> => ({
+  draft: draftJson(published.draft),
+  changeset_id: published.changesetId,
+  files: published.files.map((file) => ('deleted' in file ? file : fileJson(file))),
+  merged: [...published.merged],
+});

@@ -2,6 +2,7 @@ import { AccessApi } from './access.js';
 import { AttachmentsApi } from './attachments.js';
 import { ChangesApi } from './changes.js';
 import { ChangesetsApi } from './changesets.js';
+import { DraftsApi } from './drafts.js';
 import { FilesApi } from './files.js';
 import type { components } from './generated/openapi.js';
 import { HistoryApi } from './history.js';
@@ -32,6 +33,7 @@ export class MdStoreClient {
   readonly changesets: ChangesetsApi;
   /** Extensions §14: Anthropic's memory tool on `memories/` (see also `memoryTool`). */
   readonly memory: MemoryApi;
+  readonly drafts: DraftsApi;
   /** Search (extensions §3); `client.search` is its first page. */
   readonly searching: SearchApi;
   readonly trash: TrashApi;
@@ -54,6 +56,7 @@ export class MdStoreClient {
     this.history = new HistoryApi(this.api);
     this.changesets = new ChangesetsApi(this.api);
     this.memory = new MemoryApi(this.api);
+    this.drafts = new DraftsApi(this.api);
     this.searching = new SearchApi(this.api);
     this.trash = new TrashApi(this.api);
     this.links = new LinksApi(this.api);

@@ -17,6 +17,16 @@ export { createClient, MdStoreClient } from './client.js';
 export type { ReadPreconditions, WritePreconditions } from './conditions.js';
 export type { ContentInput } from './content.js';
 export { type ContentRange, FileDownload, type FileHead } from './download.js';
+export type {
+  Draft,
+  DraftConflicts,
+  DraftCreate,
+  DraftDiff,
+  DraftList,
+  DraftPublished,
+  DraftReviewCreate,
+  DraftsApi,
+} from './drafts.js';
 export { MdStoreApiError, MdStoreIntegrityError, type ValidationIssue } from './errors.js';
 export type {
   ByteRange,

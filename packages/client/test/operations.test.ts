@@ -12,7 +12,14 @@ const CALLS: Record<
   string,
   (
     client: MdStoreClient,
-    s: { projectId: string; trashId: string; keyId: string; shareId: string; webhookId?: string },
+    s: {
+      projectId: string;
+      trashId: string;
+      keyId: string;
+      shareId: string;
+      webhookId?: string;
+      draftId?: string;
+    },
   ) => Promise<unknown>
 > = {
   getHealth: (c) => c.health(),
@@ -64,6 +71,38 @@ const CALLS: Record<
     await c.memory.run(s.projectId, { command: 'create', path: '/memories/op.txt', file_text: 'op\n' });
     const seen = await c.memory.run(s.projectId, { command: 'view', path: '/memories/op.txt' });
     if (!seen.result.includes('\top')) throw new Error('memory: the file created is the file viewed');
+  },
+  // Extensions §13.
+  createDraft: async (c, s) => {
+    const draft = await c.drafts.create(s.projectId, {
+      title: 'every op',
+      operations: [{ op: 'put', filename: 'op-draft.md', content: '# draft\n' }],
+    });
+    if (draft.files[0]?.base_etag !== null) throw new Error('a new file has no base');
+    s.draftId = draft.id;
+  },
+  listDrafts: async (c, s) => {
+    if (!(await c.drafts.list(s.projectId, { state: 'open' })).drafts.some((d) => d.id === s.draftId))
+      throw new Error('draft not listed');
+  },
+  getDraft: (c, s) => c.drafts.get(s.projectId, s.draftId!),
+  addDraftOperations: (c, s) =>
+    c.drafts.addOperations(s.projectId, s.draftId!, [
+      { op: 'edit', filename: 'op-draft.md', edits: [{ op: 'append', text: 'more\n' }] },
+    ]),
+  readDraftFile: async (c, s) => {
+    if ((await c.drafts.readFile(s.projectId, s.draftId!, 'op-draft.md')) !== '# draft\nmore\n')
+      throw new Error('draft text');
+  },
+  diffDraft: (c, s) => c.drafts.diff(s.projectId, s.draftId!, { limit: 5 }),
+  reviewDraft: (c, s) => c.drafts.review(s.projectId, s.draftId!, { verdict: 'approve', comment: 'ok' }),
+  publishDraft: async (c, s) => {
+    if ((await c.drafts.publish(s.projectId, s.draftId!)).draft.state !== 'published')
+      throw new Error('not published');
+  },
+  closeDraft: async (c, s) => {
+    const other = await c.drafts.create(s.projectId, { title: 'closed' });
+    if ((await c.drafts.close(s.projectId, other.id)).state !== 'closed') throw new Error('not closed');
   },
   editFile: (c, s) => c.files.edit(s.projectId, 'op.md', { edits: [{ op: 'append', text: 'more\n' }] }),
   getOutline: (c, s) => c.files.outline(s.projectId, 'op.md'),

@@ -29,7 +29,7 @@ Commands:
       Creates an account with its default project and a first API key (shown once).
   accounts list
   accounts set-tier ACCOUNT --tier standard|premium    (or --account ACCOUNT)
-  keys create --account ACCOUNT [--role read|write|admin] [--project PROJECT_ID]... [--expires DATE]
+  keys create --account ACCOUNT [--role read|propose|write|admin] [--project PROJECT_ID]... [--expires DATE]
               [--name NAME]
       Issues a new API key (shown once): admin of every project, never expiring, unless told otherwise.
       --project (repeatable, or comma-separated) confines the key to those projects; --expires takes an

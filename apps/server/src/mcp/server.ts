@@ -32,6 +32,8 @@ export const MCP_INSTRUCTIONS = [
   '   restore_revision brings one back; move_file renames a file with its history.',
   '5. To change several files together (restructure a folder, rename and fix references), use',
   '   apply_changeset: all operations commit together or none does.',
+  '6. With a propose key, propose_changes opens a draft a person reviews (read_draft, list_drafts);',
+  '   publish_draft (a write key) applies it as one changeset, merging changes made since.',
   'write_file, delete_file, restore_revision and move_file always need `if_match`.',
 ].join('\n');
 

@@ -25,6 +25,10 @@ export const TOOL_OPERATIONS: Readonly<Record<string, string>> = {
   recent_changes: 'listChanges',
   apply_changeset: 'applyChangeset',
   memory: 'runMemoryCommand',
+  propose_changes: 'createDraft',
+  list_drafts: 'listDrafts',
+  read_draft: 'diffDraft',
+  publish_draft: 'publishDraft',
 };
 
 /** The budget row a tool shares, or an error naming the tool. */

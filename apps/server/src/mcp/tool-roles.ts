@@ -26,6 +26,11 @@ export const TOOL_ROLES: Readonly<Record<string, Role>> = {
   apply_changeset: 'write',
   // Extensions §14: `view` reads; the core asks for `write` for every other command (as the HTTP route).
   memory: 'read',
+  // Extensions §13: a `propose` key proposes; publishing needs `write`.
+  propose_changes: 'propose',
+  list_drafts: 'read',
+  read_draft: 'read',
+  publish_draft: 'write',
 };
 
 export function toolRole(name: string): Role {

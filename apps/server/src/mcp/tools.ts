@@ -12,6 +12,7 @@ import {
   searchAnswer,
   toolOutput,
 } from './answers.js';
+import { DRAFT_TOOLS } from './draft-tools.js';
 import { memoryTool } from './memory-tool.js';
 import {
   ifMatchOf,
@@ -452,6 +453,8 @@ export const TOOLS: readonly McpTool[] = [
   },
   // Extensions §14.
   memoryTool,
+  // Extensions §13.
+  ...DRAFT_TOOLS,
 ];
 
 /**

@@ -96,7 +96,8 @@ const concretePath = (template: string, projectId: string) =>
     .replace(':filename', 'matrix.md')
     .replace(':revision', '1')
     .replace(':trash_id', 'no-such-item')
-    .replace(':key_id', RANDOM_ID);
+    .replace(':key_id', RANDOM_ID)
+    .replace(':draft_id', RANDOM_ID);
 
 const KEYED_ROUTES = ROUTES.map((route) => route.description).filter((route) => route.auth === 'apiKey');
 
@@ -127,7 +128,7 @@ describe('roles: every route of the table, every role (extensions §8)', () => {
     expect(((await listed.json()) as { files: unknown[] }).files).toEqual([]);
   });
 
-  it('every role of the table is one of the three; reading routes are read, project deletion admin', () => {
+  it('every role of the table is one of the four; reading routes are read, project deletion admin', () => {
     for (const route of KEYED_ROUTES) expect(ROLES, route.operationId).toContain(route.role);
     const roleOf = (operationId: string) => KEYED_ROUTES.find((r) => r.operationId === operationId)?.role;
     expect(roleOf('downloadFile')).toBe('read');
@@ -137,6 +138,23 @@ describe('roles: every route of the table, every role (extensions §8)', () => {
     expect(roleOf('deleteProject')).toBe('admin');
     expect(roleOf('createKey')).toBe('admin');
     expect(roleOf('listKeys')).toBe('admin');
+    // Extensions §13: a propose key proposes, nothing more.
+    expect(roleOf('publishDraft')).toBe('write');
+    expect(roleOf('reviewDraft')).toBe('write');
+  });
+
+  it('a propose key may do exactly the read routes and open, add to and close drafts (extensions §13)', () => {
+    const allowed = KEYED_ROUTES.filter((route) => roleCovers('propose', route.role!)).map(
+      (r) => r.operationId,
+    );
+    const reads = KEYED_ROUTES.filter((route) => route.role === 'read').map((r) => r.operationId);
+    expect(allowed.sort()).toEqual([...reads, 'createDraft', 'addDraftOperations', 'closeDraft'].sort());
+    // Every write route of a file, project, key, webhook or share stays out of its reach.
+    for (const route of KEYED_ROUTES.filter((r) => r.role === 'write' || r.role === 'admin')) {
+      expect(roleCovers('propose', route.role!), route.operationId).toBe(false);
+    }
+    const tools = Object.entries(TOOL_ROLES).filter(([, role]) => roleCovers('propose', role));
+    expect(tools.filter(([, role]) => role !== 'read').map(([name]) => name)).toEqual(['propose_changes']);
   });
 
   it('a route without a role cannot be mounted, nor a keyless route with one', () => {

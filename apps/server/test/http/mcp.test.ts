@@ -176,6 +176,28 @@ describe('MCP tools', () => {
         file_text: 'm',
       }),
     ).toEqual({ result: 'File created successfully at: /memories/m.txt', is_error: false });
+    // Extensions §13: propose, add, list, read (with the diff), publish.
+    const proposed = await s.ok('propose_changes', {
+      project_id: s.projectId,
+      title: 'Proposal',
+      operations: [{ op: 'edit', filename: 'set.md', edits: [{ op: 'append', text: 'p\n' }] }],
+    });
+    await s.ok('propose_changes', {
+      project_id: s.projectId,
+      draft_id: proposed.id,
+      operations: [{ op: 'put', filename: 'proposed.md', content: '# P\n' }],
+    });
+    const drafts = await s.ok('list_drafts', { project_id: s.projectId, state: 'open' });
+    expect((drafts.drafts as { id: string }[]).map((d) => d.id)).toEqual([proposed.id]);
+    const read = (await s.ok('read_draft', { project_id: s.projectId, draft_id: proposed.id })) as {
+      diff: { files: { filename: string; stale: boolean }[] };
+    };
+    expect(read.diff.files.map((f) => [f.filename, f.stale])).toEqual([
+      ['set.md', false],
+      ['proposed.md', false],
+    ]);
+    const published = await s.ok('publish_draft', { project_id: s.projectId, draft_id: proposed.id });
+    expect(published).toMatchObject({ merged: [], draft: { state: 'published' } });
     expect([...s.called].sort()).toEqual(TOOLS.map((tool) => tool.name).sort());
     // The HTTP API keeps them; the tools leave them out.
     const listed = await h.fetch(`/api/projects/${s.projectId}/files`, { key: s.apiKey });

@@ -48,6 +48,8 @@ const HTTP_SUITES = [
   // extensions §11
   'render',
   'shares',
+  // extensions §13
+  'drafts',
 ];
 
 /**

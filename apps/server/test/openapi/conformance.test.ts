@@ -20,6 +20,8 @@ interface State {
   trashId?: string;
   keyId?: string;
   shareId?: string;
+  draftId?: string;
+  closedDraftId?: string;
   webhookId?: string;
 }
 
@@ -610,6 +612,107 @@ const CALLS: Call[] = [
   { operationId: 'listChanges', method: 'GET', path: () => '/api/changes?wait=99', expect: 422 },
   { operationId: 'revokeKey', method: 'DELETE', path: (s) => `/api/keys/${s.keyId}`, expect: 204 },
   { operationId: 'revokeKey', method: 'DELETE', path: (s) => `/api/keys/${s.keyId}`, expect: 404 },
+  // Extensions §13: drafts.
+  {
+    operationId: 'createDraft',
+    method: 'POST',
+    path: (s) => `${project(s)}/drafts`,
+    body: json({
+      title: 'conformance',
+      operations: [{ op: 'put', filename: 'drafted.md', content: '# d\n' }],
+    }),
+    expect: 201,
+    keep: (s, body) => {
+      s.draftId = JSON.parse(body.toString()).id;
+    },
+  },
+  {
+    operationId: 'createDraft',
+    method: 'POST',
+    path: (s) => `${project(s)}/drafts`,
+    body: json({ title: '' }),
+    expect: 422,
+  },
+  {
+    operationId: 'listDrafts',
+    method: 'GET',
+    path: (s) => `${project(s)}/drafts?state=open&limit=5`,
+    expect: 200,
+  },
+  { operationId: 'listDrafts', method: 'GET', path: (s) => `${project(s)}/drafts?state=nope`, expect: 422 },
+  { operationId: 'getDraft', method: 'GET', path: (s) => `${project(s)}/drafts/${s.draftId}`, expect: 200 },
+  {
+    operationId: 'getDraft',
+    method: 'GET',
+    path: (s) => `${project(s)}/drafts/00000000-0000-4000-8000-000000000000`,
+    expect: 404,
+  },
+  {
+    operationId: 'addDraftOperations',
+    method: 'POST',
+    path: (s) => `${project(s)}/drafts/${s.draftId}/operations`,
+    body: json({
+      operations: [{ op: 'edit', filename: 'drafted.md', edits: [{ op: 'append', text: 'x\n' }] }],
+    }),
+    expect: 200,
+  },
+  {
+    operationId: 'addDraftOperations',
+    method: 'POST',
+    path: (s) => `${project(s)}/drafts/${s.draftId}/operations`,
+    body: json({ operations: [{ op: 'delete', filename: 'nowhere.md' }] }),
+    expect: 409,
+  },
+  {
+    operationId: 'readDraftFile',
+    method: 'GET',
+    path: (s) => `${project(s)}/drafts/${s.draftId}/files/drafted.md`,
+    expect: 200,
+  },
+  {
+    operationId: 'readDraftFile',
+    method: 'GET',
+    path: (s) => `${project(s)}/drafts/${s.draftId}/files/other.md`,
+    expect: 404,
+  },
+  {
+    operationId: 'diffDraft',
+    method: 'GET',
+    path: (s) => `${project(s)}/drafts/${s.draftId}/diff`,
+    expect: 200,
+  },
+  {
+    operationId: 'reviewDraft',
+    method: 'POST',
+    path: (s) => `${project(s)}/drafts/${s.draftId}/reviews`,
+    body: json({ verdict: 'approve', comment: 'fine' }),
+    expect: 200,
+  },
+  {
+    operationId: 'reviewDraft',
+    method: 'POST',
+    path: (s) => `${project(s)}/drafts/${s.draftId}/reviews`,
+    body: json({ verdict: 'maybe' }),
+    expect: 422,
+  },
+  {
+    operationId: 'publishDraft',
+    method: 'POST',
+    path: (s) => `${project(s)}/drafts/${s.draftId}/publish`,
+    expect: 200,
+  },
+  {
+    operationId: 'publishDraft',
+    method: 'POST',
+    path: (s) => `${project(s)}/drafts/${s.draftId}/publish`,
+    expect: 409,
+  },
+  {
+    operationId: 'closeDraft',
+    method: 'POST',
+    path: (s) => `${project(s)}/drafts/${s.draftId}/close`,
+    expect: 409,
+  },
   // Extensions §11: share links.
   {
     operationId: 'createShare',

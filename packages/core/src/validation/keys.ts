@@ -16,7 +16,7 @@ export const KEY_LIMITS = {
   maxActive: 1000,
 } as const;
 
-const ROLE_MESSAGE = "Input should be 'read', 'write' or 'admin'";
+const ROLE_MESSAGE = "Input should be 'read', 'propose', 'write' or 'admin'";
 const DATE_MESSAGE = 'Input should be a valid datetime (ISO 8601)';
 const FUTURE_MESSAGE = 'Value error, expires_date must be in the future';
 

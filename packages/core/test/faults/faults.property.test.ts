@@ -131,6 +131,7 @@ type Command =
   | { op: 'move'; actor: 0 | 1; pick: number; filename: string; to: string }
   | { op: 'copy'; actor: 0 | 1; pick: number; filename: string; to: string; into: number }
   | { op: 'changeset'; actor: 0 | 1; pick: number; ops: ChangesetStep[] }
+  | { op: 'publishDraft'; actor: 0 | 1; pick: number; puts: { filename: string; content: string }[] }
   | {
       op: 'import';
       actor: 0 | 1;
@@ -236,6 +237,19 @@ const command: fc.Arbitrary<Command> = fc.oneof(
       mode: fc.constantFrom('merge' as const, 'replace' as const),
       dryRun: fc.constantFrom(false, false, false, true),
       entries: fc.uniqueArray(importEntry, { selector: (entry) => entry.filename, maxLength: 4 }),
+    }),
+  },
+  // Extensions §13: a draft of puts opened, then published as one changeset (all or nothing).
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant('publishDraft' as const),
+      actor,
+      pick,
+      puts: fc.array(
+        fc.record({ filename: changesetName, content: fc.string({ minLength: 1, maxLength: 40 }) }),
+        { minLength: 1, maxLength: 3 },
+      ),
     }),
   },
   // Extensions §9: several files in one change, all or nothing.
@@ -629,6 +643,7 @@ async function run(
     return { outcome, expect: { after } };
   }
   if (cmd.op === 'changeset') return changesetCommand(world, model, cmd, settle);
+  if (cmd.op === 'publishDraft') return publishDraftCommand(world, model, cmd, settle);
   if (cmd.op === 'import') return importCommand(world, model, cmd, settle);
   const target = resolveTarget(model, cmd);
   const projectId = target.projectId;
@@ -819,6 +834,36 @@ async function changesetCommand(
     ...(project.trash && { trash: [...project.trash, ...deleted] }),
   };
   return { outcome, expect: { after: withProject(model, cmd.actor, projectId, after) } };
+}
+
+/**
+ * A draft (extensions §13) of puts, opened then published: when both resolve, every file is at the
+ * draft's text (the last put of a name wins; metadata kept); when either is rejected, by a fault
+ * anywhere (the draft's writes, the merge's reads, the changeset's steps), no file changed at all.
+ */
+async function publishDraftCommand(
+  world: World,
+  model: Model,
+  cmd: Extract<Command, { op: 'publishDraft' }>,
+  settle: Settle,
+) {
+  const projectId = pickProject(model, cmd.actor, cmd.pick);
+  const project = model[cmd.actor]!.get(projectId)!;
+  const principal = world.principals[cmd.actor];
+  const outcome = await settle(async () => {
+    const draft = await world.store.drafts.create({
+      principal,
+      projectId,
+      body: { title: 'faults', operations: cmd.puts.map((put) => ({ op: 'put', ...put })) },
+    });
+    await world.store.drafts.publish({ principal, projectId, draftId: draft.id });
+  });
+  if (outcome !== 'ok') return { outcome, expect: { after: model } };
+  const files = new Map(project.files);
+  for (const put of cmd.puts) {
+    files.set(put.filename, { content: put.content, metadata: files.get(put.filename)?.metadata ?? null });
+  }
+  return { outcome, expect: { after: withProject(model, cmd.actor, projectId, { ...project, files }) } };
 }
 
 /**

@@ -4,6 +4,7 @@ import {
   CHANGES_LIMITS,
   CHANGESET_LIMITS,
   CHANGESET_WORK,
+  DRAFT_LIMITS,
   FILE_LINK_LIMITS,
   HELD_LIMITS,
   HISTORY_LIMITS,
@@ -131,6 +132,34 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
   runMemoryCommand: {
     cost: `one command on one file under \`memories/\`: reads at most ${mib(MEMORY_LIMITS.maxViewBytes)} of its text, writes at most ${mib(MEMORY_LIMITS.maxFileBytes)}, at most ${MEMORY_LIMITS.maxWriteAttempts} attempts against newer content (If-Match); a folder \`view\` reads at most ${MEMORY_LIMITS.maxViewScan} file rows and lists ${MEMORY_LIMITS.maxViewEntries} entries; a folder \`rename\`/\`delete\` is one changeset of at most ${MEMORY_LIMITS.maxFolderFiles} files`,
     past: "the tool's error text (200, `is_error: true`) for a file too large or a folder too large; a listing ends with a line saying what was left out; 413 for a body above the JSON limit",
+  },
+  // Drafts (extensions §13).
+  createDraft: {
+    cost: `at most ${DRAFT_LIMITS.maxOperationsPerRequest} operations, judged as a changeset's (content within ${CHANGESET_LIMITS.contentFactor} × \`maxFileBytes\` for the whole draft, edits within the edit budget, one live file read per edited file); at most ${DRAFT_LIMITS.maxOpenPerProject} open drafts per project`,
+    past: `409 \`COUNT_LIMIT_REACHED\` past the open drafts (close or publish one); 413 past the content; 422 past ${DRAFT_LIMITS.maxFiles} files`,
+  },
+  addDraftOperations: {
+    cost: `the draft's files (at most ${DRAFT_LIMITS.maxFiles}, read with that LIMIT) and the operations as for \`createDraft\``,
+    past: `413 past the content in all; 422 past ${DRAFT_LIMITS.maxFiles} files`,
+  },
+  listDrafts: { cost: page(DRAFT_LIMITS.pageDefault, DRAFT_LIMITS.pageMax), past: NEXT_PAGE },
+  getDraft: {
+    cost: `one draft, its files (at most ${DRAFT_LIMITS.maxFiles}) and reviews (at most ${DRAFT_LIMITS.maxReviews}), each read with that LIMIT`,
+    past: NOTHING_PAST,
+  },
+  readDraftFile: { cost: `${ONE_ROW}; one text of at most \`maxFileBytes\``, past: NOTHING_PAST },
+  diffDraft: {
+    cost: `${page(DRAFT_LIMITS.diffPageDefault, DRAFT_LIMITS.diffPageMax)} files: each base text read under the content budget, each diff priced before it runs`,
+    past: `${NEXT_PAGE}; a diff past its bound is \`diff: null\` with \`diff_too_large: true\``,
+  },
+  reviewDraft: {
+    cost: `${ONE_ROW}; at most ${DRAFT_LIMITS.maxReviews} reviews per draft`,
+    past: '409 `COUNT_LIMIT_REACHED`',
+  },
+  closeDraft: { cost: ONE_ROW, past: NOTHING_PAST },
+  publishDraft: {
+    cost: `one changeset of the draft's files (at most ${DRAFT_LIMITS.maxFiles}, ${CHANGESET_LIMITS.contentFactor} × \`maxFileBytes\` of content); each stale file's base, current text and merge (within the merge engine's bound); at most ${DRAFT_LIMITS.publishAttempts} attempts when files change under it`,
+    past: '409 `Draft conflicts` (nothing changes); 412 when files keep changing under every attempt',
   },
   // Search (extensions §1).
   searchProject: {

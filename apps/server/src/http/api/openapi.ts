@@ -213,6 +213,10 @@ export function openApiDocument(routes: readonly DefinedRoute[], options: Docume
       { name: 'History', description: 'Revisions, restore, move and copy (extensions §5)' },
       { name: 'Changesets', description: 'Many files in one atomic change (extensions §9)' },
       { name: 'Memory', description: "Anthropic's memory tool on the folder `memories/` (extensions §14)" },
+      {
+        name: 'Drafts',
+        description: 'Proposed changes kept apart, reviewed and published as one changeset (extensions §13)',
+      },
       { name: 'Search', description: 'Find files by words, metadata and front matter (extensions §3)' },
       {
         name: 'Links',

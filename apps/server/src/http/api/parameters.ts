@@ -69,6 +69,12 @@ export const PATH_PARAMETERS: Readonly<Record<string, PathParameter>> = {
     parse: PathText,
     refusal: 422,
   },
+  draft_id: {
+    component: 'DraftId',
+    schema: v.pipe(UuidSchema, v.description('The `id` of a draft.')),
+    parse: PathText,
+    refusal: 422,
+  },
   webhook_id: {
     component: 'WebhookId',
     schema: v.pipe(UuidSchema, v.description('The `id` of a webhook.')),

@@ -21,6 +21,7 @@ export type Tag =
   | 'Changes'
   | 'Changesets'
   | 'Memory'
+  | 'Drafts'
   | 'Access'
   | 'Access'
   | 'Webhooks'

@@ -3,6 +3,7 @@ import { auditRoutes } from '../routes/audit.js';
 import { changeRoutes } from '../routes/changes.js';
 import { changesetRoutes } from '../routes/changesets.js';
 import { downloadFile } from '../routes/download.js';
+import { draftRoutes } from '../routes/drafts.js';
 import { editingRoutes } from '../routes/editing.js';
 import { exportProject } from '../routes/export.js';
 import { fileRoutes } from '../routes/files.js';
@@ -26,7 +27,7 @@ import type { DefinedRoute } from './route.js';
  *
  * To add a route:
  * 1. In `routes/<area>.ts`, write `export const myOperation = defineRoute({ method, path, operationId,
- *    summary, tags, auth, role (extensions §8: 'read' | 'write' | 'admin', null without a key), query?, headers?, body?, answers }, (deps) => async (req, res) => { … })`.
+ *    summary, tags, auth, role (extensions §8, §13: 'read' | 'propose' | 'write' | 'admin', null without a key), query?, headers?, body?, answers }, (deps) => async (req, res) => { … })`.
  *    Bodies and answers are valibot schemas: reuse the core's (`@mdstore/core`) and add named answer
  *    schemas to `api/schemas.ts` (and to `COMPONENTS` there, to give them a component name). Error
  *    answers: `...errors(403, 404, 422)` (`api/answers.ts`); 401, 429, 500 and 503 are added to every
@@ -47,6 +48,8 @@ export const ROUTES: readonly DefinedRoute[] = [
   ...historyRoutes,
   // Extensions §9.
   ...changesetRoutes,
+  // Extensions §13.
+  ...draftRoutes,
   ...searchRoutes,
   // Extensions §9.
   ...linkRoutes,

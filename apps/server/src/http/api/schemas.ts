@@ -23,6 +23,7 @@ import {
 import * as v from 'valibot';
 import { ACCESS_COMPONENTS } from './access-schemas.js';
 import { CHANGES_COMPONENTS } from './changes-schemas.js';
+import { DRAFT_COMPONENTS, Draft } from './draft-schemas.js';
 import { WEBHOOK_COMPONENTS } from './webhook-schemas.js';
 
 /**
@@ -447,6 +448,20 @@ export const ImportResult = v.object({
   ),
 });
 
+/** The answer of a publish (extensions §13). */
+export const DraftPublished = v.object({
+  draft: Draft,
+  changeset_id: v.string(),
+  merged: v.pipe(
+    v.array(v.string()),
+    v.description('Files changed since their base whose changes were merged three ways.'),
+  ),
+  files: v.pipe(
+    v.array(v.union([File, ChangesetDeleted])),
+    v.description('The files the changeset touched, after it.'),
+  ),
+});
+
 export const COMPONENTS = {
   Project,
   ProjectSettings,
@@ -505,6 +520,9 @@ export const COMPONENTS = {
   // Extensions §7.
   ...CHANGES_COMPONENTS,
   ...WEBHOOK_COMPONENTS,
+  // Extensions §13.
+  ...DRAFT_COMPONENTS,
+  DraftPublished,
 } as const;
 
 /** Path parameters. */
