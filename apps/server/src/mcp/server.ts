@@ -73,7 +73,7 @@ export function createMcpServer(context: ToolContext, logger: McpLogger, tools: 
       context.audit?.({
         tool: tool.name,
         projectId: textArgument(args, 'project_id'),
-        filename: textArgument(args, 'filename'),
+        filename: textArgument(args, 'filename') ?? textArgument(args, 'path'),
         status,
         errorCode,
       });

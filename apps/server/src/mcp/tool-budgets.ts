@@ -24,6 +24,9 @@ export const TOOL_OPERATIONS: Readonly<Record<string, string>> = {
   move_file: 'moveFile',
   recent_changes: 'listChanges',
   apply_changeset: 'applyChangeset',
+  list_attachments: 'listAttachments',
+  read_attachment: 'readAttachment',
+  write_attachment: 'writeAttachment',
 };
 
 /** The budget row a tool shares, or an error naming the tool. */

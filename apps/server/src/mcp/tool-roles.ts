@@ -24,6 +24,9 @@ export const TOOL_ROLES: Readonly<Record<string, Role>> = {
   restore_revision: 'write',
   move_file: 'write',
   apply_changeset: 'write',
+  list_attachments: 'read',
+  read_attachment: 'read',
+  write_attachment: 'write',
 };
 
 export function toolRole(name: string): Role {

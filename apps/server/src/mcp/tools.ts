@@ -12,6 +12,7 @@ import {
   searchAnswer,
   toolOutput,
 } from './answers.js';
+import { ATTACHMENT_TOOLS } from './attachment-tools.js';
 import {
   ifMatchOf,
   type McpTool,
@@ -449,6 +450,8 @@ export const TOOLS: readonly McpTool[] = [
       return changesetAnswer(result);
     },
   },
+  // Extensions §12.
+  ...ATTACHMENT_TOOLS,
 ];
 
 /**
