@@ -267,6 +267,10 @@ describe('attachments (extensions §12)', () => {
     expect((await s.put('exact.bin', exact, 'application/octet-stream')).status).toBe(201);
     const over = Buffer.alloc(max + 1, 2);
     expect((await s.put('over.bin', over, 'application/octet-stream')).status).toBe(413);
+    // A declared length past the limit is judged from the headers, before the preconditions.
+    expect(
+      (await s.put('exact.bin', over, 'application/octet-stream', { 'If-Match': '"stale"' })).status,
+    ).toBe(413);
     // Without a declared length (chunked): refused as it streams.
     const chunked = await h.fetch(s.url('chunked.bin'), {
       method: 'PUT',
