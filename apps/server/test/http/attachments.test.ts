@@ -132,10 +132,16 @@ describe('attachments (extensions §12)', () => {
       ['a.gif', Buffer.from('GIF89a\x01\x00\x01\x00'), 'image/gif'],
       ['data.bin', PNG, 'application/octet-stream'],
       ['notes.txt', Buffer.from('plain'), 'text/plain; charset=utf-8'],
+      ['data.json', Buffer.from('{"a": [1, 2]}'), 'application/json'],
+      ['form.txt', Buffer.from('a=1&b=2'), 'application/x-www-form-urlencoded'],
     ] as const) {
       const response = await s.put(path, bytes, type);
       expect(response.status, path).toBe(201);
       expect(((await response.json()) as AttachmentJson).content_type).toBe(type);
+      // The bytes come back as sent, whatever the type (no body parser of the server touches them).
+      const read = await s.get(path);
+      expect(read.headers.get('content-type'), path).toBe(type);
+      expect(Buffer.from(await read.arrayBuffer()), path).toEqual(bytes);
     }
   });
 
