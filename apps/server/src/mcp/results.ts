@@ -1,5 +1,5 @@
 import { isMdStoreError, type ValidationIssue } from '@mdstore/core';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { toErrorResponse } from '../http/errors.js';
 import type { Logger } from '../logger.js';
 import { type McpTool, ToolArgumentError } from './tool-kit.js';
@@ -7,9 +7,19 @@ import { type McpTool, ToolArgumentError } from './tool-kit.js';
 /** What the MCP server logs: a tool's unexpected failure. */
 export type McpLogger = Pick<Logger, 'error'>;
 
+/** Content a tool's answer carries besides its JSON (an image, a resource link: extensions §12). */
+const EXTRA_CONTENT = new WeakMap<object, ContentBlock[]>();
+
+/** The answer `value` with `blocks` after its JSON text (read_attachment's image or resource link). */
+export function withContent<T extends Record<string, unknown>>(value: T, blocks: ContentBlock[]): T {
+  EXTRA_CONTENT.set(value, blocks);
+  return value;
+}
+
 /** A tool's answer: the JSON object, structured (it validates against the tool's outputSchema) and as text. */
 export function toolResult(value: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+  const text: ContentBlock = { type: 'text', text: JSON.stringify(value) };
+  return { content: [text, ...(EXTRA_CONTENT.get(value) ?? [])], structuredContent: value };
 }
 
 /**

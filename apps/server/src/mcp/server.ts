@@ -75,7 +75,7 @@ export function createMcpServer(context: ToolContext, logger: McpLogger, tools: 
       context.audit?.({
         tool: tool.name,
         projectId: textArgument(args, 'project_id'),
-        filename: o ? o.filename : textArgument(args, 'filename'),
+        filename: o ? o.filename : (textArgument(args, 'filename') ?? textArgument(args, 'path')),
         status,
         errorCode,
         ...(o && { change: o.change }),

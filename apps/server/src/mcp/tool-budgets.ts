@@ -29,6 +29,9 @@ export const TOOL_OPERATIONS: Readonly<Record<string, string>> = {
   list_drafts: 'listDrafts',
   read_draft: 'diffDraft',
   publish_draft: 'publishDraft',
+  list_attachments: 'listAttachments',
+  read_attachment: 'readAttachment',
+  write_attachment: 'writeAttachment',
 };
 
 /** The budget row a tool shares, or an error naming the tool. */

@@ -31,6 +31,9 @@ export const TOOL_ROLES: Readonly<Record<string, Role>> = {
   list_drafts: 'read',
   read_draft: 'read',
   publish_draft: 'write',
+  list_attachments: 'read',
+  read_attachment: 'read',
+  write_attachment: 'write',
 };
 
 export function toolRole(name: string): Role {

@@ -12,6 +12,7 @@ import {
   searchAnswer,
   toolOutput,
 } from './answers.js';
+import { ATTACHMENT_TOOLS } from './attachment-tools.js';
 import { DRAFT_TOOLS } from './draft-tools.js';
 import { memoryTool } from './memory-tool.js';
 import {
@@ -455,6 +456,8 @@ export const TOOLS: readonly McpTool[] = [
   memoryTool,
   // Extensions §13.
   ...DRAFT_TOOLS,
+  // Extensions §12.
+  ...ATTACHMENT_TOOLS,
 ];
 
 /**

@@ -160,6 +160,9 @@ describe('hostile content and metadata', () => {
         'settings',
         'history_size_bytes',
         'trash_size_bytes',
+        // extensions §12
+        'attachment_count',
+        'attachment_bytes',
       ].sort(),
     );
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();

@@ -132,10 +132,16 @@ describe('attachments (extensions §12)', () => {
       ['a.gif', Buffer.from('GIF89a\x01\x00\x01\x00'), 'image/gif'],
       ['data.bin', PNG, 'application/octet-stream'],
       ['notes.txt', Buffer.from('plain'), 'text/plain; charset=utf-8'],
+      ['data.json', Buffer.from('{"a": [1, 2]}'), 'application/json'],
+      ['form.txt', Buffer.from('a=1&b=2'), 'application/x-www-form-urlencoded'],
     ] as const) {
       const response = await s.put(path, bytes, type);
       expect(response.status, path).toBe(201);
       expect(((await response.json()) as AttachmentJson).content_type).toBe(type);
+      // The bytes come back as sent, whatever the type (no body parser of the server touches them).
+      const read = await s.get(path);
+      expect(read.headers.get('content-type'), path).toBe(type);
+      expect(Buffer.from(await read.arrayBuffer()), path).toEqual(bytes);
     }
   });
 
@@ -267,6 +273,10 @@ describe('attachments (extensions §12)', () => {
     expect((await s.put('exact.bin', exact, 'application/octet-stream')).status).toBe(201);
     const over = Buffer.alloc(max + 1, 2);
     expect((await s.put('over.bin', over, 'application/octet-stream')).status).toBe(413);
+    // A declared length past the limit is judged from the headers, before the preconditions.
+    expect(
+      (await s.put('exact.bin', over, 'application/octet-stream', { 'If-Match': '"stale"' })).status,
+    ).toBe(413);
     // Without a declared length (chunked): refused as it streams.
     const chunked = await h.fetch(s.url('chunked.bin'), {
       method: 'PUT',

@@ -78,6 +78,55 @@ async function scene(h: HttpHarness) {
   return { apiKey, defaultProjectId, projectId, client, call, ok, fails, file, called };
 }
 
+const PNG_BASE64 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+describe('MCP attachment tools (extensions §12)', () => {
+  test('an image comes back as MCP image content, a PDF as a resource link; writes are checked', async (h) => {
+    const s = await scene(h);
+    const project_id = s.projectId;
+    const written = await s.ok('write_attachment', {
+      project_id,
+      path: 'img/p.png',
+      content_type: 'image/png',
+      content_base64: PNG_BASE64,
+    });
+    expect(written).toMatchObject({ path: 'img/p.png', content_type: 'image/png', created: true });
+    const image = await s.call('read_attachment', { project_id, path: 'img/p.png' });
+    expect(image.structuredContent).toMatchObject({ path: 'img/p.png', delivered: 'image' });
+    expect(image.content[1]).toEqual({ type: 'image', data: PNG_BASE64, mimeType: 'image/png' });
+
+    const pdf = Buffer.from('%PDF-1.4\n%%EOF\n').toString('base64');
+    await s.ok('write_attachment', {
+      project_id,
+      path: 'doc.pdf',
+      content_type: 'application/pdf',
+      content_base64: pdf,
+    });
+    const linked = await s.call('read_attachment', { project_id, path: 'doc.pdf' });
+    expect(linked.structuredContent).toMatchObject({ delivered: 'resource_link' });
+    expect(linked.content[1]).toMatchObject({
+      type: 'resource_link',
+      uri: `mdstore://projects/${project_id}/attachments/doc.pdf`,
+      name: 'doc.pdf',
+      mimeType: 'application/pdf',
+    });
+    const listed = await s.ok('list_attachments', { project_id });
+    expect((listed.attachments as { path: string }[]).map((a) => a.path)).toEqual(['doc.pdf', 'img/p.png']);
+
+    // The same rules as over HTTP: the type against the bytes, .md paths, preconditions, base64 itself.
+    const args = { project_id, path: 'x.jpg', content_type: 'image/jpeg', content_base64: PNG_BASE64 };
+    expect((await s.fails('write_attachment', args)).status).toBe(415);
+    expect(
+      (await s.fails('write_attachment', { ...args, path: 'x.md', content_type: 'text/markdown' })).status,
+    ).toBe(409);
+    expect((await s.fails('write_attachment', { ...args, content_base64: 'not base64!' })).status).toBe(422);
+    const stale = { ...args, path: 'img/p.png', content_type: 'image/png', if_match: '"stale"' };
+    expect((await s.fails('write_attachment', stale)).status).toBe(412);
+    expect((await s.fails('read_attachment', { project_id, path: 'missing.png' })).status).toBe(404);
+  });
+});
+
 describe('MCP tools', () => {
   test('tools/list: every tool with a JSON schema and annotations; the server explains the discipline', async (h) => {
     const s = await scene(h);
@@ -198,6 +247,15 @@ describe('MCP tools', () => {
     ]);
     const published = await s.ok('publish_draft', { project_id: s.projectId, draft_id: proposed.id });
     expect(published).toMatchObject({ merged: [], draft: { state: 'published' } });
+    // Extensions §12.
+    await s.ok('write_attachment', {
+      project_id: s.projectId,
+      path: 'img/p.png',
+      content_type: 'image/png',
+      content_base64: PNG_BASE64,
+    });
+    await s.ok('list_attachments', { project_id: s.projectId, prefix: 'img/' });
+    await s.ok('read_attachment', { project_id: s.projectId, path: 'img/p.png' });
     expect([...s.called].sort()).toEqual(TOOLS.map((tool) => tool.name).sort());
     // The HTTP API keeps them; the tools leave them out.
     const listed = await h.fetch(`/api/projects/${s.projectId}/files`, { key: s.apiKey });

@@ -29,6 +29,9 @@ describe('create project', () => {
         'settings',
         'history_size_bytes',
         'trash_size_bytes',
+        // extensions §12
+        'attachment_count',
+        'attachment_bytes',
       ].sort(),
     );
     expect(project).toMatchObject({

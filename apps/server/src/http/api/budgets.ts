@@ -93,11 +93,11 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
     past: NEXT_PAGE,
   },
   writeAttachment: {
-    cost: `one attachment: at most \`maxAttachmentBytes\` (${mib(ATTACHMENT_LIMITS.defaultMaxAttachmentBytes)} by default), streamed to the blob store, never buffered (only its first ${ATTACHMENT_LIMITS.sniffBytes} bytes are held, to check its type)`,
+    cost: `one attachment: at most \`maxAttachmentBytes\` (${mib(ATTACHMENT_LIMITS.defaultMaxAttachmentBytes)} by default), streamed to the blob store, never buffered (only its first ${ATTACHMENT_LIMITS.sniffBytes} bytes are held, to check its type); the MCP tool \`write_attachment\` holds its decoded bytes, at most ${mib(ATTACHMENT_LIMITS.mcpWriteMaxBytes)}`,
     past: `${TOO_LARGE}; 415 when the bytes are not the declared type`,
   },
   readAttachment: {
-    cost: 'one attachment, streamed from the blob store; a range reads only what it answers',
+    cost: `one attachment, streamed from the blob store; a range reads only what it answers; the MCP tool \`read_attachment\` holds an image of at most ${mib(ATTACHMENT_LIMITS.mcpImageMaxBytes)} (larger ones and other types get a link)`,
     past: NOTHING_PAST,
   },
   deleteAttachment: { cost: ONE_ROW, past: NOTHING_PAST },

@@ -56,13 +56,15 @@ export async function writeAttachment(
   checkAttachmentPath(input.path, PATH_LOC);
   const contentType = checkContentType(input.contentType, CONTENT_TYPE_LOC);
   const conditions = conditionsOf(input.conditions);
+  // What the headers alone decide (a declared length past the limit: 413) comes before the
+  // preconditions, as for files (extensions §2, order of checks).
+  const body = deferred(input.content);
+  body.check();
   checkAttachmentWrite(
     project,
     await ctx.records.findAttachment({ projectId: project.id, path: input.path }),
     conditions,
   );
-  const body = deferred(input.content);
-  body.check();
   const key = newAttachmentKey(ctx);
   const maxBytes = ctx.settings.maxAttachmentBytes;
   const bucket = project.bucketName;
