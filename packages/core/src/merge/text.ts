@@ -28,12 +28,6 @@ export function splitLinesKeepingEnds(text: string): string[] {
 const hunkText = (lines: readonly string[]): string =>
   lines.map((line) => line.replace(/\r?\n$/, '')).join('\n');
 
-const sameIds = (x: readonly number[], y: readonly number[]): boolean => {
-  if (x.length !== y.length) return false;
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
-  return true;
-};
-
 /** Increasing subsequence of maximal length of `values` (patience sorting): the indices kept. */
 function longestIncreasing(values: readonly number[]): number[] {
   const tails: number[] = []; // index into values of the smallest tail of each length
