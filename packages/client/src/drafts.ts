@@ -8,7 +8,8 @@ export type DraftList = components['schemas']['DraftList'];
 export type DraftDiff = components['schemas']['DraftDiff'];
 export type DraftPublished = components['schemas']['DraftPublished'];
 export type DraftReviewCreate = components['schemas']['DraftReviewCreate'];
-export type DraftConflicts = components['schemas']['DraftConflicts'];
+/** A refused publish (or write with `mergeBase`): the overlapping hunks of each file. */
+export type DraftConflicts = components['schemas']['MergeConflicts'];
 
 const DRAFTS = '/api/projects/{project_id}/drafts';
 const ONE = '/api/projects/{project_id}/drafts/{draft_id}';

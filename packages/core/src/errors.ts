@@ -99,7 +99,6 @@ export type ErrorCode =
   /** An operation, review or publish of a draft that is no longer open: 409. */
   | 'DRAFT_NOT_OPEN'
   /** A publish whose files' changes overlap changes made since their base: 409 with the hunks. */
-  | 'DRAFT_CONFLICT'
   // raised by adapters through the ports
   | 'RECORD_CONFLICT'
   | 'BLOB_NOT_FOUND'
@@ -402,27 +401,6 @@ export class FileReferencedError extends MdStoreError {
   /** The files that link to it, in filename order. */
   constructor(readonly referencedBy: readonly string[]) {
     super('FILE_REFERENCED', 'File is referenced');
-  }
-}
-
-/** One conflicting region of a draft's file (extensions §13): its text in base, current and draft. */
-export interface DraftConflictHunk {
-  readonly line: number;
-  readonly base: string;
-  readonly current: string;
-  readonly draft: string;
-}
-
-/** A publish refused for overlapping changes (extensions §13): 409 `Draft conflicts` with every file's hunks. */
-export class DraftConflictError extends MdStoreError {
-  declare readonly code: 'DRAFT_CONFLICT';
-  constructor(
-    readonly conflicts: readonly {
-      readonly filename: string;
-      readonly hunks: readonly DraftConflictHunk[];
-    }[],
-  ) {
-    super('DRAFT_CONFLICT', 'Draft conflicts');
   }
 }
 

@@ -1,8 +1,8 @@
 import {
   DRAFT_LIMITS,
-  DraftConflictError,
   fileEtag,
   type MdStore,
+  MergeConflictError,
   mergeDocument,
   type Principal,
   type RecordsRepository,
@@ -176,8 +176,8 @@ describe('drafts', () => {
     const refused = await s.store.drafts
       .publish({ principal: s.principal, projectId: s.projectId, draftId: draft.id })
       .catch((error) => error);
-    expect(refused).toBeInstanceOf(DraftConflictError);
-    const conflicts = (refused as DraftConflictError).conflicts;
+    expect(refused).toBeInstanceOf(MergeConflictError);
+    const conflicts = (refused as MergeConflictError).conflicts;
     expect(conflicts.map((c) => c.filename)).toEqual(['a.md', 'd.md']);
     expect(conflicts[0]!.hunks.some((h) => h.current.includes('live') && h.draft.includes('draft'))).toBe(
       true,

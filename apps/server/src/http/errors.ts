@@ -1,7 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import {
   type ContentWorkBusyError,
-  type DraftConflictError,
   type ErrorCode,
   type FileReferencedError,
   type HeldRequestsLimitError,
@@ -27,7 +26,6 @@ export const STATUS_BY_CODE: Readonly<Partial<Record<ErrorCode, number>>> = {
   WEBHOOK_NOT_FOUND: 404,
   DRAFT_NOT_FOUND: 404,
   DRAFT_NOT_OPEN: 409,
-  DRAFT_CONFLICT: 409,
   DEFAULT_PROJECT_PROTECTED: 403,
   PROJECT_NOT_FOUND: 404,
   FILE_NOT_FOUND: 404,
@@ -149,9 +147,7 @@ function coreErrorResponse(error: MdStoreError, status: number): ErrorResponse {
       ? { referenced_by: [...(error as FileReferencedError).referencedBy] }
       : error.code === 'MERGE_CONFLICT'
         ? { conflicts: (error as MergeConflictError).conflicts }
-        : error.code === 'DRAFT_CONFLICT'
-          ? { conflicts: draftConflictsJson(error as DraftConflictError) }
-          : undefined;
+        : undefined;
   return {
     status,
     detail: issues ?? error.message,
@@ -159,18 +155,6 @@ function coreErrorResponse(error: MdStoreError, status: number): ErrorResponse {
     ...(fields && { fields }),
   };
 }
-
-/** A refused publish's conflicts (extensions §13), as answered. */
-const draftConflictsJson = (error: DraftConflictError) =>
-  error.conflicts.map((conflict) => ({
-    filename: conflict.filename,
-    hunks: conflict.hunks.map((hunk) => ({
-      base: hunk.base,
-      current: hunk.current,
-      draft: hunk.draft,
-      line: hunk.line,
-    })),
-  }));
 
 /** A generic single-message error for a status, e.g. `{"detail":"Not Found"}`. */
 export const httpError = (status: number, headers?: Record<string, string>): HttpError =>

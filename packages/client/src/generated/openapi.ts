@@ -1609,7 +1609,7 @@ export interface components {
             conflicts: {
                 filename: string;
                 hunks: {
-                    /** @description Where the region starts in the base (1-based). */
+                    /** @description Where the region starts in the base (1-based); 0 for a metadata key (texts `key: <JSON>`). */
                     line: number;
                     /** @description The region's lines in the base, joined with \n. */
                     base: string;
@@ -2089,20 +2089,6 @@ export interface components {
         DraftDiff: {
             files: components["schemas"]["DraftFileDiff"][];
             next_cursor: string | null;
-        };
-        DraftConflicts: {
-            /** @constant */
-            detail: "Draft conflicts";
-            conflicts: {
-                filename: string;
-                hunks: {
-                    /** @description 1-based line of the base where the region starts; 0 for a metadata key. */
-                    line: number;
-                    base: string;
-                    current: string;
-                    draft: string;
-                }[];
-            }[];
         };
         DraftPublished: {
             draft: components["schemas"]["Draft"];
@@ -8001,7 +7987,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DraftConflicts"] | components["schemas"]["AnyError"];
+                    "application/json": components["schemas"]["MergeConflicts"] | components["schemas"]["AnyError"];
                 };
             };
             /** @description A file changed during every attempt of the publish */

@@ -97,26 +97,6 @@ export const DraftDiff = v.object({
   next_cursor: v.nullable(v.string()),
 });
 
-export const DraftConflicts = v.object({
-  detail: v.literal('Draft conflicts'),
-  conflicts: v.array(
-    v.object({
-      filename: v.string(),
-      hunks: v.array(
-        v.object({
-          line: described(
-            v.number(),
-            '1-based line of the base where the region starts; 0 for a metadata key.',
-          ),
-          base: v.string(),
-          current: v.string(),
-          draft: v.string(),
-        }),
-      ),
-    }),
-  ),
-});
-
 export const DRAFT_COMPONENTS = {
   DraftCreate,
   DraftOperations,
@@ -128,5 +108,4 @@ export const DRAFT_COMPONENTS = {
   DraftList,
   DraftFileDiff,
   DraftDiff,
-  DraftConflicts,
 } as const;

@@ -127,8 +127,10 @@ export const MergeConflicts = v.object({
           line: v.pipe(
             v.number(),
             v.integer(),
-            v.minValue(1),
-            v.description('Where the region starts in the base (1-based).'),
+            v.minValue(0),
+            v.description(
+              'Where the region starts in the base (1-based); 0 for a metadata key (texts `key: <JSON>`).',
+            ),
           ),
           base: v.pipe(v.string(), v.description("The region's lines in the base, joined with \\n.")),
           current: v.pipe(v.string(), v.description('… in the current (live) file.')),

@@ -5,7 +5,6 @@ import { draftDiffJson, draftJson, draftListJson, publishedJson } from '../../vi
 import { errors, json } from '../api/answers.js';
 import {
   Draft,
-  DraftConflicts,
   DraftCreate,
   DraftDiff,
   DraftList,
@@ -13,7 +12,7 @@ import {
   DraftReviewCreate,
 } from '../api/draft-schemas.js';
 import { defineRoute, type QueryParameter, type Tag } from '../api/route.js';
-import { AnyError, DraftPublished, ValidationError } from '../api/schemas.js';
+import { AnyError, DraftPublished, MergeConflicts, ValidationError } from '../api/schemas.js';
 import { principalOf } from '../auth.js';
 import { singleQueryParams } from '../query.js';
 import { jsonRequestBody } from '../request-body.js';
@@ -293,7 +292,7 @@ export const publishDraft = defineRoute(
       ...errors(403, 404, 422),
       409: json(
         'Overlapping changes (`Draft conflicts` with `conflicts`), the draft is not open, or an operation fails',
-        v.union([DraftConflicts, AnyError]),
+        v.union([MergeConflicts, AnyError]),
       ),
       412: json('A file changed during every attempt of the publish', ValidationError),
       413: json('Content above the size limits', AnyError),

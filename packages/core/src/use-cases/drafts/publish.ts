@@ -1,11 +1,6 @@
 import { DRAFT_LIMITS } from '../../defaults/drafts.js';
-import {
-  DraftConflictError,
-  type DraftConflictHunk,
-  InvalidInputError,
-  isMdStoreError,
-} from '../../errors.js';
-import { type JsonObject, mergeDocument, mergeMetadata } from '../../merge/index.js';
+import { InvalidInputError, isMdStoreError, MergeConflictError } from '../../errors.js';
+import { type ConflictHunk, type JsonObject, mergeDocument, mergeMetadata } from '../../merge/index.js';
 import { fileEtag } from '../../model/etags.js';
 import type { DraftFileRecord, DraftRecord, ProjectRecord } from '../../model/records.js';
 import { loadOwnedProject } from '../access.js';
@@ -103,7 +98,7 @@ export async function publishDraft(
   }
 }
 
-/** The changeset's operations, every stale file merged; throws `DraftConflictError` on any overlap. */
+/** The changeset's operations, every stale file merged; throws `MergeConflictError` on any overlap. */
 async function prepare(
   ctx: MdStoreContext,
   project: ProjectRecord,
@@ -117,7 +112,7 @@ async function prepare(
   const live = new Map(found.map((file) => [file.filename, file]));
   const operations: Record<string, unknown>[] = [];
   const merged: string[] = [];
-  const conflicts: { filename: string; hunks: DraftConflictHunk[] }[] = [];
+  const conflicts: { filename: string; hunks: ConflictHunk[] }[] = [];
   for (const row of rows) {
     const file = live.get(row.filename) ?? null;
     const current = file ? fileEtag(file) : null;
@@ -149,7 +144,7 @@ async function prepare(
       text: '',
       metadataJson: null,
     };
-    const hunks: DraftConflictHunk[] = [];
+    const hunks: ConflictHunk[] = [];
     const textMerge = file
       ? mergeDocument(base.text, text, proposed)
       : ({ kind: 'conflict', hunks: [{ line: 1, base: base.text, current: '', draft: proposed }] } as const);
@@ -182,7 +177,7 @@ async function prepare(
     operations.push(putOf(filename, textMerge.text, metadata, current));
     if (textMerge.merged || metadataMerged) merged.push(filename);
   }
-  if (conflicts.length > 0) throw new DraftConflictError(conflicts);
+  if (conflicts.length > 0) throw new MergeConflictError(conflicts);
   return { operations, merged };
 }
 
