@@ -125,7 +125,9 @@ describe.skipIf(skipPostgres)('postgres transactions', () => {
   it('reports a statement timeout as StoreUnavailableError and keeps working afterwards', async () => {
     const schema = await newSchema();
     const holderStore = await open({ schema });
-    const impatient = await open({ schema, statementTimeoutMs: 200 });
+    // 1 s, not less: opening runs the migration check under the same timeout, and on a loaded machine
+    // (test files run side by side) a shorter one can expire there instead of at the lock below.
+    const impatient = await open({ schema, statementTimeoutMs: 1_000 });
     const [project] = await seedProjects(holderStore.records, 1);
     const locked = gate();
     const release = gate();

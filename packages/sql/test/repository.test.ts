@@ -108,7 +108,7 @@ describe('sqlRecords: every statement once, in the dialect', () => {
     ]);
   });
 
-  it("deletes a project's files with their search and link indexes first, then revisions, contents, trash and files", async () => {
+  it("deletes a project's files with their search and link indexes first, then revisions, contents, trash, attachments and files", async () => {
     const { x, sent } = recording([]);
     await sqlRecords(dialect('')).transaction(x).deleteFilesOfProject({ projectId: 'p1' });
     expect(sent.map(({ kind, sql }) => `${kind} ${sql}`)).toEqual([
@@ -118,6 +118,7 @@ describe('sqlRecords: every statement once, in the dialect', () => {
       'write DELETE FROM file_revisions WHERE project_id = $1',
       'write DELETE FROM inline_contents WHERE project_id = $1',
       'write DELETE FROM trash_items WHERE project_id = $1',
+      'write DELETE FROM attachments WHERE project_id = $1',
       'run DELETE FROM files WHERE project_id = $1',
     ]);
   });

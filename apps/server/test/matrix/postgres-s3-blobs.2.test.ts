@@ -1,5 +1,5 @@
 import { defineHttpSuitesOn } from './support.js';
 
 // PostgreSQL + S3 with every content in S3 (the tests' contents are small enough to be inline).
-// Half 2 of the suites: the set is spread over two files so that two workers can run it side by side.
-await defineHttpSuitesOn('postgres-s3-blobs', { postgres: true, part: [2, 2] });
+// Part 2 of 3 of the suites: the set is spread over three files that workers run side by side.
+await defineHttpSuitesOn('postgres-s3-blobs', { postgres: true, part: [2, 3] });

@@ -44,7 +44,9 @@ describe.skipIf(skip)('If-Match across two instances on one Postgres schema', ()
     const shared = await sharedEnvironment({
       schema,
       s3,
-      extra: { MDSTORE_RATE_LIMIT_STANDARD: '1000000000' },
+      // Every writer of a race must be in flight at once: above the account's share of running requests
+      // (4 by default, tested in http/account-share.test.ts), which would let them in a few at a time.
+      extra: { MDSTORE_RATE_LIMIT_STANDARD: '1000000000', MDSTORE_MAX_REQUESTS_PER_ACCOUNT: '100' },
     });
     cleanup = shared.cleanup;
     instances = await Promise.all([startInstance(shared.env), startInstance(shared.env)]);

@@ -133,6 +133,10 @@ export class HttpHarness {
         ...changes,
         onOpenStreams,
       },
+      // The suites race writers of one account against each other in the store (If-Match races, held
+      // barriers): every request must be able to run at once. The account's share of running requests
+      // is the server's policy, tested on its own (http/account-share.test.ts passes its own share).
+      accountShare: { running: 1_000, waiting: 1_000 },
       ...options.app,
     });
     const server = await startHttpServer({

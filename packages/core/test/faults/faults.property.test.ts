@@ -1171,5 +1171,7 @@ describe('what a write promises when a store fails (property)', () => {
       fc.asyncProperty(fc.array(fc.tuple(command, stepFaults), { minLength: 1, maxLength: 14 }), runSequence),
       { numRuns: RUNS },
     );
-  });
+    // 200 sequences of up to 14 writes (drafts and attachments among them): ~20 s alone, more beside
+    // the other test files on 2 cores.
+  }, 180_000);
 });

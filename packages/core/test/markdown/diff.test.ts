@@ -131,9 +131,8 @@ describe('unifiedDiff: the bound on comparisons', () => {
     const block = numbered(200_000, (index) => `new ${index}`);
     expect(diffCost(head + tail, head + block + tail)).toBe(0);
     expect(diffCost(head + block + tail, head + tail)).toBe(0);
-    const started = performance.now();
+    // Its cost is the comparisons above (0), not a clock: tests assert work, benches time it.
     const diff = unifiedDiff(head + tail, head + block + tail, names)!;
-    expect(performance.now() - started).toBeLessThan(5_000);
     expect(diff.startsWith('--- a/notes.md\n+++ b/notes.md\n@@ -998,6 +998,200006 @@\n head 998\n')).toBe(
       true,
     );
@@ -158,12 +157,11 @@ describe('unifiedDiff: the bound on comparisons', () => {
     expect(unifiedDiff('x\n', `${many}more\n`, names)).toBeNull();
   });
 
-  it('a large hostile pair returns null fast', () => {
+  it('a large hostile pair is refused by its priced cost, before any comparison', () => {
     const before = numbered(500_000, (index) => `a${index}`);
     const after = numbered(500_000, (index) => `b${index}`);
-    const started = performance.now();
+    expect(diffCost(before, after)).toBeGreaterThan(MAX_DIFF_COMPARISONS);
     expect(unifiedDiff(before, after, names)).toBeNull();
-    expect(performance.now() - started).toBeLessThan(2_000);
   });
 
   it('a large file with a small change is diffed', () => {
