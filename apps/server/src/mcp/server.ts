@@ -87,7 +87,12 @@ export function createMcpServer(context: ToolContext, logger: McpLogger, tools: 
       recorded(200, undefined, tool.audited?.(args, answer));
       return result;
     } catch (error) {
-      recorded(toolErrorStatus(error), (error as { code?: unknown })?.code as string | undefined);
+      const filename = tool.audited?.(args, {}).filename;
+      recorded(
+        toolErrorStatus(error),
+        (error as { code?: unknown })?.code as string | undefined,
+        filename === undefined ? undefined : { change: false, filename },
+      );
       return toolError(error, tool, logger);
     }
   });

@@ -49,7 +49,8 @@ export interface McpTool {
   run(context: ToolContext, args: ToolArguments): Promise<Record<string, unknown>>;
   /**
    * For a tool whose arguments decide whether it changes files (memory): what its audit entry says of
-   * a successful call; absent, the tool's role and its `filename` argument decide.
+   * a call (of a failed one, only its `filename` is used, the answer being `{}`); absent, the tool's
+   * role and its `filename` (else `path`) argument decide.
    */
   audited?(
     args: ToolArguments,

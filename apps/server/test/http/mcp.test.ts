@@ -687,9 +687,10 @@ describe('MCP memory (extensions §14)', () => {
     const entries = (
       (await audit.json()) as { entries: Array<{ action: string; filename: string | null; status: number }> }
     ).entries.filter((e) => e.action === 'POST /mcp memory');
-    // The create and the str_replace (changes), the read key's refusal; not the views or the error text.
+    // The create and the str_replace (changes), the read key's refusal (naming the file as stored, like
+    // the changes); not the views or the error text.
     expect(entries.map((e) => `${e.status} ${e.filename}`).sort()).toEqual(
-      ['200 memories/a.txt.md', '200 memories/a.txt.md', '403 null'].sort(),
+      ['200 memories/a.txt.md', '200 memories/a.txt.md', '403 memories/a.txt.md'].sort(),
     );
   });
 });

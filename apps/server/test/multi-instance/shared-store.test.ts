@@ -41,8 +41,8 @@ describe.skipIf(skip)('two instances on one Postgres schema and one S3 endpoint'
       s3,
       extra: { MDSTORE_RATE_LIMIT_STANDARD: String(RATE_LIMIT) },
     }));
-    [a, b] = await Promise.all([startInstance(env), startInstance(env)]);
-    // Accounts are made with the admin CLI on the same environment, as an operator would.
+    // Accounts are made with the admin CLI on the same environment, as an operator would: the first
+    // migrates the schema, the others are made while the instances start.
     const names = [
       'uploads',
       'budget',
@@ -54,8 +54,12 @@ describe.skipIf(skip)('two instances on one Postgres schema and one S3 endpoint'
       'cursors',
       'feed',
     ];
-    for (const name of names) accounts.push(await createAccount(name, env));
-  });
+    accounts.push(await createAccount(names[0]!, env));
+    const instances = Promise.all([startInstance(env), startInstance(env)]);
+    accounts.push(...(await Promise.all(names.slice(1).map((name) => createAccount(name, env)))));
+    [a, b] = await instances;
+    // Under a full machine (CI runs every suite side by side) eleven processes take a while to start.
+  }, 180_000);
 
   afterAll(() =>
     cleanUp([
