@@ -5,6 +5,22 @@ import { defineProject } from 'vitest/config';
  * into `test.projects`. Each project resolves `@mdstore/*` packages to their TypeScript sources through
  * the `mdstore-source` export condition, so tests never need a build.
  */
+/**
+ * Test files that `npm test` (and so CI) leaves to `npm run test:full`, a mode run by hand before a
+ * release or when touching what they prove: what they add is slow and mostly proven elsewhere too
+ * (docs/testing.md, "Time", says what each one covers and what covers it in the quick run).
+ */
+export const FULL_RUN_ONLY: Readonly<Record<string, readonly string[]>> = {
+  // The HTTP suites with every content in S3: the S3 blob store has its contract suite, and the
+  // postgres-s3 set sends its large contents there; sqlite-fs-blobs keeps the all-blob form in CI.
+  server: ['test/matrix/postgres-s3-blobs.*.test.ts'],
+  // Packs every package, installs the tarballs outside the workspace and type-checks there (5 minutes
+  // of CPU): the packages' manifests and exports change rarely.
+  examples: ['test/packaging.test.ts'],
+};
+
+const full = process.env.MDSTORE_TEST_FULL === '1';
+
 const project = (name: string, root: string, extra: { testTimeout?: number } = {}) =>
   defineProject({
     resolve: { conditions: ['mdstore-source'] },
@@ -13,6 +29,7 @@ const project = (name: string, root: string, extra: { testTimeout?: number } = {
       name,
       root,
       include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+      exclude: ['**/node_modules/**', ...(full ? [] : (FULL_RUN_ONLY[name] ?? []))],
       environment: 'node',
       testTimeout: extra.testTimeout ?? 30_000,
       hookTimeout: 60_000,

@@ -1,4 +1,5 @@
 import type { Reporter, TestModule } from 'vitest/node';
+import { FULL_RUN_ONLY } from '../vitest.workspace.ts';
 
 /** Prints the closing line CI reads: `N passed, N failed` (and skipped), alone on its line. */
 export default class SummaryReporter implements Reporter {
@@ -14,6 +15,10 @@ export default class SummaryReporter implements Reporter {
         else skipped++;
       }
       if (module.state() === 'failed' && [...module.children.allTests()].length === 0) failed++;
+    }
+    if (process.env.MDSTORE_TEST_FULL !== '1') {
+      const left = Object.values(FULL_RUN_ONLY).flat();
+      process.stdout.write(`\nLeft to \`npm run test:full\` (docs/testing.md): ${left.join(', ')}\n`);
     }
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
