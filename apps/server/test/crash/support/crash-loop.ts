@@ -180,5 +180,6 @@ export function summary(name: string, seed: number, stats: Stats, elapsedMs: num
     `[crash]   change feed: ${stats.changeEventsVerified} events read across restarts, every committed version announced`,
     `[crash]   trash: ${stats.trashVerified} items verified after restarts, ${stats.trashExpired} made expired ` +
       'and purged by start-up reconciliation',
+    `[crash]   attachments: ${stats.attachmentsVerified} read back after restarts, byte for byte`,
   ].join('\n');
 }

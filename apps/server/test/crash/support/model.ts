@@ -49,6 +49,17 @@ export interface ProjectModel {
    * deletion first; `trashId` is learnt at the next restart's verification (see trash.ts).
    */
   readonly trash?: TrashedFile[];
+  /** The attachments as acknowledged, by path (made on the first attachment write). */
+  attachments?: Map<string, AttachmentState>;
+}
+
+/** An attachment as the client knows it (extensions §12; attachments.ts). */
+export interface AttachmentState {
+  readonly bytes: Buffer;
+  readonly sha256: string;
+  readonly contentType: string;
+  /** The ETag it was acknowledged (or observed) with; unknown for a write still in flight. */
+  readonly etag?: string;
 }
 
 /** A file in a project's trash, as the client knows it. */
@@ -100,6 +111,9 @@ export interface Cycle {
   readonly busyTrash: Set<string>;
   /** Changesets cut off by the kill (extensions §9): after the restart, all of their files new or none. */
   readonly inFlightChangesets: InFlightChangeset[];
+  /** `projectId\0path` → what an attachment write cut off by the kill would leave (null: deleted). */
+  readonly inFlightAttachments: Map<string, AttachmentState | null>;
+  readonly busyAttachments: Set<string>;
 }
 
 export const newCycle = (): Cycle => ({
@@ -116,6 +130,8 @@ export const newCycle = (): Cycle => ({
   inFlightTrashIds: new Map(),
   busyTrash: new Set(),
   inFlightChangesets: [],
+  inFlightAttachments: new Map(),
+  busyAttachments: new Set(),
 });
 
 export const fileKey = (projectId: string, filename: string) => `${projectId}\0${filename}`;
@@ -146,6 +162,8 @@ export interface Stats {
   /** Trash items verified (listed, counted, their content and revisions kept) and expired by start-up. */
   trashVerified: number;
   trashExpired: number;
+  /** Attachments read back after restarts and matched against the writes (attachments.ts). */
+  attachmentsVerified: number;
   checks: number;
 }
 
@@ -170,6 +188,7 @@ export const newStats = (): Stats => ({
   deletionsCompleted: 0,
   trashVerified: 0,
   trashExpired: 0,
+  attachmentsVerified: 0,
   checks: 0,
 });
 

@@ -17,6 +17,16 @@ export interface StoreSnapshot {
     totalSizeBytes: number;
     historySizeBytes: number;
     trashSizeBytes: number;
+    attachmentCount: number;
+    attachmentBytes: number;
+  }[];
+  /** Attachment records (extensions §12): each points to a blob of its project's bucket. */
+  readonly attachments: readonly {
+    projectId: string;
+    path: string;
+    sizeBytes: number;
+    sha256: string;
+    blobKey: string;
   }[];
   /** Trash items (extensions §5): the file as deleted, its revisions still in `revisions`. */
   readonly trash: readonly {
@@ -86,6 +96,15 @@ interface ProjectRow {
   total_size_bytes: number | string;
   history_size_bytes: number | string;
   trash_size_bytes: number | string;
+  attachment_count: number | string;
+  attachment_bytes: number | string;
+}
+interface AttachmentRow {
+  project_id: string;
+  path: string;
+  size_bytes: number | string;
+  sha256: string;
+  blob_key: string;
 }
 interface TrashRow {
   id: string;
@@ -134,7 +153,9 @@ interface IntentRow {
 
 const QUERIES = {
   projects:
-    'SELECT id, bucket_name, status, file_count, total_size_bytes, history_size_bytes, trash_size_bytes FROM projects',
+    'SELECT id, bucket_name, status, file_count, total_size_bytes, history_size_bytes, trash_size_bytes, ' +
+    'attachment_count, attachment_bytes FROM projects',
+  attachments: 'SELECT project_id, path, size_bytes, sha256, blob_key FROM attachments',
   trash:
     'SELECT id, project_id, file_id, filename, size_bytes, sha256, content_key, inline, revision, expires_at FROM trash_items',
   files:
@@ -156,6 +177,7 @@ const SEARCH_QUERIES = {
 /** Rows to the snapshot's shape; Postgres returns BIGINT columns as strings. */
 function fromRows(rows: {
   projects: ProjectRow[];
+  attachments: AttachmentRow[];
   trash: TrashRow[];
   files: FileRow[];
   revisions: RevisionRow[];
@@ -179,6 +201,15 @@ function fromRows(rows: {
       totalSizeBytes: Number(r.total_size_bytes),
       historySizeBytes: Number(r.history_size_bytes),
       trashSizeBytes: Number(r.trash_size_bytes),
+      attachmentCount: Number(r.attachment_count),
+      attachmentBytes: Number(r.attachment_bytes),
+    })),
+    attachments: rows.attachments.map((r) => ({
+      projectId: r.project_id,
+      path: r.path,
+      sizeBytes: Number(r.size_bytes),
+      sha256: r.sha256,
+      blobKey: r.blob_key,
     })),
     trash: rows.trash.map((r) => ({
       id: r.id,
@@ -235,6 +266,7 @@ export function sqliteFsInspector(dataDir: string): StoreInspector {
       try {
         rows = {
           projects: db.prepare(QUERIES.projects).all() as ProjectRow[],
+          attachments: db.prepare(QUERIES.attachments).all() as AttachmentRow[],
           trash: db.prepare(QUERIES.trash).all() as TrashRow[],
           files: db.prepare(QUERIES.files).all() as FileRow[],
           revisions: db.prepare(QUERIES.revisions).all() as RevisionRow[],
@@ -368,6 +400,7 @@ export function postgresS3Inspector(o: {
         const all = async <R extends pg.QueryResultRow>(sql: string) => (await client.query<R>(sql)).rows;
         rows = {
           projects: await all<ProjectRow>(QUERIES.projects),
+          attachments: await all<AttachmentRow>(QUERIES.attachments),
           trash: await all<TrashRow>(QUERIES.trash),
           files: await all<FileRow>(QUERIES.files),
           revisions: await all<RevisionRow>(QUERIES.revisions),

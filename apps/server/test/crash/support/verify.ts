@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { checkAttachmentRecords, verifyAttachments } from './attachments.js';
 import { checkInFlightChangesets } from './changesets.js';
 import { json, request } from './http-client.js';
 import {
@@ -82,6 +83,7 @@ export async function verifyAfterRestart(input: VerifyInput): Promise<string[]> 
     const view = byId.get(project.id);
     if (view) await verifyFiles(input, checker, api, project, view);
     if (view?.is_active) await verifyTrash(input, (ok, message) => checker.check(ok, message), project);
+    if (view?.is_active) await verifyAttachments(input, checker, api, project);
   }
   // Extensions §7: every committed write has its event; seqs only grow, across restarts too.
   input.stats.changeEventsVerified = await verifyChanges(input.model, checker, api);
@@ -281,7 +283,7 @@ function checkStore(input: VerifyInput, checker: Checker, store: StoreSnapshot):
     checkRevisions(checker, files, revisions);
     checkTrashRecords((ok, message) => checker.check(ok, message), store, project, expected as ProjectModel);
     checkRevisions(checker, liveTrashFiles(store, project.id), revisions);
-    checkContents(input, checker, store, project, revisions);
+    checkContents(input, checker, store, project, revisions, checkAttachmentRecords(checker, store, project));
   }
   const active = new Set(store.projects.filter((p) => p.status === 'active').map((p) => p.id));
   for (const projectId of store.inlineContents.keys()) {
@@ -372,7 +374,7 @@ export function checkRevisions(
 
 /**
  * Every kept revision's content is where it says (inline in the records, or a blob) with its digest, and
- * nothing is stored that no revision points to: no orphan blob, no orphan inline content.
+ * nothing is stored that no revision or attachment points to: no orphan blob, no orphan inline content.
  */
 function checkContents(
   input: VerifyInput,
@@ -380,6 +382,8 @@ function checkContents(
   store: StoreSnapshot,
   project: StoreSnapshot['projects'][number],
   revisions: StoreSnapshot['revisions'][number][],
+  /** The blobs attachment records point to (checked by `checkAttachmentRecords`). */
+  attachmentBlobs: ReadonlySet<string>,
 ): void {
   const objects = store.buckets.get(project.bucket);
   if (!checker.check(objects !== undefined, () => `bucket ${project.bucket} of an active project is missing`))
@@ -399,7 +403,10 @@ function checkContents(
     input.stats.blobsVerified++;
   }
   for (const key of objects?.keys() ?? []) {
-    checker.check(referenced.blob.has(key), () => `orphan blob ${project.bucket}/${key}`);
+    checker.check(
+      referenced.blob.has(key) || attachmentBlobs.has(key),
+      () => `orphan blob ${project.bucket}/${key}`,
+    );
   }
   for (const key of inline.keys()) {
     checker.check(referenced.inline.has(key), () => `orphan inline content ${project.id}/${key}`);

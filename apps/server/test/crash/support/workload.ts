@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { applyEdits, type MarkdownEdit } from '@mdstore/core';
+import { attachmentOperation } from './attachments.js';
 import { changesetOperation } from './changesets.js';
 import { acknowledgedState, continued, historyOperation } from './history.js';
 import { json, multipart, type Reply, request } from './http-client.js';
@@ -114,6 +115,8 @@ function chooseOperation(ctx: WorkloadContext): Operation | undefined {
   if (roll < 0.3) return changesetOperation(ctx, project) ?? uploadFile(ctx, project);
   // Extensions §10: an archive imported as one changeset (imports.ts).
   if (roll < 0.35) return importOperation(ctx, project) ?? uploadFile(ctx, project);
+  // Extensions §12: attachments beside the files (attachments.ts).
+  if (roll < 0.4) return attachmentOperation(ctx, project) ?? uploadFile(ctx, project);
   if (roll < 0.45) return uploadFile(ctx, project);
   const existing = pickFile(ctx, project);
   if (!existing) return uploadFile(ctx, project);
