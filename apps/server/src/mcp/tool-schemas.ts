@@ -51,6 +51,13 @@ export const ARG = {
     'The etag the file had when you read it, exactly as read_file, outline or list_files gave it ' +
       '(quotes included). The change is refused (412) if the file changed since.',
   ),
+  // Extensions §13: the tools' side of `?merge_base=` (its rules are the core's, merge-base.ts).
+  mergeBase: described(
+    v.string(),
+    'Instead of if_match: the etag of the version you read and changed. If the file changed since, ' +
+      'your change is merged into the current content (answer: merged true); changes that overlap are ' +
+      'refused (409 with conflicts, nothing written): read the file again and redo the change.',
+  ),
   content: v.string(),
   metadata: MetadataUpdate.entries.metadata,
   headingPath: HeadingPathSchema,

@@ -218,12 +218,14 @@ export const TOOLS: readonly McpTool[] = [
       'occur exactly `count` times), append/prepend to the file or a section, replace a section body, ' +
       'insert before a line. Everything else in the file stays byte for byte. Returns the new etag and a ' +
       'unified diff; dry_run shows the diff without changing anything. Pass if_match with the etag you ' +
-      'read so that the edit is refused if the file changed meanwhile.',
+      'read so that the edit is refused if the file changed meanwhile, or merge_base with it to have ' +
+      'the edits merged into what changed meanwhile.',
     inputSchema: toolInput({
       ...FILE,
       edits: ARG.edits,
       dry_run: ARG.dryRun,
       if_match: v.optional(ARG.ifMatch),
+      merge_base: v.optional(ARG.mergeBase),
     }),
     outputSchema: toolOutput(ANSWERS.edited),
     annotations: writes({ destructive: true, idempotent: false }),
@@ -233,6 +235,7 @@ export const TOOLS: readonly McpTool[] = [
         ...fileArgs(context, args),
         body: wireBody(body),
         conditions: ifMatchOf(args.optionalString('if_match')),
+        mergeBase: args.optionalString('merge_base'),
         signal: context.signal,
       });
       return editAnswer(result);
@@ -242,9 +245,15 @@ export const TOOLS: readonly McpTool[] = [
     name: 'write_file',
     title: 'Replace a file',
     description:
-      'Replaces the whole content of an existing file (metadata kept). Requires if_match: the etag of the ' +
-      'version you read. Prefer edit_file for changes to part of a file.',
-    inputSchema: toolInput({ ...FILE, content: ARG.content, if_match: ARG.ifMatch }),
+      'Replaces the whole content of an existing file (metadata kept). Requires if_match (the etag of the ' +
+      'version you read) or merge_base (that etag, to have your version merged into what changed ' +
+      'meanwhile). Prefer edit_file for changes to part of a file.',
+    inputSchema: toolInput({
+      ...FILE,
+      content: ARG.content,
+      if_match: v.optional(ARG.ifMatch),
+      merge_base: v.optional(ARG.mergeBase),
+    }),
     outputSchema: toolOutput(ANSWERS.fileUpdate),
     annotations: writes({ destructive: true, idempotent: true }),
     run: async (context, args) => {
@@ -253,10 +262,12 @@ export const TOOLS: readonly McpTool[] = [
       const file = await context.store.files.updateContent({
         ...target,
         content: bytesOf(content),
-        conditions: requiredIfMatch(args),
+        ...(args.has('merge_base')
+          ? { conditions: ifMatchOf(args.optionalString('if_match')), mergeBase: args.string('merge_base') }
+          : { conditions: requiredIfMatch(args) }),
         signal: context.signal,
       });
-      return fileUpdateJson(file);
+      return { ...fileUpdateJson(file), ...(file.merged && { merged: true as const }) };
     },
   },
   {

@@ -160,7 +160,10 @@ describe('MCP tools', () => {
       destructiveHint: true,
     });
     expect(byName.get('create_file')!.annotations).toMatchObject({ destructiveHint: false });
-    expect(byName.get('write_file')!.inputSchema.required).toContain('if_match');
+    // write_file needs one of if_match and merge_base (the tool refuses neither: 428).
+    expect(Object.keys(byName.get('write_file')!.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['if_match', 'merge_base']),
+    );
     expect(byName.get('delete_file')!.inputSchema.required).toContain('if_match');
     for (const name of ['edit_file', 'set_metadata', 'write_file', 'delete_file']) {
       expect(Object.keys(byName.get(name)!.inputSchema.properties ?? {}), name).toContain('if_match');
@@ -635,6 +638,57 @@ describe('the /mcp endpoint', () => {
       await expect(connect(h, apiKey)).rejects.toThrow();
     },
   );
+});
+
+describe('MCP merge_base (extensions §13)', () => {
+  test('write_file and edit_file merge a change made from an older version; overlaps are 409 with conflicts', async (h) => {
+    const s = await scene(h);
+    const target = { project_id: s.projectId, filename: 'merge.md' };
+    const base = await s.ok('create_file', { ...target, content: 'one\ntwo\nthree\nfour\nfive\n' });
+    // Someone else changes the last line meanwhile.
+    await s.ok('write_file', { ...target, content: 'one\ntwo\nthree\nfour\nFIVE\n', if_match: base.etag });
+    // Changes made from the first version land beside it.
+    const written = await s.ok('write_file', {
+      ...target,
+      content: 'ONE\ntwo\nthree\nfour\nfive\n',
+      merge_base: base.etag,
+    });
+    expect(written).toMatchObject({ revision: 3, merged: true });
+    const edited = await s.ok('edit_file', {
+      ...target,
+      edits: [{ op: 'replace', old: 'three', new: 'THREE' }],
+      merge_base: String(base.etag).replaceAll('"', ''),
+    });
+    expect(edited).toMatchObject({ revision: 4, merged: true });
+    expect((await s.ok('read_file', target)).content).toBe('ONE\ntwo\nTHREE\nfour\nFIVE\n');
+    // From the current version there is nothing to merge: no `merged`.
+    const plain = await s.ok('edit_file', {
+      ...target,
+      edits: [{ op: 'append', text: 'six\n' }],
+      merge_base: edited.etag,
+    });
+    expect(plain).toMatchObject({ revision: 5 });
+    expect(plain.merged).toBeUndefined();
+    // The first line changed on both sides: refused, nothing written.
+    const conflict = await s.fails('write_file', {
+      ...target,
+      content: 'uno\ntwo\nthree\nfour\nfive\n',
+      merge_base: base.etag,
+    });
+    expect(conflict.status).toBe(409);
+    expect((conflict as unknown as { conflicts: unknown[] }).conflicts.length).toBeGreaterThan(0);
+    expect((await s.ok('read_file', target)).revision).toBe(5);
+    // Both conditions at once, or a base that is no ETag: 422 at the argument.
+    const both = await s.fails('write_file', {
+      ...target,
+      content: 'x\n',
+      if_match: plain.etag,
+      merge_base: plain.etag,
+    });
+    expect(both.status).toBe(422);
+    expect(JSON.stringify(both.detail)).toContain('"arguments","merge_base"');
+    expect((await s.fails('edit_file', { ...target, edits: [], merge_base: 'nope' })).status).toBe(422);
+  });
 });
 
 describe('MCP memory (extensions §14)', () => {
