@@ -141,6 +141,7 @@ export const UNARCHIVED_TABLES: readonly string[] = [
   'search_texts',
   'search_fts',
   'search_documents',
+  'mdstore_migrations',
 ];
 
 /** The `store_secrets` row that marks an unfinished restore. */
