@@ -43,7 +43,9 @@ describe('parseCommand', () => {
     expect(usageError(['backup', 'verify'])).toBe('missing PATH');
     expect(usageError(['restore'])).toBe('missing PATH');
     expect(usageError(['restore', '/b/1', '/b/2'])).toBe("restore: unexpected argument '/b/2'");
-    expect(usageError(['backup', 'delete'])).toBe("unknown command 'backup delete' (expected create, verify)");
+    expect(usageError(['backup', 'delete'])).toBe(
+      "unknown command 'backup delete' (expected create, verify)",
+    );
   });
 
   it('takes the account of set-tier, keys create and keys list as a positional or as --account', () => {
