@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { type FileHandle, mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { type BlobStore, isMdStoreError, type RecordsArchive, StoreUnavailableError } from '@mdstore/core';
+import { type BlobStore, isMdStoreError, type RecordsArchive } from '@mdstore/core';
 import {
   BLOB_LIST,
   type BlobListEntry,
@@ -42,6 +42,29 @@ export interface BackupReport {
  * writes committed before the snapshot was opened, so every write acknowledged before the backup began.
  */
 export async function createBackup(
+  source: BackupSource,
+  o: { to: string; now?: () => Date; pageRows?: number; attempts?: number },
+): Promise<BackupReport> {
+  const attempts = o.attempts ?? BACKUP_ATTEMPTS;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await createBackupOnce(source, o);
+    } catch (error) {
+      // A blob retired after the snapshot: a new snapshot no longer references it.
+      if (!(error instanceof BlobGoneError) || attempt >= attempts) throw error;
+    }
+  }
+}
+
+/** How many snapshots a backup takes at most when blobs it references are retired under it. */
+export const BACKUP_ATTEMPTS = 3;
+
+/** A blob the snapshot references was deleted since (history pruned, a file or project deleted). */
+export class BlobGoneError extends Error {
+  override readonly name = 'BlobGoneError';
+}
+
+async function createBackupOnce(
   source: BackupSource,
   o: { to: string; now?: () => Date; pageRows?: number },
 ): Promise<BackupReport> {
@@ -115,7 +138,7 @@ async function copyBlobs(
           content = (await store.get({ bucket: ref.bucket, key: ref.key })).content;
         } catch (error) {
           if (isMdStoreError(error, 'BLOB_NOT_FOUND') || isMdStoreError(error, 'BUCKET_NOT_FOUND')) {
-            throw new StoreUnavailableError(
+            throw new BlobGoneError(
               `The blob ${ref.bucket}/${ref.key} the snapshot references is gone (a write retired it after the backup began): run the backup again`,
             );
           }

@@ -1,7 +1,7 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { MdStore, Principal } from '@mdstore/core';
+import { BlobNotFoundError, type MdStore, type Principal } from '@mdstore/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBackup } from '../../src/backup/create.js';
 import type { Manifest } from '../../src/backup/format.js';
@@ -159,6 +159,29 @@ const emptyPair = async () => {
 };
 
 describe('a backup refused or found broken', () => {
+  it('takes a new snapshot when a blob it references is retired under it, and gives up after three', async () => {
+    const source = await openPair('sqlite-fs');
+    try {
+      await fill(source.store);
+      let failures = 2;
+      const retiring = {
+        ...source.blobs,
+        get: (q: Parameters<typeof source.blobs.get>[0]) =>
+          failures-- > 0 ? Promise.reject(new BlobNotFoundError(q.bucket, q.key)) : source.blobs.get(q),
+      };
+      const backup = await createBackup({ ...source, blobs: retiring }, { to: join(dir, 'retired') });
+      expect((await verifyBackup(backup.path)).ok).toBe(true);
+      failures = 3;
+      await expect(
+        createBackup({ ...source, blobs: retiring }, { to: join(dir, 'retired-thrice') }),
+      ).rejects.toThrow(/is gone .*run the backup again/);
+      const left = (await readdir(dir)).filter((name) => name.startsWith('retired-thrice'));
+      expect(left).toEqual([]);
+    } finally {
+      await source.close();
+    }
+  });
+
   it('restores only into an empty store, and verify names each damaged file', async () => {
     const source = await openPair('sqlite-fs');
     try {
