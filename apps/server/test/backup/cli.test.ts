@@ -10,7 +10,7 @@ import { verifyBackup } from '../../src/backup/verify.js';
 import { createRuntime } from '../../src/composition/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/logger.js';
-import { openPair } from './pairs.js';
+import { bytesOf, openPair, text } from './pairs.js';
 
 /**
  * The backup commands of the admin CLI (extensions §16), run as processes on SQLite + fs stores, each in
@@ -176,5 +176,74 @@ await createBackup({ archive: sqlite.archive, blobs: hanging, pair: { database: 
     const partial = await verifyBackup(path.join(root, left[0]!));
     expect(partial.ok).toBe(false);
     expect(partial.problems).toEqual([expect.stringMatching(/^manifest\.json: cannot be read/)]);
+  }, 120_000);
+
+  it('a restore killed mid-way leaves a store that is refused, and running it again finishes it', async () => {
+    const source = await openPair('sqlite-fs');
+    let apiKey: string;
+    try {
+      const created = await source.store.accounts.create({ name: 'gamma' });
+      apiKey = created.apiKey.apiKey;
+      const principal = await source.store.authenticate({ apiKey });
+      const at = { principal, projectId: created.defaultProject.id };
+      await source.store.files.upload({
+        ...at,
+        filename: 'big.md',
+        content: text(`# big\n${'y'.repeat(300)}\n`),
+      });
+      await source.store.files.upload({ ...at, filename: 'small.md', content: text('# small\n') });
+      await createBackup(source, { to: data('backup-six') });
+    } finally {
+      await source.close();
+    }
+    const script = path.join(root, 'slow-restore.mts');
+    const packageSource = (pkg: string) =>
+      JSON.stringify(path.join(REPO_ROOT, 'packages', pkg, 'src/index.ts'));
+    // A restore whose blob store never answers the first write: the process is killed there.
+    await writeFile(
+      script,
+      `
+import { createFsBlobStore } from ${packageSource('fs')};
+import { openSqliteStore } from ${packageSource('sqlite')};
+import { restoreBackup } from ${JSON.stringify(path.join(REPO_ROOT, 'apps/server/src/backup/restore.ts'))};
+const [dir, from] = process.argv.slice(2);
+const sqlite = await openSqliteStore({ path: dir + '/mdstore.db' });
+const blobs = createFsBlobStore({ root: dir + '/blobs' });
+const hanging = { ...blobs, put: () => { process.stdout.write('writing\\n'); return new Promise(() => {}); } };
+await restoreBackup({ archive: sqlite.archive, blobs: hanging }, { from });
+`,
+    );
+    await mkdir(path.join(data('six'), 'blobs'), { recursive: true });
+    const child = spawn(process.execPath, [...NODE_ARGS, script, data('six'), data('backup-six')], {
+      cwd: path.join(REPO_ROOT, 'apps/server'),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('writing')) resolve();
+      });
+      child.on('exit', (code) => reject(new Error(`the restore ended (${code}) before it was killed`)));
+    });
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+
+    const refused = await cli(['accounts', 'list'], data('six'));
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/unfinished restore/);
+    const redo = await cli(['restore', data('backup-six')], data('six'));
+    expect(redo.status, redo.stderr).toBe(0);
+    expect(JSON.parse(redo.stdout)).toMatchObject({ redone: true, blobs: 1 });
+    const runtime = await createRuntime(loadConfig({ MDSTORE_DATA_DIR: data('six') }), {
+      logger: silentLogger,
+    });
+    try {
+      const principal = await runtime.store.authenticate({ apiKey });
+      const projectId = (await runtime.store.projects.list({ principal }))[0]!.id;
+      const big = await runtime.store.files.download({ principal, projectId, filename: 'big.md' });
+      expect((await bytesOf(big.content)).toString()).toBe(`# big\n${'y'.repeat(300)}\n`);
+    } finally {
+      await runtime.close();
+    }
   }, 120_000);
 });
