@@ -53,6 +53,7 @@ export {
 export * from './model/changes.js';
 export { contentTag, fileEtag } from './model/etags.js';
 export * from './model/records.js';
+export type * from './ports/archive.js';
 export type * from './ports/blobs.js';
 export type * from './ports/changes.js';
 export type * from './ports/content-work.js';

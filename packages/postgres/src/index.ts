@@ -2,10 +2,12 @@ import {
   type ChangeNotifier,
   type LeasePolicy,
   type RateLimiter,
+  type RecordsArchive,
   type RecordsRepository,
   StoreUnavailableError,
 } from '@mdstore/core';
 import type pg from 'pg';
+import { postgresArchive } from './archive.js';
 import { POSTGRES_RECORDS } from './dialect.js';
 import { translateError } from './errors.js';
 import { postgresExecutor, type Query } from './executor.js';
@@ -15,6 +17,7 @@ import { assertSchemaName, createPool } from './pool.js';
 import { createRateLimiter } from './rate-limiter.js';
 import { runTransaction } from './transaction.js';
 
+export { POSTGRES_SCHEMA_VERSION } from './archive.js';
 export { MIGRATIONS } from './migrations.js';
 
 export interface PostgresStoreOptions {
@@ -37,6 +40,8 @@ export interface PostgresStoreOptions {
 export interface PostgresStore {
   readonly records: RecordsRepository;
   readonly rateLimiter: RateLimiter;
+  /** Backups and restore (extensions §16). */
+  readonly archive: RecordsArchive;
   /** Notices of change events committed by any instance on this database (`LISTEN/NOTIFY`, extensions §7). */
   readonly changeNotices: ChangeNotifier;
   /** The last error the pool reported about an idle connection (for health reports); never thrown. */
@@ -145,6 +150,7 @@ const assembleStore = (
   return {
     records,
     rateLimiter,
+    archive: postgresArchive(pool, guardedQuery('records')),
     lastPoolError,
     async close() {
       // The limiter first: it gives its unspent units back to the shared count.

@@ -1,5 +1,6 @@
 import {
   describeRateLimiterContract,
+  describeRecordsArchiveContract,
   describeRecordsRepositoryContract,
   type RateLimiterHarness,
   type RecordsHarness,
@@ -56,4 +57,9 @@ const openRateLimiterHarness = async (): Promise<RateLimiterHarness> => {
 describe.skipIf(skipPostgres)('postgres contract suites', () => {
   describeRecordsRepositoryContract('postgres', openRecordsHarness);
   describeRateLimiterContract('postgres', openRateLimiterHarness);
+  describeRecordsArchiveContract('postgres', async () => {
+    const fixture = await openSchemaFixture();
+    const store = await fixture.openStore();
+    return { archive: store.archive, records: store.records, cleanup: fixture.cleanup };
+  });
 });

@@ -1,4 +1,4 @@
-import { RECORD_TABLES } from '@mdstore/sql';
+import { ARCHIVE_TABLES, RECORD_TABLES, UNARCHIVED_TABLES } from '@mdstore/sql';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../src/index.js';
@@ -59,6 +59,43 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
       );
       const columns = rows.map((row) => row.column_name).sort();
       expect(columns, table.name).toEqual(table.columns.map((column) => column.name).sort());
+    }
+  });
+
+  it('puts every table in a backup or names it as left out, and backs up exactly its columns (extensions §16)', async () => {
+    const schema = await newSchema();
+    await open({ schema });
+    const { rows: tables } = await adminQuery<{ table_name: string }>(
+      'SELECT table_name FROM information_schema.tables WHERE table_schema = $1',
+      [schema],
+    );
+    const names = tables.map((row) => row.table_name);
+    expect(names.sort()).toEqual(
+      [
+        ...ARCHIVE_TABLES.map((table) => table.name),
+        ...UNARCHIVED_TABLES.filter((name) => names.includes(name)),
+      ].sort(),
+    );
+    const postgresType = {
+      text: ['text'],
+      integer: ['bigint', 'integer'],
+      boolean: ['boolean'],
+      bytes: ['bytea'],
+    } as const;
+    for (const table of ARCHIVE_TABLES) {
+      const { rows } = await adminQuery<{ column_name: string; data_type: string }>(
+        'SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2',
+        [schema, table.name],
+      );
+      expect(rows.map((row) => row.column_name).sort(), table.name).toEqual(
+        table.columns.map((column) => column.name).sort(),
+      );
+      for (const row of rows) {
+        const column = table.columns.find((c) => c.name === row.column_name)!;
+        expect(postgresType[column.type] as readonly string[], `${table.name}.${row.column_name}`).toContain(
+          row.data_type,
+        );
+      }
     }
   });
 

@@ -1,3 +1,4 @@
+export * from './archive.js';
 export * from './executor.js';
 export * from './listing.js';
 export * from './records.js';

@@ -2,9 +2,11 @@ import type {
   ChangeNotifier,
   LeasePolicy,
   RateLimiter,
+  RecordsArchive,
   RecordsRepository,
   StoreUnavailableError,
 } from '@mdstore/core';
+import { openSqliteArchive, type SqliteArchive } from './archive.js';
 import { type Checkpointer, startCheckpointer, WRITER_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
 import {
   type Db,
@@ -54,6 +56,8 @@ export interface SqliteStore {
   readonly rateLimiter: RateLimiter;
   /** Notices of change events committed by any process on this file (extensions §7; `notices.ts`). */
   readonly changeNotices: ChangeNotifier;
+  /** Backups and restore (extensions §16), on connections of its own. */
+  readonly archive: RecordsArchive;
   /** The settings of the three connections (records writer, records reader, rate limiter on its file). */
   connectionSettings(): Record<'writer' | 'reader' | 'rateLimiter', ConnectionSettings>;
   /** Closes every connection, after the running transaction if any. Idempotent. */
@@ -104,6 +108,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       checkpointer,
       rateLimiter: limiter,
       connections: { writer, reader, rateLimiter: limiterDb },
+      archive: openSqliteArchive({ path, busyTimeoutMs }),
     });
   } catch (error) {
     for (const db of opened.reverse()) db.close();
@@ -126,13 +131,15 @@ function assemble(parts: {
   checkpointer: Checkpointer;
   rateLimiter: RateLimiter;
   connections: Record<'writer' | 'reader' | 'rateLimiter', Db>;
+  archive: SqliteArchive;
 }): SqliteStore {
-  const { records, notices, wal, checkpointer, rateLimiter, connections } = parts;
+  const { records, notices, wal, checkpointer, rateLimiter, connections, archive } = parts;
   let closing: Promise<void> | undefined;
   return {
     records: withSyncedCommits(records, wal),
     rateLimiter,
     changeNotices: notices,
+    archive,
     connectionSettings: () => ({
       writer: settingsOf(connections.writer),
       reader: settingsOf(connections.reader),
@@ -141,6 +148,7 @@ function assemble(parts: {
     close() {
       // The WAL's last sync follows the writer's last COMMIT (closing the records commits a pending batch).
       notices.close();
+      archive.close();
       closing ??= Promise.all([
         checkpointer.close(),
         records.close().then(() => wal.close()),

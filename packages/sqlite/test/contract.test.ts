@@ -1,4 +1,8 @@
-import { describeRateLimiterContract, describeRecordsRepositoryContract } from '@mdstore/core/testing';
+import {
+  describeRateLimiterContract,
+  describeRecordsArchiveContract,
+  describeRecordsRepositoryContract,
+} from '@mdstore/core/testing';
 import { openSqliteStore, type SqliteStore } from '../src/index.js';
 import { tempDatabase } from './temp-db.js';
 
@@ -45,4 +49,9 @@ describeRateLimiterContract('sqlite', async () => {
     openSecond: async () => (await base.open()).rateLimiter,
     cleanup: base.cleanup,
   };
+});
+
+describeRecordsArchiveContract('sqlite', async () => {
+  const base = await openHarnessBase();
+  return { archive: base.first.archive, records: base.first.records, cleanup: base.cleanup };
 });

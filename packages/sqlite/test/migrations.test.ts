@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { RECORD_TABLES } from '@mdstore/sql';
+import { ARCHIVE_TABLES, RECORD_TABLES, UNARCHIVED_TABLES } from '@mdstore/sql';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrateSqlite, openSqliteStore, SQLITE_SCHEMA_VERSION } from '../src/index.js';
@@ -78,6 +78,32 @@ describe('migrations', () => {
           .map((row) => row.name)
           .sort();
         expect(columns, table.name).toEqual(table.columns.map((column) => column.name).sort());
+      }
+    });
+  });
+
+  it('puts every table in a backup or names it as left out, and backs up exactly its columns (extensions §16)', async () => {
+    const store = await openSqliteStore({ path: database.path });
+    await store.close();
+    // FTS5's own tables (search_fts_data, …) belong to search_fts.
+    const tables = tableNames().filter((name) => !name.startsWith('search_fts_'));
+    expect(tables).toEqual(
+      [
+        ...ARCHIVE_TABLES.map((table) => table.name),
+        ...UNARCHIVED_TABLES.filter((name) => tables.includes(name)),
+      ].sort(),
+    );
+    withDb((db) => {
+      for (const table of ARCHIVE_TABLES) {
+        const columns = db
+          .prepare<[string], { name: string; type: string }>('SELECT name, type FROM pragma_table_info(?)')
+          .all(table.name)
+          .map((row) => `${row.name} ${row.type}`)
+          .sort();
+        const sqliteType = { text: 'TEXT', integer: 'INTEGER', boolean: 'INTEGER', bytes: 'BLOB' } as const;
+        expect(columns, table.name).toEqual(
+          table.columns.map((column) => `${column.name} ${sqliteType[column.type]}`).sort(),
+        );
       }
     });
   });

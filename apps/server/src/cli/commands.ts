@@ -20,7 +20,16 @@ export type Command =
       readonly name?: string;
     }
   | { readonly kind: 'keys list'; readonly account: string }
-  | { readonly kind: 'keys revoke'; readonly keyId: string };
+  | { readonly kind: 'keys revoke'; readonly keyId: string }
+  | { readonly kind: 'backup create'; readonly to: string }
+  | { readonly kind: 'backup verify'; readonly path: string }
+  | { readonly kind: 'restore'; readonly path: string };
+
+/** The commands about backups (`cli/backup.ts`): they open the store's adapters, not the store. */
+export type BackupCommand = Extract<Command, { kind: 'backup create' | 'backup verify' | 'restore' }>;
+
+export const isBackupCommand = (command: Command): command is BackupCommand =>
+  command.kind === 'backup create' || command.kind === 'backup verify' || command.kind === 'restore';
 
 export const USAGE = `Usage: npm run -s mdstore -- <command> [options]
 
@@ -36,6 +45,14 @@ Commands:
       ISO 8601 date or instant in the future.
   keys list --account ACCOUNT                          Lists keys without their secrets.
   keys revoke KEY_ID                                   Revokes a key at once.
+  backup create --to DIR
+      Copies the whole store (records and blobs, one consistent snapshot; the server may keep running)
+      into DIR, a new directory, renamed into place only when complete.
+  backup verify PATH                                   Recomputes every checksum of a backup; exit 1 if
+                                                       anything is wrong, each problem named on stderr.
+  restore PATH
+      Verifies the backup, then restores it into the configured store, which must be empty (or hold an
+      unfinished restore, which is redone). Either adapter pair restores a backup of either pair.
 
 ACCOUNT is an account id or name. The store is the one the server uses: the same environment variables
 (MDSTORE_DATA_DIR, MDSTORE_DATABASE_URL, MDSTORE_BLOB_STORE, ...) apply.
@@ -44,7 +61,7 @@ Output: JSON on stdout. Exit status: 0 on success, 1 on a usage, configuration o
 stderr), 2 when the store fails.
 `;
 
-type OptionName = 'name' | 'tier' | 'account' | 'role' | 'project' | 'expires';
+type OptionName = 'name' | 'tier' | 'account' | 'role' | 'project' | 'expires' | 'to';
 
 /** Options that may be given several times (their values are joined with commas). */
 const REPEATABLE: ReadonlySet<OptionName> = new Set(['project']);
@@ -90,9 +107,27 @@ const COMMANDS: Record<string, CommandSpec> = {
     positionals: ['key_id'],
     build: (o) => ({ kind: 'keys revoke', keyId: required(o, 'key_id') }),
   },
+  'backup create': {
+    options: ['to'],
+    positionals: [],
+    build: (o) => ({ kind: 'backup create', to: required(o, 'to') }),
+  },
+  'backup verify': {
+    options: [],
+    positionals: ['path'],
+    build: (o) => ({ kind: 'backup verify', path: required(o, 'path') }),
+  },
+  restore: {
+    options: [],
+    positionals: ['path'],
+    build: (o) => ({ kind: 'restore', path: required(o, 'path') }),
+  },
 };
 
-const GROUPS = ['accounts', 'keys'];
+const GROUPS = ['accounts', 'keys', 'backup', 'restore'];
+
+/** Commands of one word (no action). */
+const SINGLE = new Set(['restore']);
 
 /** Reads the command line (without `node` and the script). Throws `UsageError` for anything unexpected. */
 export function parseCommand(argv: readonly string[]): Command {
@@ -100,6 +135,7 @@ export function parseCommand(argv: readonly string[]): Command {
   const [group, action, ...rest] = argv;
   if (group === undefined) throw new UsageError('missing command (run with --help for the list)');
   if (!GROUPS.includes(group)) throw new UsageError(`unknown command '${group}' (run with --help)`);
+  if (SINGLE.has(group)) return COMMANDS[group]!.build(readArguments(group, COMMANDS[group]!, argv.slice(1)));
   if (action === undefined || action.startsWith('-')) {
     throw new UsageError(`missing ${group} command: ${actionsOf(group)}`);
   }
@@ -150,7 +186,7 @@ function readArguments(command: string, spec: CommandSpec, args: string[]): Part
 function required(values: Partial<Record<string, string>>, name: string): string {
   const value = values[name];
   if (value === undefined) {
-    const flag = name === 'key_id' ? 'KEY_ID' : `--${name}`;
+    const flag = name === 'key_id' ? 'KEY_ID' : name === 'path' ? 'PATH' : `--${name}`;
     throw new UsageError(`missing ${flag}`);
   }
   return value;
@@ -181,7 +217,7 @@ export const keyJson = (key: ApiKeyView) => ({
 /** Runs a command against the store and returns what to print as JSON. */
 export async function runCommand(
   store: MdStore,
-  command: Exclude<Command, { kind: 'help' }>,
+  command: Exclude<Command, { kind: 'help' } | BackupCommand>,
 ): Promise<unknown> {
   switch (command.kind) {
     case 'accounts create': {

@@ -1,10 +1,12 @@
 // The admin CLI entry point.
 import { isMdStoreError, type MdStoreError } from '@mdstore/core';
 import { silenceAwsSdkNodeNotice } from '../aws-sdk-notice.js';
+import { BackupError } from '../backup/create.js';
 import { createRuntime, type Runtime } from '../composition/index.js';
 import { ConfigError, loadConfig } from '../config/index.js';
 import { createLogger } from '../logger.js';
-import { parseCommand, runCommand, USAGE, UsageError } from './commands.js';
+import { runBackupCommand } from './backup.js';
+import { isBackupCommand, parseCommand, runCommand, USAGE, UsageError } from './commands.js';
 
 /** Errors caused by what the user asked for; anything else is a failure of the store (exit 2). */
 const USER_ERROR_CODES = new Set<MdStoreError['code']>([
@@ -33,6 +35,7 @@ async function main(argv: readonly string[]): Promise<number> {
       process.stdout.write(USAGE);
       return 0;
     }
+    if (isBackupCommand(command)) return await backupCommand(command);
     const config = loadConfig(process.env);
     // stderr is for one line on failure: the AWS SDK's Node.js version notice would add a paragraph to
     // every command.
@@ -54,6 +57,27 @@ async function main(argv: readonly string[]): Promise<number> {
     return fail(2, describe(error));
   } finally {
     await runtime.close();
+  }
+}
+
+/**
+ * The backup commands (extensions §16): exit 1 for a usage or configuration error and for a backup that
+ * is not sound (each problem on its own line of stderr), 2 when the store fails.
+ */
+async function backupCommand(command: Parameters<typeof runBackupCommand>[0]): Promise<number> {
+  try {
+    const outcome = await runBackupCommand(command, () => {
+      const config = loadConfig(process.env);
+      if (config.blobStore.kind === 's3') silenceAwsSdkNodeNotice();
+      return config;
+    });
+    process.stdout.write(`${JSON.stringify(outcome.result, null, 2)}\n`);
+    for (const problem of outcome.problems) process.stderr.write(`mdstore: ${problem}\n`);
+    return outcome.problems.length > 0 ? 1 : 0;
+  } catch (error) {
+    if (error instanceof ConfigError) return fail(1, `invalid configuration: ${error.message}`);
+    if (error instanceof BackupError) return fail(1, error.message);
+    return fail(2, describe(error));
   }
 }
 

@@ -1,6 +1,12 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { BlobStore, ChangeNotifier, RateLimiter, RecordsRepository } from '@mdstore/core';
+import type {
+  BlobStore,
+  ChangeNotifier,
+  RateLimiter,
+  RecordsArchive,
+  RecordsRepository,
+} from '@mdstore/core';
 import type { BlobStoreConfig, DatabaseConfig } from '../config/index.js';
 
 /**
@@ -25,6 +31,8 @@ export const defaultAdapterModules: AdapterModules = {
 export interface OpenedDatabase {
   readonly records: RecordsRepository;
   readonly rateLimiter: RateLimiter;
+  /** Backups and restore (extensions §16). */
+  readonly archive?: RecordsArchive;
   /** Notices of change events committed by other instances (Postgres `LISTEN`); none for SQLite. */
   readonly changeNotices?: ChangeNotifier;
   close(): Promise<void>;

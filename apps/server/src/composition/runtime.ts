@@ -14,6 +14,7 @@ import {
   noticingRecords,
   type RateLimiter,
   type RecordsRepository,
+  StoreUnavailableError,
   type WebhookTransport,
 } from '@mdstore/core';
 import {
@@ -83,6 +84,12 @@ export async function createRuntime(config: ServerConfig, options: RuntimeOption
       options.onDurabilityLost ? { onDurabilityLost: options.onDurabilityLost } : {},
     );
     closers.push(() => database.close());
+    // Extensions §16: a store an interrupted restore left is refused until the restore is run again.
+    if (await database.archive?.unfinishedRestore()) {
+      throw new StoreUnavailableError(
+        'The store holds an unfinished restore: run `mdstore restore PATH` again before serving it',
+      );
+    }
     const records = options.metrics ? instrumentRecords(database.records, options.metrics) : database.records;
     container.register(TOKENS.records, { useValue: records });
     // Extensions §7: the records store is the change feed webhooks deliver from.

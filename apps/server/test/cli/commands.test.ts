@@ -35,6 +35,19 @@ describe('parseCommand', () => {
     expect(parseCommand(['keys', 'revoke', 'k1'])).toEqual({ kind: 'keys revoke', keyId: 'k1' });
   });
 
+  it('reads the backup commands (extensions §16)', () => {
+    expect(parseCommand(['backup', 'create', '--to', '/b/1'])).toEqual({ kind: 'backup create', to: '/b/1' });
+    expect(parseCommand(['backup', 'verify', '/b/1'])).toEqual({ kind: 'backup verify', path: '/b/1' });
+    expect(parseCommand(['restore', '/b/1'])).toEqual({ kind: 'restore', path: '/b/1' });
+    expect(usageError(['backup', 'create'])).toBe('missing --to');
+    expect(usageError(['backup', 'verify'])).toBe('missing PATH');
+    expect(usageError(['restore'])).toBe('missing PATH');
+    expect(usageError(['restore', '/b/1', '/b/2'])).toBe("restore: unexpected argument '/b/2'");
+    expect(usageError(['backup', 'delete'])).toBe(
+      "unknown command 'backup delete' (expected create, verify)",
+    );
+  });
+
   it('takes the account of set-tier, keys create and keys list as a positional or as --account', () => {
     const expected = { kind: 'accounts set-tier', account: 'acme', tier: 'premium' };
     expect(parseCommand(['accounts', 'set-tier', 'acme', '--tier', 'premium'])).toEqual(expected);

@@ -2,6 +2,8 @@
  * `@mdstore/core/testing`: the compliance suites every adapter runs, and record builders for tests.
  * Needs vitest (an optional peer dependency of the core); never import it from production code.
  */
+
+export { describeRecordsArchiveContract, type RecordsArchiveHarness } from './archive-contract.js';
 export { type BlobStoreHarness, describeBlobStoreContract } from './blob-store-contract.js';
 export {
   aBlobIntent,
