@@ -59,6 +59,7 @@ export function projectJson(project: ProjectView): v.InferOutput<typeof Project>
       require_if_match: project.settings.requireIfMatch,
       keep_revisions: project.settings.keepRevisions,
       trash_retention_days: project.settings.trashRetentionDays,
+      keep_revisions_days: project.settings.keepRevisionsDays,
     },
     history_size_bytes: project.historySizeBytes,
     trash_size_bytes: project.trashSizeBytes,

@@ -102,7 +102,7 @@ describe('migrations', () => {
         frontmatterJson: null,
       });
       expect(await store.records.listRevisionContents({ fileId: 'f2' })).toEqual([
-        { revision: 7, contentKey: 'f2/b2', inline: false, sizeBytes: 20 },
+        { revision: 7, contentKey: 'f2/b2', inline: false, sizeBytes: 20, createdAt: expect.any(Number) },
       ]);
       expect(await store.records.findRevision({ fileId: 'f1', revision: 1 })).toMatchObject({
         change: 'created',

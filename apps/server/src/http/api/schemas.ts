@@ -50,6 +50,7 @@ export const ProjectSettings = v.object({
   ),
   keep_revisions: SETTING_SCHEMAS.keep_revisions,
   trash_retention_days: SETTING_SCHEMAS.trash_retention_days,
+  keep_revisions_days: SETTING_SCHEMAS.keep_revisions_days,
 });
 
 export const ProjectSettingsInput = ProjectSettingsInputSchema;
