@@ -226,8 +226,7 @@ export async function updateProject(
         updatedAt: Math.max(ctx.clock.now(), current.updatedAt + 1),
       };
       const pruned =
-        updated.keepRevisions < current.keepRevisions ||
-        updated.keepRevisionsDays < current.keepRevisionsDays
+        updated.keepRevisions < current.keepRevisions || updated.keepRevisionsDays < current.keepRevisionsDays
           ? await pruneProjectHistory(ctx, tx, updated, updated.updatedAt)
           : { historyDelta: 0, doomed: [] };
       const stored = { ...updated, historySizeBytes: updated.historySizeBytes + pruned.historyDelta };

@@ -1,3 +1,4 @@
+import { DAY_MS } from '../../defaults/trash.js';
 import type {
   BlobIntentRecord,
   ContentLocation,
@@ -7,7 +8,6 @@ import type {
   RevisionRecord,
 } from '../../model/records.js';
 import type { RecordsTransaction, RevisionContent } from '../../ports/records.js';
-import { DAY_MS } from '../../defaults/trash.js';
 import { doomResource } from '../blob-intents.js';
 import { emitFileEvent, type FileEventOptions, fileEventType } from '../changes/emit.js';
 import type { MdStoreContext } from '../context.js';
@@ -66,7 +66,8 @@ export function retentionOf(
 ): Retention {
   return {
     count: project.keepRevisions,
-    since: project.keepRevisionsDays > 0 ? now - project.keepRevisionsDays * DAY_MS : Number.POSITIVE_INFINITY,
+    since:
+      project.keepRevisionsDays > 0 ? now - project.keepRevisionsDays * DAY_MS : Number.POSITIVE_INFINITY,
   };
 }
 
