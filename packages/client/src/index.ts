@@ -68,6 +68,7 @@ export type {
   Project,
   ProjectCreate,
   ProjectDeleted,
+  ProjectRestoreResult,
   ProjectList,
   ProjectSettings,
   ProjectsApi,
