@@ -86,7 +86,8 @@ export function RestorePanel({ projectId }: { projectId: string }) {
         </button>
       </form>
       {preview && (
-        <div aria-label="Restore preview">
+        <section aria-labelledby="restore-preview-title">
+          <h3 id="restore-preview-title">Preview</h3>
           <p>
             As of {new Date(preview.as_of).toLocaleString()}: {preview.counts.created} to create,{' '}
             {preview.counts.changed} to change, {preview.counts.deleted} to delete, {preview.counts.unchanged}{' '}
@@ -122,7 +123,7 @@ export function RestorePanel({ projectId }: { projectId: string }) {
           >
             Restore
           </button>
-        </div>
+        </section>
       )}
       <p role="status">{status}</p>
     </section>
