@@ -94,7 +94,12 @@ export interface Project {
   total_size_bytes: number;
   history_size_bytes?: number;
   trash_size_bytes?: number;
-  settings?: { require_if_match: boolean; keep_revisions: number; trash_retention_days: number };
+  settings?: {
+    require_if_match: boolean;
+    keep_revisions: number;
+    trash_retention_days: number;
+    keep_revisions_days?: number;
+  };
   created_date: string;
   updated_date: string;
 }

@@ -12,6 +12,7 @@ import type {
   OutlineLink,
   ProjectView,
   PublishedDraft,
+  RestoreResult,
   RevisionList,
   SearchAnswer as SearchAnswerView,
   TrashPage,
@@ -28,6 +29,7 @@ import type {
   FileList,
   FileUpdate,
   Project,
+  ProjectRestoreResult,
   RevisionList as RevisionListSchema,
   TrashList,
 } from './http/api/schemas.js';
@@ -59,6 +61,7 @@ export function projectJson(project: ProjectView): v.InferOutput<typeof Project>
       require_if_match: project.settings.requireIfMatch,
       keep_revisions: project.settings.keepRevisions,
       trash_retention_days: project.settings.trashRetentionDays,
+      keep_revisions_days: project.settings.keepRevisionsDays,
     },
     history_size_bytes: project.historySizeBytes,
     trash_size_bytes: project.trashSizeBytes,
@@ -257,4 +260,17 @@ export const publishedJson = (published: PublishedDraft): v.InferOutput<typeof D
   changeset_id: published.changesetId,
   files: published.files.map((file) => ('deleted' in file ? file : fileJson(file))),
   merged: [...published.merged],
+});
+
+/** Extensions §16: what a restore as of a time did (or, in a dry run, would do). */
+export const projectRestoreJson = (result: RestoreResult): v.InferOutput<typeof ProjectRestoreResult> => ({
+  as_of: isoDate(result.asOf),
+  dry_run: result.dryRun,
+  changeset_id: result.changesetId,
+  created: result.created.map((entry) => ({ filename: entry.filename, trash_id: entry.trashId })),
+  changed: result.changed.map((entry) => ({ ...entry })),
+  deleted: result.deleted.map((entry) => ({ ...entry })),
+  unrecoverable: result.unrecoverable.map((entry) => ({ ...entry })),
+  counts: { ...result.counts },
+  truncated: result.truncated,
 });

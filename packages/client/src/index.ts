@@ -69,6 +69,7 @@ export type {
   ProjectCreate,
   ProjectDeleted,
   ProjectList,
+  ProjectRestoreResult,
   ProjectSettings,
   ProjectsApi,
   ProjectUpdate,

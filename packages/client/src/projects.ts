@@ -9,6 +9,7 @@ export type ProjectList = components['schemas']['ProjectList'];
 export type ProjectCreate = components['schemas']['ProjectCreate'];
 export type ProjectUpdate = components['schemas']['ProjectUpdate'];
 export type ProjectDeleted = components['schemas']['ProjectDeleted'];
+export type ProjectRestoreResult = components['schemas']['ProjectRestoreResult'];
 
 export interface PageOptions extends RequestOptions {
   /** Items per request on servers that page lists (extensions §3). */
@@ -84,6 +85,23 @@ export class ProjectsApi {
     return (
       await this.api.json('put', '/api/projects/{project_id}', { path, headers, json: changes }, options)
     ).data;
+  }
+
+  /**
+   * Brings the project's files back to what they were at `asOf` (extensions §16), as one changeset;
+   * `dryRun` answers what would be created, changed and deleted without writing. Needs an `admin` key.
+   */
+  async restore(
+    projectId: string,
+    asOf: Date | string,
+    options: RequestOptions & { dryRun?: boolean } = {},
+  ): Promise<ProjectRestoreResult> {
+    const json = {
+      as_of: typeof asOf === 'string' ? asOf : asOf.toISOString(),
+      dry_run: options.dryRun ?? false,
+    };
+    const path = { project_id: projectId };
+    return (await this.api.json('post', '/api/projects/{project_id}/restore', { path, json }, options)).data;
   }
 
   /** Deletes the project and every file in it (not the default project: 403). */

@@ -144,6 +144,11 @@ const CALLS: Record<
     s.trashId = (await c.trash.list(s.projectId)).trash[0]!.trash_id;
   },
   deleteTrashItem: (c, s) => c.trash.delete(s.projectId, s.trashId),
+  // Extensions §16 (a dry run: the project as it is now changes nothing).
+  restoreProject: async (c, s) => {
+    const result = await c.projects.restore(s.projectId, new Date(), { dryRun: true });
+    if (!result.dry_run || result.changeset_id !== null) throw new Error('a dry run wrote');
+  },
   // Extensions §8.
   createKey: async (c, s) => {
     const key = await c.access.createKey({ name: 'reader', role: 'read', project_ids: [s.projectId] });

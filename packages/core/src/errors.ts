@@ -86,6 +86,8 @@ export type ErrorCode =
   | 'MERGE_CONFLICT'
   /** A three-way merge whose inputs pass `MERGE_LIMITS` (lines, or line comparisons): 413. */
   | 'MERGE_TOO_LARGE'
+  /** A project restored as of a time (extensions §16) past `RESTORE_LIMITS` (files, revisions, changes): 413. */
+  | 'RESTORE_TOO_LARGE'
   // administration
   | 'ACCOUNT_NOT_FOUND'
   | 'ACCOUNT_NAME_TAKEN'
@@ -173,6 +175,10 @@ const MESSAGES = {
     o.limit === 'lines'
       ? `Merge too large: a text has more than ${o.max} lines`
       : `Merge too large: it would need more than ${o.max} line comparisons; write with If-Match instead`,
+  RESTORE_TOO_LARGE: (o: { what: 'files' | 'revisions' | 'changes'; max: number }) =>
+    o.what === 'changes'
+      ? `Restore too large: it would create, change or delete more than ${o.max} files in one changeset`
+      : `Restore too large: the project has more than ${o.max} ${o.what === 'files' ? 'files and trash items' : 'revisions'} to examine`,
   ACCOUNT_NOT_FOUND: (o: { account: string }) => `Account '${o.account}' not found`,
   ACCOUNT_NAME_TAKEN: (o: { accountName: string }) => `Account with name '${o.accountName}' already exists`,
   API_KEY_NOT_FOUND: (o: { keyId: string }) => `API key '${o.keyId}' not found or already revoked`,

@@ -191,6 +191,12 @@ export {
 } from './use-cases/memory/index.js';
 export type { ProjectPage, ProjectRead } from './use-cases/projects.js';
 export {
+  type RestoreInput,
+  type RestoreResult,
+  restoreProjectAsOf,
+  type UnrecoverableReason,
+} from './use-cases/restore/index.js';
+export {
   SEARCH_SORTS,
   type SearchAnswer,
   type SearchBackfillReport,
@@ -233,6 +239,7 @@ export { checkedContent } from './validation/content.js';
 export { RevisionSchema } from './validation/history.js';
 export * from './validation/issues.js';
 export { CreateKeyBodySchema, KEY_LIMITS, RoleSchema } from './validation/keys.js';
+export * from './validation/restore.js';
 export * from './validation/schemas.js';
 export { SettingsSchema, validateSettings } from './validation/settings.js';
 export { CreateShareBodySchema, SHARE_LIMITS } from './validation/shares.js';

@@ -31,6 +31,7 @@ import * as links from './use-cases/links/index.js';
 import * as maintenance from './use-cases/maintenance.js';
 import * as memory from './use-cases/memory/index.js';
 import * as projects from './use-cases/projects.js';
+import * as restore from './use-cases/restore/index.js';
 import { SearchDocumentCache } from './use-cases/search/document-cache.js';
 import * as search from './use-cases/search/index.js';
 import * as shares from './use-cases/shares.js';
@@ -213,6 +214,10 @@ export function createMdStore(adapters: MdStoreAdapters) {
     changesets: {
       apply: bind(ctx, changesets.applyChangeset),
       applyRequest: bind(ctx, changesets.applyChangesetRequest),
+    },
+    // Extensions §16: the project's files as they were at a time, as one changeset.
+    restore: {
+      asOf: bind(ctx, restore.restoreProjectAsOf),
     },
     // Extensions §14: Anthropic's memory tool on the project's folder `memories/`.
     memory: {

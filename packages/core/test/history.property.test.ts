@@ -12,53 +12,76 @@ import { parseRevisionParam, parseRevisionsLimit } from '../src/validation/histo
  */
 
 /** A write: a new content version, the current one again (metadata, move), or an earlier one (restore). */
-type Write = { kind: 'new'; size: number } | { kind: 'same' } | { kind: 'restore'; back: number };
+type Write = ({ kind: 'new'; size: number } | { kind: 'same' } | { kind: 'restore'; back: number }) & {
+  /** Time since the previous write. */
+  gap: number;
+};
 
+const gap = fc.integer({ min: 0, max: 50 });
 const write: fc.Arbitrary<Write> = fc.oneof(
-  fc.record({ kind: fc.constant('new' as const), size: fc.integer({ min: 1, max: 1000 }) }),
-  fc.record({ kind: fc.constant('same' as const) }),
-  fc.record({ kind: fc.constant('restore' as const), back: fc.nat({ max: 25 }) }),
+  fc.record({ kind: fc.constant('new' as const), size: fc.integer({ min: 1, max: 1000 }), gap }),
+  fc.record({ kind: fc.constant('same' as const), gap }),
+  fc.record({ kind: fc.constant('restore' as const), back: fc.nat({ max: 25 }), gap }),
 );
 
 describe('pruning and history accounting', () => {
-  it('keeps the newest keep_revisions, frees only unreferenced versions, counts history exactly', () => {
+  it('keeps the newest keep_revisions and those younger than the window, frees only unreferenced versions, counts history exactly', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 20 }), fc.array(write, { maxLength: 60 }), (keep, writes) => {
-        let kept: RevisionContent[] = [{ revision: 1, contentKey: 'v0', inline: true, sizeBytes: 10 }];
-        let history = 0;
-        let versions = 1;
-        const freedEver = new Set<string>();
-        for (const step of writes) {
-          const current = kept[0]!;
-          let location: Pick<RevisionContent, 'contentKey' | 'sizeBytes'> = current;
-          if (step.kind === 'new') location = { contentKey: `v${versions++}`, sizeBytes: step.size };
-          if (step.kind === 'restore') {
-            // Only a kept revision can be restored (else 404 and nothing changes).
-            const restored = kept[step.back];
-            if (!restored) continue;
-            location = restored;
+      fc.property(
+        fc.integer({ min: 1, max: 20 }),
+        // The age window (keep_revisions_days, in the same units as the gaps); null: none.
+        fc.option(fc.integer({ min: 0, max: 300 })),
+        fc.array(write, { maxLength: 60 }),
+        (keep, window, writes) => {
+          let now = 0;
+          let kept: RevisionContent[] = [
+            { revision: 1, contentKey: 'v0', inline: true, sizeBytes: 10, createdAt: now },
+          ];
+          let history = 0;
+          let versions = 1;
+          const freedEver = new Set<string>();
+          for (const step of writes) {
+            const current = kept[0]!;
+            let location: Pick<RevisionContent, 'contentKey' | 'sizeBytes'> = current;
+            if (step.kind === 'new') location = { contentKey: `v${versions++}`, sizeBytes: step.size };
+            if (step.kind === 'restore') {
+              // Only a kept revision can be restored (else 404 and nothing changes).
+              const restored = kept[step.back];
+              if (!restored) continue;
+              location = restored;
+            }
+            now += step.gap;
+            const added: RevisionContent = {
+              contentKey: location.contentKey,
+              sizeBytes: location.sizeBytes,
+              revision: current.revision + 1,
+              inline: true,
+              createdAt: now,
+            };
+            const since = window === null ? Number.POSITIVE_INFINITY : now - window;
+            const plan = planRevision(kept, added, window === null ? keep : { count: keep, since });
+            const after = [added, ...kept].filter((revision) => !plan.prune.includes(revision.revision));
+            // Exactly the newest `keep` stay, and every one younger than the window, in order.
+            expect(after.map((r) => r.revision)).toEqual(
+              [added, ...kept]
+                .filter((revision, index) => index < keep || revision.createdAt > since)
+                .map((revision) => revision.revision),
+            );
+            // A freed version is referenced by no kept revision, and every version only pruned ones held is freed.
+            const keptKeys = new Set(after.map((revision) => revision.contentKey));
+            for (const freed of plan.freed) expect(keptKeys.has(freed.contentKey)).toBe(false);
+            const pruned = [added, ...kept].filter((revision) => plan.prune.includes(revision.revision));
+            const orphaned = new Set(pruned.map((r) => r.contentKey).filter((key) => !keptKeys.has(key)));
+            expect(new Set(plan.freed.map((freed) => freed.contentKey))).toEqual(orphaned);
+            // A version once freed is never pointed to again (a restore can only reach kept ones).
+            expect(freedEver.has(added.contentKey)).toBe(false);
+            for (const freed of plan.freed) freedEver.add(freed.contentKey);
+            history += plan.historyDelta;
+            kept = after;
+            expect(history).toBe(historyBytes(kept, added.contentKey));
           }
-          const added: RevisionContent = { ...location, revision: current.revision + 1, inline: true };
-          const plan = planRevision(kept, added, keep);
-          const after = [added, ...kept].filter((revision) => !plan.prune.includes(revision.revision));
-          // Exactly the newest `keep` stay, in order.
-          expect(after.map((r) => r.revision)).toEqual(
-            [added, ...kept].slice(0, keep).map((revision) => revision.revision),
-          );
-          // A freed version is referenced by no kept revision, and every version only pruned ones held is freed.
-          const keptKeys = new Set(after.map((revision) => revision.contentKey));
-          for (const freed of plan.freed) expect(keptKeys.has(freed.contentKey)).toBe(false);
-          const pruned = [added, ...kept].filter((revision) => plan.prune.includes(revision.revision));
-          const orphaned = new Set(pruned.map((r) => r.contentKey).filter((key) => !keptKeys.has(key)));
-          expect(new Set(plan.freed.map((freed) => freed.contentKey))).toEqual(orphaned);
-          // A version once freed is never pointed to again (a restore can only reach kept ones).
-          expect(freedEver.has(added.contentKey)).toBe(false);
-          for (const freed of plan.freed) freedEver.add(freed.contentKey);
-          history += plan.historyDelta;
-          kept = after;
-          expect(history).toBe(historyBytes(kept, added.contentKey));
-        }
-      }),
+        },
+      ),
     );
   });
 });

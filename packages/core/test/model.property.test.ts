@@ -375,7 +375,12 @@ function expectedProjectView(project: ModelProject): Omit<ProjectView, 'bucketNa
     trashSizeBytes: 0,
     attachmentCount: 0,
     attachmentBytes: 0,
-    settings: { requireIfMatch: false, keepRevisions: KEEP_REVISIONS, trashRetentionDays: 0 },
+    settings: {
+      requireIfMatch: false,
+      keepRevisions: KEEP_REVISIONS,
+      trashRetentionDays: 0,
+      keepRevisionsDays: 0,
+    },
     createdAt: project.createdAt,
     updatedAt: project.updatedAt,
   };

@@ -450,11 +450,12 @@ abstract class TablesReader implements RecordsReader {
   }
 
   async listRevisionContents(q: { fileId: string }): Promise<RevisionContent[]> {
-    return this.revisionsOf(q.fileId).map(({ revision, contentKey, inline, sizeBytes }) => ({
+    return this.revisionsOf(q.fileId).map(({ revision, contentKey, inline, sizeBytes, createdAt }) => ({
       revision,
       contentKey,
       inline,
       sizeBytes,
+      createdAt,
     }));
   }
 

@@ -437,6 +437,16 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE projects ADD COLUMN attachment_bytes BIGINT NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 15,
+    name: 'keep_revisions_days; the filename of each revision',
+    // Extensions §16: young revisions kept beyond keep_revisions; the name a file had at each revision
+    // (null: written before this migration), for a project restored as of a time.
+    sql: `
+      ALTER TABLE projects ADD COLUMN keep_revisions_days INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE file_revisions ADD COLUMN filename TEXT COLLATE "C";
+    `,
+  },
 ];
 
 /**

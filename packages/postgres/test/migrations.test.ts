@@ -180,6 +180,7 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
       { table_name: 'audit_entries', column_name: 'filename', collation_name: 'C' },
       { table_name: 'change_events', column_name: 'filename', collation_name: 'C' },
       { table_name: 'draft_files', column_name: 'filename', collation_name: 'C' },
+      { table_name: 'file_revisions', column_name: 'filename', collation_name: 'C' },
       { table_name: 'files', column_name: 'filename', collation_name: 'C' },
       { table_name: 'projects', column_name: 'name', collation_name: 'C' },
       { table_name: 'shares', column_name: 'filename', collation_name: 'C' },

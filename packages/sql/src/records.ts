@@ -83,6 +83,7 @@ export const PROJECTS = defineTable<ProjectRecord>(
     requireIfMatch: ['require_if_match', 'boolean'],
     keepRevisions: ['keep_revisions', 'integer'],
     trashRetentionDays: ['trash_retention_days', 'integer'],
+    keepRevisionsDays: ['keep_revisions_days', 'integer'],
     createdAt: ['created_at', 'integer'],
     updatedAt: ['updated_at', 'integer'],
   },
@@ -145,6 +146,7 @@ export const REVISIONS = defineTable<RevisionRecord>(
     createdAt: ['created_at', 'integer'],
     changesetId: ['changeset_id', 'text'],
     message: ['message', 'text'],
+    filename: ['filename', 'text'],
   },
   { key: ['fileId', 'revision'] },
 );

@@ -445,6 +445,16 @@ ALTER TABLE projects ADD COLUMN attachment_count INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE projects ADD COLUMN attachment_bytes INTEGER NOT NULL DEFAULT 0;
 `;
 
+/**
+ * A project as it was (extensions §16): `keep_revisions_days` keeps young revisions beyond
+ * `keep_revisions`; each revision records the name its file had then (null: written before this
+ * migration), so that a restore as of a time knows where each file was.
+ */
+const PROJECT_AS_OF = `
+ALTER TABLE projects ADD COLUMN keep_revisions_days INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE file_revisions ADD COLUMN filename TEXT COLLATE BINARY;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -472,6 +482,11 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 12, description: 'the key that made a share', sql: SHARE_CREATORS },
   { version: 13, description: 'drafts, their files and reviews; the propose role', sql: DRAFTS },
   { version: 14, description: 'attachments and their project counters', sql: ATTACHMENTS },
+  {
+    version: 15,
+    description: 'keep_revisions_days; the filename of each revision',
+    sql: PROJECT_AS_OF,
+  },
 ];
 
 /** The schema version this code writes and expects (SQLite's `user_version`). */

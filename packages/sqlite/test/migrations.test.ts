@@ -128,7 +128,7 @@ describe('migrations', () => {
         frontmatterJson: null,
       });
       expect(await store.records.listRevisionContents({ fileId: 'f2' })).toEqual([
-        { revision: 7, contentKey: 'f2/b2', inline: false, sizeBytes: 20 },
+        { revision: 7, contentKey: 'f2/b2', inline: false, sizeBytes: 20, createdAt: expect.any(Number) },
       ]);
       expect(await store.records.findRevision({ fileId: 'f1', revision: 1 })).toMatchObject({
         change: 'created',
@@ -176,6 +176,30 @@ describe('migrations', () => {
         createdAt: 2,
         revokedAt: null,
         lastUsedAt: null,
+      });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('version 15 gives existing projects keep_revisions_days 0 and existing revisions no recorded name', async () => {
+    await withDbAsync((db) =>
+      applyMigrations(db, { busyTimeoutMs: 1_000, migrations: MIGRATIONS.slice(0, 1) }),
+    );
+    withDb((db) => {
+      db.exec(`INSERT INTO accounts VALUES ('a1', 'acme', 'standard', 1);
+        INSERT INTO projects VALUES ('p1', 'a1', 'docs', NULL, 'mdstore-p1', 0, 'active', 1, 10, 1, 9);
+        INSERT INTO files VALUES ('f1', 'p1', 'a.md', 10, '${'a'.repeat(64)}', NULL, 'f1/b1', 3, 2, 3);`);
+    });
+    await withDbAsync((db) =>
+      applyMigrations(db, { busyTimeoutMs: 1_000, migrations: MIGRATIONS.slice(0, 14) }),
+    );
+    const store = await openSqliteStore({ path: database.path });
+    try {
+      expect((await store.records.findProjectById({ projectId: 'p1' }))?.keepRevisionsDays).toBe(0);
+      expect(await store.records.findRevision({ fileId: 'f1', revision: 3 })).toMatchObject({
+        filename: null,
+        createdAt: 3,
       });
     } finally {
       await store.close();

@@ -4,6 +4,7 @@ import { useLiveVersion } from '../live';
 import { go, href } from '../route';
 import { droppedFiles, type PendingFile, type UploadResult, uploadAll } from '../upload';
 import { useLoad } from '../use-load';
+import { RestorePanel } from './restore';
 
 export const loadProject = (projectId: string, signal?: AbortSignal) =>
   getJson<Project>(`/api/projects/${projectId}`, signal ? { signal } : {});
@@ -40,6 +41,7 @@ export function ProjectHome({ me, projectId, dir }: { me: Me; projectId: string;
       {dir && <p>Folder: {dir}</p>}
       {me.role !== 'read' && <CreateFile projectId={projectId} dir={dir} />}
       {me.role !== 'read' && <DropZone projectId={projectId} dir={dir} />}
+      {me.role === 'admin' && !dir && <RestorePanel projectId={projectId} />}
     </section>
   );
 }

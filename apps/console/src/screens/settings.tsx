@@ -44,6 +44,10 @@ function SettingsForm({ me, project, onSaved }: { me: Me; project: Project; onSa
         require_if_match: field('require_if_match').checked,
         keep_revisions: Number(field('keep_revisions').value),
         trash_retention_days: Number(field('trash_retention_days').value),
+        // A server without it (older) has none to send back.
+        ...(project.settings.keep_revisions_days !== undefined && {
+          keep_revisions_days: Number(field('keep_revisions_days').value),
+        }),
       };
     }
     try {
@@ -95,6 +99,18 @@ function SettingsForm({ me, project, onSaved }: { me: Me; project: Project; onSa
               defaultValue={String(project.settings.trash_retention_days)}
             />
           </label>
+          {project.settings.keep_revisions_days !== undefined && (
+            <label>
+              Days revisions are kept beyond that count
+              <input
+                name="keep_revisions_days"
+                type="number"
+                min={0}
+                max={3650}
+                defaultValue={String(project.settings.keep_revisions_days)}
+              />
+            </label>
+          )}
         </fieldset>
       )}
       <button type="submit">Save settings</button>

@@ -591,6 +591,37 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
     }
   });
 
+  it('restore as it was (extensions §16): a time, the preview of what changes, then Restore', async () => {
+    // A second ago the readme was as it is now; then it changes, and the project goes back to then.
+    const before = await content('readme.md');
+    const then = Date.now() - 1000;
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const put = await api(`${files('readme.md')}/content`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'text/markdown' },
+      body: '# Readme\n\nchanged since\n',
+    });
+    expect(put.status).toBe(200);
+    await page.goto(`${server.url}/#/p/${server.projectId}`);
+    const asOf = main().getByLabel('As of');
+    await asOf.waitFor();
+    // The browser's local time, as a datetime-local field takes it (to the second).
+    const local = await page.evaluate(
+      (ms) => new Date(ms - new Date(ms).getTimezoneOffset() * 60_000).toISOString().slice(0, 19),
+      then,
+    );
+    await asOf.fill(local);
+    await main().getByRole('button', { name: 'Preview' }).click();
+    await main().getByText('Change readme.md (content of revision').waitFor();
+    await scan('restore');
+    expect(await content('readme.md')).toBe('# Readme\n\nchanged since\n');
+    await main().getByRole('button', { name: 'Restore', exact: true }).click();
+    await expect
+      .poll(() => main().getByRole('status').last().textContent())
+      .toMatch(/^Restored: 0 created, 1 changed, 0 deleted\.$/);
+    expect(await content('readme.md')).toBe(before);
+  });
+
   it('no serious or critical axe violation on any screen; no error, nothing loaded from elsewhere', () => {
     expect(violations).toEqual([]);
     expect(errors).toEqual([]);

@@ -103,7 +103,12 @@ describe('export (extensions §10)', () => {
       expect(manifest.project).toEqual({
         name: 'Caf\u00e9 notes',
         description: 'what I keep',
-        settings: { require_if_match: false, keep_revisions: 5, trash_retention_days: 0 },
+        settings: {
+          require_if_match: false,
+          keep_revisions: 5,
+          trash_retention_days: 0,
+          keep_revisions_days: 0,
+        },
       });
       expect(manifest.skipped).toBeUndefined();
       const files = await listed(h, apiKey, projectId);

@@ -7,7 +7,12 @@ import { type HttpHarness, serverTest } from '../support/http-harness.js';
  * validation, and `require_if_match` enforced with 428 on every write to an existing file.
  */
 const test = serverTest();
-const DEFAULTS = { require_if_match: false, keep_revisions: 20, trash_retention_days: 0 };
+const DEFAULTS = {
+  require_if_match: false,
+  keep_revisions: 20,
+  trash_retention_days: 0,
+  keep_revisions_days: 0,
+};
 const REQUIRED = { detail: "Precondition required: send If-Match with the file's ETag" };
 const pause = (ms = 5) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -46,13 +51,19 @@ describe('settings on the Project object', () => {
     const { apiKey } = await h.account();
     const all = await create(h, apiKey, {
       name: 'All',
-      settings: { require_if_match: true, keep_revisions: 1, trash_retention_days: 365 },
+      settings: {
+        require_if_match: true,
+        keep_revisions: 1,
+        trash_retention_days: 365,
+        keep_revisions_days: 3650,
+      },
     });
     expect(all.status).toBe(201);
     expect(all.body.settings).toEqual({
       require_if_match: true,
       keep_revisions: 1,
       trash_retention_days: 365,
+      keep_revisions_days: 3650,
     });
     const some = await create(h, apiKey, { name: 'Some', settings: { keep_revisions: 1000 } });
     expect(some.body.settings).toEqual({ ...DEFAULTS, keep_revisions: 1000 });
@@ -75,6 +86,7 @@ describe('settings on the Project object', () => {
       require_if_match: true,
       keep_revisions: 5,
       trash_retention_days: 7,
+      keep_revisions_days: 0,
     });
     const second = await update(h, apiKey, id, { name: 'Renamed', settings: { trash_retention_days: 0 } });
     expect(second.body).toMatchObject({
@@ -120,6 +132,8 @@ describe('settings on the Project object', () => {
       [{ trash_retention_days: -1 }, ['trash_retention_days']],
       [{ trash_retention_days: 366 }, ['trash_retention_days']],
       [{ trash_retention_days: true }, ['trash_retention_days']],
+      [{ keep_revisions_days: -1 }, ['keep_revisions_days']],
+      [{ keep_revisions_days: 3651 }, ['keep_revisions_days']],
       [
         { keep_revisions: 0, trash_retention_days: 999, extra: 1 },
         ['keep_revisions', 'trash_retention_days', 'extra'],

@@ -50,6 +50,8 @@ const HTTP_SUITES = [
   'shares',
   // extensions §13
   'drafts',
+  // extensions §16
+  'restore',
 ];
 
 /**

@@ -580,6 +580,28 @@ const CALLS: Call[] = [
     path: (s) => `${project(s)}/trash/${s.trashId}`,
     expect: 404,
   },
+  // Extensions §16: a project as it was (as of now: nothing to change).
+  {
+    operationId: 'restoreProject',
+    method: 'POST',
+    path: (s) => `${project(s)}/restore`,
+    body: () => json({ as_of: new Date().toISOString(), dry_run: true })(),
+    expect: 200,
+  },
+  {
+    operationId: 'restoreProject',
+    method: 'POST',
+    path: (s) => `${project(s)}/restore`,
+    body: () => json({ as_of: new Date().toISOString() })(),
+    expect: 200,
+  },
+  {
+    operationId: 'restoreProject',
+    method: 'POST',
+    path: (s) => `${project(s)}/restore`,
+    body: json({ as_of: 'last tuesday' }),
+    expect: 422,
+  },
   // Extensions §8: keys.
   {
     operationId: 'createKey',

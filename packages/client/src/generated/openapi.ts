@@ -660,6 +660,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a project as of a time
+         * @description Brings every file back to what it was at `as_of`, from the kept revisions of the files and of the trash: files created since are deleted (into the trash when the project keeps one), files deleted since come back from the trash (as new files with their content and metadata of then), the others get back their content, metadata and name of then. Applied as ONE changeset (one transaction, one revision and one change event per touched file, the changeset id on each). Files whose kept history does not reach `as_of` are reported `unrecoverable` and left as they are. `dry_run`: the same answer, nothing written. Each list holds at most 1000 entries (`truncated`), the counts are exact.
+         */
+        post: operations["restoreProject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/export": {
         parameters: {
             query?: never;
@@ -1035,6 +1055,7 @@ export interface components {
             require_if_match: boolean;
             keep_revisions: number;
             trash_retention_days: number;
+            keep_revisions_days: number;
         };
         /** @description Any subset of the settings; omitted keys keep their value. */
         ProjectSettingsInput: {
@@ -1042,6 +1063,7 @@ export interface components {
             require_if_match?: boolean;
             keep_revisions?: number;
             trash_retention_days?: number;
+            keep_revisions_days?: number;
         };
         ProjectList: {
             projects: components["schemas"]["Project"][];
@@ -1295,6 +1317,63 @@ export interface components {
             to: string;
             /** @description Another project of the account; absent or null: this one. */
             project_id?: string | null;
+        };
+        ProjectRestoreRequest: {
+            /**
+             * Format: date-time
+             * @description The time the files are brought back to (ISO 8601; no zone means UTC).
+             */
+            as_of: string;
+            /**
+             * @description true: answer what would be created, changed and deleted, write nothing.
+             * @default false
+             */
+            dry_run?: boolean;
+        };
+        ProjectRestoreResult: {
+            /**
+             * Format: date-time
+             * @description UTC ISO 8601 with milliseconds
+             */
+            as_of: string;
+            dry_run: boolean;
+            /** @description The changeset written; null for a dry run or when nothing differs. */
+            changeset_id: string | null;
+            /** @description Files deleted since, brought back from the trash as new files with their content of then. */
+            created: {
+                filename: string;
+                /** Format: uuid */
+                trash_id: string;
+            }[];
+            /** @description Files that exist and go back to their content, metadata or name of then. */
+            changed: {
+                filename: string;
+                /** @description Its name now, when it goes back to another. */
+                from: string | null;
+                content: boolean;
+                metadata: boolean;
+                /** @description The revision whose content and metadata it gets back. */
+                revision: number;
+            }[];
+            /** @description Files that did not exist then. */
+            deleted: {
+                filename: string;
+            }[];
+            /** @description Files left as they are: their kept revisions do not reach as_of (`history_pruned`), or the name they need is held by such a file (`name_taken`). */
+            unrecoverable: {
+                filename: string;
+                /** @enum {string} */
+                reason: "history_pruned" | "name_taken";
+            }[];
+            counts: {
+                created: number;
+                changed: number;
+                deleted: number;
+                unrecoverable: number;
+                unchanged: number;
+            };
+            /** @description Whether a list was cut at 1000 entries (the counts are exact). */
+            truncated: boolean;
         };
         ChangesetRequest: {
             /** @description Kept with every revision it writes. */
@@ -9134,6 +9213,160 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Unavailable: starting, or a store does not answer */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    restoreProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectRestoreRequest"];
+            };
+        };
+        responses: {
+            /** @description What the restore changed (or, in a dry run, would change) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectRestoreResult"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnyError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description The API key’s role does not allow this operation, another account’s project, or the default project on delete */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description No such project or file */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description The files kept changing while the restore was applied; send it again */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description More than 10000 files and trash items, 100000 revisions to read, or 1000 files to change (a dry run still answers); or the project's storage limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnyError"];
                 };
             };
             /** @description Invalid input */

@@ -155,12 +155,18 @@ export interface ProjectSettings {
   readonly keepRevisions: number;
   /** Days a deleted file stays in the trash (0: delete removes everything at once). */
   readonly trashRetentionDays: number;
+  /**
+   * Days during which a revision is kept even beyond `keepRevisions` (extensions §16; 0: the count
+   * alone decides). Judged when a file's history is pruned, that is at its writes.
+   */
+  readonly keepRevisionsDays: number;
 }
 
 export const DEFAULT_PROJECT_SETTINGS: ProjectSettings = Object.freeze({
   requireIfMatch: false,
   keepRevisions: 20,
   trashRetentionDays: 0,
+  keepRevisionsDays: 0,
 });
 
 export interface ProjectRecord extends ProjectSettings {
@@ -260,6 +266,11 @@ export interface RevisionRecord extends ContentLocation {
   /** The changeset that wrote this revision (extensions §9), and its message; null for a single write. */
   readonly changesetId: string | null;
   readonly message: string | null;
+  /**
+   * The name the file had at this revision (extensions §16: a project restored as of a time); null for
+   * a revision written before the stores recorded it (SQLite/Postgres migration 15).
+   */
+  readonly filename: string | null;
 }
 
 /**

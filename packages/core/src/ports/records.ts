@@ -36,6 +36,8 @@ export interface RevisionContent {
   readonly contentKey: string;
   readonly inline: boolean;
   readonly sizeBytes: number;
+  /** When the revision was written (`keep_revisions_days`, extensions §16). */
+  readonly createdAt: number;
 }
 
 /** The orders of a file page (extensions §3); every one is broken by `filename`. */

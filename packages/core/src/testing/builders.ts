@@ -125,6 +125,7 @@ export function aRevision(file: FileRecord, overrides: Partial<RevisionRecord> =
     createdAt: file.updatedAt,
     changesetId: null,
     message: null,
+    filename: file.filename,
     ...overrides,
   };
 }

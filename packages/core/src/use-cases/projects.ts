@@ -21,7 +21,7 @@ import { emitProjectEvent } from './changes/emit.js';
 import { type MdStoreContext, notBefore } from './context.js';
 import { type BodyOf, deferred } from './deferred-body.js';
 import { conditionsOf, type ParsedConditions, type RequestConditions } from './files/conditions.js';
-import { applyPlan, planPrune } from './files/revisions.js';
+import { applyPlan, planPrune, retentionOf } from './files/revisions.js';
 import { type ProjectView, toProjectView } from './views.js';
 
 /**
@@ -226,8 +226,8 @@ export async function updateProject(
         updatedAt: Math.max(ctx.clock.now(), current.updatedAt + 1),
       };
       const pruned =
-        updated.keepRevisions < current.keepRevisions
-          ? await pruneProjectHistory(ctx, tx, updated)
+        updated.keepRevisions < current.keepRevisions || updated.keepRevisionsDays < current.keepRevisionsDays
+          ? await pruneProjectHistory(ctx, tx, updated, updated.updatedAt)
           : { historyDelta: 0, doomed: [] };
       const stored = { ...updated, historySizeBytes: updated.historySizeBytes + pruned.historyDelta };
       await tx.updateProject({ project: stored });
@@ -241,12 +241,18 @@ export async function updateProject(
   }
 }
 
-/** Every file's history cut to the project's (lowered) `keepRevisions`. */
-async function pruneProjectHistory(ctx: MdStoreContext, tx: RecordsTransaction, project: ProjectRecord) {
+/** Every file's history cut to the project's (lowered) `keepRevisions` and `keepRevisionsDays`. */
+async function pruneProjectHistory(
+  ctx: MdStoreContext,
+  tx: RecordsTransaction,
+  project: ProjectRecord,
+  now: number,
+) {
+  const retention = retentionOf(project, now);
   let historyDelta = 0;
   const doomed: BlobIntentRecord[] = [];
   for (const file of await tx.listFiles({ projectId: project.id })) {
-    const plan = planPrune(await tx.listRevisionContents({ fileId: file.id }), project.keepRevisions);
+    const plan = planPrune(await tx.listRevisionContents({ fileId: file.id }), retention);
     if (plan.prune.length === 0) continue;
     doomed.push(...(await applyPlan(ctx, tx, { fileId: file.id, project }, plan)));
     historyDelta += plan.historyDelta;

@@ -59,6 +59,7 @@ export function toProjectView(project: ProjectRecord): ProjectView {
       requireIfMatch: project.requireIfMatch,
       keepRevisions: project.keepRevisions,
       trashRetentionDays: project.trashRetentionDays,
+      keepRevisionsDays: project.keepRevisionsDays,
     },
     createdAt: project.createdAt,
     updatedAt: project.updatedAt,

@@ -26,6 +26,7 @@ export const ProjectSettingsInputSchema = v.pipe(
     ),
     keep_revisions: v.optional(SETTING_SCHEMAS.keep_revisions),
     trash_retention_days: v.optional(SETTING_SCHEMAS.trash_retention_days),
+    keep_revisions_days: v.optional(SETTING_SCHEMAS.keep_revisions_days),
   }),
   v.description('Any subset of the settings; omitted keys keep their value.'),
 );

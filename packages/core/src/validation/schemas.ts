@@ -106,6 +106,7 @@ export const SETTING_SCHEMAS = {
   require_if_match: v.boolean('Input should be a valid boolean'),
   keep_revisions: integerIn(1, 1000),
   trash_retention_days: integerIn(0, 365),
+  keep_revisions_days: integerIn(0, 3650),
 } as const;
 
 type SettingName = keyof typeof SETTING_SCHEMAS;
@@ -113,6 +114,7 @@ const SETTING_FIELDS: Record<SettingName, keyof ProjectSettings> = {
   require_if_match: 'requireIfMatch',
   keep_revisions: 'keepRevisions',
   trash_retention_days: 'trashRetentionDays',
+  keep_revisions_days: 'keepRevisionsDays',
 };
 
 /** `settings`: any subset of the known keys; unknown keys, wrong types or ranges are 422 at their key. */

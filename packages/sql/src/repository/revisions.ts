@@ -20,7 +20,7 @@ export function revisionStatements(c: SqlContext) {
     newest: c.sql(`${REVISION} WHERE file_id = ? ORDER BY revision DESC LIMIT ?`),
     before: c.sql(`${REVISION} WHERE file_id = ? AND revision < ? ORDER BY revision DESC LIMIT ?`),
     contents: c.sql(
-      'SELECT revision, content_key, inline, size_bytes FROM file_revisions WHERE file_id = ? ORDER BY revision DESC',
+      'SELECT revision, content_key, inline, size_bytes, created_at FROM file_revisions WHERE file_id = ? ORDER BY revision DESC',
     ),
     inline: c.sql('SELECT bytes FROM inline_contents WHERE project_id = ? AND content_key = ?'),
     insertInline: c.sql('INSERT INTO inline_contents (project_id, content_key, bytes) VALUES (?, ?, ?)'),
@@ -42,6 +42,7 @@ export function revisionStatements(c: SqlContext) {
           contentKey: row.content_key as string,
           inline: dialect.decode('boolean', row.inline) as boolean,
           sizeBytes: row.size_bytes as number,
+          createdAt: Number(row.created_at),
         })),
       readInlineContent: async (q) =>
         orNull(await x.get(s.inline, [q.projectId, q.contentKey]), (row) => row.bytes as Uint8Array),

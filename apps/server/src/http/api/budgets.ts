@@ -15,6 +15,7 @@ import {
   LIST_LIMITS,
   MEMORY_LIMITS,
   MERGE_LIMITS,
+  RESTORE_LIMITS,
   REWRITE_LIMITS,
   SEARCH_COST_LIMITS,
   SEARCH_LIMITS,
@@ -127,6 +128,11 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
   applyChangeset: {
     cost: `at most ${CHANGESET_LIMITS.maxOperations} operations; at most ${CHANGESET_LIMITS.contentFactor} × \`maxFileBytes\` of \`put\` content, summed in one pass before any operation is planned; edits within the edit budget; the per-file work (encode, digest, search fields, links) gives the event loop a turn every ${CHANGESET_WORK.unitsPerTurn / 1024} Ki code units`,
     past: `413 at the operation where the total passes (nothing read or written); 422 past ${CHANGESET_LIMITS.maxOperations} operations; ${WORK_REFUSED}`,
+  },
+  // A project as it was (extensions §16).
+  restoreProject: {
+    cost: `every file and trash item of the project examined (at most ${RESTORE_LIMITS.maxFiles}), walking back each one's kept revisions (at most ${RESTORE_LIMITS.maxRevisionsRead} revision rows in all); then one changeset of at most ${RESTORE_LIMITS.maxChanges} files whose contents are read one at a time from their revisions; the answer's lists at most ${RESTORE_LIMITS.maxListed} entries each`,
+    past: `413 \`RESTORE_TOO_LARGE\` before anything is written (a dry run answers past ${RESTORE_LIMITS.maxChanges} changes, with exact counts); lists cut with \`truncated\`; 413 when the project is full`,
   },
   // Agent memory (extensions §14): the route asks for `read`; every command but `view` needs `write` (the core's access rule).
   runMemoryCommand: {

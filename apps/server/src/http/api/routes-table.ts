@@ -14,6 +14,7 @@ import { linkRoutes } from '../routes/links.js';
 import { memoryRoutes } from '../routes/memory.js';
 import { operationRoutes } from '../routes/operations.js';
 import { projectRoutes } from '../routes/projects.js';
+import { restoreRoutes } from '../routes/restore.js';
 import { searchRoutes } from '../routes/search.js';
 import { shareRoutes } from '../routes/shares.js';
 import { trashRoutes } from '../routes/trash.js';
@@ -54,6 +55,8 @@ export const ROUTES: readonly DefinedRoute[] = [
   // Extensions §9.
   ...linkRoutes,
   ...trashRoutes,
+  // Extensions §16.
+  ...restoreRoutes,
   // Extensions §10.
   exportProject,
   importProject,

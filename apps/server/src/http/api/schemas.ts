@@ -9,9 +9,11 @@ import {
   MetadataUpdateSchema,
   MoveRequestSchema,
   NameSchema,
+  ProjectAsOfRequestSchema,
   ProjectCreateSchema,
   ProjectSettingsInputSchema,
   ProjectUpdateSchema,
+  RESTORE_LIMITS,
   REVISION_CHANGES,
   RestoreRequestSchema,
   SETTING_SCHEMAS,
@@ -50,6 +52,7 @@ export const ProjectSettings = v.object({
   ),
   keep_revisions: SETTING_SCHEMAS.keep_revisions,
   trash_retention_days: SETTING_SCHEMAS.trash_retention_days,
+  keep_revisions_days: SETTING_SCHEMAS.keep_revisions_days,
 });
 
 export const ProjectSettingsInput = ProjectSettingsInputSchema;
@@ -317,6 +320,59 @@ export const MovedFile = v.object({
 });
 
 export const RestoreRequest = RestoreRequestSchema;
+
+/** Extensions §16: a project as it was. */
+export const ProjectRestoreRequest = ProjectAsOfRequestSchema;
+const ListedName = v.object({ filename: v.string() });
+export const ProjectRestoreResult = v.object({
+  as_of: Timestamp,
+  dry_run: v.boolean(),
+  changeset_id: v.pipe(
+    v.nullable(UuidSchema),
+    v.description('The changeset written; null for a dry run or when nothing differs.'),
+  ),
+  created: v.pipe(
+    v.array(v.object({ filename: v.string(), trash_id: UuidSchema })),
+    v.description(
+      'Files deleted since, brought back from the trash as new files with their content of then.',
+    ),
+  ),
+  changed: v.pipe(
+    v.array(
+      v.object({
+        filename: v.string(),
+        from: v.pipe(v.nullable(v.string()), v.description('Its name now, when it goes back to another.')),
+        content: v.boolean(),
+        metadata: v.boolean(),
+        revision: v.pipe(Count, v.description('The revision whose content and metadata it gets back.')),
+      }),
+    ),
+    v.description('Files that exist and go back to their content, metadata or name of then.'),
+  ),
+  deleted: v.pipe(v.array(ListedName), v.description('Files that did not exist then.')),
+  unrecoverable: v.pipe(
+    v.array(
+      v.object({
+        filename: v.string(),
+        reason: v.picklist(['history_pruned', 'name_taken']),
+      }),
+    ),
+    v.description(
+      'Files left as they are: their kept revisions do not reach as_of (`history_pruned`), or the name they need is held by such a file (`name_taken`).',
+    ),
+  ),
+  counts: v.object({
+    created: Count,
+    changed: Count,
+    deleted: Count,
+    unrecoverable: Count,
+    unchanged: Count,
+  }),
+  truncated: v.pipe(
+    v.boolean(),
+    v.description(`Whether a list was cut at ${RESTORE_LIMITS.maxListed} entries (the counts are exact).`),
+  ),
+});
 export const MoveRequest = MoveRequestSchema;
 export const CopyRequest = CopyRequestSchema;
 
@@ -487,6 +543,8 @@ export const COMPONENTS = {
   RestoreRequest,
   MoveRequest,
   CopyRequest,
+  ProjectRestoreRequest,
+  ProjectRestoreResult,
   ChangesetRequest,
   MemoryCommandRequest,
   MemoryResult,

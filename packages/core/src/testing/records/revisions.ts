@@ -40,11 +40,12 @@ export function revisionsSuite({ test }: SuiteContext): void {
       );
       expect(await repository.listRevisions({ fileId: file.id, limit: 10, beforeRevision: 1 })).toEqual([]);
       expect(await repository.listRevisionContents({ fileId: file.id })).toEqual(
-        newestFirst.map(({ revision, contentKey, inline, sizeBytes }) => ({
+        newestFirst.map(({ revision, contentKey, inline, sizeBytes, createdAt }) => ({
           revision,
           contentKey,
           inline,
           sizeBytes,
+          createdAt,
         })),
       );
       expect(await repository.listRevisions({ fileId: randomUUID(), limit: 10 })).toEqual([]);

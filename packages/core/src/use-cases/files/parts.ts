@@ -63,7 +63,7 @@ export const textReservation = (sizeBytes: number): number => sizeBytes * TEXT_B
  * A content's bytes in one buffer: a single chunk as it is (inline content), else copied into a buffer
  * of the expected size chunk by chunk (grown if the content turns out longer, cut if shorter).
  */
-async function gather(content: AsyncIterable<Uint8Array>, expected: number): Promise<Uint8Array> {
+export async function gather(content: AsyncIterable<Uint8Array>, expected: number): Promise<Uint8Array> {
   let first: Uint8Array | undefined;
   let buffer: Uint8Array | undefined;
   let size = 0;

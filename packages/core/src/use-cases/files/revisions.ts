@@ -1,3 +1,4 @@
+import { DAY_MS } from '../../defaults/trash.js';
 import type {
   BlobIntentRecord,
   ContentLocation,
@@ -49,17 +50,48 @@ export interface RevisionPlan {
 }
 
 /**
+ * How much history a project keeps (extensions §2, §16): the newest `count` revisions, and beyond them
+ * every revision written after `since` (younger than `keep_revisions_days`; none when it is 0).
+ */
+export interface Retention {
+  readonly count: number;
+  /** Revisions written strictly after this time are kept whatever their number (Infinity: none). */
+  readonly since: number;
+}
+
+/** The retention of `project` at `now`. */
+export function retentionOf(
+  project: Pick<ProjectRecord, 'keepRevisions' | 'keepRevisionsDays'>,
+  now: number,
+): Retention {
+  return {
+    count: project.keepRevisions,
+    since:
+      project.keepRevisionsDays > 0 ? now - project.keepRevisionsDays * DAY_MS : Number.POSITIVE_INFINITY,
+  };
+}
+
+/** `revisions` (newest first) split into those the retention keeps and those it drops. */
+function splitKept(revisions: readonly RevisionContent[], keep: Retention | number) {
+  const { count, since } = typeof keep === 'number' ? { count: keep, since: Number.POSITIVE_INFINITY } : keep;
+  // Revisions are numbered in the order they are written, so the kept ones are always the newest.
+  let index = 0;
+  while (index < revisions.length && (index < count || revisions[index]!.createdAt > since)) index++;
+  return { kept: revisions.slice(0, index), dropped: revisions.slice(index) };
+}
+
+/**
  * The history after adding `added` to a file whose kept revisions are `before` (newest first, the
- * current one included): the newest `keep` stay, older ones go, and so does any content only they held.
+ * current one included): the newest `keep` stay (and, with a `Retention`, the young ones beyond them),
+ * older ones go, and so does any content only they held.
  */
 export function planRevision(
   before: readonly RevisionContent[],
   added: RevisionContent,
-  keep: number,
+  keep: Retention | number,
 ): RevisionPlan {
   const after = [added, ...before];
-  const kept = after.slice(0, keep);
-  const dropped = after.slice(keep);
+  const { kept, dropped } = splitKept(after, keep);
   const previousKey = before[0]?.contentKey ?? null;
   return {
     prune: dropped.map((revision) => revision.revision),
@@ -77,10 +109,9 @@ export function planRemoval(before: readonly RevisionContent[]): RevisionPlan {
   };
 }
 
-/** Of a file's kept revisions, those beyond the newest `keep` go (the setting was lowered). */
-export function planPrune(before: readonly RevisionContent[], keep: number): RevisionPlan {
-  const kept = before.slice(0, keep);
-  const dropped = before.slice(keep);
+/** Of a file's kept revisions, those the retention no longer keeps go (a setting was lowered). */
+export function planPrune(before: readonly RevisionContent[], keep: Retention | number): RevisionPlan {
+  const { kept, dropped } = splitKept(before, keep);
   const currentKey = before[0]?.contentKey ?? null;
   return {
     prune: dropped.map((revision) => revision.revision),
@@ -151,9 +182,10 @@ export async function recordRevision(
     createdAt: file.updatedAt,
     changesetId: o.changeset?.id ?? null,
     message: o.changeset?.message ?? null,
+    filename: file.filename,
   };
   await tx.insertRevision({ revision });
-  const plan = planRevision(o.before, revision, o.project.keepRevisions);
+  const plan = planRevision(o.before, revision, retentionOf(o.project, revision.createdAt));
   const doomed = await applyPlan(ctx, tx, { fileId: file.id, project: o.project }, plan);
   // Every new revision is one committed change: its event goes in the same transaction.
   await emitFileEvent(ctx, tx, {
