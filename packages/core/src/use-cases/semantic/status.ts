@@ -11,7 +11,7 @@ export interface SearchStatus {
   /** Files of the project with chunks of the model. */
   readonly embedded: number;
   /**
-   * Changes of the project the indexer has not handled yet (counted up to `statusMaxPending`); before
+   * File changes of the project the indexer has not handled yet (counted up to `statusMaxPending`); before
    * the indexer's first pass over the account (or after a change of model), the project's file count.
    */
   readonly pending: number;
@@ -34,12 +34,14 @@ export async function searchStatus(
   const cursor = await ctx.records.findEmbeddingCursor({ accountId: project.accountId });
   const embedded = await ctx.records.countEmbeddedFiles({ projectId: project.id, model: embedder.model });
   const current = cursor !== null && cursor.model === embedder.model;
-  const events = await ctx.records.listChangeEvents({
+  const feed = await ctx.records.listChangeEvents({
     accountId: project.accountId,
     afterSeq: current ? cursor.seq : 0,
     limit: max,
     projectIds: [project.id],
   });
+  // File changes only: project and draft events change no chunk.
+  const events = feed.filter((event) => event.type.startsWith('file.'));
   const oldest = events[0]?.at;
   const now = ctx.clock.now();
   return {
