@@ -79,10 +79,11 @@ describe('the semantic indexer (extensions §15)', () => {
     });
     s.counting.seen.length = 0;
     // One section changes: only that chunk is embedded again.
-    await s.put(
-      'garden.md',
-      '# Garden\n\nWater the plants every evening.\n\n## Tools\n\nA spade and a rake.',
-    );
+    await s.store.files.updateContent({
+      ...s.at,
+      filename: 'garden.md',
+      content: textStream('# Garden\n\nWater the plants every evening.\n\n## Tools\n\nA spade and a rake.'),
+    });
     s.clock.advance(1_500);
     expect(await s.status()).toMatchObject({ pending: 1, lagMs: 1_500 });
     await s.indexer().step();
@@ -92,7 +93,7 @@ describe('the semantic indexer (extensions §15)', () => {
     await s.store.files.move({
       ...s.at,
       filename: 'soup.md',
-      body: wireBody({ new_filename: 'food/soup.md' }),
+      body: wireBody({ to: 'food/soup.md' }),
     });
     await s.store.files.delete({ ...s.at, filename: 'deploy.md' });
     await s.indexer().step();
