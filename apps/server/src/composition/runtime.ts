@@ -5,6 +5,7 @@ import {
   type ContentWork,
   contentLinkIndexing,
   createMdStore,
+  type Embedder,
   type InstanceProbe,
   inlineContentWork,
   type LinkIndexing,
@@ -23,6 +24,7 @@ import {
 } from 'tsyringe';
 import type { ServerConfig } from '../config/index.js';
 import { PiscinaContentWork } from '../content-work/pool.js';
+import { embedderOf } from '../embeddings/index.js';
 import { createInstanceProbe } from '../instance-probe.js';
 import type { Logger } from '../logger.js';
 import type { ServerMetrics } from '../metrics/metrics.js';
@@ -110,6 +112,8 @@ export async function createRuntime(config: ServerConfig, options: RuntimeOption
       useValue: httpWebhookTransport({ allowPrivate: config.webhookAllowPrivate }),
     });
 
+    container.register(TOKENS.embedder, { useValue: embedderOf(config.embeddings) });
+
     container.register(TOKENS.store, { useFactory: instancePerContainerCachingFactory(buildStore) });
     const scope = options.override ? withOverrides(container, options.override) : container;
     const store = scope.resolve<MdStore>(TOKENS.store);
@@ -129,6 +133,8 @@ function withOverrides(
   return child;
 }
 
+const withEmbedder = (embedder: Embedder | undefined) => (embedder ? { embedder } : {});
+
 function buildStore(c: DependencyContainer): MdStore {
   const config = c.resolve<ServerConfig>(TOKENS.config);
   const notifier = c.resolve<LocalChangeNotifier>(TOKENS.changeNotifier);
@@ -145,6 +151,7 @@ function buildStore(c: DependencyContainer): MdStore {
     contentWork: c.resolve<ContentWork>(TOKENS.contentWork),
     linkIndexing: c.resolve<LinkIndexing>(TOKENS.linkIndexing),
     webhookTransport: c.resolve<WebhookTransport>(TOKENS.webhookTransport),
+    ...withEmbedder(c.resolve<Embedder | undefined>(TOKENS.embedder)),
     secrets: nodeCryptoSecrets,
     hashing: nodeCryptoHashing,
     ...withCursorKey(c.resolve<Uint8Array | undefined>(TOKENS.cursorKey)),
