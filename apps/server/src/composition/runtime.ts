@@ -112,7 +112,7 @@ export async function createRuntime(config: ServerConfig, options: RuntimeOption
       useValue: httpWebhookTransport({ allowPrivate: config.webhookAllowPrivate }),
     });
 
-    container.register(TOKENS.embedder, { useValue: embedderOf(config.embeddings) });
+    container.register(TOKENS.embedder, { useFactory: () => embedderOf(config.embeddings) ?? null });
 
     container.register(TOKENS.store, { useFactory: instancePerContainerCachingFactory(buildStore) });
     const scope = options.override ? withOverrides(container, options.override) : container;
@@ -133,7 +133,7 @@ function withOverrides(
   return child;
 }
 
-const withEmbedder = (embedder: Embedder | undefined) => (embedder ? { embedder } : {});
+const withEmbedder = (embedder: Embedder | null) => (embedder ? { embedder } : {});
 
 function buildStore(c: DependencyContainer): MdStore {
   const config = c.resolve<ServerConfig>(TOKENS.config);
@@ -151,7 +151,7 @@ function buildStore(c: DependencyContainer): MdStore {
     contentWork: c.resolve<ContentWork>(TOKENS.contentWork),
     linkIndexing: c.resolve<LinkIndexing>(TOKENS.linkIndexing),
     webhookTransport: c.resolve<WebhookTransport>(TOKENS.webhookTransport),
-    ...withEmbedder(c.resolve<Embedder | undefined>(TOKENS.embedder)),
+    ...withEmbedder(c.resolve<Embedder | null>(TOKENS.embedder)),
     secrets: nodeCryptoSecrets,
     hashing: nodeCryptoHashing,
     ...withCursorKey(c.resolve<Uint8Array | undefined>(TOKENS.cursorKey)),

@@ -20,8 +20,8 @@ export const INDEXER_SWEEP_MS = 2_000;
  */
 export function startSemanticIndexer(runtime: Runtime, logger: Logger): { stop(): Promise<void> } {
   const c = runtime.container;
-  const embedder = c.resolve<Embedder | undefined>(TOKENS.embedder);
-  if (embedder === undefined) return { stop: async () => {} };
+  const embedder = c.resolve<Embedder | null>(TOKENS.embedder);
+  if (embedder === null) return { stop: async () => {} };
   const events = loggingEvents(logger);
   const indexer = createSemanticIndexer({
     records: c.resolve<RecordsRepository>(TOKENS.records),

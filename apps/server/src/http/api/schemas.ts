@@ -545,6 +545,7 @@ export const COMPONENTS = {
   SearchSnippet,
   SearchResult,
   SearchAnswer,
+  SearchStatus,
   TrashItem,
   TrashList,
   TrashRestore,
