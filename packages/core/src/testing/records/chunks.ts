@@ -4,9 +4,10 @@ import type { ChunkRecord } from '../../model/records.js';
 import { chunkMarkdown } from '../../semantic/chunks.js';
 import { hashedEmbedder } from '../../semantic/hashed-embedder.js';
 import { vectorBytes } from '../../semantic/vectors.js';
+import { createSemanticIndexer } from '../../use-cases/semantic/indexer.js';
 import { scanVectors } from '../../use-cases/semantic/vector-scan.js';
 import { BASE_TIME } from '../builders.js';
-import { ascendingIds, type SuiteContext, seedAccount } from './support.js';
+import { ascendingIds, type SuiteContext, seedAccount, seedFile, seedProject } from './support.js';
 
 const MODEL = 'hashed-256';
 
@@ -191,6 +192,43 @@ export function chunksSuite({ test }: SuiteContext): void {
   });
 
   describe('embedding cursors', () => {
+    test('two indexers stepping at once: one works the account, each chunk is embedded once', async ({
+      repository,
+    }) => {
+      const account = await seedAccount(repository);
+      const project = await seedProject(repository, { accountId: account.id });
+      for (const [filename, text] of [
+        ['a.md', '# A\n\nalpha'],
+        ['b.md', '# B\n\nbeta\n\n# C\n\ngamma'],
+      ] as const) {
+        const file = await seedFile(repository, { projectId: project.id, filename });
+        await repository.withTransaction((tx) => tx.indexFile({ file, contentText: text }));
+      }
+      const embedded: string[] = [];
+      const inner = hashedEmbedder();
+      const embedder = {
+        model: inner.model,
+        dimensions: inner.dimensions,
+        embed: async (o: { texts: readonly string[] }) => {
+          embedded.push(...o.texts);
+          return inner.embed(o);
+        },
+      };
+      const clock = { now: () => BASE_TIME };
+      const [one, two] = await Promise.all(
+        ['one', 'two'].map((owner) =>
+          createSemanticIndexer({ records: repository, embedder, clock, owner }).step(),
+        ),
+      );
+      expect(embedded.sort()).toEqual(['# A\n\nalpha', '# B\n\nbeta', '# C\n\ngamma']);
+      expect([one!.failed, two!.failed]).toEqual([0, 0]);
+      expect(await repository.countEmbeddedFiles({ projectId: project.id, model: inner.model })).toBe(2);
+      expect(await repository.findEmbeddingCursor({ accountId: account.id })).toMatchObject({
+        model: inner.model,
+        leaseOwner: null,
+      });
+    });
+
     test('one claim wins until its lease expires; the holder saves and releases', async ({ repository }) => {
       const { id: accountId } = await seedAccount(repository);
       const claim = (owner: string, now: number) =>
