@@ -15,6 +15,7 @@ import type {
   RestoreResult,
   RevisionList,
   SearchAnswer as SearchAnswerView,
+  SearchStatus as SearchStatusView,
   TrashPage,
 } from '@mdstore/core';
 import { changeEventView } from '@mdstore/core';
@@ -160,12 +161,25 @@ export const searchAnswerJson = (answer: SearchAnswerView) => ({
     file: fileJson(result.file),
     score: result.score,
     snippets: result.snippets.map((snippet) => ({ text: snippet.text, highlights: snippet.highlights })),
+    // Extensions §15: semantic and hybrid only.
+    ...(result.textRank !== undefined && { text_rank: result.textRank }),
+    ...(result.vectorRank !== undefined && { vector_rank: result.vectorRank }),
+    ...(result.heading !== undefined && { heading: result.heading }),
+    ...(result.snippet !== undefined && { snippet: result.snippet }),
   })),
   total_count: answer.totalCount,
   next_cursor: answer.nextCursor,
   // Additive, present only when a cost bound cut the answer (docs/reliability.md, "Cost bounds").
   ...(answer.truncated && { truncated: true as const }),
   ...(answer.snippetsTruncated && { snippets_truncated: true as const }),
+});
+
+export const searchStatusJson = (status: SearchStatusView) => ({
+  enabled: status.enabled,
+  model: status.model,
+  embedded: status.embedded,
+  pending: status.pending,
+  lag_ms: status.lagMs,
 });
 
 export const revisionListJson = (list: RevisionList): v.InferOutput<typeof RevisionListSchema> => ({

@@ -83,6 +83,7 @@ export type {
   SearchFilter,
   SearchRequest,
   SearchResult,
+  SearchStatus,
 } from './search.js';
 export type { Share, ShareCreate, ShareCreated, SharesApi } from './shares.js';
 export type { ClientOptions, RequestOptions, TypedApi } from './transport.js';

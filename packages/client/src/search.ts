@@ -8,6 +8,8 @@ export type SearchAllRequest = components['schemas']['SearchAllRequest'];
 export type SearchAnswer = components['schemas']['SearchAnswer'];
 export type SearchResult = components['schemas']['SearchResult'];
 export type SearchFilter = NonNullable<SearchRequest['filter']>;
+/** Where search by meaning stands for a project (extensions §15). */
+export type SearchStatus = components['schemas']['SearchStatus'];
 
 /**
  * Search (extensions §3): `search(projectId, request)` in one project, `search(null, request)` over
@@ -29,6 +31,12 @@ export class SearchApi {
     return (
       await this.api.json('post', '/api/projects/{project_id}/search', { path, json: request }, options)
     ).data;
+  }
+
+  /** Extensions §15: files embedded, changes pending and the lag of search by meaning in a project. */
+  async status(projectId: string, options?: RequestOptions): Promise<SearchStatus> {
+    const path = { project_id: projectId };
+    return (await this.api.json('get', '/api/projects/{project_id}/search/status', { path }, options)).data;
   }
 
   /** Every result, page by page, following `next_cursor`. */

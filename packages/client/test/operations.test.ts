@@ -119,6 +119,10 @@ const CALLS: Record<
     if (!answer.results.some((r) => r.file.filename === 'op.md'))
       throw new Error('search did not find op.md');
   },
+  searchStatus: async (c, s) => {
+    const status = await c.searching.status(s.projectId);
+    if (status.enabled !== false || status.pending !== 0) throw new Error('embeddings should be off');
+  },
   searchAll: async (c, s) => {
     const found = [];
     for await (const result of c.searching.iterate(null, {

@@ -57,6 +57,7 @@ export type * from './ports/archive.js';
 export type * from './ports/blobs.js';
 export type * from './ports/changes.js';
 export type * from './ports/content-work.js';
+export type * from './ports/embedder.js';
 export type * from './ports/rate-limiter.js';
 export type * from './ports/records.js';
 export type * from './ports/runtime.js';
@@ -68,6 +69,7 @@ export {
   type LeasePolicy,
 } from './rate-limit/leased-rate-limiter.js';
 export * from './search/index.js';
+export * from './semantic/index.js';
 export { assertRole, inKeyScope, roleCovers } from './use-cases/access.js';
 export type { ApiKeyView, CreatedAccount, IssuedApiKey } from './use-cases/accounts.js';
 export { ADMIN_CLI_KEY_NAME, DEFAULT_PROJECT_NAME, IN_PROCESS_KEY_ID } from './use-cases/accounts.js';
@@ -205,6 +207,7 @@ export {
   type SearchResult,
   type SearchSort,
 } from './use-cases/search/index.js';
+export * from './use-cases/semantic/index.js';
 export {
   type CreatedShare,
   notFoundAsShare,

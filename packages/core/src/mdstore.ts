@@ -4,6 +4,7 @@ import { inlineContentWork } from './markdown/content-work.js';
 import type { AccountRecord } from './model/records.js';
 import type { BlobStore } from './ports/blobs.js';
 import type { ContentWork } from './ports/content-work.js';
+import type { Embedder } from './ports/embedder.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import type { RecordsRepository } from './ports/records.js';
 import type { ApiKeySecrets, Clock, ContentHashing, IdSource, InstanceProbe } from './ports/runtime.js';
@@ -34,6 +35,7 @@ import * as projects from './use-cases/projects.js';
 import * as restore from './use-cases/restore/index.js';
 import { SearchDocumentCache } from './use-cases/search/document-cache.js';
 import * as search from './use-cases/search/index.js';
+import * as semantic from './use-cases/semantic/status.js';
 import * as shares from './use-cases/shares.js';
 import * as trash from './use-cases/trash/index.js';
 import * as webhooks from './use-cases/webhooks/manage.js';
@@ -70,6 +72,11 @@ export interface MdStoreAdapters {
    * by the benchmark that measures what the index costs (`noLinkIndexing`, links/indexing.ts).
    */
   readonly linkIndexing?: LinkIndexing;
+  /**
+   * Turns on search by meaning (extensions §15): queries are embedded with it, and the indexer
+   * (`createSemanticIndexer`, run apart) must use the same one. Absent: embeddings are off.
+   */
+  readonly embedder?: Embedder;
 }
 
 type Bound<F> = F extends (ctx: MdStoreContext, ...rest: infer A) => infer R ? (...rest: A) => R : never;
@@ -100,6 +107,7 @@ export function createMdStore(adapters: MdStoreAdapters) {
     contentBudget: new ContentBudget(settings.contentBudgetBytes, settings.contentBudgetWaitMs),
     linkIndexing: adapters.linkIndexing ?? contentLinkIndexing,
     webhookTransport: adapters.webhookTransport,
+    embedder: adapters.embedder,
   };
   const authState = auth.newAuthenticationState();
   const startedAt = ctx.clock.now();
@@ -188,6 +196,8 @@ export function createMdStore(adapters: MdStoreAdapters) {
       copy: bind(ctx, files.copyFile),
       // Extensions §3.
       search: bind(ctx, search.searchFiles),
+      /** Extensions §15: where the semantic indexer stands for a project. */
+      searchStatus: bind(ctx, semantic.searchStatus),
       // Extensions §9.
       links: bind(ctx, links.readFileLinks),
     },

@@ -10,12 +10,15 @@ import {
   type ChangeEventQuery,
   type ChangeEventRecord,
   type ChangeFeedHead,
+  type ChunkPosition,
+  type ChunkRecord,
   compareCodePoints,
   type DraftFileRecord,
   type DraftPosition,
   type DraftRecord,
   type DraftReviewRecord,
   type DraftState,
+  type EmbeddingCursorRecord,
   type FileCounts,
   type FileLinksRecord,
   type FilePageQuery,
@@ -97,6 +100,10 @@ interface Tables {
   readonly drafts: ReadonlyMap<string, DraftRecord>;
   readonly draftFiles: ReadonlyMap<string, DraftFileRecord>;
   readonly draftReviews: ReadonlyMap<string, DraftReviewRecord>;
+  /** Embedded chunks (extensions §15), keyed by `chunkId(fileId, ordinal)`. */
+  readonly chunks: ReadonlyMap<string, ChunkRecord>;
+  /** The semantic indexer's cursor per account. */
+  readonly embeddingCursors: ReadonlyMap<string, EmbeddingCursorRecord>;
 }
 
 interface SearchEntry {
@@ -114,6 +121,11 @@ const revisionId = (fileId: string, revision: number) => `${fileId}#${revision}`
 const contentId = (projectId: string, contentKey: string) => `${projectId}#${contentKey}`;
 const changeId = (accountId: string, seq: number) => `${accountId}#${seq}`;
 const draftFileId = (draftId: string, filename: string) => `${draftId}#${filename}`;
+const chunkId = (fileId: string, ordinal: number) => `${fileId}#${ordinal}`;
+const byChunkOrder = (a: ChunkRecord, b: ChunkRecord) =>
+  compareCodePoints(a.projectId, b.projectId) ||
+  compareCodePoints(a.fileId, b.fileId) ||
+  a.ordinal - b.ordinal;
 const NO_HEAD: ChangeFeedHead = Object.freeze({ lastSeq: 0, prunedThrough: 0 });
 type TableName = keyof Tables;
 type RowOf<N extends TableName> = Tables[N] extends ReadonlyMap<string, infer R> ? R : never;
@@ -141,6 +153,8 @@ const emptyTables = (): Tables => ({
   drafts: new Map(),
   draftFiles: new Map(),
   draftReviews: new Map(),
+  chunks: new Map(),
+  embeddingCursors: new Map(),
 });
 
 const CAPABILITIES: RecordsCapabilities = Object.freeze({ durable: false, sharedBetweenProcesses: false });
@@ -148,6 +162,8 @@ const CAPABILITIES: RecordsCapabilities = Object.freeze({ durable: false, shared
 /** Callers get their own copy of every record; records are flat, so a spread copies them fully. */
 /** Trash items nest the file record: it is copied too. */
 const copy = <R extends object>(record: R): R => {
+  if ('vector' in record && record.vector instanceof Uint8Array)
+    return { ...record, vector: new Uint8Array(record.vector) };
   if ('file' in record) return { ...record, file: { ...(record.file as object) } };
   // An API key's project list is an array: copied too, so a caller never holds the stored one.
   if ('projectIds' in record && Array.isArray(record.projectIds)) {
@@ -661,6 +677,40 @@ abstract class TablesReader implements RecordsReader {
     return copy(this.tables().changeHeads.get(q.accountId) ?? NO_HEAD);
   }
 
+  async listFileChunks(q: { fileId: string }) {
+    return select(this.tables().chunks, (chunk) => chunk.fileId === q.fileId)
+      .sort((a, b) => a.ordinal - b.ordinal)
+      .map(copy);
+  }
+
+  async listChunkVectors(q: {
+    projectIds: readonly string[];
+    model: string;
+    after?: ChunkPosition;
+    limit: number;
+  }) {
+    const projects = new Set(q.projectIds);
+    const after = q.after;
+    const isAfter = (c: ChunkRecord) =>
+      after === undefined ||
+      byChunkOrder(c, { ...c, projectId: after.projectId, fileId: after.fileId, ordinal: after.ordinal }) > 0;
+    return select(this.tables().chunks, (c) => projects.has(c.projectId) && c.model === q.model && isAfter(c))
+      .sort(byChunkOrder)
+      .slice(0, q.limit)
+      .map(copy);
+  }
+
+  async countEmbeddedFiles(q: { projectId: string; model: string }) {
+    const files = new Set<string>();
+    for (const c of this.tables().chunks.values())
+      if (c.projectId === q.projectId && c.model === q.model) files.add(c.fileId);
+    return files.size;
+  }
+
+  async findEmbeddingCursor(q: { accountId: string }) {
+    return copyOrNull(this.tables().embeddingCursors.get(q.accountId));
+  }
+
   async findStoreSecret(q: { name: string }) {
     return this.tables().secrets.get(q.name) ?? null;
   }
@@ -845,6 +895,83 @@ class MemoryTransaction extends TablesReader implements RecordsTransaction {
       heads.set(accountId, Object.freeze({ ...head, prunedThrough: Math.max(head.prunedThrough, seq) }));
     }
     return deleted;
+  }
+
+  async replaceFileChunks(c: {
+    projectId: string;
+    fileId: string;
+    filename: string;
+    chunks: readonly ChunkRecord[];
+  }) {
+    const doomed = select(
+      this.tables().chunks,
+      (chunk) =>
+        chunk.fileId === c.fileId || (chunk.projectId === c.projectId && chunk.filename === c.filename),
+    );
+    const table = this.writable('chunks');
+    for (const chunk of doomed) table.delete(chunkId(chunk.fileId, chunk.ordinal));
+    for (const chunk of c.chunks) this.insertNew('chunks', chunk, chunkId(chunk.fileId, chunk.ordinal));
+  }
+
+  async deleteFileChunks(c: { projectId: string; filename: string }) {
+    const doomed = select(
+      this.tables().chunks,
+      (chunk) => chunk.projectId === c.projectId && chunk.filename === c.filename,
+    );
+    if (doomed.length === 0) return 0;
+    const table = this.writable('chunks');
+    for (const chunk of doomed) table.delete(chunkId(chunk.fileId, chunk.ordinal));
+    return doomed.length;
+  }
+
+  async deleteProjectChunks(c: { projectId: string }) {
+    const doomed = select(this.tables().chunks, (chunk) => chunk.projectId === c.projectId);
+    if (doomed.length === 0) return 0;
+    const table = this.writable('chunks');
+    for (const chunk of doomed) table.delete(chunkId(chunk.fileId, chunk.ordinal));
+    return doomed.length;
+  }
+
+  async claimEmbeddingCursor(c: { accountId: string; owner: string; now: number; until: number }) {
+    const cursor = this.tables().embeddingCursors.get(c.accountId) ?? {
+      accountId: c.accountId,
+      seq: 0,
+      model: null,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      updatedAt: c.now,
+    };
+    const free =
+      cursor.leaseOwner === null ||
+      cursor.leaseOwner === c.owner ||
+      cursor.leaseExpiresAt === null ||
+      cursor.leaseExpiresAt <= c.now;
+    if (!free) return null;
+    const claimed = { ...cursor, leaseOwner: c.owner, leaseExpiresAt: c.until };
+    this.writable('embeddingCursors').set(c.accountId, frozen(claimed));
+    return copy(claimed);
+  }
+
+  async saveEmbeddingCursor(c: {
+    accountId: string;
+    owner: string;
+    seq: number;
+    model: string;
+    leaseExpiresAt: number | null;
+    now: number;
+  }) {
+    const cursor = this.tables().embeddingCursors.get(c.accountId);
+    if (cursor?.leaseOwner !== c.owner) return false;
+    const next: EmbeddingCursorRecord = {
+      ...cursor,
+      seq: c.seq,
+      model: c.model,
+      leaseOwner: c.leaseExpiresAt === null ? null : c.owner,
+      leaseExpiresAt: c.leaseExpiresAt,
+      updatedAt: c.now,
+    };
+    this.writable('embeddingCursors').set(c.accountId, frozen(next));
+    return true;
   }
 
   async keepStoreSecret(c: { name: string; value: string }) {

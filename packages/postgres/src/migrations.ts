@@ -447,6 +447,35 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE file_revisions ADD COLUMN filename TEXT COLLATE "C";
     `,
   },
+  {
+    version: 16,
+    name: 'search chunks and embedding cursors',
+    // Extensions §15: embedded chunks (vectors as float32 bytes, compared by an exact scan: pgvector is
+    // not required) and the semantic indexer's feed position and lease per account.
+    sql: `
+      CREATE TABLE search_chunks (
+        project_id TEXT COLLATE "C" NOT NULL,
+        file_id TEXT COLLATE "C" NOT NULL,
+        filename TEXT COLLATE "C" NOT NULL,
+        ordinal INTEGER NOT NULL,
+        heading TEXT,
+        hash TEXT NOT NULL,
+        model TEXT COLLATE "C" NOT NULL,
+        vector BYTEA NOT NULL,
+        PRIMARY KEY (file_id, ordinal)
+      );
+      CREATE INDEX search_chunks_scan_idx ON search_chunks (model, project_id, file_id, ordinal);
+      CREATE INDEX search_chunks_name_idx ON search_chunks (project_id, filename);
+      CREATE TABLE embedding_cursors (
+        account_id TEXT COLLATE "C" PRIMARY KEY,
+        seq BIGINT NOT NULL,
+        model TEXT,
+        lease_owner TEXT,
+        lease_expires_at BIGINT,
+        updated_at BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

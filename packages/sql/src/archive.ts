@@ -141,6 +141,10 @@ export const UNARCHIVED_TABLES: readonly string[] = [
   'search_texts',
   'search_fts',
   'search_documents',
+  // Extensions §15: embedded chunks and the semantic indexer's position are derived from the files;
+  // with no position the indexer resyncs every account on its first pass (embedding them again).
+  'search_chunks',
+  'embedding_cursors',
   'mdstore_migrations',
 ];
 

@@ -5,9 +5,11 @@ import type {
   AuditRecord,
   BlobIntentRecord,
   ChangeEventRecord,
+  ChunkRecord,
   DraftFileRecord,
   DraftRecord,
   DraftReviewRecord,
+  EmbeddingCursorRecord,
   FileRecord,
   InstanceRecord,
   ProjectRecord,
@@ -394,6 +396,36 @@ export const DRAFT_REVIEWS = defineTable<DraftReviewRecord>(
   { key: ['id'] },
 );
 
+/** Embedded chunks (extensions §15): the vector as float32 little-endian bytes. */
+export const CHUNKS = defineTable<ChunkRecord>(
+  'search_chunks',
+  {
+    projectId: ['project_id', 'text'],
+    fileId: ['file_id', 'text'],
+    filename: ['filename', 'text'],
+    ordinal: ['ordinal', 'integer'],
+    heading: ['heading', 'text'],
+    hash: ['hash', 'text'],
+    model: ['model', 'text'],
+    vector: ['vector', 'bytes'],
+  },
+  { key: ['fileId', 'ordinal'] },
+);
+
+/** The semantic indexer's cursor and lease per account (extensions §15). */
+export const EMBEDDING_CURSORS = defineTable<EmbeddingCursorRecord>(
+  'embedding_cursors',
+  {
+    accountId: ['account_id', 'text'],
+    seq: ['seq', 'integer'],
+    model: ['model', 'text'],
+    leaseOwner: ['lease_owner', 'text'],
+    leaseExpiresAt: ['lease_expires_at', 'integer'],
+    updatedAt: ['updated_at', 'integer'],
+  },
+  { key: ['accountId'] },
+);
+
 /** Every record table, for schema checks. */
 export const RECORD_TABLES = [
   ACCOUNTS,
@@ -413,4 +445,6 @@ export const RECORD_TABLES = [
   DRAFTS,
   DRAFT_FILES,
   DRAFT_REVIEWS,
+  CHUNKS,
+  EMBEDDING_CURSORS,
 ] as const;

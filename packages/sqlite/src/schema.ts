@@ -455,6 +455,35 @@ ALTER TABLE projects ADD COLUMN keep_revisions_days INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE file_revisions ADD COLUMN filename TEXT COLLATE BINARY;
 `;
 
+/**
+ * Search by meaning (extensions §15): embedded chunks, their vectors as float32 bytes compared by an
+ * exact scan (sqlite-vec would need a prebuilt native binary), and the semantic indexer's feed position
+ * and lease per account.
+ */
+const SEARCH_CHUNKS = `
+CREATE TABLE search_chunks (
+  project_id TEXT NOT NULL COLLATE BINARY,
+  file_id TEXT NOT NULL COLLATE BINARY,
+  filename TEXT NOT NULL COLLATE BINARY,
+  ordinal INTEGER NOT NULL,
+  heading TEXT,
+  hash TEXT NOT NULL,
+  model TEXT NOT NULL COLLATE BINARY,
+  vector BLOB NOT NULL,
+  PRIMARY KEY (file_id, ordinal)
+) STRICT;
+CREATE INDEX search_chunks_scan ON search_chunks (model, project_id, file_id, ordinal);
+CREATE INDEX search_chunks_name ON search_chunks (project_id, filename);
+CREATE TABLE embedding_cursors (
+  account_id TEXT NOT NULL PRIMARY KEY,
+  seq INTEGER NOT NULL,
+  model TEXT,
+  lease_owner TEXT,
+  lease_expires_at INTEGER,
+  updated_at INTEGER NOT NULL
+) STRICT;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -487,6 +516,7 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'keep_revisions_days; the filename of each revision',
     sql: PROJECT_AS_OF,
   },
+  { version: 16, description: 'search chunks and embedding cursors', sql: SEARCH_CHUNKS },
 ];
 
 /** The schema version this code writes and expects (SQLite's `user_version`). */

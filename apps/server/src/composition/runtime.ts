@@ -5,6 +5,7 @@ import {
   type ContentWork,
   contentLinkIndexing,
   createMdStore,
+  type Embedder,
   type InstanceProbe,
   inlineContentWork,
   type LinkIndexing,
@@ -24,6 +25,7 @@ import {
 } from 'tsyringe';
 import type { ServerConfig } from '../config/index.js';
 import { PiscinaContentWork } from '../content-work/pool.js';
+import { embedderOf } from '../embeddings/index.js';
 import { createInstanceProbe } from '../instance-probe.js';
 import type { Logger } from '../logger.js';
 import type { ServerMetrics } from '../metrics/metrics.js';
@@ -117,6 +119,8 @@ export async function createRuntime(config: ServerConfig, options: RuntimeOption
       useValue: httpWebhookTransport({ allowPrivate: config.webhookAllowPrivate }),
     });
 
+    container.register(TOKENS.embedder, { useFactory: () => embedderOf(config.embeddings) ?? null });
+
     container.register(TOKENS.store, { useFactory: instancePerContainerCachingFactory(buildStore) });
     const scope = options.override ? withOverrides(container, options.override) : container;
     const store = scope.resolve<MdStore>(TOKENS.store);
@@ -136,6 +140,8 @@ function withOverrides(
   return child;
 }
 
+const withEmbedder = (embedder: Embedder | null) => (embedder ? { embedder } : {});
+
 function buildStore(c: DependencyContainer): MdStore {
   const config = c.resolve<ServerConfig>(TOKENS.config);
   const notifier = c.resolve<LocalChangeNotifier>(TOKENS.changeNotifier);
@@ -152,6 +158,7 @@ function buildStore(c: DependencyContainer): MdStore {
     contentWork: c.resolve<ContentWork>(TOKENS.contentWork),
     linkIndexing: c.resolve<LinkIndexing>(TOKENS.linkIndexing),
     webhookTransport: c.resolve<WebhookTransport>(TOKENS.webhookTransport),
+    ...withEmbedder(c.resolve<Embedder | null>(TOKENS.embedder)),
     secrets: nodeCryptoSecrets,
     hashing: nodeCryptoHashing,
     ...withCursorKey(c.resolve<Uint8Array | undefined>(TOKENS.cursorKey)),

@@ -1,6 +1,7 @@
 import type { BlobStore, ChangeNotifier, ContentWork, RecordsRepository } from '@mdstore/core';
 import { answerPrimaryWith } from '../cluster/metrics.js';
 import type { ServerConfig, TlsMaterial } from '../config/index.js';
+import { startSemanticIndexer } from '../embeddings/indexer.js';
 import { AuditQueue } from '../http/audit.js';
 import { createHttpApp, type RunningHttpServer, startHttpServer } from '../http/index.js';
 import { jsonParserOf } from '../http/json-parser.js';
@@ -260,10 +261,13 @@ function startDuties(
     { task: 'reconciliation', everyMs: reconcileMs, work: () => reconcile(runtime, logger, metrics, false) },
   ]);
   const webhooks = startWebhookDelivery(runtime, logger, metrics);
+  // Extensions §15: the semantic indexer, when embeddings are on (off the request path).
+  const indexer = startSemanticIndexer(runtime, logger);
   return {
     async stop() {
       await timers.stop();
       await webhooks.stop();
+      await indexer.stop();
     },
   };
 }

@@ -30,4 +30,6 @@ export const TOKENS = {
    * notifier of its build); without them, webhooks are kept but not delivered.
    */
   changeFeed: Symbol('ChangeFeedReader'),
+  /** Extensions §15: the embedder of search by meaning (`MDSTORE_EMBEDDINGS`); null when off. */
+  embedder: Symbol('Embedder'),
 } as const;

@@ -12,7 +12,7 @@ import { CONTENT_WORK_DEFAULTS } from '../content-work/defaults.js';
 import { LOG_LEVELS } from '../logger.js';
 import { ConfigError } from './errors.js';
 import { isLoopbackAddress } from './loopback.js';
-import type { BlobStoreConfig, DatabaseConfig, ServerConfig } from './types.js';
+import type { BlobStoreConfig, DatabaseConfig, EmbeddingsConfig, ServerConfig } from './types.js';
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -244,6 +244,26 @@ const EnvironmentSchema = v.object({
   MDSTORE_METRICS_HOST: v.optional(HostSchema),
   MDSTORE_METRICS_TOKEN: v.optional(MetricsTokenSchema),
   MDSTORE_CURSOR_SECRET: v.optional(CursorSecretSchema),
+  MDSTORE_EMBEDDINGS: v.optional(
+    v.pipe(
+      v.string(),
+      v.toLowerCase(),
+      v.picklist(['off', 'builtin', 'openai', 'hashed'], 'must be one of off, builtin, openai, hashed'),
+    ),
+    'off',
+  ),
+  MDSTORE_EMBEDDINGS_URL: v.optional(
+    v.pipe(
+      v.string(),
+      v.url('must be an http(s) URL'),
+      v.regex(/^https?:\/\//i, 'must be an http(s) URL'),
+      v.maxLength(2048, 'must be at most 2048 characters'),
+    ),
+  ),
+  MDSTORE_EMBEDDINGS_MODEL: v.optional(
+    v.pipe(v.string(), v.maxLength(200, 'must be at most 200 characters')),
+  ),
+  MDSTORE_EMBEDDINGS_KEY: v.optional(v.string()),
   MDSTORE_LOG_LEVEL: v.optional(
     v.pipe(v.string(), v.toLowerCase(), v.picklist(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`)),
     'info',
@@ -259,6 +279,7 @@ const SECRET_VALUES = new Set<string>([
   'MDSTORE_DATABASE_URL',
   'MDSTORE_METRICS_TOKEN',
   'MDSTORE_CURSOR_SECRET',
+  'MDSTORE_EMBEDDINGS_KEY',
 ]);
 
 /**
@@ -317,6 +338,7 @@ export function loadConfig(env: Environment, options: { cwd?: string } = {}): Se
     publicOrigins: vars.MDSTORE_PUBLIC_ORIGINS,
     metrics: metricsConfig(vars, warnings),
     cursorSecret: vars.MDSTORE_CURSOR_SECRET ?? null,
+    embeddings: embeddingsConfig(vars),
     logLevel: vars.MDSTORE_LOG_LEVEL,
     warnings,
   };
@@ -452,4 +474,36 @@ function metricsConfig(vars: Variables, warnings: string[]): ServerConfig['metri
 
 function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as T;
+}
+
+/**
+ * Extensions §15: `MDSTORE_EMBEDDINGS` (`off` by default). `openai` needs `MDSTORE_EMBEDDINGS_URL` and
+ * `_MODEL` (`_KEY` optional: a local server may need none); `hashed` is the deterministic provider of
+ * the tests (no model: words and word pieces only); `builtin` (a model inside an npm package) is not
+ * available yet and refuses to start rather than run without what was asked for.
+ */
+function embeddingsConfig(vars: Variables): EmbeddingsConfig {
+  switch (vars.MDSTORE_EMBEDDINGS) {
+    case 'builtin':
+      throw new ConfigError(
+        'MDSTORE_EMBEDDINGS',
+        'builtin is not available yet (no model ships with this mdstore): use openai with MDSTORE_EMBEDDINGS_URL and MDSTORE_EMBEDDINGS_MODEL, or off',
+      );
+    case 'openai': {
+      if (vars.MDSTORE_EMBEDDINGS_URL === undefined)
+        throw new ConfigError('MDSTORE_EMBEDDINGS_URL', 'must be set with MDSTORE_EMBEDDINGS=openai');
+      if (vars.MDSTORE_EMBEDDINGS_MODEL === undefined)
+        throw new ConfigError('MDSTORE_EMBEDDINGS_MODEL', 'must be set with MDSTORE_EMBEDDINGS=openai');
+      return {
+        kind: 'openai',
+        url: vars.MDSTORE_EMBEDDINGS_URL,
+        model: vars.MDSTORE_EMBEDDINGS_MODEL,
+        key: vars.MDSTORE_EMBEDDINGS_KEY ?? null,
+      };
+    }
+    case 'hashed':
+      return { kind: 'hashed' };
+    default:
+      return { kind: 'off' };
+  }
 }

@@ -103,7 +103,15 @@ export interface ServerConfig {
    * store; null for the one kept in the store (created once by the first instance, shared by all).
    */
   readonly cursorSecret: string | null;
+  /** Extensions §15: the embeddings of search by meaning (`MDSTORE_EMBEDDINGS*`); off by default. */
+  readonly embeddings: EmbeddingsConfig;
   readonly logLevel: LogLevel;
   /** Settings that were given but have no effect (e.g. S3 options with the fs blob store). */
   readonly warnings: readonly string[];
 }
+
+/** `MDSTORE_EMBEDDINGS`: off, the deterministic `hashed` provider, or an OpenAI-compatible endpoint. */
+export type EmbeddingsConfig =
+  | { readonly kind: 'off' }
+  | { readonly kind: 'hashed' }
+  | { readonly kind: 'openai'; readonly url: string; readonly model: string; readonly key: string | null };

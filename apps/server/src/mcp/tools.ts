@@ -293,13 +293,15 @@ export const TOOLS: readonly McpTool[] = [
       'Finds files by words (all must occur; "a phrase", -exclude, prefix*, a OR b) in filename, content, ' +
       'metadata and front matter, and/or a filter ({"field": "metadata.tags", "op": "contains", "value": ' +
       '"api"}, with and/or/not). Without project_id it searches every project of your account (or those ' +
-      'of project_ids). Results come best first with snippets; pass next_cursor as cursor for more.',
+      'of project_ids). Results come best first with snippets; pass next_cursor as cursor for more. ' +
+      'mode "semantic" finds by meaning (embedded sections) and "hybrid" fuses meaning and words (needs ' +
+      'embeddings on the server); their hits add text_rank, vector_rank, heading and snippet.',
     inputSchema: toolInput({ project_id: v.optional(ARG.projectId), ...ARG.search }),
     outputSchema: toolOutput(ANSWERS.search),
     annotations: READ_ONLY,
     run: async (context, args) => {
       const body: Record<string, unknown> = {};
-      for (const name of ['query', 'filter', 'sort', 'order', 'limit', 'cursor', 'project_ids'])
+      for (const name of ['query', 'filter', 'sort', 'order', 'limit', 'cursor', 'project_ids', 'mode'])
         if (args.has(name)) body[name] = args.raw(name);
       const projectId = args.optionalString('project_id');
       const answer = await context.store.files.search({

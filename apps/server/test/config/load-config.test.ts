@@ -51,6 +51,7 @@ describe('loadConfig defaults', () => {
       metrics: null,
       logLevel: 'info',
       cursorSecret: null,
+      embeddings: { kind: 'off' },
       warnings: [],
     });
   });

@@ -27,6 +27,8 @@ const HTTP_SUITES = [
   // extensions §1 and §3
   'lists',
   'search',
+  // extensions §15
+  'search-meaning',
   // extensions §5
   'history',
   'trash',

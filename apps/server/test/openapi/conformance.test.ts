@@ -468,6 +468,26 @@ const CALLS: Call[] = [
     body: json({ project_ids: [MISSING] }),
     expect: 404,
   },
+  // Extensions §15 (embeddings are off on this server: enabled false, semantic refused).
+  {
+    operationId: 'searchStatus',
+    method: 'GET',
+    path: (s) => `${project(s)}/search/status`,
+    expect: 200,
+  },
+  {
+    operationId: 'searchStatus',
+    method: 'GET',
+    path: () => `/api/projects/${MISSING}/search/status`,
+    expect: 404,
+  },
+  {
+    operationId: 'searchProject',
+    method: 'POST',
+    path: (s) => `${project(s)}/search`,
+    body: json({ query: 'doc', mode: 'semantic' }),
+    expect: 422,
+  },
   {
     operationId: 'listFiles',
     method: 'GET',

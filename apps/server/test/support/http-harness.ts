@@ -4,6 +4,7 @@ import {
   type Clock,
   type ContentWork,
   createMdStore,
+  type Embedder,
   LocalChangeNotifier,
   type MdStore,
   type MdStoreSettings,
@@ -52,6 +53,8 @@ export interface HarnessOptions {
   readonly contentWork?: ContentWork;
   /** How webhook targets are checked (extensions §7); the tests' stub resolver never reaches DNS. */
   readonly webhookTransport?: WebhookTransport;
+  /** Extensions §15: turns search by meaning on (the test runs the indexer itself). */
+  readonly embedder?: Embedder;
   /** The change feed's options over the harness's (bounds, `onOpenStreams`, `keyCheckMs`). */
   readonly changes?: Partial<Omit<ChangeFeedDeps, 'notifier' | 'keyChecks'>> & {
     readonly keyCheckMs?: number;
@@ -105,6 +108,7 @@ export class HttpHarness {
       settings,
       ...(options.contentWork ? { contentWork: options.contentWork } : {}),
       ...(options.webhookTransport ? { webhookTransport: options.webhookTransport } : {}),
+      ...(options.embedder ? { embedder: options.embedder } : {}),
     });
     const { lines, logger } = collectingLogger();
     const { keyCheckMs, ...changes } = options.changes ?? {};

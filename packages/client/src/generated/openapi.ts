@@ -511,7 +511,7 @@ export interface paths {
         put?: never;
         /**
          * Search a project
-         * @description Full-text query, filter on fields, metadata and front matter, sorting and paging (extensions §3). `project_ids` is not accepted here.
+         * @description Full-text query, filter on fields, metadata and front matter, sorting and paging (extensions §3). `mode` semantic or hybrid searches by meaning (extensions §15): filters first, then the vector ranking (or both rankings fused by reciprocal rank, k = 60); hits add `text_rank`, `vector_rank`, `heading` and `snippet`; with embeddings off, 422 at `["body","mode"]`. `project_ids` is not accepted here.
          */
         post: operations["searchProject"];
         delete?: never;
@@ -534,6 +534,26 @@ export interface paths {
          * @description As project search, over the account's active projects or those of `project_ids` (another account's: 403, a missing one: 404).
          */
         post: operations["searchAll"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/search/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where search by meaning stands
+         * @description Extensions §15: files embedded, file changes not embedded yet and the lag of the oldest, read from the store (the same on every instance). With embeddings off: `enabled: false` and zeros.
+         */
+        get: operations["searchStatus"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1531,6 +1551,8 @@ export interface components {
             limit?: number | null;
             /** @description The next_cursor of the previous page. */
             cursor?: string | null;
+            /** @description Default text (the full-text search). semantic ranks by meaning (embedded chunks), hybrid fuses both rankings by reciprocal rank (k = 60); both need a query, sort by relevance and need embeddings on (else 422 at ["body","mode"]). */
+            mode?: ("text" | "semantic" | "hybrid") | null;
         };
         SearchAllRequest: {
             /** @description Words (all must occur), "phrases", -exclusions, prefix*, a OR b; at most 1 000 code points, 32 words. */
@@ -1546,6 +1568,8 @@ export interface components {
             limit?: number | null;
             /** @description The next_cursor of the previous page. */
             cursor?: string | null;
+            /** @description Default text (the full-text search). semantic ranks by meaning (embedded chunks), hybrid fuses both rankings by reciprocal rank (k = 60); both need a query, sort by relevance and need embeddings on (else 422 at ["body","mode"]). */
+            mode?: ("text" | "semantic" | "hybrid") | null;
             /** @description The projects to search (default: every active project of the account; another account's: 403). */
             project_ids?: string[] | null;
         };
@@ -1562,6 +1586,14 @@ export interface components {
             /** @description With sort relevance: higher is better, comparable within one answer only; else null. */
             score: number | null;
             snippets: components["schemas"]["SearchSnippet"][];
+            /** @description semantic/hybrid only: 1-based place in the full-text ranking of the filtered files; null when not a text match. */
+            text_rank?: number | null;
+            /** @description semantic/hybrid only: 1-based place in the vector ranking (best chunk) of the filtered files; null without an embedded chunk. */
+            vector_rank?: number | null;
+            /** @description semantic/hybrid only: the heading of the best chunk's section (null: before the first heading, or no vector hit). */
+            heading?: string | null;
+            /** @description semantic/hybrid only: the best chunk's text, at most 240 code points; null without a vector hit. */
+            snippet?: string | null;
         };
         SearchAnswer: {
             results: components["schemas"]["SearchResult"][];
@@ -1578,6 +1610,18 @@ export interface components {
              * @constant
              */
             snippets_truncated?: true;
+        };
+        SearchStatus: {
+            /** @description Whether embeddings are on (MDSTORE_EMBEDDINGS). */
+            enabled: boolean;
+            /** @description The embedding model; null when off. */
+            model: string | null;
+            /** @description Files of the project with embedded chunks of the model. */
+            embedded: number;
+            /** @description File changes of the project not embedded yet (counted up to 1000); before the first pass of the indexer, the file count. */
+            pending: number;
+            /** @description How long the oldest pending change has waited, in ms (0: none). */
+            lag_ms: number;
         };
         TrashItem: {
             trash_id: string;
@@ -8412,6 +8456,117 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Unavailable: starting, or a store does not answer */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+        };
+    };
+    searchStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The indexer’s state for the project */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchStatus"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnyError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description The API key’s role does not allow this operation, another account’s project, or the default project on delete */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description No such project or file */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
                 };
             };
             /** @description Rate limit exceeded */

@@ -441,3 +441,31 @@ export interface LinkPosition {
   readonly source: string;
   readonly seq: number;
 }
+
+/**
+ * One embedded chunk of a file (extensions §15): where it is, what its text hashed to, and its vector
+ * (float32 little-endian, unit length) under one embedding model.
+ */
+export interface ChunkRecord {
+  readonly projectId: string;
+  readonly fileId: string;
+  /** The file's name when the chunk was embedded (a later move re-files it). */
+  readonly filename: string;
+  readonly ordinal: number;
+  readonly heading: string | null;
+  readonly hash: string;
+  readonly model: string;
+  readonly vector: Uint8Array;
+}
+
+/** Where the semantic indexer stands in one account's change feed, and who holds it (a lease). */
+export interface EmbeddingCursorRecord {
+  readonly accountId: string;
+  /** Every event with `seq` ≤ this has been indexed. */
+  readonly seq: number;
+  /** The model the account's chunks were embedded with (null before the first step). */
+  readonly model: string | null;
+  readonly leaseOwner: string | null;
+  readonly leaseExpiresAt: EpochMillis | null;
+  readonly updatedAt: EpochMillis;
+}

@@ -5,10 +5,12 @@ import type {
   AuditPosition,
   AuditRecord,
   BlobIntentRecord,
+  ChunkRecord,
   DraftFileRecord,
   DraftRecord,
   DraftReviewRecord,
   DraftState,
+  EmbeddingCursorRecord,
   FileLinksRecord,
   FileRecord,
   InstanceRecord,
@@ -96,6 +98,13 @@ export interface ProjectKeyset {
 }
 
 /** Where a search walk stands: files come in `(projectId, filename)` order, both by code point. */
+/** A place in the chunk scan's order. */
+export interface ChunkPosition {
+  readonly projectId: string;
+  readonly fileId: string;
+  readonly ordinal: number;
+}
+
 export interface SearchPosition {
   readonly projectId: string;
   readonly filename: string;
@@ -337,6 +346,22 @@ export interface RecordsReader extends ChangeFeedReader {
 
   /** A secret the instances sharing the store share (e.g. `cursor`), or null before one was kept. */
   findStoreSecret(q: { name: string }): Promise<string | null>;
+  /** The chunks of one file (every model), in `ordinal` order (extensions §15). */
+  listFileChunks(q: { fileId: string }): Promise<ChunkRecord[]>;
+  /**
+   * The chunks of `model` in these projects, in `(projectId, fileId, ordinal)` order, strictly after
+   * `after` when given, at most `limit`: the exact scan of search by meaning reads them page by page.
+   */
+  listChunkVectors(q: {
+    projectIds: readonly string[];
+    model: string;
+    after?: ChunkPosition;
+    limit: number;
+  }): Promise<ChunkRecord[]>;
+  /** How many distinct files of the project have chunks of `model`. */
+  countEmbeddedFiles(q: { projectId: string; model: string }): Promise<number>;
+  /** The semantic indexer's position in an account's feed, or null before its first step. */
+  findEmbeddingCursor(q: { accountId: string }): Promise<EmbeddingCursorRecord | null>;
 }
 
 /**
@@ -456,6 +481,43 @@ export interface RecordsTransaction extends RecordsReader, ChangeFeedWriter {
 
   /** Keeps `value` under `name` unless a value is kept there already (first writer wins); returns the kept one. */
   keepStoreSecret(c: { name: string; value: string }): Promise<string>;
+  /**
+   * Replaces the chunks of a file: deletes those of `fileId` and those filed under `(projectId,
+   * filename)` (a file of that name deleted earlier), then inserts `chunks` (extensions §15).
+   */
+  replaceFileChunks(c: {
+    projectId: string;
+    fileId: string;
+    filename: string;
+    chunks: readonly ChunkRecord[];
+  }): Promise<void>;
+  /** Deletes the chunks filed under `(projectId, filename)`; returns how many. */
+  deleteFileChunks(c: { projectId: string; filename: string }): Promise<number>;
+  /** Deletes every chunk of a project; returns how many. */
+  deleteProjectChunks(c: { projectId: string }): Promise<number>;
+  /**
+   * Claims the indexer's lease on an account (creating its cursor at `seq` 0 when missing): succeeds
+   * when the lease is free, expired (`leaseExpiresAt` ≤ `now`) or already `owner`'s; then it is
+   * `owner`'s until `until` and the cursor is returned. One conditional write: of two claimers, one wins.
+   */
+  claimEmbeddingCursor(c: {
+    accountId: string;
+    owner: string;
+    now: number;
+    until: number;
+  }): Promise<EmbeddingCursorRecord | null>;
+  /**
+   * Moves the cursor when `owner` still holds the lease (false otherwise: nothing written); a null
+   * `leaseExpiresAt` releases it.
+   */
+  saveEmbeddingCursor(c: {
+    accountId: string;
+    owner: string;
+    seq: number;
+    model: string;
+    leaseExpiresAt: number | null;
+    now: number;
+  }): Promise<boolean>;
 }
 
 /** Optional features, declared up front so that callers and the contract suite never probe at run time. */

@@ -44,6 +44,16 @@ export const SEARCH_ISSUE = {
     msg: "Input should be 'relevance', 'filename', 'created_date', 'updated_date' or 'size_bytes'",
   },
   orderUnknown: { type: 'literal_error', msg: "Input should be 'asc' or 'desc'" },
+  modeUnknown: { type: 'literal_error', msg: "Input should be 'text', 'semantic' or 'hybrid'" },
+  modeOff: {
+    type: 'value_error',
+    msg: 'Value error, search by meaning needs embeddings, which are off on this server (MDSTORE_EMBEDDINGS)',
+  },
+  meaningNeedsQuery: { type: 'missing', msg: 'Field required: semantic and hybrid search need a query' },
+  meaningSortsByRelevance: {
+    type: 'value_error',
+    msg: 'Value error, semantic and hybrid search sort by relevance',
+  },
   relevanceNeedsQuery: { type: 'value_error', msg: 'Value error, sort relevance needs a query' },
   intType: { type: 'int_type', msg: 'Input should be a valid integer' },
   limitTooSmall: { type: 'greater_than_equal', msg: 'Input should be greater than or equal to 1' },

@@ -6,6 +6,7 @@ import { attachmentsSuite } from './records/attachments.js';
 import { auditSuite } from './records/audit.js';
 import { changesSuite } from './records/changes.js';
 import { changesetsSuite } from './records/changesets.js';
+import { chunksSuite } from './records/chunks.js';
 import { draftsSuite } from './records/drafts.js';
 import { durabilitySuite } from './records/durability.js';
 import { filesSuite } from './records/files.js';
@@ -45,6 +46,7 @@ export function describeRecordsRepositoryContract(
     revisionsSuite(context);
     changesetsSuite(context);
     searchSuite(context);
+    chunksSuite(context);
     sharesSuite(context);
     draftsSuite(context);
     linksSuite(context);

@@ -4,6 +4,7 @@ import type { LinkIndexing } from '../links/indexing.js';
 import type { Tier } from '../model/records.js';
 import type { BlobStore } from '../ports/blobs.js';
 import type { ContentWork } from '../ports/content-work.js';
+import type { Embedder } from '../ports/embedder.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { RecordsRepository } from '../ports/records.js';
 import type { ApiKeySecrets, Clock, ContentHashing, IdSource, InstanceProbe } from '../ports/runtime.js';
@@ -103,6 +104,8 @@ export interface MdStoreContext {
   readonly linkIndexing: LinkIndexing;
   /** Checks webhook targets when they are created (extensions §7); without one, only the URL's form is. */
   readonly webhookTransport: WebhookTransport | undefined;
+  /** Extensions §15: the embedder of search by meaning; undefined when embeddings are off. */
+  readonly embedder: Embedder | undefined;
 }
 
 /** Never earlier than `previous`: timestamps do not go backwards even if the clock does. */

@@ -119,6 +119,14 @@ const SEARCH_FIELDS = {
     ),
   ),
   cursor: v.optional(v.pipe(v.nullable(v.string()), v.description('The next_cursor of the previous page.'))),
+  mode: v.optional(
+    v.pipe(
+      v.nullable(v.picklist(['text', 'semantic', 'hybrid'])),
+      v.description(
+        'Default text (the full-text search). semantic ranks by meaning (embedded chunks), hybrid fuses both rankings by reciprocal rank (k = 60); both need a query, sort by relevance and need embeddings on (else 422 at ["body","mode"]).',
+      ),
+    ),
+  ),
 };
 
 export const SearchRequestSchema = v.looseObject(SEARCH_FIELDS);

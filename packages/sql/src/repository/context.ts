@@ -4,9 +4,11 @@ import type {
   AuditRecord,
   BlobIntentRecord,
   ChangeEventRecord,
+  ChunkRecord,
   DraftFileRecord,
   DraftRecord,
   DraftReviewRecord,
+  EmbeddingCursorRecord,
   FileRecord,
   InstanceRecord,
   ProjectRecord,
@@ -24,9 +26,11 @@ import {
   AUDIT,
   BLOB_INTENTS,
   CHANGES,
+  CHUNKS,
   DRAFT_FILES,
   DRAFT_REVIEWS,
   DRAFTS,
+  EMBEDDING_CURSORS,
   FILES,
   fromTrashRow,
   INSTANCES,
@@ -61,6 +65,8 @@ export interface SqlContext {
   readonly drafts: TableSql<DraftRecord>;
   readonly draftFiles: TableSql<DraftFileRecord>;
   readonly draftReviews: TableSql<DraftReviewRecord>;
+  readonly chunks: TableSql<ChunkRecord>;
+  readonly embeddingCursors: TableSql<EmbeddingCursorRecord>;
   /** A statement written with `?` placeholders, in the dialect's. */
   sql(text: string): string;
   toTrash(row: Row): TrashRecord;
@@ -87,6 +93,8 @@ export function sqlContext(dialect: SqlDialect): SqlContext {
     drafts: tableSql(DRAFTS, dialect),
     draftFiles: tableSql(DRAFT_FILES, dialect),
     draftReviews: tableSql(DRAFT_REVIEWS, dialect),
+    chunks: tableSql(CHUNKS, dialect),
+    embeddingCursors: tableSql(EMBEDDING_CURSORS, dialect),
     sql: (text) => placeholders(dialect, text),
     toTrash: (row) => fromTrashRow(trash.fromRow(row)),
   };

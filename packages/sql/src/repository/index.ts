@@ -4,6 +4,7 @@ import { accountStatements } from './accounts.js';
 import { attachmentStatements } from './attachments.js';
 import { auditStatements } from './audit.js';
 import { changeStatements } from './changes.js';
+import { chunkStatements } from './chunks.js';
 import { sqlContext } from './context.js';
 import { draftStatements } from './drafts.js';
 import { fileStatements } from './files.js';
@@ -45,6 +46,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
   const shares = shareStatements(c);
   const webhooks = webhookStatements(c);
   const drafts = draftStatements(c);
+  const chunks = chunkStatements(c);
   const reader = (x: SqlExecutor): RecordsReader => ({
     ...accounts.reads(x),
     ...projects.reads(x),
@@ -60,6 +62,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
     ...shares.reads(x),
     ...webhooks.reads(x),
     ...drafts.reads(x),
+    ...chunks.reads(x),
   });
   return {
     reader,
@@ -79,6 +82,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
       ...shares.writes(x),
       ...webhooks.writes(x),
       ...drafts.writes(x),
+      ...chunks.writes(x),
     }),
   };
 }

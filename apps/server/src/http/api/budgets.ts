@@ -19,9 +19,11 @@ import {
   REWRITE_LIMITS,
   SEARCH_COST_LIMITS,
   SEARCH_LIMITS,
+  SEMANTIC_LIMITS,
   SHARE_LIMITS,
   WEBHOOK_LIMITS,
 } from '@mdstore/core';
+import { EMBEDDINGS_TIMEOUT_MS } from '../../embeddings/openai.js';
 
 /**
  * THE BUDGET TABLE (issue 34): what one call of each operation may make the server do, and what
@@ -169,12 +171,16 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
   },
   // Search (extensions §1).
   searchProject: {
-    cost: `one page of at most ${SEARCH_LIMITS.searchMaxLimit} results; examines at most ${SEARCH_COST_LIMITS.scanMaxRows} index rows (${SEARCH_LIMITS.searchBatch} per store query, by \`LIMIT\`) and reads at most ${mib(SEARCH_COST_LIMITS.matchTextMaxBytes)} of content text to match and rank (each file's size, capped at ${mib(SEARCH_LIMITS.contentMaxBytes)}, paid before it is read; at most ${mib(SEARCH_COST_LIMITS.matchTextBatchBytes)} per store round trip, then a turn of the event loop), and ${mib(SEARCH_COST_LIMITS.snippetTextMaxBytes)} for the page's snippets; holds one batch of rows and ${SEARCH_LIMITS.searchTextBatch} texts, rank statistics (not documents) of at most ${SEARCH_LIMITS.searchMaxCount} matches, and for the other sorts only the page`,
+    cost: `one page of at most ${SEARCH_LIMITS.searchMaxLimit} results; examines at most ${SEARCH_COST_LIMITS.scanMaxRows} index rows (${SEARCH_LIMITS.searchBatch} per store query, by \`LIMIT\`) and reads at most ${mib(SEARCH_COST_LIMITS.matchTextMaxBytes)} of content text to match and rank (each file's size, capped at ${mib(SEARCH_LIMITS.contentMaxBytes)}, paid before it is read; at most ${mib(SEARCH_COST_LIMITS.matchTextBatchBytes)} per store round trip, then a turn of the event loop), and ${mib(SEARCH_COST_LIMITS.snippetTextMaxBytes)} for the page's snippets; holds one batch of rows and ${SEARCH_LIMITS.searchTextBatch} texts, rank statistics (not documents) of at most ${SEARCH_LIMITS.searchMaxCount} matches, and for the other sorts only the page. \`mode\` semantic/hybrid (extensions §15) adds one call of the embedder for the query (at most ${EMBEDDINGS_TIMEOUT_MS / 1000} s, else 503), the filter's files (within the same row bound) and an exact scan of at most ${SEMANTIC_LIMITS.vectorScanMaxRows} stored chunk vectors and ${mib(SEMANTIC_LIMITS.vectorScanMaxBytes)} of vector bytes (${SEMANTIC_LIMITS.vectorScanBatch} per store query); hybrid also runs the text scan`,
     past: 'the answer has `truncated: true` (results, order and `total_count` are those of the files examined, the first in project and filename order); results past the snippet bytes keep their place with `snippets: []` and `snippets_truncated: true`; `total_count` stops counting; the next page, by `cursor`',
   },
   searchAll: {
     cost: `as a project's search, the same bounds for the whole request, over at most ${SEARCH_LIMITS.searchMaxProjectIds} projects`,
     past: '422 past the project count; otherwise as a project search',
+  },
+  searchStatus: {
+    cost: `${ONE_ROW} (the indexer's cursor), one count of the project's embedded files, one feed page of at most ${SEMANTIC_LIMITS.statusMaxPending} events`,
+    past: `\`pending\` stops counting at ${SEMANTIC_LIMITS.statusMaxPending}`,
   },
   // Links (extensions §9).
   getFileLinks: {

@@ -394,6 +394,53 @@ export const SearchResult = v.object({
     v.description('With sort relevance: higher is better, comparable within one answer only; else null.'),
   ),
   snippets: v.pipe(v.array(SearchSnippet), v.maxLength(3)),
+  // Extensions §15: present only in semantic and hybrid modes (text answers are §3's, unchanged).
+  text_rank: v.optional(
+    v.pipe(
+      v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1))),
+      v.description(
+        'semantic/hybrid only: 1-based place in the full-text ranking of the filtered files; null when not a text match.',
+      ),
+    ),
+  ),
+  vector_rank: v.optional(
+    v.pipe(
+      v.nullable(v.pipe(v.number(), v.integer(), v.minValue(1))),
+      v.description(
+        'semantic/hybrid only: 1-based place in the vector ranking (best chunk) of the filtered files; null without an embedded chunk.',
+      ),
+    ),
+  ),
+  heading: v.optional(
+    v.pipe(
+      v.nullable(v.string()),
+      v.description(
+        "semantic/hybrid only: the heading of the best chunk's section (null: before the first heading, or no vector hit).",
+      ),
+    ),
+  ),
+  snippet: v.optional(
+    v.pipe(
+      v.nullable(v.pipe(v.string(), v.maxLength(240))),
+      v.description(
+        "semantic/hybrid only: the best chunk's text, at most 240 code points; null without a vector hit.",
+      ),
+    ),
+  ),
+});
+
+/** Extensions §15: where the semantic indexer stands for a project. */
+export const SearchStatus = v.object({
+  enabled: v.pipe(v.boolean(), v.description('Whether embeddings are on (MDSTORE_EMBEDDINGS).')),
+  model: v.pipe(v.nullable(v.string()), v.description('The embedding model; null when off.')),
+  embedded: v.pipe(Count, v.description('Files of the project with embedded chunks of the model.')),
+  pending: v.pipe(
+    Count,
+    v.description(
+      'File changes of the project not embedded yet (counted up to 1000); before the first pass of the indexer, the file count.',
+    ),
+  ),
+  lag_ms: v.pipe(Count, v.description('How long the oldest pending change has waited, in ms (0: none).')),
 });
 
 export const SearchAnswer = v.object({
@@ -556,6 +603,7 @@ export const COMPONENTS = {
   SearchSnippet,
   SearchResult,
   SearchAnswer,
+  SearchStatus,
   TrashItem,
   TrashList,
   TrashRestore,

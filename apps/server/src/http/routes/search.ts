@@ -1,7 +1,7 @@
-import { searchAnswerJson } from '../../views.js';
+import { searchAnswerJson, searchStatusJson } from '../../views.js';
 import { errors, json } from '../api/answers.js';
 import { defineRoute } from '../api/route.js';
-import { SearchAllRequest, SearchAnswer, SearchRequest } from '../api/schemas.js';
+import { SearchAllRequest, SearchAnswer, SearchRequest, SearchStatus } from '../api/schemas.js';
 import { principalOf } from '../auth.js';
 import { jsonRequestBody } from '../request-body.js';
 import { projectIdOf } from './context.js';
@@ -15,7 +15,7 @@ export const searchProject = defineRoute(
     operationId: 'searchProject',
     summary: 'Search a project',
     description:
-      'Full-text query, filter on fields, metadata and front matter, sorting and paging (extensions §3). `project_ids` is not accepted here.',
+      'Full-text query, filter on fields, metadata and front matter, sorting and paging (extensions §3). `mode` semantic or hybrid searches by meaning (extensions §15): filters first, then the vector ranking (or both rankings fused by reciprocal rank, k = 60); hits add `text_rank`, `vector_rank`, `heading` and `snippet`; with embeddings off, 422 at `["body","mode"]`. `project_ids` is not accepted here.',
     tags: ['Search'],
     auth: 'apiKey',
     role: 'read',
@@ -55,4 +55,26 @@ export const searchAll = defineRoute(
   },
 );
 
-export const searchRoutes = [searchProject, searchAll];
+export const searchStatus = defineRoute(
+  {
+    method: 'GET',
+    path: '/api/projects/:project_id/search/status',
+    operationId: 'searchStatus',
+    summary: 'Where search by meaning stands',
+    description:
+      'Extensions §15: files embedded, file changes not embedded yet and the lag of the oldest, read from the store (the same on every instance). With embeddings off: `enabled: false` and zeros.',
+    tags: ['Search'],
+    auth: 'apiKey',
+    role: 'read',
+    answers: { 200: json('The indexer’s state for the project', SearchStatus), ...errors(403, 404) },
+  },
+  (deps) => async (req, res) => {
+    const status = await deps.store.files.searchStatus({
+      principal: principalOf(res),
+      projectId: projectIdOf(req),
+    });
+    res.status(200).json(searchStatusJson(status));
+  },
+);
+
+export const searchRoutes = [searchProject, searchAll, searchStatus];

@@ -63,6 +63,10 @@ const READER_METHODS = Object.keys({
   listDraftFiles: true,
   findDraftFile: true,
   listDraftReviews: true,
+  listFileChunks: true,
+  listChunkVectors: true,
+  countEmbeddedFiles: true,
+  findEmbeddingCursor: true,
 } satisfies Record<ReaderMethod, true>) as ReaderMethod[];
 
 const WRITE_METHODS = Object.keys({
@@ -111,6 +115,11 @@ const WRITE_METHODS = Object.keys({
   updateDraft: true,
   putDraftFile: true,
   insertDraftReview: true,
+  replaceFileChunks: true,
+  deleteFileChunks: true,
+  deleteProjectChunks: true,
+  claimEmbeddingCursor: true,
+  saveEmbeddingCursor: true,
 } satisfies Record<WriteMethod, true>) as WriteMethod[];
 
 type AnyMethod = (...args: unknown[]) => Promise<unknown>;

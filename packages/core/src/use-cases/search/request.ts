@@ -7,6 +7,8 @@ import { parseQuery, type SearchQuery } from '../../search/query.js';
 export const SEARCH_SORTS = ['relevance', 'filename', 'created_date', 'updated_date', 'size_bytes'] as const;
 export type SearchSort = (typeof SEARCH_SORTS)[number];
 export type SearchOrder = 'asc' | 'desc';
+export const SEARCH_MODES = ['text', 'semantic', 'hybrid'] as const;
+export type SearchMode = (typeof SEARCH_MODES)[number];
 
 /** A search body (extensions §3) once checked. */
 export interface SearchRequest {
@@ -20,6 +22,8 @@ export interface SearchRequest {
   readonly order: SearchOrder;
   readonly limit: number;
   readonly cursor: string | null;
+  /** Extensions §15: text (§3), semantic or hybrid. */
+  readonly mode: SearchMode;
   /** Only on `/api/search`: the projects to search, as sent (lower case), or null for every one. */
   readonly projectIds: readonly string[] | null;
 }
@@ -34,9 +38,15 @@ const given = (object: Record<string, unknown>, name: string) =>
  * Checks a search body: every field optional, unknown fields ignored (like the other bodies of the
  * interface), `project_ids` refused where it does not apply. The first problem is a 422 at its `loc`.
  */
-export function parseSearchRequest(raw: unknown, o: { acrossProjects: boolean }): SearchRequest {
+export function parseSearchRequest(
+  raw: unknown,
+  o: { acrossProjects: boolean; meaningOn?: boolean },
+): SearchRequest {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalidAt(['body'], 'objectType');
   const input = raw as Record<string, unknown>;
+  // Extensions §15: the mode first, so that a server without embeddings says so before anything else.
+  const mode = given(input, 'mode') ? oneOf(input.mode, SEARCH_MODES, 'mode', 'modeUnknown') : 'text';
+  if (mode !== 'text' && o.meaningOn !== true) throw invalidAt(body('mode'), 'modeOff');
   let queryText: string | null = null;
   let query: SearchQuery | null = null;
   if (given(input, 'query')) {
@@ -45,6 +55,9 @@ export function parseSearchRequest(raw: unknown, o: { acrossProjects: boolean })
   }
   const filter = given(input, 'filter') ? parseFilter(input.filter) : null;
   const sort = given(input, 'sort') ? oneOf(input.sort, SEARCH_SORTS, 'sort', 'sortUnknown') : null;
+  if (mode !== 'text' && query === null) throw invalidAt(body('query'), 'meaningNeedsQuery');
+  if (mode !== 'text' && sort !== null && sort !== 'relevance')
+    throw invalidAt(body('sort'), 'meaningSortsByRelevance');
   if (sort === 'relevance' && query === null) throw invalidAt(body('sort'), 'relevanceNeedsQuery');
   const order = given(input, 'order')
     ? oneOf(input.order, ['asc', 'desc'] as const, 'order', 'orderUnknown')
@@ -69,6 +82,7 @@ export function parseSearchRequest(raw: unknown, o: { acrossProjects: boolean })
     order,
     limit,
     cursor,
+    mode,
     projectIds,
   };
 }
@@ -77,7 +91,7 @@ function oneOf<T extends string>(
   value: unknown,
   allowed: readonly T[],
   name: string,
-  issue: 'sortUnknown' | 'orderUnknown',
+  issue: 'sortUnknown' | 'orderUnknown' | 'modeUnknown',
 ): T {
   if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value))
     throw invalidAt(body(name), issue);

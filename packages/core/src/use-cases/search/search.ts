@@ -6,6 +6,8 @@ import { invalidAt } from '../../search/issues.js';
 import { SEARCH_LIMITS } from '../../search/limits.js';
 import { scoreStats } from '../../search/rank.js';
 import { type Snippet, snippets } from '../../search/snippets.js';
+import { chunkMarkdown } from '../../semantic/chunks.js';
+import { SEMANTIC_LIMITS } from '../../semantic/limits.js';
 import type { SearchAllRequestInput, SearchRequestInput } from '../../validation/bodies.js';
 import { compareCodePoints } from '../../validation/text.js';
 import { inKeyScope, loadOwnedProject } from '../access.js';
@@ -13,6 +15,7 @@ import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
 import { type BodyOf, deferred } from '../deferred-body.js';
 import { type FileView, toFileView } from '../views.js';
+import { type MeaningOfHit, rankByMeaning } from './meaning.js';
 import { parseSearchRequest, type SearchRequest } from './request.js';
 import { type Match, scanMatches, textCost } from './scan.js';
 import { FirstInOrder } from './top.js';
@@ -21,6 +24,15 @@ export interface SearchResult {
   readonly file: FileView;
   readonly score: number | null;
   readonly snippets: readonly Snippet[];
+  /**
+   * Extensions §15, semantic and hybrid modes only (absent in text mode, whose answers are §3's): the
+   * file's 1-based places in the full-text and vector rankings (null when not in one), and its best
+   * chunk's heading and text (cut to `snippetMaxCodePoints`; null without a vector hit).
+   */
+  readonly textRank?: number | null;
+  readonly vectorRank?: number | null;
+  readonly heading?: string | null;
+  readonly snippet?: string | null;
 }
 
 export interface SearchAnswer {
@@ -52,6 +64,8 @@ export interface SearchInput {
 interface Ranked {
   readonly match: Match;
   readonly key: number | string;
+  /** Semantic and hybrid hits: their ranks and best chunk. */
+  readonly meaning?: MeaningOfHit;
 }
 
 /** Where a page starts: after the entry with this key, filename and project. */
@@ -77,7 +91,10 @@ export async function searchFiles(ctx: MdStoreContext, input: SearchInput): Prom
       : await loadOwnedProject(ctx.records, input.principal, input.projectId);
   const body = deferred<unknown>(input.body);
   body.check();
-  const request = parseSearchRequest(await body.read(), { acrossProjects });
+  const request = parseSearchRequest(await body.read(), {
+    acrossProjects,
+    meaningOn: ctx.embedder !== undefined,
+  });
   const projects = single ? [single] : await accountProjects(ctx, input.principal, request.projectIds);
   const projectIds = projects.map((project) => project.id).sort(compareCodePoints);
   const binding = cursorBinding(input.principal, projectIds, request);
@@ -86,6 +103,8 @@ export async function searchFiles(ctx: MdStoreContext, input: SearchInput): Prom
       ? null
       : positionOf(await decodeCursor(request.cursor, binding, ctx.cursorKey, CURSOR_LOC));
   const plan = planFilter(request.filter);
+  if (request.mode !== 'text')
+    return searchByMeaning(ctx, request, projects, projectIds, plan, binding, after);
   const relevance = request.sort === 'relevance';
   // Relevance ranks every match (a few numbers each, at most `searchMaxCount`); the other sorts keep only
   // the page after the cursor, plus one entry to know whether there is more.
@@ -134,6 +153,51 @@ export async function searchFiles(ctx: MdStoreContext, input: SearchInput): Prom
   };
 }
 
+/** Semantic and hybrid search (extensions §15): the ranking of `rankByMeaning`, paged like relevance. */
+async function searchByMeaning(
+  ctx: MdStoreContext,
+  request: SearchRequest,
+  projects: readonly ProjectRecord[],
+  projectIds: readonly string[],
+  plan: ReturnType<typeof planFilter>,
+  binding: ReturnType<typeof cursorBinding>,
+  after: Position | null,
+): Promise<SearchAnswer> {
+  const ranking = plan.matchesNothing
+    ? { hits: [], truncated: false }
+    : await rankByMeaning({
+        records: ctx.records,
+        embedder: ctx.embedder!,
+        cache: ctx.searchDocuments,
+        projectIds,
+        request,
+        pushdown: plan.pushdown,
+        narrowing: plan.narrowing,
+        residual: plan.residual,
+      });
+  const ordered: Ranked[] = ranking.hits.map((hit) => ({
+    match: { file: hit.file, stats: null },
+    key: hit.score,
+    meaning: hit.meaning,
+  }));
+  const candidates = afterPosition(request, ordered, after);
+  const page = candidates.slice(0, request.limit);
+  const last = page.at(-1);
+  const nextCursor =
+    candidates.length > request.limit && last
+      ? await encodeCursor(positionOfEntry(last) satisfies Position, binding, ctx.cursorKey)
+      : null;
+  const byId = new Map(projects.map((project) => [project.id, project]));
+  const { results, snippetsTruncated } = await resultsOf(ctx, request, page, byId);
+  return {
+    results,
+    totalCount: Math.min(ranking.hits.length, SEARCH_LIMITS.searchMaxCount),
+    nextCursor,
+    ...(ranking.truncated && { truncated: true }),
+    ...(snippetsTruncated && { snippetsTruncated: true }),
+  };
+}
+
 const positionOfEntry = (entry: Ranked): Position => ({
   k: entry.key,
   f: entry.match.file.filename,
@@ -163,6 +227,8 @@ const cursorBinding = (principal: Principal, projectIds: readonly string[], requ
   filter: canonicalJson(request.rawFilter),
   sort: request.sort,
   order: request.order,
+  // Only semantic and hybrid cursors name their mode: text cursors stay those of §3.
+  ...(request.mode !== 'text' && { mode: request.mode }),
 });
 
 function positionOf(payload: unknown): Position {
@@ -269,10 +335,38 @@ async function resultsOf(
           });
     for (const { file, contentText } of candidates) texts.set(file.id, contentText ?? '');
   }
-  const results = page.map(({ match, key }) => ({
-    file: toFileView(match.file, projects.get(match.file.projectId)!, ctx.blobs.scheme),
-    score: request.sort === 'relevance' ? (key as number) : null,
-    snippets: request.query === null ? [] : snippets(texts.get(match.file.id) ?? '', request.query),
-  }));
+  const results = page.map(({ match, key, meaning }) => {
+    const text = texts.get(match.file.id);
+    const result: SearchResult = {
+      file: toFileView(match.file, projects.get(match.file.projectId)!, ctx.blobs.scheme),
+      score: request.sort === 'relevance' ? (key as number) : null,
+      snippets: request.query === null ? [] : snippets(text ?? '', request.query),
+    };
+    if (meaning === undefined) return result;
+    return {
+      ...result,
+      textRank: meaning.textRank,
+      vectorRank: meaning.vectorRank,
+      heading: meaning.heading,
+      snippet: chunkSnippet(text, meaning.chunkHash),
+    };
+  });
   return { results, snippetsTruncated };
+}
+
+/**
+ * The text of the chunk with this hash in the file's text as stored now, cut to `snippetMaxCodePoints`
+ * (whole words where possible); null when there is none (no vector hit, the text was past the snippet
+ * budget, or the file changed since it was embedded and the chunk is gone).
+ */
+function chunkSnippet(text: string | undefined, hash: string | null): string | null {
+  if (text === undefined || hash === null) return null;
+  const chunk = chunkMarkdown(text).find((candidate) => candidate.hash === hash);
+  if (chunk === undefined) return null;
+  const points = [...chunk.text];
+  const max = SEMANTIC_LIMITS.snippetMaxCodePoints;
+  if (points.length <= max) return chunk.text;
+  const head = points.slice(0, max - 1).join('');
+  const space = head.search(/\s\S*$/);
+  return `${space > max / 2 ? head.slice(0, space) : head}…`;
 }

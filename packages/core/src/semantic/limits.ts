@@ -1,0 +1,31 @@
+/**
+ * The bounds of search by meaning (extensions §15). Documented in docs/api.md ("Search by meaning") and
+ * docs/architecture.md ("The semantic indexer").
+ */
+export const SEMANTIC_LIMITS = {
+  /** A chunk holds at most this many code points of text (its heading line included). */
+  chunkMaxCodePoints: 2_000,
+  /** At most this many chunks per file are embedded (the first ones); the rest of the file is not. */
+  chunkMaxPerFile: 256,
+  /** Texts per call of the embedder. */
+  embedBatch: 64,
+  /** Change events read per account and indexer step. */
+  feedBatch: 100,
+  /** How long an indexer holds an account's lease without renewing it. */
+  leaseMs: 60_000,
+  /**
+   * Stored chunk vectors one search examines at most (an exact scan: no vector index). Past it the
+   * answer says `truncated`, like the full-text scan's bounds.
+   */
+  vectorScanMaxRows: 20_000,
+  /** Bytes of stored vectors one search reads at most (a 1536-dimension vector is 6 KiB). */
+  vectorScanMaxBytes: 64 * 1024 * 1024,
+  /** Chunk rows read per store call of the scan. */
+  vectorScanBatch: 500,
+  /** The `k` of reciprocal rank fusion (extensions §15). */
+  rrfK: 60,
+  /** Pending events the status counts at most (`pending` is at most this). */
+  statusMaxPending: 1_000,
+  /** Code points of a hit's `snippet` (the best chunk's text). */
+  snippetMaxCodePoints: 240,
+} as const;

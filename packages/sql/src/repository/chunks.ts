@@ -1,0 +1,101 @@
+import type { RecordsReader, RecordsTransaction } from '@mdstore/core';
+import type { SqlExecutor } from '../executor.js';
+import { count, orNull, type SqlContext } from './context.js';
+
+type ChunkReads = Pick<
+  RecordsReader,
+  'listFileChunks' | 'listChunkVectors' | 'countEmbeddedFiles' | 'findEmbeddingCursor'
+>;
+type ChunkWrites = Pick<
+  RecordsTransaction,
+  | 'replaceFileChunks'
+  | 'deleteFileChunks'
+  | 'deleteProjectChunks'
+  | 'claimEmbeddingCursor'
+  | 'saveEmbeddingCursor'
+>;
+
+/**
+ * Embedded chunks and the semantic indexer's cursors (extensions §15). Vectors are plain bytes: the
+ * similarity is computed by the core over the rows read (an exact scan), so both engines give the same
+ * hits without sqlite-vec or pgvector.
+ */
+export function chunkStatements(c: SqlContext) {
+  const { chunks, embeddingCursors: cursors, dialect } = c;
+  const CHUNK = `SELECT ${chunks.columns()} FROM search_chunks`;
+  const inProjects = dialect.inList('project_id', '?', 'text');
+  const s = {
+    ofFile: c.sql(`${CHUNK} WHERE file_id = ? ORDER BY ordinal`),
+    scan: c.sql(`${CHUNK} WHERE model = ? AND ${inProjects} ORDER BY project_id, file_id, ordinal LIMIT ?`),
+    scanAfter: c.sql(
+      `${CHUNK} WHERE model = ? AND ${inProjects} AND (project_id > ? OR (project_id = ? AND file_id > ?)
+       OR (project_id = ? AND file_id = ? AND ordinal > ?)) ORDER BY project_id, file_id, ordinal LIMIT ?`,
+    ),
+    countFiles: c.sql(
+      'SELECT COUNT(DISTINCT file_id) AS n FROM search_chunks WHERE project_id = ? AND model = ?',
+    ),
+    deleteOfFile: c.sql('DELETE FROM search_chunks WHERE file_id = ? OR (project_id = ? AND filename = ?)'),
+    deleteByName: c.sql('DELETE FROM search_chunks WHERE project_id = ? AND filename = ?'),
+    deleteOfProject: c.sql('DELETE FROM search_chunks WHERE project_id = ?'),
+    cursor: c.sql(`SELECT ${cursors.columns()} FROM embedding_cursors WHERE account_id = ?`),
+    newCursor: c.sql(
+      `INSERT INTO embedding_cursors (account_id, seq, model, lease_owner, lease_expires_at, updated_at)
+       VALUES (?, 0, NULL, NULL, NULL, ?) ON CONFLICT (account_id) DO NOTHING`,
+    ),
+    // One conditional UPDATE: of two instances claiming at once, the store lets one row change.
+    claim: c.sql(
+      `UPDATE embedding_cursors SET lease_owner = ?, lease_expires_at = ?
+       WHERE account_id = ? AND (lease_owner IS NULL OR lease_owner = ? OR lease_expires_at IS NULL
+       OR lease_expires_at <= ?)`,
+    ),
+    save: c.sql(
+      `UPDATE embedding_cursors SET seq = ?, model = ?, lease_owner = ?, lease_expires_at = ?, updated_at = ?
+       WHERE account_id = ? AND lease_owner = ?`,
+    ),
+  };
+  const projectList = (ids: readonly string[]) => dialect.list(ids, 'text');
+  return {
+    reads: (x: SqlExecutor): ChunkReads => ({
+      listFileChunks: async (q) => (await x.all(s.ofFile, [q.fileId])).map(chunks.fromRow),
+      listChunkVectors: async (q) => {
+        if (q.projectIds.length === 0) return [];
+        const a = q.after;
+        const rows =
+          a === undefined
+            ? await x.all(s.scan, [q.model, projectList(q.projectIds), q.limit])
+            : await x.all(s.scanAfter, [
+                q.model,
+                projectList(q.projectIds),
+                a.projectId,
+                a.projectId,
+                a.fileId,
+                a.projectId,
+                a.fileId,
+                a.ordinal,
+                q.limit,
+              ]);
+        return rows.map(chunks.fromRow);
+      },
+      countEmbeddedFiles: async (q) => count((await x.get(s.countFiles, [q.projectId, q.model]))?.n),
+      findEmbeddingCursor: async (q) => orNull(await x.get(s.cursor, [q.accountId]), cursors.fromRow),
+    }),
+    writes: (x: SqlExecutor): ChunkWrites => ({
+      replaceFileChunks: async (w) => {
+        await x.run(s.deleteOfFile, [w.fileId, w.projectId, w.filename]);
+        for (const chunk of w.chunks) await x.write(chunks.insert, chunks.insertValues(chunk));
+      },
+      deleteFileChunks: async (w) => x.run(s.deleteByName, [w.projectId, w.filename]),
+      deleteProjectChunks: async (w) => x.run(s.deleteOfProject, [w.projectId]),
+      claimEmbeddingCursor: async (w) => {
+        await x.run(s.newCursor, [w.accountId, w.now]);
+        const changed = await x.run(s.claim, [w.owner, w.until, w.accountId, w.owner, w.now]);
+        return changed > 0 ? orNull(await x.get(s.cursor, [w.accountId]), cursors.fromRow) : null;
+      },
+      saveEmbeddingCursor: async (w) => {
+        const owner = w.leaseExpiresAt === null ? null : w.owner;
+        const values = [w.seq, w.model, owner, w.leaseExpiresAt, w.now, w.accountId, w.owner];
+        return (await x.run(s.save, values)) > 0;
+      },
+    }),
+  };
+}
