@@ -34,7 +34,7 @@ if (!Number.isSafeInteger(KILLS) || KILLS < 1)
  * killed sender cannot have seen it succeed, so the event must come again.
  */
 function flakyReceiver(receiver: Receiver) {
-  const state = { failed: 0, cut: 0, killsMidDelivery: 0 };
+  const state = { failed: 0, cut: 0, killsMidDelivery: 0, events: 0 };
   const accepted = new Set<string>();
   const seen = new Set<string>();
   /** Attempts waiting for their answer: webhook-id → doomed (a kill was decided meanwhile). */
@@ -45,6 +45,7 @@ function flakyReceiver(receiver: Receiver) {
     const id = String(request.headers['webhook-id']);
     const first = !seen.has(id);
     seen.add(id);
+    state.events = seen.size;
     if (first && seen.size % 3 === 0) {
       state.failed++;
       mustRepeat.add(id);
@@ -105,7 +106,9 @@ async function crashWithWebhook(expect: ExpectStatic, resources: Resources, pair
             `${(report.catchUpMs / 1000).toFixed(1)} s after the last restart`,
         );
         // Retries happened, and every attempt a kill cut short was made again (with the same webhook-id).
-        expect(flaky.state.failed).toBeGreaterThan(0);
+        // The receiver fails the first attempt of every third event: on a machine so loaded that fewer
+        // than three events were committed in the whole run there was none to fail.
+        if (flaky.state.events >= 3) expect(flaky.state.failed).toBeGreaterThan(0);
         expect(flaky.state.cut).toBeGreaterThan(0);
         const sent = new Map<string, number>();
         for (const r of receiver.received) {
