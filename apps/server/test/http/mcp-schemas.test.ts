@@ -85,8 +85,10 @@ describe('MCP tool output schemas', () => {
     expect(output('edit_file').properties).toMatchObject({
       ...file,
       diff: component('FileEdited').properties.diff,
+      merged: component('FileEdited').properties.merged,
     });
-    expect(output('write_file').properties).toEqual(component('FileUpdate').properties);
+    // The answer of PUT …/content (with `merged` of a merge_base write, extensions §13).
+    expect(output('write_file').properties).toEqual(component('FileContentUpdate').properties);
     expect(output('outline')).toEqual(component('Outline'));
     // The document refers to its components where the tools' schemas inline them.
     expect(output('list_revisions').properties.revisions.items).toEqual(component('Revision'));
