@@ -59,6 +59,7 @@ const projectRow = (archive: RecordsArchive, o: { id: string; accountId: string;
     attachment_bytes: 0,
     require_if_match: false,
     keep_revisions: 20,
+    keep_revisions_days: 0,
     trash_retention_days: 0,
     created_at: BASE_TIME,
     updated_at: BASE_TIME + 1,
@@ -81,6 +82,7 @@ const revisionRow = (
     created_at: BASE_TIME,
     changeset_id: null,
     message: null,
+    filename: `notes ${o.revision}.md`,
   });
 
 const hex = (char: string) => char.repeat(64);
