@@ -49,12 +49,19 @@ export async function draftView(ctx: MdStoreContext, draft: DraftRecord): Promis
     ctx.records.listDraftFiles({ draftId: draft.id, limit: DRAFT_LIMITS.maxFiles }),
     ctx.records.listDraftReviews({ draftId: draft.id, limit: DRAFT_LIMITS.maxReviews }),
   ]);
-  return {
-    ...toDraftSummary(draft),
-    files: files.map(toDraftFileView),
-    reviews: reviews.map(toDraftReviewView),
-  };
+  return draftViewOf(draft, files, reviews);
 }
+
+/** The view of a draft whose files and reviews are known (a publish reads them before its commit). */
+export const draftViewOf = (
+  draft: DraftRecord,
+  files: readonly DraftFileRecord[],
+  reviews: readonly DraftReviewRecord[],
+): DraftView => ({
+  ...toDraftSummary(draft),
+  files: files.map(toDraftFileView),
+  reviews: reviews.map(toDraftReviewView),
+});
 
 /** `POST …/drafts`: a new open draft, with its operations staged (none is fine). */
 export async function createDraft(

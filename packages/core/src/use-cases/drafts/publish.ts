@@ -8,7 +8,7 @@ import type { Principal } from '../authentication.js';
 import { applyChangeset, type ChangesetFileResult } from '../changesets/index.js';
 import type { MdStoreContext } from '../context.js';
 import { draftBase } from './base.js';
-import { draftView } from './manage.js';
+import { draftViewOf } from './manage.js';
 import {
   assertOpen,
   type DraftView,
@@ -67,6 +67,9 @@ export async function publishDraft(
       ]);
     }
     const prepared = await prepare(ctx, project, rows, input.signal);
+    // Read before the commit: after it, nothing may fail the request (a publish that answers an error
+    // must have changed nothing). The commit's lock finds the draft unchanged since these reads.
+    const reviews = await ctx.records.listDraftReviews({ draftId: draft.id, limit: DRAFT_LIMITS.maxReviews });
     let published: DraftRecord | undefined;
     try {
       const result = await applyChangeset(ctx, {
@@ -84,7 +87,7 @@ export async function publishDraft(
         },
       });
       return {
-        draft: await draftView(ctx, published!),
+        draft: draftViewOf(published!, rows, reviews),
         changesetId: result.changesetId!,
         merged: prepared.merged,
         files: result.files,
