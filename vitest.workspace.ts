@@ -11,9 +11,10 @@ import { defineProject } from 'vitest/config';
  * (docs/testing.md, "Time", says what each one covers and what covers it in the quick run).
  */
 export const FULL_RUN_ONLY: Readonly<Record<string, readonly string[]>> = {
-  // The HTTP suites with every content in S3: the S3 blob store has its contract suite, and the
-  // postgres-s3 set sends its large contents there; sqlite-fs-blobs keeps the all-blob form in CI.
-  server: ['test/matrix/postgres-s3-blobs.*.test.ts'],
+  // The HTTP suites with every content in the blob store (both pairs): in the quick run the sqlite-fs
+  // and postgres-s3 sets send their large contents there, the blob stores have their contract suites,
+  // the crash and fault suites write both forms, and the parity test runs on the -blobs sets.
+  server: ['test/matrix/postgres-s3-blobs.*.test.ts', 'test/matrix/sqlite-fs-blobs.*.test.ts'],
   // Packs every package, installs the tarballs outside the workspace and type-checks there (5 minutes
   // of CPU): the packages' manifests and exports change rarely.
   examples: ['test/packaging.test.ts'],
