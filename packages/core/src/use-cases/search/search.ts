@@ -135,20 +135,34 @@ export async function searchFiles(ctx: MdStoreContext, input: SearchInput): Prom
         },
       });
   const candidates = relevance ? afterPosition(request, rankedOrder(request, ranked), after) : first.items;
+  return answerPage(ctx, request, candidates, { projects, binding, count, truncated: scan.truncated });
+}
+
+/** One page of ordered candidates (the first `limit`), its cursor, results and snippets, and the answer. */
+async function answerPage(
+  ctx: MdStoreContext,
+  request: SearchRequest,
+  candidates: readonly Ranked[],
+  o: {
+    projects: readonly ProjectRecord[];
+    binding: ReturnType<typeof cursorBinding>;
+    count: number;
+    truncated: boolean;
+  },
+): Promise<SearchAnswer> {
   const page = candidates.slice(0, request.limit);
-  const hasMore = candidates.length > request.limit;
   const last = page.at(-1);
   const nextCursor =
-    hasMore && last
-      ? await encodeCursor(positionOfEntry(last) satisfies Position, binding, ctx.cursorKey)
+    candidates.length > request.limit && last
+      ? await encodeCursor(positionOfEntry(last) satisfies Position, o.binding, ctx.cursorKey)
       : null;
-  const byId = new Map(projects.map((project) => [project.id, project]));
+  const byId = new Map(o.projects.map((project) => [project.id, project]));
   const { results, snippetsTruncated } = await resultsOf(ctx, request, page, byId);
   return {
     results,
-    totalCount: Math.min(count, SEARCH_LIMITS.searchMaxCount),
+    totalCount: Math.min(o.count, SEARCH_LIMITS.searchMaxCount),
     nextCursor,
-    ...(scan.truncated && { truncated: true }),
+    ...(o.truncated && { truncated: true }),
     ...(snippetsTruncated && { snippetsTruncated: true }),
   };
 }
@@ -180,22 +194,12 @@ async function searchByMeaning(
     key: hit.score,
     meaning: hit.meaning,
   }));
-  const candidates = afterPosition(request, ordered, after);
-  const page = candidates.slice(0, request.limit);
-  const last = page.at(-1);
-  const nextCursor =
-    candidates.length > request.limit && last
-      ? await encodeCursor(positionOfEntry(last) satisfies Position, binding, ctx.cursorKey)
-      : null;
-  const byId = new Map(projects.map((project) => [project.id, project]));
-  const { results, snippetsTruncated } = await resultsOf(ctx, request, page, byId);
-  return {
-    results,
-    totalCount: Math.min(ranking.hits.length, SEARCH_LIMITS.searchMaxCount),
-    nextCursor,
-    ...(ranking.truncated && { truncated: true }),
-    ...(snippetsTruncated && { snippetsTruncated: true }),
-  };
+  return answerPage(ctx, request, afterPosition(request, ordered, after), {
+    projects,
+    binding,
+    count: ranking.hits.length,
+    truncated: ranking.truncated,
+  });
 }
 
 const positionOfEntry = (entry: Ranked): Position => ({
