@@ -52,6 +52,15 @@ describe('search by meaning (extensions §15)', () => {
     });
     await s.index();
     expect((await s.status()).body).toMatchObject({ embedded: 3, pending: 0, lag_ms: 0 });
+    // Another account's project is 403, on the status as on every route; a semantic search too.
+    const other = await h.account();
+    const foreign = await h.fetch(`/api/projects/${s.projectId}/search/status`, { key: other.apiKey });
+    expect(foreign.status).toBe(403);
+    const searched = await h.json(`/api/projects/${s.projectId}/search`, 'POST', other.apiKey, {
+      query: 'deploy',
+      mode: 'semantic',
+    });
+    expect(searched.status).toBe(403);
   });
 
   test('semantic and hybrid hits carry their ranks, heading and snippet; text answers are unchanged', async (h) => {
