@@ -1,6 +1,6 @@
 import type { ChangeNotifier } from '@mdstore/core';
 import pg from 'pg';
-import { quoteIdentifier } from './pool.js';
+import { mergeStartupOptions, quoteIdentifier } from './pool.js';
 
 /** The channel every writing transaction notifies at commit (the dialect's `changeNotice`). */
 export const CHANGES_CHANNEL = 'mdstore_changes';
@@ -53,10 +53,12 @@ export function listenForChanges(o: {
   };
 
   const connect = async (): Promise<void> => {
-    const next = new pg.Client({
-      connectionString: o.connectionString,
-      ...(o.schema !== undefined && { options: `-c search_path=${quoteIdentifier(o.schema)}` }),
-    });
+    const next = new pg.Client(
+      mergeStartupOptions(
+        o.connectionString,
+        o.schema === undefined ? undefined : `-c search_path=${quoteIdentifier(o.schema)}`,
+      ),
+    );
     next.on('error', () => {
       if (client === next) client = undefined;
       next.end().catch(() => undefined);

@@ -48,6 +48,31 @@ const startupOptions = (o: PoolOptions): string => {
   return settings.map((setting) => `-c ${setting}`).join(' ');
 };
 
+/**
+ * The connection string and startup `options` to hand to `pg`: the string's own `options` parameter
+ * (libpq's `-c name=value` list, e.g. `?options=-c%20synchronous_commit%3Doff`) comes first, then ours.
+ * `pg` lets a connection string's parameters override the config's, so a string with `options` would
+ * otherwise drop our settings (the schema's search_path among them) without a word.
+ */
+export const mergeStartupOptions = (
+  connectionString: string,
+  ours: string | undefined,
+): { connectionString: string; options?: string } => {
+  let url: URL | undefined;
+  try {
+    url = new URL(connectionString);
+  } catch {
+    url = undefined;
+  }
+  const theirs = url?.searchParams.get('options') ?? null;
+  if (url === undefined || theirs === null) {
+    return ours === undefined ? { connectionString } : { connectionString, options: ours };
+  }
+  url.searchParams.delete('options');
+  const options = [theirs.trim(), ours].filter((part) => part !== undefined && part !== '').join(' ');
+  return { connectionString: url.toString(), ...(options !== '' && { options }) };
+};
+
 export interface ManagedPool {
   readonly pool: pg.Pool;
   /** The last error the pool reported for an idle connection (e.g. the server closed it), if any. */
@@ -57,12 +82,11 @@ export interface ManagedPool {
 export const createPool = (o: PoolOptions): ManagedPool => {
   let lastError: Error | undefined;
   const pool = new pg.Pool({
-    connectionString: o.connectionString,
+    ...mergeStartupOptions(o.connectionString, startupOptions(o)),
     max: o.poolMax,
     connectionTimeoutMillis: o.connectTimeoutMs,
     idleTimeoutMillis: 30_000,
     application_name: 'mdstore',
-    options: startupOptions(o),
     types,
   });
   // An idle connection that dies (server restart, network cut) is already removed from the pool;

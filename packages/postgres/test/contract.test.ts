@@ -5,17 +5,33 @@ import {
   type RateLimiterHarness,
   type RecordsHarness,
 } from '@mdstore/core/testing';
-import { describe } from 'vitest';
+import { afterAll, describe } from 'vitest';
 import { openPostgresStore, type PostgresStore } from '../src/index.js';
-import { createTempSchema, skipPostgres, TEST_DATABASE_URL } from './support/pg-available.js';
+import { emptySchema, withoutSynchronousCommit } from '../src/testing.js';
+import {
+  createTempSchema,
+  skipPostgres,
+  TEST_DATABASE_URL,
+  type TempSchema,
+} from './support/pg-available.js';
 
-/** A fresh schema per harness, every store opened on it closed and the schema dropped at cleanup. */
+/**
+ * Migrated schemas emptied after a harness and handed to the next one, as if fresh (migrating one costs
+ * many times emptying it: `emptySchema`); one that cannot be emptied is dropped at once, the rest when the
+ * file ends. The migrations themselves are proven on fresh schemas by `migrations.test.ts`.
+ */
+const reusable: TempSchema[] = [];
+afterAll(async () => {
+  await Promise.all(reusable.splice(0).map((schema) => schema.drop()));
+});
+
+/** A migrated, empty schema per harness; every store opened on it is closed and the schema emptied at cleanup. */
 const openSchemaFixture = async () => {
-  const schema = await createTempSchema();
+  const schema = reusable.pop() ?? (await createTempSchema());
   const stores: PostgresStore[] = [];
   const openStore = async () => {
     const store = await openPostgresStore({
-      connectionString: TEST_DATABASE_URL,
+      connectionString: withoutSynchronousCommit(TEST_DATABASE_URL),
       schema: schema.name,
       poolMax: 3,
     });
@@ -24,7 +40,12 @@ const openSchemaFixture = async () => {
   };
   const cleanup = async () => {
     await Promise.all(stores.map((store) => store.close()));
-    await schema.drop();
+    try {
+      await emptySchema(TEST_DATABASE_URL, schema.name);
+      reusable.push(schema);
+    } catch {
+      await schema.drop();
+    }
   };
   return { openStore, cleanup };
 };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createPool } from '../src/pool.js';
+import { openPostgresStore } from '../src/index.js';
+import { createPool, mergeStartupOptions } from '../src/pool.js';
 import { adminQuery, createTempSchema, skipPostgres, TEST_DATABASE_URL } from './support/pg-available.js';
 
 const poolOptions = (schema: string) => ({
@@ -26,6 +27,56 @@ describe.skipIf(skipPostgres)('postgres pool', () => {
       await pool.end();
       await schema.drop();
     }
+  });
+
+  it("keeps the connection string's own options beside ours (a string with `options` once dropped the search_path)", async () => {
+    const schema = await createTempSchema({ create: true });
+    const url = `${TEST_DATABASE_URL}${TEST_DATABASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent('-c synchronous_commit=off')}`;
+    const { pool } = createPool({ ...poolOptions(schema.name), connectionString: url });
+    try {
+      const { rows } = await pool.query<{ sc: string; st: string; sp: string }>(
+        `SELECT current_setting('synchronous_commit') AS sc, current_setting('statement_timeout') AS st,
+                current_schema() AS sp`,
+      );
+      expect(rows[0]).toEqual({ sc: 'off', st: '1234ms', sp: schema.name });
+    } finally {
+      await pool.end();
+      await schema.drop();
+    }
+  });
+
+  it('a store opened with such a string migrates in its own schema', async () => {
+    const schema = await createTempSchema();
+    const url = `${TEST_DATABASE_URL}${TEST_DATABASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent('-c synchronous_commit=off')}`;
+    const store = await openPostgresStore({ connectionString: url, schema: schema.name, poolMax: 1 });
+    try {
+      const { rows } = await adminQuery<{ n: string }>(
+        "SELECT count(*) AS n FROM pg_tables WHERE schemaname = $1 AND tablename = 'mdstore_migrations'",
+        [schema.name],
+      );
+      expect(rows[0]!.n).toBe('1');
+    } finally {
+      await store.close();
+      await schema.drop();
+    }
+  });
+
+  it('merges startup options: theirs first, ours after, the parameter taken out of the string', () => {
+    expect(mergeStartupOptions('postgres://u@h/db', '-c a=1')).toEqual({
+      connectionString: 'postgres://u@h/db',
+      options: '-c a=1',
+    });
+    expect(
+      mergeStartupOptions('postgres://u:p%40s@h:5/db?options=-c%20b%3D2&sslmode=disable', '-c a=1'),
+    ).toEqual({
+      connectionString: 'postgres://u:p%40s@h:5/db?sslmode=disable',
+      options: '-c b=2 -c a=1',
+    });
+    expect(mergeStartupOptions('postgres://u@h/db?options=-c%20b%3D2', undefined)).toEqual({
+      connectionString: 'postgres://u@h/db',
+      options: '-c b=2',
+    });
+    expect(mergeStartupOptions('not a url', undefined)).toEqual({ connectionString: 'not a url' });
   });
 
   it('keeps the last error of a dropped idle connection instead of crashing, then reconnects', async () => {

@@ -133,11 +133,10 @@ afterAll(async () => {
 });
 
 /**
- * Migrated schemas this test file has emptied and may hand out again. Migrating a fresh schema costs a
- * test about twice what emptying one does (measured: 144 ms against 82 ms per open and close, on a quiet
- * 2-core machine), and the HTTP suites open one per test on two Postgres sets. A schema is emptied with
- * one TRUNCATE of every table but the migrations' own (so it is migrated and empty, as a fresh one is),
- * and dropped when the file's tests end; one that cannot be emptied is dropped at once.
+ * Migrated schemas this test file has emptied and may hand out again: the HTTP suites open one store per
+ * test on the Postgres sets, and emptying a schema (`emptySchema` of `@mdstore/postgres/testing`) costs a
+ * small part of migrating a fresh one. One that cannot be emptied is dropped at once; the rest are dropped
+ * when the file's tests end.
  */
 const reusableSchemas: string[] = [];
 const createdSchemas = new Set<string>();
@@ -145,15 +144,8 @@ const createdSchemas = new Set<string>();
 async function emptyForReuse(schema: string): Promise<void> {
   createdSchemas.add(schema);
   try {
-    const { rows } = await adminQuery<{ tablename: string }>(
-      "SELECT tablename FROM pg_tables WHERE schemaname = $1 AND tablename <> 'mdstore_migrations'",
-      [schema],
-    );
-    if (rows.length > 0) {
-      const tables = rows.map((row) => `${schema}."${row.tablename}"`).join(', ');
-      // A connection a test left open must not hold the next test: past 5 s the schema is dropped instead.
-      await adminQuery(`SET lock_timeout = 5000; TRUNCATE ${tables} RESTART IDENTITY CASCADE`);
-    }
+    const { emptySchema } = await import('@mdstore/postgres/testing');
+    await emptySchema(TEST_POSTGRES_URL, schema);
     reusableSchemas.push(schema);
   } catch {
     createdSchemas.delete(schema);
@@ -169,7 +161,9 @@ afterAll(async () => {
 });
 
 /**
- * PostgreSQL records and rate limiter in a migrated, empty schema (emptied on close for the next test), S3 blobs in the file's s3rver:
+ * PostgreSQL records and rate limiter in a migrated, empty schema (emptied on close for the next test;
+ * `synchronous_commit` off, since these suites prove HTTP behaviour, not Postgres's durability), S3 blobs in
+ * the file's s3rver:
  * the scale-out deployment. `layout` picks one bucket per project, or prefixes in one bucket (for stores
  * with a bucket quota); that one bucket is created here, as an operator would.
  */
@@ -181,14 +175,19 @@ const postgresS3 =
       layoutKind === 'single-bucket'
         ? { kind: 'single-bucket', bucket: await createPhysicalBucket(s3) }
         : { kind: 'bucket-per-project' };
-    const [{ openPostgresStore }, { createS3BlobStore }] = await Promise.all([
+    const [{ openPostgresStore }, { withoutSynchronousCommit }, { createS3BlobStore }] = await Promise.all([
       import('@mdstore/postgres'),
+      import('@mdstore/postgres/testing'),
       import('@mdstore/s3'),
     ]);
     const schema = reusableSchemas.pop() ?? freshSchemaName();
     let postgres: PostgresStore;
     try {
-      postgres = await openPostgresStore({ connectionString: TEST_POSTGRES_URL, schema, poolMax: 4 });
+      postgres = await openPostgresStore({
+        connectionString: withoutSynchronousCommit(TEST_POSTGRES_URL),
+        schema,
+        poolMax: 4,
+      });
     } catch (error) {
       await dropSchema(schema).catch(() => undefined);
       throw error;
