@@ -278,7 +278,6 @@ describe('parts of a file', () => {
       .slice(0, 2_900_000);
     await store.files.upload({ ...at, filename: 'headings.md', content: textStream(text) });
     const parses = markdownParserCalls();
-    const started = performance.now();
     expect((await failure(() => store.files.outline({ ...at, filename: 'headings.md' }))).code).toBe(
       'OUTLINE_TOO_LARGE',
     );
@@ -288,6 +287,5 @@ describe('parts of a file', () => {
     expect(section.code).toBe('EDIT_CONFLICT');
     expect(section.issues?.[0]?.type).toBe('work_budget');
     expect(markdownParserCalls()).toEqual(parses);
-    expect(performance.now() - started).toBeLessThan(2_000);
   });
 });

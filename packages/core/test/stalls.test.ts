@@ -7,11 +7,10 @@ import { BLOB, failure, scene } from './support/store-scene.js';
 /**
  * Issue 22, deterministic stall checks: the worst-case inputs (the findings' own, and generated ones:
  * replacement amplification, nesting depth, heading counts, line counts) are refused BEFORE their work
- * starts, shown by work counters (parser calls, the string pieces a replacement builds), not by a clock;
- * a wall-clock guard of 2 s is only a smoke test.
+ * starts, shown by work counters (parser calls, the string pieces a replacement builds), never by a clock
+ * (speed lives in `npm run bench`, scenario `stall`).
  */
 
-const GUARD_MS = 2_000;
 const MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 async function withFile(filename: string, text: string) {
@@ -43,13 +42,11 @@ describe('replace with count "all": the result size is known before it is built 
     async (length) => {
       const { store, file } = await withFile('x.md', 'x'.repeat(100_000));
       const splits = countSplits('x');
-      const started = performance.now();
       const refused = await failure(() =>
         store.files.edit({ ...file, body: replaceAll('x', 'y'.repeat(length)) }),
       );
       expect(refused.code).toBe('CONTENT_TOO_LARGE');
       expect(splits()).toBe(0);
-      expect(performance.now() - started).toBeLessThan(GUARD_MS);
     },
   );
 
@@ -84,7 +81,6 @@ describe('nested MDX expressions (finding 3)', () => {
   it('the finding: {×5000 1 }×5000 gets its outline, section and section edit without micromark', async () => {
     const { store, file } = await withFile('n.mdx', nested(5_000));
     const before = markdownParserCalls();
-    const started = performance.now();
     const outline = await store.files.outline(file);
     expect(outline.headings.map((heading) => heading.text)).toEqual(['Top', 'Under']);
     const part = await store.files.readPart({ ...file, section: ['Top', 'Under'] });
@@ -95,7 +91,6 @@ describe('nested MDX expressions (finding 3)', () => {
     });
     expect(edited.diff).toContain('+more');
     expect(markdownParserCalls().micromark).toBe(before.micromark);
-    expect(performance.now() - started).toBeLessThan(GUARD_MS);
   });
 
   it.each([10, 100, 300, 1_000, 5_000, 20_000])(
@@ -126,7 +121,6 @@ describe('heading counts (finding 4) and line counts', () => {
       const text = headings(count);
       const { store, file } = await withFile('h.md', text);
       const before = markdownParserCalls();
-      const started = performance.now();
       const outline = await store.files.outline(file).catch((error: unknown) => error);
       const part = await store.files
         .readPart({ ...file, section: [`heading ${count - 1}`] })
@@ -140,7 +134,6 @@ describe('heading counts (finding 4) and line counts', () => {
         expect(part).toMatchObject({ kind: 'part', text: `## heading ${count - 1}\n\ntext\n` });
       else expect(part).toMatchObject({ code: 'EDIT_CONFLICT', issues: [{ type: 'work_budget' }] });
       expect(after.commonMark - before.commonMark).toBe(Number(outlineFits) + Number(sectionFits));
-      expect(performance.now() - started).toBeLessThan(GUARD_MS);
     },
   );
 
@@ -166,7 +159,6 @@ describe('heading counts (finding 4) and line counts', () => {
   it('a million lines: reading and inserting by line number is linear and parses nothing', async () => {
     const { store, file } = await withFile('l.md', 'line\n'.repeat(1_000_000));
     const before = markdownParserCalls();
-    const started = performance.now();
     const part = await store.files.readPart({ ...file, lines: '999999-1000000' });
     expect(part).toMatchObject({ kind: 'part', text: 'line\nline\n' });
     const edited = await store.files.edit({
@@ -175,7 +167,6 @@ describe('heading counts (finding 4) and line counts', () => {
     });
     expect(edited.file.sizeBytes).toBe(5_000_004);
     expect(markdownParserCalls()).toEqual(before);
-    expect(performance.now() - started).toBeLessThan(GUARD_MS);
   });
 });
 

@@ -114,11 +114,10 @@ describe('sqlite rate limiter', () => {
     const holder = new Database(database.path);
     holder.exec('BEGIN IMMEDIATE');
     try {
-      const started = performance.now();
+      // Were it the records file's lock, the 200 ms busy timeout would end in an error, not an answer.
       await expect(
         rateLimiter.consume({ key: 'k', limit: 10, windowMs: 60_000, now: 0 }),
       ).resolves.toMatchObject({ allowed: true, used: 1 });
-      expect(performance.now() - started).toBeLessThan(150);
     } finally {
       holder.exec('ROLLBACK');
       holder.close();

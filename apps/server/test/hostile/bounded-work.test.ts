@@ -8,12 +8,12 @@ import { call, expectHealthy, type HostileContext, hostileTest } from './support
 /**
  * Issue 22, findings 1–4 over HTTP (and MCP): the inputs that froze the server are answered with the
  * documented status, their work refused before it starts (the core's parser counter does not move), the
- * server healthy afterwards; a 2 s wall-clock guard is only a smoke test.
+ * server healthy afterwards. No clock is read: a loaded machine made the old 2 s guard fail a correct
+ * server (speed lives in `npm run bench`, scenario `stall`).
  */
 
 const MiB = 1024 * 1024;
 const test = hostileTest({ settings: { maxFileBytes: 10 * MiB } });
-const GUARD_MS = 2_000;
 
 const filePath = (ctx: HostileContext, filename: string) =>
   `/api/projects/${ctx.account.defaultProjectId}/files/${encodeURIComponent(filename)}`;
@@ -46,22 +46,18 @@ async function mcpClient(ctx: HostileContext) {
 }
 
 describe('findings 1 and 2: replace count "all" past the content limit', () => {
-  test('100 000 × "x" replaced by 5 000 and 6 000 characters: 413 over HTTP, fast, the server healthy', async (ctx) => {
+  test('100 000 × "x" replaced by 5 000 and 6 000 characters: 413 over HTTP, the server healthy', async (ctx) => {
     await upload(ctx, 'x.md', 'x'.repeat(100_000));
     for (const length of [5_000, 6_000]) {
-      const started = performance.now();
       const refused = await patch(ctx, 'x.md', replaceAll(length));
       expect(refused.status).toBe(413);
       expect(JSON.parse(refused.text)).toEqual({
         detail: `File too large: the maximum size is ${10 * MiB} bytes`,
       });
-      expect(performance.now() - started).toBeLessThan(GUARD_MS);
     }
     // Eight at once, as in the report: every one refused, the server answering meanwhile.
-    const started = performance.now();
     const all = await Promise.all(Array.from({ length: 8 }, () => patch(ctx, 'x.md', replaceAll(5_000))));
     expect(all.map((response) => response.status)).toEqual(Array(8).fill(413));
-    expect(performance.now() - started).toBeLessThan(GUARD_MS);
     await expectHealthy(ctx);
   });
 
@@ -93,7 +89,6 @@ describe('finding 3: deeply nested MDX expressions', () => {
     const content = `# Top\n\n${'{'.repeat(5000)}1${'}'.repeat(5000)}\n\n## Under\n\nbody\n`;
     await upload(ctx, 'n.mdx', content);
     const before = markdownParserCalls();
-    const started = performance.now();
     const outline = await call(ctx, `${filePath(ctx, 'n.mdx')}/outline`);
     expect(outline.status).toBe(200);
     expect(JSON.parse(outline.text).headings.map((h: { text: string }) => h.text)).toEqual(['Top', 'Under']);
@@ -106,7 +101,6 @@ describe('finding 3: deeply nested MDX expressions', () => {
     });
     expect(edited.status).toBe(200);
     expect(markdownParserCalls().micromark).toBe(before.micromark);
-    expect(performance.now() - started).toBeLessThan(GUARD_MS);
     await expectHealthy(ctx);
   });
 });
@@ -118,7 +112,6 @@ describe('finding 4: an outline of 300 000 headings', () => {
       .slice(0, 2_900_000);
     await upload(ctx, 'h.md', content);
     const before = markdownParserCalls();
-    const started = performance.now();
     const outline = await call(ctx, `${filePath(ctx, 'h.md')}/outline`);
     expect(outline.status).toBe(413);
     expect(JSON.parse(outline.text).detail).toMatch(/^File too large for an outline/);
@@ -128,7 +121,6 @@ describe('finding 4: an outline of 300 000 headings', () => {
       { loc: ['query', 'section'], type: 'work_budget' },
     ]);
     expect(markdownParserCalls()).toEqual(before);
-    expect(performance.now() - started).toBeLessThan(GUARD_MS);
     await expectHealthy(ctx);
   });
 });

@@ -166,12 +166,10 @@ describe('parseQuery: limits', () => {
     expect(parseQuery(`\ud800${'a'.repeat(999)}`).include).toHaveLength(1);
   });
 
-  it('refuses a 100 000-character query quickly', () => {
-    const started = performance.now();
-    for (let round = 0; round < 100; round += 1) {
-      expect(() => parseQuery('word '.repeat(20_000))).toThrow(InvalidInputError);
-    }
-    expect(performance.now() - started).toBeLessThan(1000);
+  it('refuses a 100 000-character query by its length, before reading its words', () => {
+    expect(rejection('word '.repeat(20_000))).toEqual([
+      { loc: LOC, msg: 'String should have at most 1000 characters', type: 'string_too_long' },
+    ]);
   });
 
   it('takes 32 words, counting every word of every term, and refuses 33', () => {
