@@ -10,6 +10,7 @@ import { verifyBackup } from '../../src/backup/verify.js';
 import { createRuntime } from '../../src/composition/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/logger.js';
+import { programArgs } from '../support/programs.js';
 import { bytesOf, openPair, text } from './pairs.js';
 
 /**
@@ -31,7 +32,7 @@ function cli(args: string[], dataDir: string): Promise<Outcome> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [...NODE_ARGS, 'apps/server/src/cli/main.ts', ...args],
+      [...programArgs('cli'), ...args],
       { cwd: REPO_ROOT, env: { PATH: process.env.PATH, MDSTORE_DATA_DIR: dataDir } },
       (error, stdout, stderr) => {
         const status = error ? (typeof error.code === 'number' ? error.code : -1) : 0;

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/composition/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/logger.js';
+import { programArgs } from '../support/programs.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -20,7 +21,7 @@ interface Outcome {
 
 /** Runs the CLI exactly as the root `mdstore` script does, from the repository root. */
 function cli(args: string[], env: Record<string, string> = {}): Promise<Outcome> {
-  const argv = ['--conditions=mdstore-source', '--import', 'tsx', 'apps/server/src/cli/main.ts', ...args];
+  const argv = [...programArgs('cli'), ...args];
   return new Promise((resolve) => {
     execFile(
       process.execPath,

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { CONSOLE_DIST } from '../../src/http/console/index.js';
 import { type ChildServer, REPO_ROOT, spawnServer } from '../ops/support.js';
+import { programArgs } from '../support/programs.js';
 
 const run = promisify(execFile);
 
@@ -21,11 +22,6 @@ export async function ensureConsoleBuilt(): Promise<void> {
   if (existsSync(path.join(CONSOLE_DIST, 'index.html'))) return;
   await run('npm', ['run', '-s', 'build:console'], { cwd: REPO_ROOT, timeout: 120_000 });
 }
-
-const BUILT_MAIN = path.join(REPO_ROOT, 'apps/server/dist/main.js');
-const BUILT_CLI = path.join(REPO_ROOT, 'apps/server/dist/cli/main.js');
-const built = () => existsSync(BUILT_MAIN) && existsSync(BUILT_CLI);
-const SOURCE = ['--conditions=mdstore-source', '--import', 'tsx'];
 
 export interface ConsoleServer {
   readonly url: string;
@@ -41,20 +37,18 @@ export interface ConsoleServer {
 
 /**
  * The server as `npm start` runs it (the build, `node apps/server/dist/main.js`, on SQLite and files in
- * a temp folder; from the sources when the build is missing), and an account made by the admin CLI.
+ * a temp folder; from the sources when the build is not current: `programArgs`), and an account made by
+ * the admin CLI.
  * `extraEnv` adds settings (e.g. `MDSTORE_WEBHOOK_ALLOW_PRIVATE`).
  */
 export async function startConsoleServer(extraEnv: Record<string, string> = {}): Promise<ConsoleServer> {
   await ensureConsoleBuilt();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'mdstore-console-'));
   const env = { ...extraEnv, MDSTORE_DATA_DIR: dataDir, PORT: '0' };
-  const child = spawnServer(
-    env,
-    built() ? [process.execPath, BUILT_MAIN] : [process.execPath, ...SOURCE, 'apps/server/src/main.ts'],
-  );
+  const child = spawnServer(env, [process.execPath, ...programArgs('server')]);
   const ready = await child.logLine(/^mdstore listening on /);
   const url = String(ready.url).replace(/\/$/, '');
-  const cli = built() ? [BUILT_CLI] : [...SOURCE, 'apps/server/src/cli/main.ts'];
+  const cli = programArgs('cli');
   const { stdout } = await run(process.execPath, [...cli, 'accounts', 'create', '--name', 'console'], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, MDSTORE_DATA_DIR: dataDir },

@@ -8,9 +8,9 @@ import { fileURLToPath } from 'node:url';
 import type { RunningS3rver } from '@mdstore/s3/testing';
 import { TEST_POSTGRES_URL } from '../support/adapters.js';
 import { multipartBody } from '../support/http-harness.js';
+import { programArgs } from '../support/programs.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const NODE_ARGS = ['--conditions=mdstore-source', '--import', 'tsx'];
 
 /** How long a child may take to start listening (tsx compiles the sources on a 2-core machine). */
 const START_TIMEOUT_MS = 45_000;
@@ -68,7 +68,7 @@ const running = new Set<ChildProcessWithoutNullStreams>();
 
 /** Starts `apps/server/src/main.ts` as a child and waits (bounded) for its "listening" log line. */
 export async function startInstance(env: Record<string, string>): Promise<Instance> {
-  const child = spawn(process.execPath, [...NODE_ARGS, 'apps/server/src/main.ts'], { cwd: REPO_ROOT, env });
+  const child = spawn(process.execPath, programArgs('server'), { cwd: REPO_ROOT, env });
   running.add(child);
   const logs: Array<Record<string, unknown>> = [];
   const stderr: string[] = [];
@@ -164,7 +164,7 @@ export function cli(args: string[], env: Record<string, string>): Promise<Record
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      [...NODE_ARGS, 'apps/server/src/cli/main.ts', ...args],
+      [...programArgs('cli'), ...args],
       { cwd: REPO_ROOT, env, timeout: CLI_TIMEOUT_MS },
       (error, stdout, stderr) => {
         if (error) reject(new Error(`mdstore ${args.join(' ')} failed: ${error.message} ${stderr}`));

@@ -12,6 +12,7 @@ import { TOKENS } from '../../src/composition/index.js';
 import { type ServerProcess, startServer } from '../../src/composition/server.js';
 import { type Environment, loadConfig } from '../../src/config/index.js';
 import { createLogger, type LogLevel } from '../../src/logger.js';
+import { programArgs } from '../support/programs.js';
 
 /**
  * An in-process mdstore as `main.ts` builds it (configuration from variables, the real pino logger, SQLite
@@ -108,18 +109,12 @@ export interface ChildServer {
 }
 
 /**
- * Runs `command` (by default the server entry point from its sources, as `npm start` runs its build)
+ * Runs `command` (by default the server entry point: its build when current, else its sources, `programArgs`)
  * with only PATH and `env`, collecting its output lines.
  */
 export function spawnServer(
   env: Record<string, string>,
-  command: readonly string[] = [
-    process.execPath,
-    '--conditions=mdstore-source',
-    '--import',
-    'tsx',
-    'apps/server/src/main.ts',
-  ],
+  command: readonly string[] = [process.execPath, ...programArgs('server')],
   /** `detached`: the child leads a process group of its own, to be signalled as a whole. */
   options: { detached?: boolean } = {},
 ): ChildServer {

@@ -5,9 +5,9 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { waitFor } from '../multi-instance/support.js';
 import { multipartBody } from '../support/http-harness.js';
+import { programArgs } from '../support/programs.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const NODE_ARGS = ['--conditions=mdstore-source', '--import', 'tsx'];
 /** tsx compiles the sources in the primary and in every worker, on a 2-core machine shared with others. */
 const START_TIMEOUT_MS = 90_000;
 const STOP_TIMEOUT_MS = 40_000;
@@ -42,7 +42,7 @@ let requestCount = 0;
 
 /** Starts `main.ts` with `env` (which sets MDSTORE_WORKERS) and waits for the primary's "listening" line. */
 export async function startCluster(env: Record<string, string>): Promise<Cluster> {
-  const child = spawn(process.execPath, [...NODE_ARGS, 'apps/server/src/main.ts'], {
+  const child = spawn(process.execPath, programArgs('server'), {
     cwd: REPO_ROOT,
     env,
     detached: true,

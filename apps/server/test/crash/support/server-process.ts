@@ -2,6 +2,7 @@ import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { programArgs } from '../../support/programs.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));
 
@@ -26,14 +27,12 @@ export interface ServerChild {
 }
 
 /**
- * Starts `apps/server/src/main.ts` (or another script) as a child process with exactly the given environment,
+ * Starts the server (`programArgs`: its build when current, else its sources; or another script) as a child process with exactly the given environment,
  * one serving process unless it sets `MDSTORE_WORKERS` (whose default is one per core).
  */
-export function startServerChild(
-  env: Record<string, string>,
-  script = 'apps/server/src/main.ts',
-): ServerChild {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [...TSX, script], {
+export function startServerChild(env: Record<string, string>, script?: string): ServerChild {
+  const args = script === undefined ? programArgs('server') : [...TSX, script];
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
     env: { MDSTORE_WORKERS: '1', ...env },
   });
@@ -88,7 +87,7 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Rec
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      [...TSX, 'apps/server/src/cli/main.ts', ...args],
+      [...programArgs('cli'), ...args],
       { cwd: REPO_ROOT, env },
       (error, stdout, stderr) => {
         if (error) reject(new Error(`mdstore ${args.join(' ')} failed: ${stderr}`));
