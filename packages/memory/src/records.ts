@@ -1111,28 +1111,29 @@ class MemoryTransaction extends TablesReader implements RecordsTransaction {
     if (this.tables().searchIndex.has(c.fileId)) this.writable('searchIndex').delete(c.fileId);
   }
 
-  async deleteFilesOfProject(c: { projectId: string }) {
-    const ofProject = (row: { projectId: string }) => row.projectId === c.projectId;
+  async purgeProjectRecords(c: { projectId: string; limit: number }) {
+    let left = c.limit;
     for (const name of [
-      'revisions',
-      'inlineContents',
       'searchIndex',
       'links',
+      'revisions',
+      'inlineContents',
       'trash',
       'attachments',
+      'files',
     ] as const) {
-      const table = this.tables()[name] as ReadonlyMap<string, { projectId: string }>;
-      const keys = [...table.entries()].filter(([, row]) => ofProject(row)).map(([key]) => key);
-      if (keys.length > 0) {
-        const writable = this.writable(name);
-        for (const key of keys) writable.delete(key);
+      if (left <= 0) break;
+      const keys: string[] = [];
+      for (const [key, row] of this.tables()[name] as ReadonlyMap<string, { projectId: string }>) {
+        if (keys.length >= left) break;
+        if (row.projectId === c.projectId) keys.push(key);
       }
+      if (keys.length === 0) continue;
+      const writable = this.writable(name);
+      for (const key of keys) writable.delete(key);
+      left -= keys.length;
     }
-    const doomed = select(this.tables().files, ofProject);
-    if (doomed.length === 0) return 0;
-    const files = this.writable('files');
-    for (const file of doomed) files.delete(file.id);
-    return doomed.length;
+    return c.limit - left;
   }
 
   async insertAttachment(c: { attachment: AttachmentRecord }) {

@@ -50,8 +50,11 @@ export interface SearchIndexDialect {
   index(x: SqlExecutor, file: FileRecord, contentText: string | null): Promise<void>;
   /** Drops one file's text and index. */
   unindexFile(x: SqlExecutor, fileId: string): Promise<void>;
-  /** Drops the text and index of every file of a project. */
-  unindexProject(x: SqlExecutor, projectId: string): Promise<void>;
+  /**
+   * Drops the text and index of at most `limit` files of a project (a deleting project's purge, batch by
+   * batch); gives how many files' entries it dropped.
+   */
+  unindexProject(x: SqlExecutor, projectId: string, limit: number): Promise<number>;
 }
 
 /** Everything the shared records implementation needs to know about an engine. */

@@ -436,12 +436,12 @@ export interface RecordsTransaction extends RecordsReader, ChangeFeedWriter {
    * Indexes the file for search as it now is (filename, metadata, front matter) with the text of its
    * content (the first 1 MiB; longer text is cut), or with the text it was last indexed with when
    * `contentText` is null (a write that kept the content). Call it after `insertFile`/`updateFile`.
-   * `deleteFile` and `deleteFilesOfProject` remove the index of the files they delete.
+   * `deleteFile` and `purgeProjectRecords` remove the index of the files they delete.
    */
   indexFile(c: { file: FileRecord; contentText: string | null }): Promise<void>;
   /**
    * Replaces the file's link index entry (extensions §9). Call it after `insertFile`/`updateFile`, in
-   * the same transaction; `deleteFile` and `deleteFilesOfProject` remove the entries of the files they
+   * the same transaction; `deleteFile` and `purgeProjectRecords` remove the entries of the files they
    * delete.
    */
   indexLinks(c: { entry: FileLinksRecord }): Promise<void>;
@@ -454,10 +454,13 @@ export interface RecordsTransaction extends RecordsReader, ChangeFeedWriter {
   deleteAttachment(c: { attachmentId: string }): Promise<void>;
 
   /**
-   * Removes every file record of the project, with their revisions, the project's inline contents, its
-   * attachments and its trash. Returns how many file records (not trash items) were deleted.
+   * Removes at most `limit` of the project's record rows in all: its files' search and link index
+   * entries, revisions, inline contents, trash items, attachments and file records, in that order (one
+   * bounded statement per kind, each `LIMIT` what is left of `limit`). Returns how many rows it removed:
+   * fewer than `limit` means none is left. Project deletion calls it batch by batch (issue 34), each in
+   * its own transaction, once the project is `deleting` (gone for every reader).
    */
-  deleteFilesOfProject(c: { projectId: string }): Promise<number>;
+  purgeProjectRecords(c: { projectId: string; limit: number }): Promise<number>;
 
   insertRevision(c: { revision: RevisionRecord }): Promise<void>;
   deleteRevisions(c: { fileId: string; revisions: readonly number[] }): Promise<void>;

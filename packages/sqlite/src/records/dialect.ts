@@ -76,12 +76,11 @@ const SEARCH: SearchIndexDialect = {
     await x.write('DELETE FROM search_fts WHERE rowid = ?', [stored.rowid]);
     await x.write('DELETE FROM search_texts WHERE rowid = ?', [stored.rowid]);
   },
-  async unindexProject(x, projectId) {
-    await x.write(
-      'DELETE FROM search_fts WHERE rowid IN (SELECT rowid FROM search_texts WHERE project_id = ?)',
-      [projectId],
-    );
-    await x.write('DELETE FROM search_texts WHERE project_id = ?', [projectId]);
+  async unindexProject(x, projectId, limit) {
+    // The same first `limit` rows twice: the index `search_texts_project` gives them in rowid order.
+    const some = 'SELECT rowid FROM search_texts WHERE project_id = ? ORDER BY rowid LIMIT ?';
+    await x.write(`DELETE FROM search_fts WHERE rowid IN (${some})`, [projectId, limit]);
+    return x.run(`DELETE FROM search_texts WHERE rowid IN (${some})`, [projectId, limit]);
   },
 };
 

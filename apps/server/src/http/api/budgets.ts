@@ -15,6 +15,7 @@ import {
   LIST_LIMITS,
   MEMORY_LIMITS,
   MERGE_LIMITS,
+  PROJECT_DELETION_LIMITS,
   RESTORE_LIMITS,
   REWRITE_LIMITS,
   SEARCH_COST_LIMITS,
@@ -68,8 +69,8 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
   getProject: { cost: `${ONE_ROW}; the totals are kept, not counted`, past: NOTHING_PAST },
   updateProject: { cost: ONE_ROW, past: NOTHING_PAST },
   deleteProject: {
-    cost: "every file record of the project in one transaction, then its bucket with every blob: proportional to the project's size",
-    past: 'not yet bounded (issue 34: to be moved to batches)',
+    cost: `one transaction marks the project deleted (a few rows); then at most ${PROJECT_DELETION_LIMITS.requestBatches} purge transactions of at most ${PROJECT_DELETION_LIMITS.batchRows} record rows each (files, revisions, trash, attachments, index entries); the bucket with its blobs only once no record is left`,
+    past: 'the same `200`; the maintenance loop (reconciliation) purges the rest batch by batch and removes the bucket; a retry by the owner runs another bounded slice',
   },
   // Files.
   listFiles: {

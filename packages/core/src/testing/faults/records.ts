@@ -85,7 +85,7 @@ const WRITE_METHODS = Object.keys({
   indexFile: true,
   indexLinks: true,
   deleteFile: true,
-  deleteFilesOfProject: true,
+  purgeProjectRecords: true,
   insertRevision: true,
   deleteRevisions: true,
   insertInlineContent: true,

@@ -383,7 +383,9 @@ export function searchSuite({ test }: SuiteContext): void {
       expect(await found(repository, [project.id], 'cherry')).toEqual([]);
       expect(await repository.listUnindexedFiles({ limit: 10 })).toEqual([]);
       await seedIndexedFile(repository, { projectId: project.id, filename: 'm.md' }, 'elder');
-      await repository.withTransaction((tx) => tx.deleteFilesOfProject({ projectId: project.id }));
+      await repository.withTransaction((tx) =>
+        tx.purgeProjectRecords({ projectId: project.id, limit: 1000 }),
+      );
       expect(await found(repository, [project.id], 'elder')).toEqual([]);
       // A file uploaded again under the same name is found by its new text only.
       await seedIndexedFile(repository, { projectId: project.id, filename: 'm.md' }, 'fig');
