@@ -80,8 +80,8 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
   uploadFile: { cost: PARSED_CONTENT, past: `${TOO_LARGE}; ${WORK_REFUSED}` },
   updateFileMetadata: { cost: 'metadata of at most 64 KiB and 32 levels', past: '413 / 422' },
   deleteFile: {
-    cost: `${ONE_ROW}; with \`if_unreferenced\`: link rows read in windows of ${FILE_LINK_LIMITS.referrerWindow}, the rest of a referring file's links skipped once it is known, at most ${FILE_LINK_LIMITS.referrersMax} referring files named`,
-    past: `\`referenced_by\` holds the first ${FILE_LINK_LIMITS.referrersMax} referring files in filename order`,
+    cost: `${ONE_ROW}; with \`if_unreferenced\`: link rows read in windows of ${FILE_LINK_LIMITS.referrerWindow} (\`LIMIT\`), at most ${FILE_LINK_LIMITS.referrerScanMax} in all, the rest of a referring file's links (and the file's own) skipped once it is known, at most ${FILE_LINK_LIMITS.referrersMax} referring files named`,
+    past: `\`referenced_by\` holds the first ${FILE_LINK_LIMITS.referrersMax} referring files in filename order (those found within the ${FILE_LINK_LIMITS.referrerScanMax} rows); none found by then: 409 \`work_budget\`, nothing deleted`,
   },
   updateFileContent: {
     cost: `${PARSED_CONTENT}; ${MERGE}`,
