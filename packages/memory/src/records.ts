@@ -224,9 +224,10 @@ abstract class TablesReader implements RecordsReader {
     return copyOrNull(this.tables().webhooks.get(q.webhookId));
   }
 
-  async listWebhooks(q: { accountId: string }) {
+  async listWebhooks(q: { accountId: string; limit: number }) {
     return select(this.tables().webhooks, (w) => w.accountId === q.accountId)
       .sort(byCreatedAtThenId)
+      .slice(0, q.limit)
       .map(copy);
   }
 

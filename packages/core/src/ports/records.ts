@@ -329,8 +329,8 @@ export interface RecordsReader extends ChangeFeedReader {
   listDraftReviews(q: { draftId: string; limit: number }): Promise<DraftReviewRecord[]>;
 
   findWebhook(q: { webhookId: string }): Promise<WebhookRecord | null>;
-  /** The account's webhooks, `createdAt` then `id` ascending. */
-  listWebhooks(q: { accountId: string }): Promise<WebhookRecord[]>;
+  /** The account's webhooks, `createdAt` then `id` ascending, at most `limit` (the store's `LIMIT`: issue 34). */
+  listWebhooks(q: { accountId: string; limit: number }): Promise<WebhookRecord[]>;
   /** Active webhooks of every account in `id` order, after `afterId` when given (the delivery engine's sweep). */
   listActiveWebhooks(q: { limit: number; afterId?: string }): Promise<WebhookRecord[]>;
   /** A webhook's delivery attempts, newest first (`at` then `id` descending), after `after` when given. */

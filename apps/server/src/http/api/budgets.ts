@@ -243,8 +243,8 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
     past: '422; 409 `COUNT_LIMIT_REACHED` past the count (delete one first)',
   },
   listWebhooks: {
-    cost: `the account's webhooks: at most ${WEBHOOK_LIMITS.maxPerAccount}`,
-    past: NOTHING_PAST,
+    cost: `the account's webhooks: one store read with \`LIMIT ${WEBHOOK_LIMITS.maxPerAccount}\` (the most an account may create)`,
+    past: `the oldest ${WEBHOOK_LIMITS.maxPerAccount} (only creations racing past the count could make more)`,
   },
   getWebhook: { cost: ONE_ROW, past: NOTHING_PAST },
   deleteWebhook: { cost: ONE_ROW, past: NOTHING_PAST },
