@@ -256,6 +256,15 @@ abstract class TablesReader implements RecordsReader {
     return copyOrNull(this.tables().apiKeys.get(q.keyId));
   }
 
+  async findApiKeys(q: { keyIds: readonly string[] }) {
+    const keys: ApiKeyRecord[] = [];
+    for (const id of new Set(q.keyIds)) {
+      const key = this.tables().apiKeys.get(id);
+      if (key) keys.push(copy(key));
+    }
+    return keys;
+  }
+
   async findApiKeyByHash(q: { keyHash: string }) {
     return copyOrNull(find(this.tables().apiKeys, (apiKey) => apiKey.keyHash === q.keyHash));
   }

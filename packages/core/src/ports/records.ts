@@ -176,6 +176,12 @@ export interface RecordsReader extends ChangeFeedReader {
   listAccounts(): Promise<AccountRecord[]>;
 
   findApiKeyById(q: { keyId: string }): Promise<ApiKeyRecord | null>;
+  /**
+   * The keys with these ids (of any account, revoked ones too), in no given order; unknown ids are
+   * left out. One bounded read: at most one row per id (issue 34: the share listing reads only the
+   * creators of its shares, not the account's keys).
+   */
+  findApiKeys(q: { keyIds: readonly string[] }): Promise<ApiKeyRecord[]>;
   /** Revoked keys are returned too; the domain decides. */
   findApiKeyByHash(q: { keyHash: string }): Promise<ApiKeyRecord | null>;
   /**

@@ -226,7 +226,7 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
     past: '409 `COUNT_LIMIT_REACHED` (revoke one, or wait for one to expire)',
   },
   listShares: {
-    cost: `the project's live shares: at most ${SHARE_LIMITS.maxLivePerProject}, read with that LIMIT`,
+    cost: `the project's live shares: at most ${SHARE_LIMITS.maxLivePerProject}, read with that LIMIT; then only their creators' keys, each once, in one read by id (never the account's keys)`,
     past: NOTHING_PAST,
   },
   revokeShare: { cost: ONE_ROW, past: NOTHING_PAST },

@@ -11,6 +11,7 @@ const READER_METHODS = Object.keys({
   findAccountByName: true,
   listAccounts: true,
   findApiKeyById: true,
+  findApiKeys: true,
   findApiKeyByHash: true,
   findApiKeyWithAccount: true,
   listApiKeys: true,
