@@ -497,6 +497,11 @@ abstract class TablesReader implements RecordsReader {
     return stored ? stored.bytes.slice() : null;
   }
 
+  async expandSearchPrefix(_q: { word: string; limit: number }): Promise<string[] | null> {
+    // Each document is matched on its own here: a prefix is never expanded over a vocabulary.
+    return null;
+  }
+
   async findSearchCandidates(q: SearchCandidatesQuery): Promise<SearchCandidate[]> {
     const { files, searchIndex } = this.tables();
     const projects = new Set(q.projectIds);

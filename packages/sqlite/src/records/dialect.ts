@@ -3,8 +3,10 @@ import {
   fileSearchDocument,
   fts5ColumnText,
   fts5MatchExpression,
+  ftsTerm,
   SEARCH_LIMITS,
   truncateUtf8,
+  wordOfFtsTerm,
 } from '@mdstore/core';
 import {
   type JsonSqlDialect,
@@ -69,6 +71,21 @@ const SEARCH: SearchIndexDialect = {
       fts5ColumnText(doc.content),
       fts5ColumnText(doc.meta),
     ]);
+  },
+  async expandPrefix(x, word, limit) {
+    // The FTS5 vocabulary, a per-connection view of the index's terms (`term` ranges use its b-tree).
+    await x.write(
+      'CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_vocab USING fts5vocab(main, search_fts, row)',
+      [],
+    );
+    const prefix = ftsTerm(word);
+    // Encodings use the letters a-p only: every term with this prefix sorts below prefix + 'q'.
+    const rows = await x.all('SELECT term FROM temp.search_vocab WHERE term >= ? AND term < ? LIMIT ?', [
+      prefix,
+      `${prefix}q`,
+      limit,
+    ]);
+    return rows.map((row) => wordOfFtsTerm(row.term as string));
   },
   async unindexFile(x, fileId) {
     const stored = await x.get('SELECT rowid FROM search_texts WHERE file_id = ?', [fileId]);

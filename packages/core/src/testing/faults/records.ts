@@ -12,6 +12,7 @@ const READER_METHODS = Object.keys({
   listAccounts: true,
   findApiKeyById: true,
   findApiKeys: true,
+  expandSearchPrefix: true,
   findApiKeyByHash: true,
   findApiKeyWithAccount: true,
   listApiKeys: true,
