@@ -18,6 +18,7 @@ export { IMPORT_ANSWER_LIMITS } from './defaults/imports.js';
 export { FILE_LINK_LIMITS, LINK_LIMITS } from './defaults/links.js';
 export { MEMORY_LIMITS, MEMORY_MAX_LINES } from './defaults/memory.js';
 export { MERGE_LIMITS } from './defaults/merge.js';
+export { PROJECT_DELETION_LIMITS } from './defaults/projects.js';
 export { REQUEST_SHARE_LIMITS } from './defaults/requests.js';
 export { REWRITE_LIMITS } from './defaults/rewrites.js';
 export { SEARCH_COST_LIMITS } from './defaults/search.js';

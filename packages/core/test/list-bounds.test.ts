@@ -13,13 +13,24 @@ import { anAccount, codeOf, createFixture } from './support/fixture.js';
 function recordingLists(inner: RecordsRepository) {
   const keyQueries: unknown[] = [];
   const shareQueries: unknown[] = [];
+  /** Key rows the store answered, by any read of keys by account or by id. */
+  const keyRows = { read: 0 };
   // A proxy, not a spread: the memory records are a class whose methods live on its prototype.
   const records = new Proxy(inner, {
     get(target, property, receiver) {
       if (property === 'listApiKeys') {
-        return (q: Parameters<RecordsRepository['listApiKeys']>[0]) => {
+        return async (q: Parameters<RecordsRepository['listApiKeys']>[0]) => {
           keyQueries.push(q);
-          return target.listApiKeys(q);
+          const keys = await target.listApiKeys(q);
+          keyRows.read += keys.length;
+          return keys;
+        };
+      }
+      if (property === 'findApiKeys') {
+        return async (q: Parameters<RecordsRepository['findApiKeys']>[0]) => {
+          const keys = await target.findApiKeys(q);
+          keyRows.read += keys.length;
+          return keys;
         };
       }
       if (property === 'listShares') {
@@ -32,7 +43,7 @@ function recordingLists(inner: RecordsRepository) {
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
-  return { records, keyQueries, shareQueries };
+  return { records, keyQueries, shareQueries, keyRows };
 }
 
 describe('bounded listings of keys, shares and webhooks (issue 34)', () => {
@@ -88,6 +99,37 @@ describe('bounded listings of keys, shares and webhooks (issue 34)', () => {
       { projectId, liveAt: clock.now(), limit: SHARE_LIMITS.maxLivePerProject },
     ]);
     expect(await codeOf(() => create(60))).toBe('OK');
+  });
+
+  it("shares: the listing reads only its shares' creators, each once, not the account's keys", async () => {
+    let recorded: ReturnType<typeof recordingLists> | undefined;
+    const { store } = createFixture({
+      wrapRecords: (inner) => {
+        recorded = recordingLists(inner);
+        return recorded.records;
+      },
+    });
+    const owner = await anAccount(store, 'owner');
+    const projectId = owner.defaultProjectId;
+    const keys = [];
+    for (let i = 0; i < 50; i++)
+      keys.push(
+        await store.keys.create({ principal: owner.principal, body: { name: `k${i}`, role: 'write' } }),
+      );
+    const principalOf = (apiKey: string) => store.authenticate({ apiKey });
+    const [a, b] = [await principalOf(keys[0]!.apiKey), await principalOf(keys[1]!.apiKey)];
+    const share = (principal: typeof a) =>
+      store.shares.create({ principal, projectId, body: { prefix: 'guides/', expires_in_seconds: 3600 } });
+    for (let i = 0; i < 3; i++) await share(a);
+    const gone = await share(b);
+    await store.keys.revoke({ principal: owner.principal, keyId: keys[1]!.keyId });
+    recorded!.keyRows.read = 0;
+    const listed = await store.shares.list({ principal: owner.principal, projectId });
+    // The share of the revoked creator is gone from the list; the other three stay.
+    expect(listed).toHaveLength(3);
+    expect(listed.map((s) => s.shareId)).not.toContain(gone.shareId);
+    // Two creators: two key rows read (before: the account's 51 keys not revoked).
+    expect(recorded!.keyRows.read).toBe(2);
   });
 
   it(`webhooks: at most ${WEBHOOK_LIMITS.maxPerAccount} per account; a deleted one frees its place`, async () => {

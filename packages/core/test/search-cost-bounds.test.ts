@@ -189,3 +189,74 @@ describe('the cost bounds of a search', () => {
     }
   });
 });
+
+/**
+ * Records that expand prefixes over a vocabulary (as SQLite's FTS5 does; the memory store matches each
+ * document itself) and remember the words of each query the store is asked.
+ */
+function withVocabulary(
+  vocabulary: readonly string[],
+  asked: { expansions: number[]; storeTerms: number[] },
+) {
+  const sorted = [...vocabulary].sort();
+  return (inner: RecordsRepository): RecordsRepository =>
+    new Proxy(inner, {
+      get(target, property) {
+        if (property === 'expandSearchPrefix') {
+          return async (q: { word: string; limit: number }) => {
+            const words = sorted.filter((word) => word.startsWith(q.word)).slice(0, q.limit);
+            asked.expansions.push(words.length);
+            return words;
+          };
+        }
+        if (property === 'findSearchCandidates') {
+          return async (q: SearchCandidatesQuery) => {
+            if (q.query) {
+              const terms = q.query.include.flat();
+              expect(terms.every((term) => !term.prefix)).toBe(true);
+              asked.storeTerms.push(terms.length);
+            }
+            return target.findSearchCandidates(q);
+          };
+        }
+        const value = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+}
+
+describe('a prefix query, bounded in the words it expands to (issue 34)', () => {
+  const max = SEARCH_COST_LIMITS.prefixMaxTerms;
+  // Two letters after `lo`: 26 × 26 = 676 words, more than one prefix may expand to.
+  const letters = 'abcdefghijklmnopqrstuvwxyz';
+  const vocabulary = [...letters].flatMap((a) => [...letters].map((b) => `lo${a}${b}`));
+
+  it(`hands the store at most ${max} words for a prefix, never the prefix, and says truncated`, async () => {
+    const asked = { expansions: [] as number[], storeTerms: [] as number[] };
+    const { put, search } = await scene({ wrapRecords: withVocabulary(vocabulary, asked) });
+    await put('first.md', 'loaa and more\n');
+    await put('last.md', 'lozz at the end\n');
+    const answer = await search({ query: 'lo*' });
+    // The vocabulary was read with a LIMIT of one past the share, and the engine got the share.
+    expect(asked.expansions).toEqual([max + 1]);
+    expect(asked.storeTerms.every((terms) => terms === max)).toBe(true);
+    expect(asked.storeTerms.length).toBeGreaterThan(0);
+    expect(answer.truncated).toBe(true);
+    // `loaa` is among the first words; `lozz` is past the bound (so it is not found: truncated says so).
+    expect(filenames(answer)).toEqual(['first.md']);
+  });
+
+  it('a prefix with fewer words than the bound finds every file, not truncated; with none, nothing', async () => {
+    const asked = { expansions: [] as number[], storeTerms: [] as number[] };
+    const { put, search } = await scene({ wrapRecords: withVocabulary(vocabulary, asked) });
+    await put('first.md', 'loaa and more\n');
+    await put('last.md', 'lozz at the end\n');
+    const narrow = await search({ query: 'loz*' });
+    expect(narrow.truncated).toBeUndefined();
+    expect(filenames(narrow)).toEqual(['last.md']);
+    expect(asked.storeTerms).toEqual([26]);
+    const none = await search({ query: 'qu*' });
+    expect(none.results).toEqual([]);
+    expect(none.truncated).toBeUndefined();
+  });
+});

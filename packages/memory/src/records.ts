@@ -224,9 +224,10 @@ abstract class TablesReader implements RecordsReader {
     return copyOrNull(this.tables().webhooks.get(q.webhookId));
   }
 
-  async listWebhooks(q: { accountId: string }) {
+  async listWebhooks(q: { accountId: string; limit: number }) {
     return select(this.tables().webhooks, (w) => w.accountId === q.accountId)
       .sort(byCreatedAtThenId)
+      .slice(0, q.limit)
       .map(copy);
   }
 
@@ -253,6 +254,15 @@ abstract class TablesReader implements RecordsReader {
 
   async findApiKeyById(q: { keyId: string }) {
     return copyOrNull(this.tables().apiKeys.get(q.keyId));
+  }
+
+  async findApiKeys(q: { keyIds: readonly string[] }) {
+    const keys: ApiKeyRecord[] = [];
+    for (const id of new Set(q.keyIds)) {
+      const key = this.tables().apiKeys.get(id);
+      if (key) keys.push(copy(key));
+    }
+    return keys;
   }
 
   async findApiKeyByHash(q: { keyHash: string }) {
@@ -485,6 +495,11 @@ abstract class TablesReader implements RecordsReader {
   async readInlineContent(q: { projectId: string; contentKey: string }) {
     const stored = this.tables().inlineContents.get(contentId(q.projectId, q.contentKey));
     return stored ? stored.bytes.slice() : null;
+  }
+
+  async expandSearchPrefix(_q: { word: string; limit: number }): Promise<string[] | null> {
+    // Each document is matched on its own here: a prefix is never expanded over a vocabulary.
+    return null;
   }
 
   async findSearchCandidates(q: SearchCandidatesQuery): Promise<SearchCandidate[]> {
@@ -1111,28 +1126,29 @@ class MemoryTransaction extends TablesReader implements RecordsTransaction {
     if (this.tables().searchIndex.has(c.fileId)) this.writable('searchIndex').delete(c.fileId);
   }
 
-  async deleteFilesOfProject(c: { projectId: string }) {
-    const ofProject = (row: { projectId: string }) => row.projectId === c.projectId;
+  async purgeProjectRecords(c: { projectId: string; limit: number }) {
+    let left = c.limit;
     for (const name of [
-      'revisions',
-      'inlineContents',
       'searchIndex',
       'links',
+      'revisions',
+      'inlineContents',
       'trash',
       'attachments',
+      'files',
     ] as const) {
-      const table = this.tables()[name] as ReadonlyMap<string, { projectId: string }>;
-      const keys = [...table.entries()].filter(([, row]) => ofProject(row)).map(([key]) => key);
-      if (keys.length > 0) {
-        const writable = this.writable(name);
-        for (const key of keys) writable.delete(key);
+      if (left <= 0) break;
+      const keys: string[] = [];
+      for (const [key, row] of this.tables()[name] as ReadonlyMap<string, { projectId: string }>) {
+        if (keys.length >= left) break;
+        if (row.projectId === c.projectId) keys.push(key);
       }
+      if (keys.length === 0) continue;
+      const writable = this.writable(name);
+      for (const key of keys) writable.delete(key);
+      left -= keys.length;
     }
-    const doomed = select(this.tables().files, ofProject);
-    if (doomed.length === 0) return 0;
-    const files = this.writable('files');
-    for (const file of doomed) files.delete(file.id);
-    return doomed.length;
+    return c.limit - left;
   }
 
   async insertAttachment(c: { attachment: AttachmentRecord }) {

@@ -49,8 +49,12 @@ const SEARCH: SearchIndexDialect = {
   async unindexFile(x, fileId) {
     await x.write('DELETE FROM search_documents WHERE file_id = $1', [fileId]);
   },
-  async unindexProject(x, projectId) {
-    await x.write('DELETE FROM search_documents WHERE project_id = $1', [projectId]);
+  async unindexProject(x, projectId, limit) {
+    return x.run(
+      `DELETE FROM search_documents WHERE project_id = $1
+       AND file_id IN (SELECT file_id FROM search_documents WHERE project_id = $1 LIMIT $2)`,
+      [projectId, limit],
+    );
   },
 };
 

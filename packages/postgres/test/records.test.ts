@@ -191,7 +191,7 @@ describe.skipIf(skipPostgres)('postgres records', () => {
     const outcome = await records.withTransaction(async (tx) => ({
       revoked: await tx.revokeApiKey({ keyId: 'k1', revokedAt: 5 }),
       again: await tx.revokeApiKey({ keyId: 'k1', revokedAt: 6 }),
-      files: await tx.deleteFilesOfProject({ projectId: project.id }),
+      files: await tx.purgeProjectRecords({ projectId: project.id, limit: 100 }),
       intent: await tx.deleteBlobIntent({ intentId: 'i1' }),
       intentAgain: await tx.deleteBlobIntent({ intentId: 'i1' }),
     }));

@@ -48,10 +48,18 @@ export interface SearchIndexDialect {
   json(param: (value: unknown) => string): JsonSqlDialect;
   /** `indexFile` of the port: the text (the stored one when `contentText` is null) and the index. */
   index(x: SqlExecutor, file: FileRecord, contentText: string | null): Promise<void>;
+  /**
+   * The indexed words starting with `word`, at most `limit`, in encoding order, from the engine's
+   * vocabulary; absent where the engine has none to read (the store then answers null).
+   */
+  expandPrefix?(x: SqlExecutor, word: string, limit: number): Promise<string[]>;
   /** Drops one file's text and index. */
   unindexFile(x: SqlExecutor, fileId: string): Promise<void>;
-  /** Drops the text and index of every file of a project. */
-  unindexProject(x: SqlExecutor, projectId: string): Promise<void>;
+  /**
+   * Drops the text and index of at most `limit` files of a project (a deleting project's purge, batch by
+   * batch); gives how many files' entries it dropped.
+   */
+  unindexProject(x: SqlExecutor, projectId: string, limit: number): Promise<number>;
 }
 
 /** Everything the shared records implementation needs to know about an engine. */

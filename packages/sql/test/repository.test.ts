@@ -29,9 +29,7 @@ const dialect = (lockClause: string): SqlDialect => ({
     unindexFile: async (x, fileId) => {
       await x.write('UNINDEX', [fileId]);
     },
-    unindexProject: async (x, projectId) => {
-      await x.write('UNINDEX PROJECT', [projectId]);
-    },
+    unindexProject: async (x, projectId, limit) => x.run('UNINDEX PROJECT', [projectId, limit]),
   },
 });
 
@@ -108,19 +106,45 @@ describe('sqlRecords: every statement once, in the dialect', () => {
     ]);
   });
 
-  it("deletes a project's files with their search and link indexes first, then revisions, contents, trash, attachments and files", async () => {
+  it("purges a project's rows in bounded statements: search and link indexes first, then revisions, contents, trash, attachments and files, each LIMIT what is left", async () => {
     const { x, sent } = recording([]);
-    await sqlRecords(dialect('')).transaction(x).deleteFilesOfProject({ projectId: 'p1' });
+    const removed = await sqlRecords(dialect(''))
+      .transaction(x)
+      .purgeProjectRecords({ projectId: 'p1', limit: 9 });
+    expect(removed).toBe(0);
+    const key = (table: string, columns: string) =>
+      `run DELETE FROM ${table} WHERE project_id = $1 AND (${columns}) IN (SELECT ${columns} FROM ${table} WHERE project_id = $2 LIMIT $3)`;
     expect(sent.map(({ kind, sql }) => `${kind} ${sql}`)).toEqual([
-      'write UNINDEX PROJECT',
-      'write DELETE FROM links WHERE project_id = $1',
-      'write DELETE FROM file_links WHERE project_id = $1',
-      'write DELETE FROM file_revisions WHERE project_id = $1',
-      'write DELETE FROM inline_contents WHERE project_id = $1',
-      'write DELETE FROM trash_items WHERE project_id = $1',
-      'write DELETE FROM attachments WHERE project_id = $1',
-      'run DELETE FROM files WHERE project_id = $1',
+      'run UNINDEX PROJECT',
+      key('links', 'file_id, seq'),
+      key('file_links', 'file_id'),
+      key('file_revisions', 'file_id, revision'),
+      key('inline_contents', 'content_key'),
+      key('trash_items', 'id'),
+      key('attachments', 'id'),
+      key('files', 'id'),
     ]);
+    expect(sent.every(({ params }) => params.at(-1) === 9)).toBe(true);
+  });
+
+  it('stops a purge once its limit is spent, each statement limited to what is left', async () => {
+    const counts = [2, 4, 3];
+    const sent: { sql: string; params: readonly unknown[] }[] = [];
+    const x: SqlExecutor = {
+      all: () => [],
+      get: () => undefined,
+      run: async (sql, params) => {
+        sent.push({ sql, params });
+        return counts.shift() ?? 0;
+      },
+      write: () => undefined,
+    };
+    const removed = await sqlRecords(dialect(''))
+      .transaction(x)
+      .purgeProjectRecords({ projectId: 'p1', limit: 9 });
+    expect(removed).toBe(9);
+    // 2 index entries, 4 links, then 3 of file_links: the batch is full, nothing else is asked.
+    expect(sent.map(({ params }) => params.at(-1))).toEqual([9, 7, 3]);
   });
 
   it('builds a search over the dialect: its list parameters, its match fragment, its text table', async () => {

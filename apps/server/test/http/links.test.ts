@@ -440,6 +440,24 @@ describe('Delete File ?if_unreferenced=true', () => {
     expect((await api.remove('t.md', '?if_unreferenced=maybe')).status).toBe(422);
     expect((await api.remove('t.md', '?if_unreferenced=false')).status).toBe(204);
   });
+
+  const roomy = serverTest({ settings: { maxFileBytes: 64 * 1024 } });
+  roomy(
+    `past ${FILE_LINK_LIMITS.referrerScanMax} links read with no referrer found: 409 work_budget, nothing deleted (issue 34)`,
+    async (h) => {
+      const api = await setup(h);
+      await api.upload('x/t.md', 'the target\n');
+      await api.upload('y/t.md', 'a namesake\n');
+      // 18 000 wiki links named `t` from y/, resolving to y/t.md, never to x/t.md.
+      for (let f = 0; f < 9; f++) await api.upload(`y/s${f}.md`, '[[t]]\n'.repeat(2000));
+      const refused = await api.remove('x/t.md', '?if_unreferenced=true');
+      expect(refused.status).toBe(409);
+      const body = (await refused.json()) as { detail: { loc: unknown[]; type: string }[] };
+      expect(body.detail).toMatchObject([{ loc: ['query', 'if_unreferenced'], type: 'work_budget' }]);
+      expect((await api.links('x/t.md')).incoming).toEqual([]);
+      expect((await api.remove('x/t.md')).status).toBe(204);
+    },
+  );
 });
 
 describe('MCP: links and broken_links (read role)', () => {

@@ -1,3 +1,5 @@
+import { PROJECT_DELETION_LIMITS } from '@mdstore/core';
+import { aFile, aRevision } from '@mdstore/core/testing';
 import { describe, expect } from 'vitest';
 import { serverTest } from '../support/http-harness.js';
 
@@ -338,5 +340,41 @@ describe('delete project', () => {
       (await h.fetch(`/api/projects/${MISSING_UUID}`, { method: 'DELETE', key: owner.apiKey })).status,
     ).toBe(404);
     expect((await h.fetch('/api/projects/x', { method: 'DELETE', key: owner.apiKey })).status).toBe(422);
+  });
+
+  test('a project larger than one request purges answers the same; the maintenance loop finishes it (issue 34)', async (h) => {
+    const { apiKey } = await h.account();
+    const project = await h.createProject(apiKey, 'Large');
+    await h.uploadFile(apiKey, project.id, 'a.md', '# a');
+    const { batchRows, requestBatches } = PROJECT_DELETION_LIMITS;
+    // Two rows each (the record and its revision): more rows than one request removes.
+    const seeded = Math.ceil((batchRows * requestBatches) / 2) + batchRows;
+    await h.adapters.records.withTransaction(async (tx) => {
+      for (let i = 0; i < seeded; i++) {
+        const file = aFile({ projectId: project.id, filename: `f${i}.md` });
+        await tx.insertFile({ file });
+        await tx.insertRevision({ revision: aRevision(file) });
+      }
+    });
+    const deleted = await h.fetch(`/api/projects/${project.id}`, { method: 'DELETE', key: apiKey });
+    expect(deleted.status).toBe(200);
+    expect(await deleted.json()).toEqual({ message: 'Project deleted successfully', project_id: project.id });
+    for (const path of ['', '/files', '/files/a.md']) {
+      const response = await h.fetch(`/api/projects/${project.id}${path}`, { key: apiKey });
+      expect(response.status, path).toBe(404);
+    }
+    // The request stopped at its bound: rows are left for the maintenance loop, the bucket with them.
+    const left = await h.adapters.records.countFiles({ projectId: project.id, prefix: '', delimiter: false });
+    expect(left.files).toBeGreaterThan(0);
+    expect(left.files).toBeLessThan(seeded);
+    expect(await h.adapters.blobs.bucketExists({ bucket: `mdstore-${project.id}` })).toBe(true);
+    await h.store.maintenance.reconcile();
+    expect(
+      (await h.adapters.records.countFiles({ projectId: project.id, prefix: '', delimiter: false })).files,
+    ).toBe(0);
+    expect(await h.adapters.blobs.bucketExists({ bucket: `mdstore-${project.id}` })).toBe(false);
+    expect((await h.adapters.records.findProjectById({ projectId: project.id }))?.status).toBe('deleted');
+    const again = await h.fetch(`/api/projects/${project.id}`, { method: 'DELETE', key: apiKey });
+    expect(again.status).toBe(404);
   });
 });

@@ -154,6 +154,31 @@ describe('search: full text', () => {
 });
 
 describe('search: cost bounds (issue 34)', () => {
+  test(`a prefix with more than ${SEARCH_COST_LIMITS.prefixMaxTerms} indexed words: the first words' files, truncated where the store expands prefixes (SQLite)`, async (h) => {
+    const s = await scene(h);
+    const letters = 'abcdefghijklmnopqrstuvwxyz';
+    // 676 words `loaa` … `lozz` in one file; `first.md` holds an early one, `last.md` a late one.
+    const words = [...letters].flatMap((a) => [...letters].map((b) => `lo${a}${b}`));
+    await s.upload('all.md', words.join(' '));
+    await s.upload('first.md', 'loaa\n');
+    await s.upload('last.md', 'lozz\n');
+    const expands = (await h.adapters.records.expandSearchPrefix({ word: 'lo', limit: 1 })) !== null;
+    const page = await s.search({ query: 'lo*', sort: 'filename' });
+    expect(page.status).toBe(200);
+    const found = page.body.results.map((result) => result.file.filename);
+    if (expands) {
+      expect(page.body).toMatchObject({ truncated: true });
+      expect(found).toEqual(['all.md', 'first.md']);
+    } else {
+      expect(page.body).not.toHaveProperty('truncated');
+      expect(found).toEqual(['all.md', 'first.md', 'last.md']);
+    }
+    // A longer prefix has fewer words than the bound: every file, not truncated.
+    const narrow = await s.search({ query: 'loz*', sort: 'filename' });
+    expect(narrow.body.results.map((result) => result.file.filename)).toEqual(['all.md', 'last.md']);
+    expect(narrow.body).not.toHaveProperty('truncated');
+  });
+
   test('a page past its snippet bytes keeps its results without snippets, and says so', async (h) => {
     const s = await scene(h);
     const size = 200 * 1024;

@@ -34,8 +34,11 @@ export const FILE_LINK_LIMITS = {
   scanPerPage: 5000,
   /**
    * Delete File's `if_unreferenced` (extensions §9): the 409 names at most this many referring files,
-   * the first in filename order; links are read in windows of `referrerWindow`.
+   * the first in filename order; links are read in windows of `referrerWindow`, at most
+   * `referrerScanMax` link rows in all (issue 34): past them the referrers found so far are the answer,
+   * or, when none was found yet, the delete is refused (409 `work_budget`) rather than judged blind.
    */
   referrersMax: 100,
   referrerWindow: 512,
+  referrerScanMax: 16_384,
 } as const;

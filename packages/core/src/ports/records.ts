@@ -176,6 +176,12 @@ export interface RecordsReader extends ChangeFeedReader {
   listAccounts(): Promise<AccountRecord[]>;
 
   findApiKeyById(q: { keyId: string }): Promise<ApiKeyRecord | null>;
+  /**
+   * The keys with these ids (of any account, revoked ones too), in no given order; unknown ids are
+   * left out. One bounded read: at most one row per id (issue 34: the share listing reads only the
+   * creators of its shares, not the account's keys).
+   */
+  findApiKeys(q: { keyIds: readonly string[] }): Promise<ApiKeyRecord[]>;
   /** Revoked keys are returned too; the domain decides. */
   findApiKeyByHash(q: { keyHash: string }): Promise<ApiKeyRecord | null>;
   /**
@@ -246,6 +252,14 @@ export interface RecordsReader extends ChangeFeedReader {
    * `indexFile` have no index: they are never candidates of a query (but are of a query-less search).
    */
   findSearchCandidates(q: SearchCandidatesQuery): Promise<SearchCandidate[]>;
+  /**
+   * The indexed words that start with `word` (normalised, as queries hold them), at most `limit`, in
+   * the order of their `ftsTerm` encodings (UTF-8 byte order), of any project; or null when the store's
+   * index takes a prefix query without expanding it over a vocabulary (memory: it matches each
+   * document itself; Postgres: not yet bounded). Search replaces a `word*` by the words found, so the
+   * engine never expands a prefix over more than `SEARCH_COST_LIMITS.prefixMaxTerms` words (issue 34).
+   */
+  expandSearchPrefix(q: { word: string; limit: number }): Promise<string[] | null>;
   /** Files that were never given to `indexFile` (stored before search existed), in `id` order. */
   listUnindexedFiles(q: { limit: number }): Promise<FileRecord[]>;
 
@@ -329,8 +343,8 @@ export interface RecordsReader extends ChangeFeedReader {
   listDraftReviews(q: { draftId: string; limit: number }): Promise<DraftReviewRecord[]>;
 
   findWebhook(q: { webhookId: string }): Promise<WebhookRecord | null>;
-  /** The account's webhooks, `createdAt` then `id` ascending. */
-  listWebhooks(q: { accountId: string }): Promise<WebhookRecord[]>;
+  /** The account's webhooks, `createdAt` then `id` ascending, at most `limit` (the store's `LIMIT`: issue 34). */
+  listWebhooks(q: { accountId: string; limit: number }): Promise<WebhookRecord[]>;
   /** Active webhooks of every account in `id` order, after `afterId` when given (the delivery engine's sweep). */
   listActiveWebhooks(q: { limit: number; afterId?: string }): Promise<WebhookRecord[]>;
   /** A webhook's delivery attempts, newest first (`at` then `id` descending), after `after` when given. */
@@ -436,12 +450,12 @@ export interface RecordsTransaction extends RecordsReader, ChangeFeedWriter {
    * Indexes the file for search as it now is (filename, metadata, front matter) with the text of its
    * content (the first 1 MiB; longer text is cut), or with the text it was last indexed with when
    * `contentText` is null (a write that kept the content). Call it after `insertFile`/`updateFile`.
-   * `deleteFile` and `deleteFilesOfProject` remove the index of the files they delete.
+   * `deleteFile` and `purgeProjectRecords` remove the index of the files they delete.
    */
   indexFile(c: { file: FileRecord; contentText: string | null }): Promise<void>;
   /**
    * Replaces the file's link index entry (extensions §9). Call it after `insertFile`/`updateFile`, in
-   * the same transaction; `deleteFile` and `deleteFilesOfProject` remove the entries of the files they
+   * the same transaction; `deleteFile` and `purgeProjectRecords` remove the entries of the files they
    * delete.
    */
   indexLinks(c: { entry: FileLinksRecord }): Promise<void>;
@@ -454,10 +468,13 @@ export interface RecordsTransaction extends RecordsReader, ChangeFeedWriter {
   deleteAttachment(c: { attachmentId: string }): Promise<void>;
 
   /**
-   * Removes every file record of the project, with their revisions, the project's inline contents, its
-   * attachments and its trash. Returns how many file records (not trash items) were deleted.
+   * Removes at most `limit` of the project's record rows in all: its files' search and link index
+   * entries, revisions, inline contents, trash items, attachments and file records, in that order (one
+   * bounded statement per kind, each `LIMIT` what is left of `limit`). Returns how many rows it removed:
+   * fewer than `limit` means none is left. Project deletion calls it batch by batch (issue 34), each in
+   * its own transaction, once the project is `deleting` (gone for every reader).
    */
-  deleteFilesOfProject(c: { projectId: string }): Promise<number>;
+  purgeProjectRecords(c: { projectId: string; limit: number }): Promise<number>;
 
   insertRevision(c: { revision: RevisionRecord }): Promise<void>;
   deleteRevisions(c: { fileId: string; revisions: readonly number[] }): Promise<void>;

@@ -43,4 +43,4 @@ export {
   tsqueryLiteral,
   tsvectorLiteral,
 } from './sql-index.js';
-export { ftsTerm, type Token, type TokenizeOptions, tokenize } from './tokenize.js';
+export { ftsTerm, type Token, type TokenizeOptions, tokenize, wordOfFtsTerm } from './tokenize.js';

@@ -159,6 +159,17 @@ export function ftsTerm(term: string): string {
   return out;
 }
 
+const decoder = new TextDecoder();
+
+/** The word an `ftsTerm` encoding stands for (its inverse): two letters `a`-`p` per UTF-8 byte. */
+export function wordOfFtsTerm(encoded: string): string {
+  const bytes = new Uint8Array(encoded.length >> 1);
+  for (let index = 0; index < bytes.length; index += 1) {
+    bytes[index] = ((encoded.charCodeAt(2 * index) - 97) << 4) | (encoded.charCodeAt(2 * index + 1) - 97);
+  }
+  return decoder.decode(bytes);
+}
+
 function ftsTermOfUtf8(term: string): string {
   let out = '';
   for (const byte of encoder.encode(term)) out += LETTERS[byte];

@@ -1,4 +1,5 @@
 import { evaluatePreconditions } from '../conditional/index.js';
+import { PROJECT_DELETION_LIMITS } from '../defaults/projects.js';
 import {
   DefaultProjectProtectedError,
   isRecordConflict,
@@ -261,9 +262,13 @@ async function pruneProjectHistory(
 }
 
 /**
- * Deletes a project: in one transaction its files are removed and it becomes `deleting` (inactive, name
- * freed, counters zero); then its bucket goes with every blob in it; then it is marked `deleted`.
- * If the process stops half-way, a retry by the owner or start-up reconciliation finishes the job.
+ * Deletes a project (issue 34: bounded). One small transaction marks it `deleting`: inactive, name
+ * freed, counters zero, its `project.deleted` event; from then on it is gone for every reader, and that
+ * mark is the durable intent that the rest finishes (whole or nothing after a crash). Then its records
+ * are purged in transactions of at most `PROJECT_DELETION_LIMITS.batchRows` rows, at most
+ * `requestBatches` of them in this request; when none is left its bucket goes with every blob in it and
+ * it is marked `deleted`. A larger project answers the same, and the maintenance loop (reconciliation)
+ * purges the rest and removes the bucket; a retry by the owner runs another bounded slice.
  */
 export async function deleteProject(
   ctx: MdStoreContext,
@@ -276,7 +281,7 @@ export async function deleteProject(
     project.accountId === input.principal.accountId &&
     inKeyScope(input.principal, projectId)
   ) {
-    await finishProjectDeletion(ctx, project);
+    await finishProjectDeletion(ctx, project, { maxBatches: PROJECT_DELETION_LIMITS.requestBatches });
     return { projectId };
   }
   const owned = assertOwnedActive(project, input.principal, projectId);
@@ -285,7 +290,6 @@ export async function deleteProject(
     const current = assertOwnedActive(await tx.lockProject({ projectId }), input.principal, projectId);
     if (current.isDefault) throw new DefaultProjectProtectedError();
     checkProjectConditions(toProjectView(current), projectConditionsOf(input.conditions), 'write');
-    await tx.deleteFilesOfProject({ projectId });
     const marked: ProjectRecord = {
       ...current,
       status: 'deleting',
@@ -301,16 +305,36 @@ export async function deleteProject(
     await emitProjectEvent(ctx, tx, { project: marked, type: 'project.deleted' });
     return marked;
   });
-  await finishProjectDeletion(ctx, deleting);
+  await finishProjectDeletion(ctx, deleting, { maxBatches: PROJECT_DELETION_LIMITS.requestBatches });
   return { projectId };
 }
 
-/** Removes the bucket of a `deleting` project and marks it `deleted`. Idempotent. */
-export async function finishProjectDeletion(ctx: MdStoreContext, project: ProjectRecord): Promise<void> {
+/**
+ * Brings a `deleting` project to its end: purges its records batch by batch (each batch its own
+ * transaction, re-checking that the project is still `deleting`), then removes its bucket and marks it
+ * `deleted`. With `maxBatches`, stops after that many batches when records are left (false: not done
+ * yet, the maintenance loop goes on); without, runs to the end. Idempotent; true when it is `deleted`.
+ */
+export async function finishProjectDeletion(
+  ctx: MdStoreContext,
+  project: ProjectRecord,
+  options: { maxBatches?: number } = {},
+): Promise<boolean> {
+  const limit = PROJECT_DELETION_LIMITS.batchRows;
+  for (let batches = 0; ; batches++) {
+    if (options.maxBatches !== undefined && batches >= options.maxBatches) return false;
+    const purged = await ctx.records.withTransaction(async (tx) => {
+      const current = await tx.lockProject({ projectId: project.id });
+      if (current?.status !== 'deleting') return 0;
+      return tx.purgeProjectRecords({ projectId: project.id, limit });
+    });
+    if (purged < limit) break;
+  }
   await ctx.blobs.deleteBucket({ bucket: project.bucketName });
   await ctx.records.withTransaction(async (tx) => {
     const current = await tx.lockProject({ projectId: project.id });
     if (current?.status !== 'deleting') return;
     await tx.updateProject({ project: { ...current, status: 'deleted' } });
   });
+  return true;
 }

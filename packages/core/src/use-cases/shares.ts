@@ -9,7 +9,6 @@ import {
 import type { RenderLinks } from '../markdown/render/links.js';
 import type { ApiKeyRecord, ShareRecord } from '../model/records.js';
 import { issueAt } from '../validation/issues.js';
-import { KEY_LIMITS } from '../validation/keys.js';
 import { UuidSchema } from '../validation/schemas.js';
 import { parseCreateShareBody, SHARE_LIMITS } from '../validation/shares.js';
 import { loadOwnedProject } from './access.js';
@@ -119,17 +118,11 @@ export async function listShares(
       limit: SHARE_LIMITS.maxLivePerProject,
     })
   ).filter((s) => isLive(s, now));
-  if (live.every((share) => share.createdBy === null)) return live.map(toShareView);
-  // A creator that still stands is among the account's keys not revoked: one bounded read.
-  const keys = new Map(
-    (
-      await ctx.records.listApiKeys({
-        accountId: project.accountId,
-        activeOnly: true,
-        limit: KEY_LIMITS.maxActive,
-      })
-    ).map((key) => [key.id, key]),
-  );
+  // Only the creators of these shares are read (issue 34), each once: one bounded read of at most as
+  // many keys as there are distinct creators, never the account's keys.
+  const creators = [...new Set(live.flatMap((share) => (share.createdBy === null ? [] : [share.createdBy])))];
+  if (creators.length === 0) return live.map(toShareView);
+  const keys = new Map((await ctx.records.findApiKeys({ keyIds: creators })).map((key) => [key.id, key]));
   return live
     .filter((share) => creatorStands(share, share.createdBy === null ? null : keys.get(share.createdBy)))
     .map(toShareView);

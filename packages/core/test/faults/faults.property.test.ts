@@ -382,7 +382,7 @@ const TARGETS = [
   'records.tx.updateProject.call',
   'records.tx.insertProject.call',
   'records.tx.lockProject.call',
-  'records.tx.deleteFilesOfProject.call',
+  'records.tx.purgeProjectRecords.call',
   'records.tx.insertBlobIntent.call',
   'records.tx.deleteBlobIntent.call',
   'records.tx.isBlobReferenced.call',

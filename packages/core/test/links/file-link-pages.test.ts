@@ -1,4 +1,9 @@
-import { FILE_LINK_LIMITS, type RecordsRepository } from '@mdstore/core';
+import {
+  FILE_LINK_LIMITS,
+  type RecordsReader,
+  type RecordsRepository,
+  type RecordsTransaction,
+} from '@mdstore/core';
 import { describe, expect, it } from 'vitest';
 import { scene } from '../support/search-scene.js';
 
@@ -8,29 +13,34 @@ import { scene } from '../support/search-scene.js';
  * page's `LIMIT`), not every link to the file.
  */
 
-/** Records counting the link rows their link queries answer. */
+/** Records counting the link rows their link queries answer, in a transaction too. */
 function counting(rows: { read: number }) {
-  return (inner: RecordsRepository): RecordsRepository =>
+  const wrap = <T extends RecordsReader>(inner: T): T =>
     new Proxy(inner, {
       get(target, property) {
         if (property === 'listLinksTo') {
-          return async (q: Parameters<RecordsRepository['listLinksTo']>[0]) => {
+          return async (q: Parameters<RecordsReader['listLinksTo']>[0]) => {
             const found = await target.listLinksTo(q);
             rows.read += found.length;
             return found;
           };
         }
         if (property === 'findFileLinks') {
-          return async (q: Parameters<RecordsRepository['findFileLinks']>[0]) => {
+          return async (q: Parameters<RecordsReader['findFileLinks']>[0]) => {
             const found = await target.findFileLinks(q);
             rows.read += found?.links.length ?? 0;
             return found;
           };
         }
+        if (property === 'withTransaction') {
+          return <R>(work: (tx: RecordsTransaction) => Promise<R>) =>
+            (target as unknown as RecordsRepository).withTransaction((tx) => work(wrap(tx)));
+        }
         const value = Reflect.get(target, property, target);
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
+  return (inner: RecordsRepository): RecordsRepository => wrap(inner);
 }
 
 describe('the links of a file, paged', () => {
@@ -114,6 +124,7 @@ describe("Delete File's if_unreferenced, bounded (issue 34)", () => {
     expect(refused?.code).toBe('FILE_REFERENCED');
     expect(refused?.referencedBy).toEqual(['s0.md', 's1.md', 's2.md']);
     // About one window per referrer (and one closing read), never the 6 000 links.
+    expect(rows.read).toBeGreaterThan(0);
     expect(rows.read).toBeLessThanOrEqual(4 * FILE_LINK_LIMITS.referrerWindow);
   });
 
@@ -133,5 +144,51 @@ describe("Delete File's if_unreferenced, bounded (issue 34)", () => {
     // A file that links only to itself is unreferenced.
     await put('self.md', '[[self]]\n');
     await store.files.delete({ ...at, filename: 'self.md', ifUnreferenced: 'true' });
+  });
+
+  it("skips the file's own links instead of reading them", async () => {
+    const rows = { read: 0 };
+    const { store, at, put } = await scene({ wrapRecords: counting(rows) });
+    // 4 000 links of t.md to itself (a file's link index holds a few thousand), none from another file.
+    await put('t.md', '[[t]] [t](t.md)\n'.repeat(2000));
+    rows.read = 0;
+    await store.files.delete({ ...at, filename: 't.md', ifUnreferenced: 'true' });
+    expect(rows.read).toBeGreaterThan(0);
+    expect(rows.read).toBeLessThanOrEqual(2 * FILE_LINK_LIMITS.referrerWindow);
+  });
+
+  it(`reads at most ${FILE_LINK_LIMITS.referrerScanMax} link rows; with no referrer found by then, 409 work_budget`, async () => {
+    const rows = { read: 0 };
+    const { store, at, put } = await scene({ wrapRecords: counting(rows) });
+    await put('x/t.md', 'the target\n');
+    await put('y/t.md', 'a namesake\n');
+    // 18 000 wiki links named `t` from y/, each resolving to y/t.md, never to x/t.md.
+    for (let f = 0; f < 9; f++) await put(`y/s${f}.md`, '[[t]]\n'.repeat(2000));
+    rows.read = 0;
+    const refused = await store.files.delete({ ...at, filename: 'x/t.md', ifUnreferenced: 'true' }).then(
+      () => null,
+      (error: unknown) => error as { code: string; issues: { loc: unknown[]; type: string }[] },
+    );
+    expect(refused?.code).toBe('EDIT_CONFLICT');
+    expect(refused?.issues).toMatchObject([{ loc: ['query', 'if_unreferenced'], type: 'work_budget' }]);
+    expect(rows.read).toBe(FILE_LINK_LIMITS.referrerScanMax);
+    // Nothing was deleted; without the flag the delete goes ahead.
+    await store.files.delete({ ...at, filename: 'x/t.md' });
+  });
+
+  it('past the read bound, the referrers found so far answer', async () => {
+    const rows = { read: 0 };
+    const { store, at, put } = await scene({ wrapRecords: counting(rows) });
+    await put('x/t.md', 'the target\n');
+    await put('y/t.md', 'a namesake\n');
+    // One real referrer first (a.md sorts before y/), then 18 000 links that name t.md elsewhere.
+    await put('a.md', '[t](x/t.md)\n');
+    for (let f = 0; f < 9; f++) await put(`y/s${f}.md`, '[[t]]\n'.repeat(2000));
+    const refused = await store.files.delete({ ...at, filename: 'x/t.md', ifUnreferenced: 'true' }).then(
+      () => null,
+      (error: unknown) => error as { code: string; referencedBy: string[] },
+    );
+    expect(refused?.code).toBe('FILE_REFERENCED');
+    expect(refused?.referencedBy).toEqual(['a.md']);
   });
 });

@@ -213,7 +213,7 @@ describe('webhook delivery', () => {
     const counting = new Proxy(records, {
       get(target, name, receiver) {
         if (name === 'listWebhooks') {
-          return (q: { accountId: string }) => {
+          return (q: { accountId: string; limit: number }) => {
             lookups++;
             return target.listWebhooks(q);
           };

@@ -9,6 +9,7 @@ type AccountReads = Pick<
   | 'findAccountByName'
   | 'listAccounts'
   | 'findApiKeyById'
+  | 'findApiKeys'
   | 'findApiKeyByHash'
   | 'findApiKeyWithAccount'
   | 'listApiKeys'
@@ -46,6 +47,8 @@ export function accountStatements(c: SqlContext) {
       'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)',
     ),
   };
+  // Any number of ids in one statement: the list is one parameter.
+  const someKeys = `${API_KEY} WHERE ${c.dialect.inList('id', c.dialect.placeholder(1), 'text')}`;
   const toKey = (row: Row) => fromApiKeyRow(apiKeys.fromRow(row));
   return {
     reads: (x: SqlExecutor): AccountReads => ({
@@ -53,6 +56,10 @@ export function accountStatements(c: SqlContext) {
       findAccountByName: async (q) => orNull(await x.get(s.accountByName, [q.name]), accounts.fromRow),
       listAccounts: async () => (await x.all(s.allAccounts, [])).map(accounts.fromRow),
       findApiKeyById: async (q) => orNull(await x.get(s.apiKeyById, [q.keyId]), toKey),
+      findApiKeys: async (q) =>
+        q.keyIds.length === 0
+          ? []
+          : (await x.all(someKeys, [c.dialect.list([...new Set(q.keyIds)], 'text')])).map(toKey),
       findApiKeyByHash: async (q) => orNull(await x.get(s.apiKeyByHash, [q.keyHash]), toKey),
       findApiKeyWithAccount: async (q) =>
         orNull(await x.get(s.apiKeyWithAccount, [q.keyHash]), (row) => ({

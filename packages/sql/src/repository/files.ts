@@ -10,8 +10,19 @@ type FileReads = Pick<
 >;
 type FileWrites = Pick<
   RecordsTransaction,
-  'insertFile' | 'updateFile' | 'deleteFile' | 'deleteFilesOfProject'
+  'insertFile' | 'updateFile' | 'deleteFile' | 'purgeProjectRecords'
 >;
+
+/** The tables of a project's records and their keys, in the order a purge empties them. */
+const PURGED_TABLES = [
+  ['links', 'file_id, seq'],
+  ['file_links', 'file_id'],
+  ['file_revisions', 'file_id, revision'],
+  ['inline_contents', 'content_key'],
+  ['trash_items', 'id'],
+  ['attachments', 'id'],
+  ['files', 'id'],
+] as const;
 
 /** File records, and what refers to blobs. */
 export function fileStatements(c: SqlContext) {
@@ -33,11 +44,16 @@ export function fileStatements(c: SqlContext) {
        WHERE p.bucket_name = ? AND a.blob_key = ? LIMIT 1`,
     ),
     delete: c.sql('DELETE FROM files WHERE id = ?'),
-    // A project's files go with their revisions, inline contents and trash (the search index first).
-    deleteOfProject: ['file_revisions', 'inline_contents', 'trash_items', 'attachments'].map((table) =>
-      c.sql(`DELETE FROM ${table} WHERE project_id = ?`),
+    /**
+     * A deleting project's rows go batch by batch (issue 34): each statement removes at most the rows
+     * left of the batch, chosen by their keys (row values: both engines, WITHOUT ROWID tables too), the
+     * link index first, the file records last (the search index goes before, by the dialect).
+     */
+    purgeOfProject: PURGED_TABLES.map(([table, key]) =>
+      c.sql(
+        `DELETE FROM ${table} WHERE project_id = ? AND (${key}) IN (SELECT ${key} FROM ${table} WHERE project_id = ? LIMIT ?)`,
+      ),
     ),
-    deleteFilesOfProject: c.sql('DELETE FROM files WHERE project_id = ?'),
   };
   // Any number of names in one statement: the list is one parameter.
   const some = `${FILE} WHERE project_id = ${dialect.placeholder(1)} AND ${dialect.inList('filename', dialect.placeholder(2), 'text')}`;
@@ -78,11 +94,13 @@ export function fileStatements(c: SqlContext) {
         await links.file(x, c.fileId);
         await x.write(s.delete, [c.fileId]);
       },
-      deleteFilesOfProject: async (c) => {
-        await dialect.search.unindexProject(x, c.projectId);
-        await links.project(x, c.projectId);
-        for (const sql of s.deleteOfProject) await x.write(sql, [c.projectId]);
-        return x.run(s.deleteFilesOfProject, [c.projectId]);
+      purgeProjectRecords: async (c) => {
+        let left = c.limit - (await dialect.search.unindexProject(x, c.projectId, c.limit));
+        for (const sql of s.purgeOfProject) {
+          if (left <= 0) break;
+          left -= await x.run(sql, [c.projectId, c.projectId, left]);
+        }
+        return c.limit - left;
       },
     }),
   };

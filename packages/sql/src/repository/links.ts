@@ -233,18 +233,12 @@ export function linkStatements(c: SqlContext) {
   };
 }
 
-/** Removes the link index of one file, or of every file of a project (with their deletes). */
+/** Removes the link index of one file (with its delete; a deleting project's go by `purgeProjectRecords`). */
 export function unindexLinks(c: SqlContext) {
   const byFile = ['links', 'file_links'].map((table) => c.sql(`DELETE FROM ${table} WHERE file_id = ?`));
-  const byProject = ['links', 'file_links'].map((table) =>
-    c.sql(`DELETE FROM ${table} WHERE project_id = ?`),
-  );
   return {
     file: async (x: SqlExecutor, fileId: string) => {
       for (const sql of byFile) await x.write(sql, [fileId]);
-    },
-    project: async (x: SqlExecutor, projectId: string) => {
-      for (const sql of byProject) await x.write(sql, [projectId]);
     },
   };
 }

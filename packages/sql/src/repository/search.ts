@@ -3,7 +3,7 @@ import { parameterList, type SqlExecutor } from '../executor.js';
 import { narrowingSql, pushdownSql } from '../search.js';
 import type { SqlContext } from './context.js';
 
-type SearchReads = Pick<RecordsReader, 'findSearchCandidates' | 'listUnindexedFiles'>;
+type SearchReads = Pick<RecordsReader, 'findSearchCandidates' | 'listUnindexedFiles' | 'expandSearchPrefix'>;
 type SearchWrites = Pick<RecordsTransaction, 'indexFile'>;
 
 /** The search index (extensions §3): one statement skeleton, the engine's index behind the dialect. */
@@ -43,6 +43,8 @@ export function searchStatements(c: SqlContext) {
           contentText: q.withText ? ((row.search_text as string | null) ?? '') : null,
         }));
       },
+      expandSearchPrefix: async (q) =>
+        dialect.search.expandPrefix ? dialect.search.expandPrefix(x, q.word, q.limit) : null,
       listUnindexedFiles: async (q) => (await x.all(unindexed, [q.limit])).map(files.fromRow),
     }),
     writes: (x: SqlExecutor): SearchWrites => ({

@@ -25,7 +25,7 @@ export function webhookStatements(c: SqlContext) {
   const DELIVERY = `SELECT ${deliveries.columns()} FROM webhook_deliveries`;
   const s = {
     byId: c.sql(`${WEBHOOK} WHERE id = ?`),
-    ofAccount: c.sql(`${WEBHOOK} WHERE account_id = ? ORDER BY created_at, id`),
+    ofAccount: c.sql(`${WEBHOOK} WHERE account_id = ? ORDER BY created_at, id LIMIT ?`),
     active: c.sql(`${WEBHOOK} WHERE active = ? ORDER BY id LIMIT ?`),
     activeAfter: c.sql(`${WEBHOOK} WHERE active = ? AND id > ? ORDER BY id LIMIT ?`),
     deliveries: c.sql(`${DELIVERY} WHERE webhook_id = ? ORDER BY at DESC, id DESC LIMIT ?`),
@@ -55,7 +55,7 @@ export function webhookStatements(c: SqlContext) {
   return {
     reads: (x: SqlExecutor): WebhookReads => ({
       findWebhook: async (q) => orNull(await x.get(s.byId, [q.webhookId]), toWebhook),
-      listWebhooks: async (q) => (await x.all(s.ofAccount, [q.accountId])).map(toWebhook),
+      listWebhooks: async (q) => (await x.all(s.ofAccount, [q.accountId, q.limit])).map(toWebhook),
       listActiveWebhooks: async (q) =>
         (q.afterId === undefined
           ? await x.all(s.active, [bool(true), q.limit])

@@ -3,8 +3,10 @@ import {
   fileSearchDocument,
   fts5ColumnText,
   fts5MatchExpression,
+  ftsTerm,
   SEARCH_LIMITS,
   truncateUtf8,
+  wordOfFtsTerm,
 } from '@mdstore/core';
 import {
   type JsonSqlDialect,
@@ -70,18 +72,32 @@ const SEARCH: SearchIndexDialect = {
       fts5ColumnText(doc.meta),
     ]);
   },
+  async expandPrefix(x, word, limit) {
+    // The FTS5 vocabulary, a per-connection view of the index's terms (`term` ranges use its b-tree).
+    await x.write(
+      'CREATE VIRTUAL TABLE IF NOT EXISTS temp.search_vocab USING fts5vocab(main, search_fts, row)',
+      [],
+    );
+    const prefix = ftsTerm(word);
+    // Encodings use the letters a-p only: every term with this prefix sorts below prefix + 'q'.
+    const rows = await x.all('SELECT term FROM temp.search_vocab WHERE term >= ? AND term < ? LIMIT ?', [
+      prefix,
+      `${prefix}q`,
+      limit,
+    ]);
+    return rows.map((row) => wordOfFtsTerm(row.term as string));
+  },
   async unindexFile(x, fileId) {
     const stored = await x.get('SELECT rowid FROM search_texts WHERE file_id = ?', [fileId]);
     if (!stored) return;
     await x.write('DELETE FROM search_fts WHERE rowid = ?', [stored.rowid]);
     await x.write('DELETE FROM search_texts WHERE rowid = ?', [stored.rowid]);
   },
-  async unindexProject(x, projectId) {
-    await x.write(
-      'DELETE FROM search_fts WHERE rowid IN (SELECT rowid FROM search_texts WHERE project_id = ?)',
-      [projectId],
-    );
-    await x.write('DELETE FROM search_texts WHERE project_id = ?', [projectId]);
+  async unindexProject(x, projectId, limit) {
+    // The same first `limit` rows twice: the index `search_texts_project` gives them in rowid order.
+    const some = 'SELECT rowid FROM search_texts WHERE project_id = ? ORDER BY rowid LIMIT ?';
+    await x.write(`DELETE FROM search_fts WHERE rowid IN (${some})`, [projectId, limit]);
+    return x.run(`DELETE FROM search_texts WHERE rowid IN (${some})`, [projectId, limit]);
   },
 };
 

@@ -15,6 +15,7 @@ import {
   LIST_LIMITS,
   MEMORY_LIMITS,
   MERGE_LIMITS,
+  PROJECT_DELETION_LIMITS,
   RESTORE_LIMITS,
   REWRITE_LIMITS,
   SEARCH_COST_LIMITS,
@@ -68,8 +69,8 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
   getProject: { cost: `${ONE_ROW}; the totals are kept, not counted`, past: NOTHING_PAST },
   updateProject: { cost: ONE_ROW, past: NOTHING_PAST },
   deleteProject: {
-    cost: "every file record of the project in one transaction, then its bucket with every blob: proportional to the project's size",
-    past: 'not yet bounded (issue 34: to be moved to batches)',
+    cost: `one transaction marks the project deleted (a few rows); then at most ${PROJECT_DELETION_LIMITS.requestBatches} purge transactions of at most ${PROJECT_DELETION_LIMITS.batchRows} record rows each (files, revisions, trash, attachments, index entries); the bucket with its blobs only once no record is left`,
+    past: 'the same `200`; the maintenance loop (reconciliation) purges the rest batch by batch and removes the bucket; a retry by the owner runs another bounded slice',
   },
   // Files.
   listFiles: {
@@ -79,8 +80,8 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
   uploadFile: { cost: PARSED_CONTENT, past: `${TOO_LARGE}; ${WORK_REFUSED}` },
   updateFileMetadata: { cost: 'metadata of at most 64 KiB and 32 levels', past: '413 / 422' },
   deleteFile: {
-    cost: `${ONE_ROW}; with \`if_unreferenced\`: link rows read in windows of ${FILE_LINK_LIMITS.referrerWindow}, the rest of a referring file's links skipped once it is known, at most ${FILE_LINK_LIMITS.referrersMax} referring files named`,
-    past: `\`referenced_by\` holds the first ${FILE_LINK_LIMITS.referrersMax} referring files in filename order`,
+    cost: `${ONE_ROW}; with \`if_unreferenced\`: link rows read in windows of ${FILE_LINK_LIMITS.referrerWindow} (\`LIMIT\`), at most ${FILE_LINK_LIMITS.referrerScanMax} in all, the rest of a referring file's links (and the file's own) skipped once it is known, at most ${FILE_LINK_LIMITS.referrersMax} referring files named`,
+    past: `\`referenced_by\` holds the first ${FILE_LINK_LIMITS.referrersMax} referring files in filename order (those found within the ${FILE_LINK_LIMITS.referrerScanMax} rows); none found by then: 409 \`work_budget\`, nothing deleted`,
   },
   updateFileContent: {
     cost: `${PARSED_CONTENT}; ${MERGE}`,
@@ -171,8 +172,8 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
   },
   // Search (extensions §1).
   searchProject: {
-    cost: `one page of at most ${SEARCH_LIMITS.searchMaxLimit} results; examines at most ${SEARCH_COST_LIMITS.scanMaxRows} index rows (${SEARCH_LIMITS.searchBatch} per store query, by \`LIMIT\`) and reads at most ${mib(SEARCH_COST_LIMITS.matchTextMaxBytes)} of content text to match and rank (each file's size, capped at ${mib(SEARCH_LIMITS.contentMaxBytes)}, paid before it is read; at most ${mib(SEARCH_COST_LIMITS.matchTextBatchBytes)} per store round trip, then a turn of the event loop), and ${mib(SEARCH_COST_LIMITS.snippetTextMaxBytes)} for the page's snippets; holds one batch of rows and ${SEARCH_LIMITS.searchTextBatch} texts, rank statistics (not documents) of at most ${SEARCH_LIMITS.searchMaxCount} matches, and for the other sorts only the page. \`mode\` semantic/hybrid (extensions §15) adds one call of the embedder for the query (at most ${EMBEDDINGS_TIMEOUT_MS / 1000} s, else 503), the filter's files (within the same row bound) and an exact scan of at most ${SEMANTIC_LIMITS.vectorScanMaxRows} stored chunk vectors and ${mib(SEMANTIC_LIMITS.vectorScanMaxBytes)} of vector bytes (${SEMANTIC_LIMITS.vectorScanBatch} per store query); hybrid also runs the text scan`,
-    past: 'the answer has `truncated: true` (results, order and `total_count` are those of the files examined, the first in project and filename order); results past the snippet bytes keep their place with `snippets: []` and `snippets_truncated: true`; `total_count` stops counting; the next page, by `cursor`',
+    cost: `one page of at most ${SEARCH_LIMITS.searchMaxLimit} results; examines at most ${SEARCH_COST_LIMITS.scanMaxRows} index rows (${SEARCH_LIMITS.searchBatch} per store query, by \`LIMIT\`) and reads at most ${mib(SEARCH_COST_LIMITS.matchTextMaxBytes)} of content text to match and rank (each file's size, capped at ${mib(SEARCH_LIMITS.contentMaxBytes)}, paid before it is read; at most ${mib(SEARCH_COST_LIMITS.matchTextBatchBytes)} per store round trip, then a turn of the event loop), and ${mib(SEARCH_COST_LIMITS.snippetTextMaxBytes)} for the page's snippets; holds one batch of rows and ${SEARCH_LIMITS.searchTextBatch} texts, rank statistics (not documents) of at most ${SEARCH_LIMITS.searchMaxCount} matches, and for the other sorts only the page; on SQLite each \`word*\` is expanded from the index's vocabulary (\`LIMIT\`) to at most ${SEARCH_COST_LIMITS.prefixMaxTerms} words in all, which the engine gets instead of the prefix (Postgres: not yet bounded). \`mode\` semantic/hybrid (extensions §15) adds one call of the embedder for the query (at most ${EMBEDDINGS_TIMEOUT_MS / 1000} s, else 503), the filter's files (within the same row bound) and an exact scan of at most ${SEMANTIC_LIMITS.vectorScanMaxRows} stored chunk vectors and ${mib(SEMANTIC_LIMITS.vectorScanMaxBytes)} of vector bytes (${SEMANTIC_LIMITS.vectorScanBatch} per store query); hybrid also runs the text scan`,
+    past: 'the answer has `truncated: true` (results, order and `total_count` are those of the files examined, the first in project and filename order; or, past the prefix words, of the files holding the first words); results past the snippet bytes keep their place with `snippets: []` and `snippets_truncated: true`; `total_count` stops counting; the next page, by `cursor`',
   },
   searchAll: {
     cost: `as a project's search, the same bounds for the whole request, over at most ${SEARCH_LIMITS.searchMaxProjectIds} projects`,
@@ -225,7 +226,7 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
     past: '409 `COUNT_LIMIT_REACHED` (revoke one, or wait for one to expire)',
   },
   listShares: {
-    cost: `the project's live shares: at most ${SHARE_LIMITS.maxLivePerProject}, read with that LIMIT`,
+    cost: `the project's live shares: at most ${SHARE_LIMITS.maxLivePerProject}, read with that LIMIT; then only their creators' keys, each once, in one read by id (never the account's keys)`,
     past: NOTHING_PAST,
   },
   revokeShare: { cost: ONE_ROW, past: NOTHING_PAST },
@@ -242,8 +243,8 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
     past: '422; 409 `COUNT_LIMIT_REACHED` past the count (delete one first)',
   },
   listWebhooks: {
-    cost: `the account's webhooks: at most ${WEBHOOK_LIMITS.maxPerAccount}`,
-    past: NOTHING_PAST,
+    cost: `the account's webhooks: one store read with \`LIMIT ${WEBHOOK_LIMITS.maxPerAccount}\` (the most an account may create)`,
+    past: `the oldest ${WEBHOOK_LIMITS.maxPerAccount} (only creations racing past the count could make more)`,
   },
   getWebhook: { cost: ONE_ROW, past: NOTHING_PAST },
   deleteWebhook: { cost: ONE_ROW, past: NOTHING_PAST },

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect } from 'vitest';
+import type { ApiKeyRecord } from '../../model/records.js';
 import { anApiKey, BASE_TIME, sha256Hex } from '../builders.js';
 import { ascendingIds, type SuiteContext, seedAccount, seedApiKey } from './support.js';
 
@@ -11,6 +12,24 @@ export function apiKeysSuite({ test }: SuiteContext): void {
       expect(await repository.findApiKeyByHash({ keyHash: apiKey.keyHash })).toEqual(apiKey);
       expect(await repository.findApiKeyById({ keyId: randomUUID() })).toBeNull();
       expect(await repository.findApiKeyByHash({ keyHash: sha256Hex('unknown') })).toBeNull();
+    });
+
+    test('findApiKeys reads only the keys asked for, of any account, revoked ones too (issue 34)', async ({
+      repository,
+    }) => {
+      const account = await seedAccount(repository);
+      const keys: ApiKeyRecord[] = [];
+      for (let i = 0; i < 6; i++) keys.push(await seedApiKey(repository, { accountId: account.id }));
+      const elsewhere = await seedApiKey(repository);
+      await repository.withTransaction((tx) =>
+        tx.revokeApiKey({ keyId: keys[1]!.id, revokedAt: BASE_TIME + 1 }),
+      );
+      const byId = (list: { id: string }[]) => [...list].sort((a, b) => a.id.localeCompare(b.id));
+      const found = await repository.findApiKeys({
+        keyIds: [keys[1]!.id, elsewhere.id, randomUUID(), keys[1]!.id],
+      });
+      expect(byId(found)).toEqual(byId([{ ...keys[1]!, revokedAt: BASE_TIME + 1 }, elsewhere]));
+      expect(await repository.findApiKeys({ keyIds: [] })).toEqual([]);
     });
 
     test('finds a key with its account in one read; revoked keys too; null for an unknown hash', async ({

@@ -125,13 +125,15 @@ export function attachmentsSuite({ test }: SuiteContext): void {
       expect(await referenced(project.bucketName)).toBe(false);
     });
 
-    test("deleteFilesOfProject removes the project's attachments", async ({ repository }) => {
+    test("purgeProjectRecords removes the project's attachments", async ({ repository }) => {
       const file = await seedFile(repository);
       const a = anAttachment(file.projectId);
       await repository.withTransaction((tx) => tx.insertAttachment({ attachment: a }));
-      expect(
-        await repository.withTransaction((tx) => tx.deleteFilesOfProject({ projectId: file.projectId })),
-      ).toBe(1);
+      const removed = await repository.withTransaction((tx) =>
+        tx.purgeProjectRecords({ projectId: file.projectId, limit: 1000 }),
+      );
+      // The file, its revision and the attachment.
+      expect(removed).toBe(3);
       expect(await repository.findAttachment({ projectId: file.projectId, path: a.path })).toBeNull();
     });
   });

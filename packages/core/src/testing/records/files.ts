@@ -138,24 +138,28 @@ export function filesSuite({ test }: SuiteContext): void {
       await seedFile(repository, { projectId: file.projectId, filename: 'a.md' });
     });
 
-    test("deleteFilesOfProject deletes the project's files and returns their count", async ({
+    test("purgeProjectRecords removes the project's files, at most `limit` rows a call (issue 34)", async ({
       repository,
     }) => {
       const project = await seedProject(repository);
       const other = await seedProject(repository);
-      for (const filename of ['a.md', 'b.md', 'c.md'])
-        await seedFile(repository, { projectId: project.id, filename });
+      const names = Array.from({ length: 7 }, (_, i) => `f${i}.md`);
+      for (const filename of names) await seedFile(repository, { projectId: project.id, filename });
       const kept = await seedFile(repository, { projectId: other.id, filename: 'a.md' });
-      const count = await repository.withTransaction((tx) =>
-        tx.deleteFilesOfProject({ projectId: project.id }),
-      );
-      expect(count).toBe(3);
+      const purge = (limit: number) =>
+        repository.withTransaction((tx) => tx.purgeProjectRecords({ projectId: project.id, limit }));
+      // Each call removes exactly `limit` rows while more are left, fewer (here 0) once none is.
+      const counts: number[] = [];
+      for (let call = 0; call < 100; call++) {
+        const removed = await purge(3);
+        counts.push(removed);
+        if (removed < 3) break;
+      }
+      // 7 files seeded with one revision each: 14 rows, in batches of 3.
+      expect(counts).toEqual([3, 3, 3, 3, 2]);
       expect(await repository.listFiles({ projectId: project.id })).toEqual([]);
       expect(await repository.listFiles({ projectId: other.id })).toEqual([kept]);
-      const none = await repository.withTransaction((tx) =>
-        tx.deleteFilesOfProject({ projectId: project.id }),
-      );
-      expect(none).toBe(0);
+      expect(await purge(3)).toBe(0);
     });
 
     test('round-trips metadataJson exactly', async ({ repository }) => {

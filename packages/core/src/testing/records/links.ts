@@ -260,7 +260,9 @@ export function linksSuite({ test }: SuiteContext): void {
       const without = (await repository.listFilesWithoutLinks({ limit: 100 })).map((file) => file.id);
       expect(without).toContain(bare.id);
       expect(without).not.toContain(kept.id);
-      await repository.withTransaction((tx) => tx.deleteFilesOfProject({ projectId: project.id }));
+      await repository.withTransaction((tx) =>
+        tx.purgeProjectRecords({ projectId: project.id, limit: 1000 }),
+      );
       expect(await repository.findFileLinks({ fileId: kept.id })).toBeNull();
       expect(await repository.listLinkPage({ projectId: project.id, limit: 10 })).toEqual([]);
     });

@@ -124,7 +124,7 @@ export function revisionsSuite({ test }: SuiteContext): void {
       expect(await repository.findFile({ projectId: file.projectId, filename: file.filename })).toEqual(file);
     });
 
-    test('deleteFilesOfProject removes the files, revisions and inline contents of that project only', async ({
+    test('purgeProjectRecords removes the files, revisions and inline contents of that project only', async ({
       repository,
     }) => {
       const file = await seedFile(repository, { inline: true });
@@ -135,9 +135,11 @@ export function revisionsSuite({ test }: SuiteContext): void {
         await tx.insertInlineContent({ projectId: kept.projectId, contentKey: kept.contentKey, bytes });
       });
       const deleted = await repository.withTransaction((tx) =>
-        tx.deleteFilesOfProject({ projectId: file.projectId }),
+        tx.purgeProjectRecords({ projectId: file.projectId, limit: 1000 }),
       );
-      expect(deleted).toBe(1);
+      // The file, its revision and its inline content.
+      expect(deleted).toBe(3);
+      expect(await repository.findFile({ projectId: file.projectId, filename: file.filename })).toBeNull();
       expect(await repository.findRevision({ fileId: file.id, revision: 1 })).toBeNull();
       expect(
         await repository.readInlineContent({ projectId: file.projectId, contentKey: file.contentKey }),

@@ -140,6 +140,33 @@ export function searchSuite({ test }: SuiteContext): void {
       expect(await found(repository, [project.id], 'fox')).toEqual(['a.md', 'notes/f.md']);
     });
 
+    test('expandSearchPrefix: null, or at most `limit` indexed words with the prefix, in UTF-8 order (issue 34)', async ({
+      repository,
+    }) => {
+      const project = await seedProject(repository);
+      const words = ['lob', 'loam', 'lo', 'lobby', 'lozenge', 'lot', 'lunar', 'alone'];
+      await seedIndexedFile(
+        repository,
+        { projectId: project.id, filename: 'a.md' },
+        words.slice(0, 4).join(' '),
+      );
+      await seedIndexedFile(
+        repository,
+        { projectId: project.id, filename: 'b.md' },
+        words.slice(4).join(' '),
+      );
+      const all = await repository.expandSearchPrefix({ word: 'lo', limit: 100 });
+      if (all === null) return;
+      const utf8 = (word: string) => Buffer.from(word, 'utf8');
+      const expected = ['lo', 'loam', 'lob', 'lobby', 'lot', 'lozenge'].sort((x, y) =>
+        Buffer.compare(utf8(x), utf8(y)),
+      );
+      expect(all).toEqual(expected);
+      expect(await repository.expandSearchPrefix({ word: 'lo', limit: 3 })).toEqual(expected.slice(0, 3));
+      expect(await repository.expandSearchPrefix({ word: 'lob', limit: 100 })).toEqual(['lob', 'lobby']);
+      expect(await repository.expandSearchPrefix({ word: 'zz', limit: 100 })).toEqual([]);
+    });
+
     test('a query-less search lists every file of the projects in (project, filename) order, paged', async ({
       repository,
     }) => {
@@ -383,7 +410,9 @@ export function searchSuite({ test }: SuiteContext): void {
       expect(await found(repository, [project.id], 'cherry')).toEqual([]);
       expect(await repository.listUnindexedFiles({ limit: 10 })).toEqual([]);
       await seedIndexedFile(repository, { projectId: project.id, filename: 'm.md' }, 'elder');
-      await repository.withTransaction((tx) => tx.deleteFilesOfProject({ projectId: project.id }));
+      await repository.withTransaction((tx) =>
+        tx.purgeProjectRecords({ projectId: project.id, limit: 1000 }),
+      );
       expect(await found(repository, [project.id], 'elder')).toEqual([]);
       // A file uploaded again under the same name is found by its new text only.
       await seedIndexedFile(repository, { projectId: project.id, filename: 'm.md' }, 'fig');

@@ -164,7 +164,7 @@ export function trashSuite({ test }: SuiteContext): void {
       );
     });
 
-    test('deleteFilesOfProject empties the project trash, and only its own', async ({ repository }) => {
+    test('purgeProjectRecords empties the project trash, and only its own', async ({ repository }) => {
       const file = await seedFile(repository);
       const other = await seedFile(repository);
       const item = aTrashItem(file);
@@ -175,9 +175,10 @@ export function trashSuite({ test }: SuiteContext): void {
         await tx.insertTrashItem({ item: kept });
       });
       const deleted = await repository.withTransaction((tx) =>
-        tx.deleteFilesOfProject({ projectId: file.projectId }),
+        tx.purgeProjectRecords({ projectId: file.projectId, limit: 1000 }),
       );
-      expect(deleted).toBe(0);
+      // The trash item and the revision it keeps.
+      expect(deleted).toBe(2);
       expect(await repository.findTrashItem({ projectId: file.projectId, trashId: item.id })).toBeNull();
       expect(await repository.findRevision({ fileId: file.id, revision: 1 })).toBeNull();
       expect(await repository.findTrashItem({ projectId: other.projectId, trashId: kept.id })).toEqual(kept);

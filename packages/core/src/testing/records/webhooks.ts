@@ -73,7 +73,17 @@ export function webhooksSuite({ test }: SuiteContext): void {
       await seedWebhook(repository);
       expect(await repository.findWebhook({ webhookId: second.id })).toEqual(second);
       expect(await repository.findWebhook({ webhookId: randomUUID() })).toBeNull();
-      expect(await repository.listWebhooks({ accountId: account.id })).toEqual([first, second]);
+      expect(await repository.listWebhooks({ accountId: account.id, limit: 10 })).toEqual([first, second]);
+    });
+
+    test('lists at most `limit` of the account’s webhooks, the oldest (issue 34)', async ({ repository }) => {
+      const account = await seedAccount(repository);
+      const seeded = [];
+      for (let i = 0; i < 5; i++)
+        seeded.push(await seedWebhook(repository, { accountId: account.id, createdAt: BASE_TIME + i }));
+      expect(await repository.listWebhooks({ accountId: account.id, limit: 2 })).toEqual(seeded.slice(0, 2));
+      expect(await repository.listWebhooks({ accountId: account.id, limit: 5 })).toEqual(seeded);
+      expect(await repository.listWebhooks({ accountId: account.id, limit: 9 })).toEqual(seeded);
     });
 
     test('lists active webhooks of every account in id order, paged', async ({ repository }) => {

@@ -1,4 +1,5 @@
 import { FILE_LINK_LIMITS, LINK_LIMITS } from '../../defaults/links.js';
+import { EditConflictError } from '../../errors.js';
 import { type BrokenReason, type Resolution, TargetIndex, targetKeys } from '../../links/resolve.js';
 import type { LinkPosition, LinkRecord, LinkTargetRecord, SourcedLinkRecord } from '../../model/records.js';
 import type { RecordsReader } from '../../ports/records.js';
@@ -224,8 +225,11 @@ const LAST_SEQ = 2 ** 31 - 1;
  * The other files that link to `filename` (Delete File's `if_unreferenced`), in filename order, each
  * once, at most `FILE_LINK_LIMITS.referrersMax` of them; read in the caller's transaction when given one.
  * Bounded like a page of links: candidates are read in windows, and once a source is known to link here
- * the rest of its links are skipped (the next window starts after its last possible seq), so a file with
- * 500 000 incoming links from 100 files costs about 100 small reads, never the whole list in memory.
+ * (or is the file itself) the rest of its links are skipped (the next window starts after its last
+ * possible seq), so a file with 500 000 incoming links from 100 files costs small reads, never the whole
+ * list in memory. At most `referrerScanMax` link rows are read in all (issue 34): past them the names
+ * found so far answer (the file is referenced), and with none found the delete is refused (409
+ * `work_budget` at `["query","if_unreferenced"]`), never judged unreferenced without having looked.
  */
 export async function referrersOf(
   records: RecordsReader,
@@ -234,14 +238,27 @@ export async function referrersOf(
   const sources: string[] = [];
   const window = FILE_LINK_LIMITS.referrerWindow;
   let after: LinkPosition | undefined;
+  let read = 0;
   for (;;) {
-    const batch = await records.listLinksTo({ ...linksNaming(file), ...(after && { after }), limit: window });
+    if (read >= FILE_LINK_LIMITS.referrerScanMax) {
+      if (sources.length > 0) return sources;
+      throw referrerScanRefusal();
+    }
+    const limit = Math.min(window, FILE_LINK_LIMITS.referrerScanMax - read);
+    const batch = await records.listLinksTo({ ...linksNaming(file), ...(after && { after }), limit });
+    read += batch.length;
     if (batch.length === 0) return sources;
-    const index = await resolver(records, file.projectId, batch);
     let skipTo: LinkPosition | undefined;
+    // The file's own links name no referrer: skipped without resolving.
+    const others = batch.filter(({ sourceId }) => sourceId !== file.id);
+    const index = await resolver(records, file.projectId, others);
     for (const { source, link, sourceId } of batch) {
       after = { source, seq: link.seq };
-      if (sourceId === file.id || index.resolve(link, source).target?.fileId !== file.id) continue;
+      if (sourceId === file.id) {
+        skipTo = { source, seq: LAST_SEQ };
+        break;
+      }
+      if (index.resolve(link, source).target?.fileId !== file.id) continue;
       sources.push(source);
       if (sources.length >= FILE_LINK_LIMITS.referrersMax) return sources;
       // The rest of this source's links cannot add a name: the next read starts after all of them.
@@ -249,9 +266,21 @@ export async function referrersOf(
       break;
     }
     if (skipTo) after = skipTo;
-    else if (batch.length < window) return sources;
+    else if (batch.length < limit) return sources;
   }
 }
+
+const referrerScanRefusal = (): EditConflictError =>
+  new EditConflictError([
+    {
+      loc: ['query', 'if_unreferenced'],
+      msg:
+        `Too much work to tell whether the file is referenced: more than ${FILE_LINK_LIMITS.referrerScanMax} ` +
+        'links name it without resolving to it (nothing was changed); delete without if_unreferenced, ' +
+        'or check GET …/links first',
+      type: 'work_budget',
+    },
+  ]);
 
 const linkBinding = (list: string, accountId: string, projectId: string): CursorBinding => ({
   list,

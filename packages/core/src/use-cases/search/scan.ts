@@ -9,7 +9,7 @@ import type { JsonNarrowing, PushdownCondition } from '../../search/filter/pushd
 import type { IndexedDocument } from '../../search/index-document.js';
 import { SEARCH_LIMITS } from '../../search/limits.js';
 import { matchesQuery } from '../../search/match.js';
-import type { SearchQuery } from '../../search/query.js';
+import type { QueryTerm, SearchQuery } from '../../search/query.js';
 import { type RankStats, rankStats } from '../../search/rank.js';
 import type { SearchDocumentCache } from './document-cache.js';
 
@@ -78,7 +78,14 @@ export async function scanMatches(records: RecordsReader, input: ScanInput): Pro
     textBytes: SEARCH_COST_LIMITS.matchTextMaxBytes,
   };
   const spent = { rows: 0, textBytes: 0 };
-  const report = (truncated: boolean): ScanReport => ({ ...spent, truncated });
+  const expanded = input.query === null ? null : await expandPrefixes(records, input.query);
+  const report = (truncated: boolean): ScanReport => ({
+    ...spent,
+    truncated: truncated || expanded?.truncated === true,
+  });
+  // A prefix that no indexed word has: the query matches nothing.
+  if (expanded?.query === 'none') return report(false);
+  const storeQuery = expanded?.query ?? null;
   let after: SearchPosition | undefined;
   for (;;) {
     const left = budget.rows - spent.rows;
@@ -86,7 +93,7 @@ export async function scanMatches(records: RecordsReader, input: ScanInput): Pro
     const limit = Math.min(SEARCH_LIMITS.searchBatch, left + 1);
     const read = await records.findSearchCandidates({
       projectIds: input.projectIds,
-      query: input.query,
+      query: storeQuery,
       conditions: input.pushdown,
       narrowing: input.narrowing,
       withText: false,
@@ -111,6 +118,43 @@ export async function scanMatches(records: RecordsReader, input: ScanInput): Pro
     if (read.length < limit || last === undefined) return report(false);
     after = { projectId: last.file.projectId, filename: last.file.filename };
   }
+}
+
+/**
+ * The query the store is asked (issue 34): each `word*` replaced by the indexed words it stands for, at
+ * most `SEARCH_COST_LIMITS.prefixMaxTerms` in all (shared evenly by the prefixes), read from the store's
+ * vocabulary with that `LIMIT`, so that its engine never expands a prefix over its whole vocabulary.
+ * The words only narrow the candidates (`matchesQuery` still decides with the prefix); a prefix with
+ * more words than its share keeps the first ones and the scan says `truncated`. Unchanged on a store
+ * without a vocabulary (null); `'none'` when a group of the query is left without a term (no match).
+ */
+async function expandPrefixes(
+  records: RecordsReader,
+  query: SearchQuery,
+): Promise<{ query: SearchQuery | 'none'; truncated: boolean }> {
+  const prefixes = query.include.flat().filter((term) => term.prefix).length;
+  if (prefixes === 0) return { query, truncated: false };
+  const share = Math.max(1, Math.floor(SEARCH_COST_LIMITS.prefixMaxTerms / prefixes));
+  let truncated = false;
+  const include: QueryTerm[][] = [];
+  for (const group of query.include) {
+    const terms: QueryTerm[] = [];
+    for (const term of group) {
+      if (!term.prefix) {
+        terms.push(term);
+        continue;
+      }
+      const last = term.words.at(-1)!;
+      const words = await records.expandSearchPrefix({ word: last, limit: share + 1 });
+      if (words === null) return { query, truncated: false };
+      if (words.length > share) truncated = true;
+      for (const word of words.slice(0, share))
+        terms.push({ words: [...term.words.slice(0, -1), word], prefix: false });
+    }
+    if (terms.length === 0) return { query: 'none', truncated };
+    include.push(terms);
+  }
+  return { query: { include, exclude: query.exclude }, truncated };
 }
 
 /**

@@ -319,7 +319,7 @@ export function createWebhookDelivery(o: WebhookDeliveryOptions): WebhookDeliver
       try {
         do {
           looking.set(accountId, false);
-          const webhooks = await o.records.listWebhooks({ accountId });
+          const webhooks = await o.records.listWebhooks({ accountId, limit: WEBHOOK_LIMITS.maxPerAccount });
           for (const w of webhooks) if (w.active) void deliver(w.id);
         } while (looking.get(accountId) && !closing);
       } catch (error) {

@@ -101,7 +101,7 @@ export async function createWebhook(
   await assertAllowedTarget(ctx, fields.url);
   // Issue 34: a bounded number of webhooks per account, so that their listing is bounded.
   const max = WEBHOOK_LIMITS.maxPerAccount;
-  if ((await ctx.records.listWebhooks({ accountId: input.principal.accountId })).length >= max) {
+  if ((await ctx.records.listWebhooks({ accountId: input.principal.accountId, limit: max })).length >= max) {
     throw mdStoreError('COUNT_LIMIT_REACHED', { what: 'webhooks', max });
   }
   const webhook: WebhookRecord = {
@@ -124,12 +124,18 @@ export async function createWebhook(
   return { ...toWebhookView(webhook), secret: webhook.secret };
 }
 
-/** `GET /api/webhooks`: the webhooks the key sees, oldest first. */
+/**
+ * `GET /api/webhooks`: the webhooks the key sees, oldest first; one bounded read (`LIMIT`
+ * `WEBHOOK_LIMITS.maxPerAccount`, the most an account may create: issue 34).
+ */
 export async function listWebhooks(
   ctx: MdStoreContext,
   input: { principal: Principal },
 ): Promise<WebhookView[]> {
-  const all = await ctx.records.listWebhooks({ accountId: input.principal.accountId });
+  const all = await ctx.records.listWebhooks({
+    accountId: input.principal.accountId,
+    limit: WEBHOOK_LIMITS.maxPerAccount,
+  });
   return all.filter((w) => visibleTo(input.principal, w)).map(toWebhookView);
 }
 
