@@ -382,8 +382,10 @@ class InlineScan {
     if (++this.#depth > 8) outside();
     try {
       const found = this.#link(pos, max, image);
-      if (!push) (this.#links ??= new Map()).set(pos, found ? found.end : -1);
-      else if (found) {
+      if (!push) {
+        this.#links ??= new Map();
+        this.#links.set(pos, found ? found.end : -1);
+      } else if (found) {
         this.pieces.push({ type: 'link', image, start: pos, labelEnd: found.labelEnd, href: found.href });
         if (!image) this.tokenize(found.labelStart, found.labelEnd, true);
       }
