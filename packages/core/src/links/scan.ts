@@ -293,7 +293,7 @@ function blocks(src: string): { inlines: Inline[]; definitions: Map<string, Defi
 
 /** What the inline pass gives: markdown-it's tokens that matter here. */
 type Piece =
-  | { type: 'text'; start: number; content: string }
+  | { type: 'text'; start: number; end: number }
   | { type: 'code'; content: string }
   | { type: 'link'; image: boolean; start: number; labelEnd: number; href: string };
 
@@ -437,13 +437,12 @@ class InlineScan {
   /** A text run `runStart`..`end` (trailing spaces before a line break dropped, as markdown-it does). */
   #flush(runStart: number, end: number, trimSpaces: boolean): void {
     if (end <= runStart) return;
-    let content = this.src.slice(runStart, end);
-    if (trimSpaces && content.charCodeAt(content.length - 1) === SPACE) {
-      if (content.length >= 2 && content.charCodeAt(content.length - 2) === SPACE) {
-        content = content.replace(/ +$/, '');
-      } else content = content.slice(0, -1);
+    if (trimSpaces && this.src.charCodeAt(end - 1) === SPACE) {
+      if (end - runStart >= 2 && this.src.charCodeAt(end - 2) === SPACE) {
+        while (end > runStart && this.src.charCodeAt(end - 1) === SPACE) end--;
+      } else end--;
     }
-    if (content !== '') this.pieces.push({ type: 'text', start: runStart, content });
+    if (end > runStart) this.pieces.push({ type: 'text', start: runStart, end });
   }
 
   /** markdown-it's inline tokenizer over `from`..`max`, reduced to the pieces (text runs joined). */
@@ -487,8 +486,15 @@ class InlineScan {
   }
 }
 
+/** What takes a paragraph outside the subset: `\\`, `<`, or `&` that may open an entity. */
+const OUTSIDE_INLINE = /[\\<]|&[#A-Za-z]/;
+
 /** Characters of an inline content that take it outside the subset: escapes, HTML, autolinks, entities. */
 function checkInline(content: string, heading: boolean): void {
+  if (!heading) {
+    if (OUTSIDE_INLINE.test(content)) outside();
+    return;
+  }
   for (let at = 0; at < content.length; at++) {
     const c = content.charCodeAt(at);
     if (c === 0x5c || c === 0x3c) outside();
@@ -538,15 +544,18 @@ function scan(src: string): RawLinkDocument {
     if (!mayLink && !inline.heading) continue;
     if (!mayLink && !content.includes('`')) {
       // A heading of plain text: its text is its content.
-      headings.push(collapseWhiteSpace(content));
+      headings.push(collapsed(content));
       continue;
     }
     const scanner = new InlineScan(content, definitions);
     scanner.tokenize(0, content.length, false);
     if (inline.heading) {
       let text = '';
-      for (const piece of scanner.pieces) if (piece.type !== 'link') text += piece.content;
-      headings.push(collapseWhiteSpace(text));
+      for (const piece of scanner.pieces) {
+        if (piece.type === 'code') text += piece.content;
+        else if (piece.type === 'text') text += content.slice(piece.start, piece.end);
+      }
+      headings.push(collapsed(text));
     }
     if (!mayLink) continue;
     const map = mapper(src, starts, inline);
@@ -564,9 +573,11 @@ function scan(src: string): RawLinkDocument {
         }
         links.push({ kind: 'markdown', href: piece.href, offset: Math.max(0, map(piece.start)), dest });
       } else if (piece.type === 'text') {
-        if (!piece.content.includes('[[')) continue;
-        if (hasEmphasisCharacter(piece.content)) outside();
-        for (const wiki of findWikiLinks(piece.content)) {
+        const wikiAt = content.indexOf('[[', piece.start);
+        if (wikiAt === -1 || wikiAt + 2 > piece.end) continue;
+        const run = content.slice(piece.start, piece.end);
+        if (hasEmphasisCharacter(run)) outside();
+        for (const wiki of findWikiLinks(run)) {
           const at = map(piece.start + wiki.index);
           links.push({ kind: 'wiki', href: wiki.target, offset: Math.max(0, at), dest: wikiRange(src, at) });
         }
@@ -593,9 +604,26 @@ function mapper(src: string, starts: readonly number[], inline: Inline): (offset
   return (offset) => (base === -1 ? -1 : base + offset);
 }
 
+/**
+ * `collapseWhiteSpace`, without its Unicode regular expression for the usual heading: printable ASCII
+ * words separated by single spaces is already collapsed.
+ */
+function collapsed(text: string): string {
+  let previous = SPACE;
+  for (let at = 0; at < text.length; at++) {
+    const c = text.charCodeAt(at);
+    if (c === SPACE ? previous === SPACE : c < 0x21 || c > 0x7e) return collapseWhiteSpace(text);
+    previous = c;
+  }
+  return previous === SPACE ? collapseWhiteSpace(text) : text;
+}
+
 /** A destination's range when what is written there reads as `href` (extract-commonmark.ts's rule). */
-const range = (src: string, from: number, to: number, href: string): readonly [number, number] | null =>
-  from >= 0 && readsAs(src.slice(from, to), href) ? [from, to] : null;
+function range(src: string, from: number, to: number, href: string): readonly [number, number] | null {
+  if (from < 0) return null;
+  const written = src.slice(from, to);
+  return written === href || readsAs(written, href) ? [from, to] : null;
+}
 
 /** A wiki link's `target` range from its `[[` (extract-commonmark.ts's rule). */
 function wikiRange(src: string, at: number): readonly [number, number] | null {

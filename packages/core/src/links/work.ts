@@ -19,10 +19,12 @@ export const isMdx = (filename: string): boolean => filename.endsWith('.mdx');
 
 /**
  * The links of a content for the link index. A CommonMark text is first read by the scanner
- * (scan.ts), here, once: linear in a text capped at `LINKS_MAX_BYTES`, so no estimate is needed before
- * it, and its answer is the parser's; a file with more than `POOL_ANSWER_ITEMS` links and headings is
- * `too_large` (its entry would be that many rows in the write's transaction). When the scanner gives up
- * (MDX, or a construct outside its subset), the parse runs, bounded by the rule of work on user content
+ * (scan.ts), here, once: linear in a text capped at `LINKS_MAX_BYTES`, so no estimate of its work is
+ * needed before it, and its answer is the parser's. Its size is: a text that may hold more than
+ * `POOL_ANSWER_ITEMS` links and headings (`answerItems`: `[` and heading-like lines, an upper bound of
+ * what the parser reports) is `too_large` without a scan (its entry would be up to that many rows in
+ * the write's transaction; the same bound as an answer from the pool). When the scanner gives up (MDX,
+ * or a construct outside its subset), the parse runs, bounded by the rule of work on user content
  * (markdown/content-work.ts): the cost is estimated first; under one inline step's bound the links are
  * extracted here; above it they are extracted in `work` (when it can: `work.links`) within its limits
  * and deadline; past those, or when the pool refuses (busy, deadline, memory), or for a content of
@@ -35,14 +37,17 @@ export async function contentLinks(
 ): Promise<ContentLinks> {
   if (o.truncated || o.text.length > LINKS_MAX_BYTES) return 'too_large';
   const task = { text: o.text, mdx: isMdx(o.filename) };
-  const scanned = task.mdx ? null : scannedLinks(task.text);
-  if (scanned !== null) {
-    return scanned.links.length + scanned.headings.length > POOL_ANSWER_ITEMS ? 'too_large' : scanned;
+  // An upper bound of the links and headings the text may give, judged once (one pass).
+  const items = answerItems(task.text, true);
+  if (!task.mdx) {
+    if (items > POOL_ANSWER_ITEMS) return 'too_large';
+    const scanned = scannedLinks(task.text);
+    if (scanned !== null) return scanned;
   }
   const cost = linksCost(task.text, task.mdx, work.limits.mdx);
   if (cost <= STEP_WORK_LIMIT)
     return extractLinks(task.text, { mdx: task.mdx, mdxLimits: work.limits.mdx, scan: false });
-  if (!work.links || cost > work.limits.stepWork || answerItems(task.text, true) > work.limits.answerItems) {
+  if (!work.links || cost > work.limits.stepWork || items > work.limits.answerItems) {
     return 'too_large';
   }
   try {

@@ -37,7 +37,7 @@ describe('contentLinks', () => {
     expect(found).toMatchObject({ links: { length: 15_000 } });
   });
 
-  it('a scanned text with more links and headings than an answer may hold is not indexed (too_large)', async () => {
+  it('a text that may hold more links and headings than an answer may (`[` and heading-like lines) is not indexed (too_large)', async () => {
     const many = '[a](a.md)\n\n'.repeat(POOL_ANSWER_ITEMS + 1);
     expect(await contentLinks(noPool, { text: many, truncated: false, filename: 'a.md' })).toBe('too_large');
     const enough = '[a](a.md)\n\n'.repeat(POOL_ANSWER_ITEMS);
