@@ -83,7 +83,7 @@ export function scannedLinks(content: string): FoundLinks | null {
   return raw === null ? null : foundOf(content, bom, raw);
 }
 
-/** `extractLinks` always through the whole parse, without the `mayHoldLinks` pre-check (its property test). */
+/** `extractLinks` always through the whole parse: without the scanner or the `mayHoldLinks` pre-check (their property tests). */
 export const extractLinksParsed = (content: string, o: { mdx: boolean; mdxLimits?: MdxLimits }): FoundLinks =>
   found(content, (text) => parse(text, o.mdx, o.mdxLimits ?? INLINE_MDX_LIMITS));
 
