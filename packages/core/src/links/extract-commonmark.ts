@@ -12,7 +12,7 @@ import type { RawIndexLink, RawLinkDocument } from './raw.js';
  * parser read, else the link gets no range (it is still indexed).
  */
 
-interface LinkNote {
+export interface LinkNote {
   /** Offsets in the inline source: the link's start, its label's `]`. */
   readonly start: number;
   readonly labelEnd: number;
@@ -117,7 +117,7 @@ function inlineDestination(src: string, labelEnd: number): readonly [number, num
 }
 
 /** The reference label a reference link uses (`[text][label]`, `[text][]`, `[text]`), normalised. */
-function referenceLabel(src: string, note: LinkNote, image: boolean): string {
+export function referenceLabel(src: string, note: LinkNote, image: boolean): string {
   const textStart = note.start + (image ? 2 : 1);
   if (src.charCodeAt(note.labelEnd + 1) === 0x5b) {
     const close = src.indexOf(']', note.labelEnd + 2);
@@ -136,10 +136,10 @@ export function readsAs(written: string, href: string): boolean {
  * Maps offsets of an inline token's source (its lines joined, container markers and indentation
  * removed, trimmed) to offsets of the block source: each of its lines is the end of a source line.
  */
-function inlineMapper(
+export function inlineMapper(
   src: string,
   lineStartsOf: readonly number[],
-  inline: Token,
+  inline: { readonly map: [number, number] | null; readonly content: string },
 ): (offset: number) => number {
   const first = inline.map![0];
   const contentLines = inline.content.split('\n');

@@ -9,6 +9,7 @@ import { extractCommonMarkLinks } from './extract-commonmark.js';
 import { extractMdxLinks } from './extract-mdx.js';
 import { markdownDestination } from './paths.js';
 import type { RawLinkDocument } from './raw.js';
+import { scanCommonMarkLinks } from './scan.js';
 
 /** A link as found in a text, before it is resolved against the linking file's name. */
 export interface FoundLink {
@@ -54,15 +55,35 @@ export const linksCost = (text: string, mdx: boolean, limits: MdxLimits = INLINE
  * The links of a content (extensions §9): Markdown links and images whose destination is a relative
  * path to a `.md`/`.mdx` file, and wiki links; none in code, HTML blocks or front matter. `.mdx` is
  * read as MDX (micromark) within `mdxLimits`, else (or when it is not valid MDX) as CommonMark, as
- * sections are. The caller bounds the work (`linksCost`) before calling.
+ * sections are. A CommonMark text is first read by the scanner (scan.ts: linear, the parser's answer
+ * or none); the parse runs when it gives up. The caller bounds the work (`linksCost`) before calling.
  */
-export function extractLinks(content: string, o: { mdx: boolean; mdxLimits?: MdxLimits }): FoundLinks {
-  return found(content, (text) =>
-    !o.mdx && !mayHoldLinks(text) ? headingsOnly(text) : parse(text, o.mdx, o.mdxLimits ?? INLINE_MDX_LIMITS),
+export function extractLinks(
+  content: string,
+  o: { mdx: boolean; mdxLimits?: MdxLimits; scan?: boolean },
+): FoundLinks {
+  return found(
+    content,
+    (text) =>
+      (!o.mdx && o.scan !== false && scanCommonMarkLinks(text)) ||
+      (!o.mdx && !mayHoldLinks(text)
+        ? headingsOnly(text)
+        : parse(text, o.mdx, o.mdxLimits ?? INLINE_MDX_LIMITS)),
   );
 }
 
-/** `extractLinks` always through the whole parse, without the `mayHoldLinks` pre-check (its property test). */
+/**
+ * The links of a CommonMark content by the scanner alone (scan.ts), or null when the scanner gives up
+ * on it: linear in the text, so it needs no estimate before it runs (the text is capped at
+ * `LINKS_MAX_BYTES`). `contentLinks` tries it first.
+ */
+export function scannedLinks(content: string): FoundLinks | null {
+  const bom = bomLength(content);
+  const raw = scanCommonMarkLinks(maskFrontMatter(content.slice(bom)));
+  return raw === null ? null : foundOf(content, bom, raw);
+}
+
+/** `extractLinks` always through the whole parse: without the scanner or the `mayHoldLinks` pre-check (their property tests). */
 export const extractLinksParsed = (content: string, o: { mdx: boolean; mdxLimits?: MdxLimits }): FoundLinks =>
   found(content, (text) => parse(text, o.mdx, o.mdxLimits ?? INLINE_MDX_LIMITS));
 
@@ -74,8 +95,10 @@ const headingsOnly = (text: string): RawLinkDocument => ({
 
 function found(content: string, parsed: (text: string) => RawLinkDocument): FoundLinks {
   const bom = bomLength(content);
-  const text = maskFrontMatter(content.slice(bom));
-  const raw = parsed(text);
+  return foundOf(content, bom, parsed(maskFrontMatter(content.slice(bom))));
+}
+
+function foundOf(content: string, bom: number, raw: RawLinkDocument): FoundLinks {
   const starts = lineStarts(content);
   const slugger = new GithubSlugger();
   return {

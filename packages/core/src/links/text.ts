@@ -2,11 +2,11 @@ import { LINKS_MAX_BYTES } from './extract.js';
 
 /**
  * The whole text of a content, for its links, collected as it streams: up to `LINKS_MAX_BYTES` (past
- * that the file's links are not indexed, so nothing more is kept).
+ * that the file's links are not indexed, so nothing more is kept). The bytes are kept as they come and
+ * decoded once at the end (one native decode of the whole, instead of one per chunk and a join).
  */
 export class LinkTextCollector {
-  readonly #decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-  readonly #parts: string[] = [];
+  readonly #chunks: Uint8Array[] = [];
   #bytes = 0;
   #truncated = false;
 
@@ -15,16 +15,27 @@ export class LinkTextCollector {
     this.#bytes += chunk.byteLength;
     if (this.#bytes > LINKS_MAX_BYTES) {
       this.#truncated = true;
-      this.#parts.length = 0;
+      this.#chunks.length = 0;
       return;
     }
-    this.#parts.push(this.#decoder.decode(chunk, { stream: true }));
+    this.#chunks.push(chunk);
   }
 
   /** The text, or null when the content passed the limit. */
   text(): string | null {
     if (this.#truncated) return null;
-    this.#parts.push(this.#decoder.decode());
-    return this.#parts.join('');
+    const bytes = this.#chunks.length === 1 ? this.#chunks[0]! : concat(this.#chunks, this.#bytes);
+    this.#chunks.length = 0;
+    return new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
   }
+}
+
+function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
 }

@@ -101,7 +101,8 @@ export function outlineCost(text: string, mdx: boolean, limits: MdxLimits = INLI
  * to a pool is bounded by it too (limits.ts, `answerItems`).
  */
 export function answerItems(text: string, links: boolean): number {
-  const headings = textShape(text).headings;
+  // The heading-like lines alone: one pass, not textShape's three.
+  const headings = matches(text, HEADING_LIKE);
   if (!links) return headings;
   let brackets = 0;
   for (let at = text.indexOf('['); at !== -1; at = text.indexOf('[', at + 1)) brackets++;
