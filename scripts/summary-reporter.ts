@@ -19,11 +19,15 @@ export default class SummaryReporter implements Reporter {
     // The slowest files, by their own wall time (in a loaded run with several workers): what to look at
     // first when the run's time budget (docs/testing.md, "Time") is at risk.
     const slowest = testModules
-      .map((module) => ({ id: `${module.project.name}/${module.relativeModuleId}`, ms: module.diagnostic().duration }))
+      .map((module) => ({
+        id: `${module.project.name}/${module.relativeModuleId}`,
+        ms: module.diagnostic().duration,
+      }))
       .sort((a, b) => b.ms - a.ms)
       .slice(0, 15);
     process.stdout.write('\nSlowest test files (wall time in their worker):\n');
-    for (const { id, ms } of slowest) process.stdout.write(`  ${(ms / 1000).toFixed(1).padStart(7)} s  ${id}\n`);
+    for (const { id, ms } of slowest)
+      process.stdout.write(`  ${(ms / 1000).toFixed(1).padStart(7)} s  ${id}\n`);
     if (process.env.MDSTORE_TEST_FULL !== '1') {
       const left = Object.values(FULL_RUN_ONLY).flat();
       process.stdout.write(`\nLeft to \`npm run test:full\` (docs/testing.md): ${left.join(', ')}\n`);

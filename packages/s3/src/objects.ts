@@ -7,7 +7,7 @@ import {
   ListObjectsV2Command,
   S3Client,
 } from '@aws-sdk/client-s3';
-import { StoreUnavailableError, type StoredBlob } from '@mdstore/core';
+import { type StoredBlob, StoreUnavailableError } from '@mdstore/core';
 import { createRequester, hasS3Code, isNotFound, unexpectedFailure } from './requests.js';
 import { clientConfig, type S3BlobStoreOptions } from './s3-blob-store.js';
 import { uploadObject } from './upload.js';
@@ -94,7 +94,8 @@ export const createS3Objects = (options: S3ObjectsOptions = {}): S3Objects => {
         throw unexpectedFailure(error, undefined, 'GetObject');
       }
       const body = response.Body;
-      if (!(body instanceof Readable)) throw new StoreUnavailableError('S3 GetObject returned no readable body');
+      if (!(body instanceof Readable))
+        throw new StoreUnavailableError('S3 GetObject returned no readable body');
       return body as AsyncIterable<Uint8Array>;
     },
 
@@ -126,7 +127,10 @@ export const createS3Objects = (options: S3ObjectsOptions = {}): S3Objects => {
       for (let start = 0; start < keys.length; start += DELETE_BATCH_SIZE) {
         const batch = keys.slice(start, start + DELETE_BATCH_SIZE).map((Key) => ({ Key }));
         const result = await request('DeleteObjects', undefined, (o) =>
-          client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch, Quiet: true } }), o),
+          client.send(
+            new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch, Quiet: true } }),
+            o,
+          ),
         ).catch((error: unknown) => {
           throw unexpectedFailure(error, undefined, 'DeleteObjects');
         });

@@ -12,12 +12,7 @@ import {
   recordsFile,
   type TableEntry,
 } from './format.js';
-import {
-  type BackupLocation,
-  BackupTargetError,
-  type BackupWriter,
-  openBackupLocation,
-} from './location.js';
+import { type BackupLocation, BackupTargetError, type BackupWriter, openBackupLocation } from './location.js';
 
 /** Rows per page read from the snapshot, and blob references per page: the bound on what is held at once. */
 export const BACKUP_PAGE_ROWS = 500;
@@ -238,4 +233,3 @@ function lineQueue() {
 export class BackupError extends Error {
   override readonly name = 'BackupError';
 }
-

@@ -68,7 +68,9 @@ export class BackupTargetError extends Error {
 }
 
 /** S3 settings for `s3://` targets: the server's own (`MDSTORE_S3_*` and the SDK's credential chain). */
-export type BackupS3Options = Omit<S3ObjectsOptions, 'client'> & { readonly client?: S3ObjectsOptions['client'] };
+export type BackupS3Options = Omit<S3ObjectsOptions, 'client'> & {
+  readonly client?: S3ObjectsOptions['client'];
+};
 
 const S3_URL = /^s3:\/\/([^/]+)(?:\/(.*))?$/i;
 const S3_BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
@@ -88,10 +90,7 @@ export function parseS3Target(target: string): { bucket: string; prefix: string 
 }
 
 /** One backup at a folder path or an `s3://` URL. */
-export async function openBackupLocation(
-  target: string,
-  s3: BackupS3Options = {},
-): Promise<BackupLocation> {
+export async function openBackupLocation(target: string, s3: BackupS3Options = {}): Promise<BackupLocation> {
   if (!isS3Target(target)) return folderLocation(path.resolve(target));
   const { bucket, prefix } = parseS3Target(target);
   const objects = await openS3Objects(s3);

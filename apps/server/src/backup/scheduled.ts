@@ -99,7 +99,9 @@ export async function runScheduledBackup(
     const verified = await verifyBackup(location);
     if (!verified.ok) {
       await location.remove().catch(() => undefined);
-      throw new Error(`the backup ${location.path} does not verify: ${verified.problems.slice(0, 3).join('; ')}`);
+      throw new Error(
+        `the backup ${location.path} does not verify: ${verified.problems.slice(0, 3).join('; ')}`,
+      );
     }
     const finished = clock.now();
     o.observer?.observeBackup('ok', (finished - started) / 1000, finished);

@@ -69,7 +69,10 @@ async function backupCommand(command: Parameters<typeof runBackupCommand>[0]): P
   try {
     const outcome = await runBackupCommand(command, () => {
       const config = loadConfig(process.env);
-      if (config.blobStore.kind === 's3' || isS3Target(command.kind === 'backup create' ? command.to : command.path))
+      if (
+        config.blobStore.kind === 's3' ||
+        isS3Target(command.kind === 'backup create' ? command.to : command.path)
+      )
         silenceAwsSdkNodeNotice();
       return config;
     });

@@ -8,9 +8,9 @@ import {
   SettingsSchema,
 } from '@mdstore/core';
 import * as v from 'valibot';
-import { CONTENT_WORK_DEFAULTS } from '../content-work/defaults.js';
 import { isS3Target, parseS3Target } from '../backup/location.js';
 import { parseBackupSchedule } from '../backup/schedule.js';
+import { CONTENT_WORK_DEFAULTS } from '../content-work/defaults.js';
 import { LOG_LEVELS } from '../logger.js';
 import { ConfigError } from './errors.js';
 import { isLoopbackAddress } from './loopback.js';
@@ -447,7 +447,10 @@ function backupConfig(vars: Variables, cwd: string, warnings: string[]): ServerC
   const schedule = vars.MDSTORE_BACKUP_SCHEDULE ?? null;
   const dir = vars.MDSTORE_BACKUP_DIR;
   if (schedule !== null && dir === undefined)
-    throw new ConfigError('MDSTORE_BACKUP_DIR', 'must be set with MDSTORE_BACKUP_SCHEDULE (where backups go)');
+    throw new ConfigError(
+      'MDSTORE_BACKUP_DIR',
+      'must be set with MDSTORE_BACKUP_SCHEDULE (where backups go)',
+    );
   if (schedule === null && dir !== undefined)
     warnings.push('MDSTORE_BACKUP_DIR is ignored: MDSTORE_BACKUP_SCHEDULE is unset');
   let to: string | null = null;

@@ -1,5 +1,5 @@
-import type { ContentWorkConfig } from '../content-work/defaults.js';
 import type { BackupSchedule } from '../backup/schedule.js';
+import type { ContentWorkConfig } from '../content-work/defaults.js';
 import type { LogLevel } from '../logger.js';
 
 export type DatabaseConfig =
