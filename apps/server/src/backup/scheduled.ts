@@ -51,6 +51,8 @@ export interface ScheduledBackupOptions {
   readonly logger: Logger;
   readonly observer?: BackupObserver;
   readonly clock?: ScheduleClock;
+  /** Opens `to` (tests wrap it: a place whose reads go wrong). */
+  readonly openRoot?: (to: string, s3: BackupS3Options) => Promise<BackupRoot>;
 }
 
 /**
@@ -93,7 +95,7 @@ export async function runScheduledBackup(
   const name = slotName(slot);
   let root: BackupRoot | undefined;
   try {
-    root = await openBackupRoot(o.to, o.s3);
+    root = await (o.openRoot ?? openBackupRoot)(o.to, o.s3);
     const location = root.child(name);
     const report = await createBackup(o.source, { to: location, now: () => new Date(slot) });
     const verified = await verifyBackup(location);

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openBackupRoot } from '../../src/backup/location.js';
+import { type BackupRoot, openBackupRoot } from '../../src/backup/location.js';
 import { nextSlot, parseBackupSchedule, slotName } from '../../src/backup/schedule.js';
 import { runScheduledBackup, type ScheduleClock } from '../../src/backup/scheduled.js';
 import { verifyBackup } from '../../src/backup/verify.js';
@@ -180,10 +180,13 @@ describe('scheduled backups in the server (SQLite + fs)', () => {
       expect(report.manifest?.tables.find((t) => t.name === 'files')?.rows).toBe(2);
     }
 
-    // A backup that fails (its place is taken) deletes nothing.
+    // A backup that fails (its place is taken) deletes nothing, not even what an older one cut short left.
+    const leftover = 'mdstore-backup-20260301T010000Z.partial-0123456789ab';
+    await mkdir(path.join(backups, leftover));
     await mkdir(path.join(backups, 'mdstore-backup-20260301T040000Z'));
     await clock.fire();
     expect(await listed()).toEqual([
+      leftover,
       'mdstore-backup-20260301T020000Z',
       'mdstore-backup-20260301T030000Z',
       'mdstore-backup-20260301T040000Z',
@@ -202,7 +205,6 @@ describe('scheduled backups in the server (SQLite + fs)', () => {
     expect(scrape).toMatch(/^mdstore_backup_last_duration_seconds 0$/m);
 
     // The next one succeeds again and deletes the older ones, and what a backup cut short left.
-    await mkdir(path.join(backups, 'mdstore-backup-20260301T010000Z.partial-0123456789ab'));
     await mkdir(path.join(backups, 'not-ours'));
     await clock.fire();
     expect(await listed()).toEqual([
@@ -214,6 +216,54 @@ describe('scheduled backups in the server (SQLite + fs)', () => {
     // Stopped: the scheduler sleeps no more.
     expect(clock.sleeping).toBe(0);
   }, 120_000);
+});
+
+describe('rotation waits for the verification', () => {
+  it('a backup that does not verify is deleted and deletes no older one', async () => {
+    const pair = await openPair('sqlite-fs');
+    const to = path.join(root, 'unverified');
+    const observed: string[] = [];
+    try {
+      await pair.store.accounts.create({ name: 'kept' });
+      const options = {
+        schedule: { text: '1h', periodMs: HOUR, offsetMs: 0 },
+        to,
+        keep: 1,
+        s3: {},
+        source: pair,
+        logger: silentLogger,
+        observer: { observeBackup: (outcome: string) => void observed.push(outcome) },
+      };
+      await runScheduledBackup(options, START);
+      // The next one is written whole, but reads back wrong (a disk that lies): it must not verify.
+      const lying = async (): Promise<BackupRoot> => {
+        const real = await openBackupRoot(to);
+        return {
+          ...real,
+          child(name) {
+            const location = real.child(name);
+            return {
+              ...location,
+              async read(file) {
+                const bytes = await location.read(file);
+                if (file !== 'records/accounts.jsonl') return bytes;
+                return (async function* () {
+                  for await (const chunk of bytes)
+                    yield Buffer.from(chunk).map((b) => (b === 0x6b ? 0x4b : b));
+                })();
+              },
+            };
+          },
+        };
+      };
+      await runScheduledBackup({ ...options, openRoot: lying }, START + HOUR);
+      expect(observed).toEqual(['ok', 'failed']);
+      expect(await readdir(to)).toEqual([slotName(START)]);
+      expect((await verifyBackup(path.join(to, slotName(START)))).ok).toBe(true);
+    } finally {
+      await pair.close();
+    }
+  }, 60_000);
 });
 
 describe.skipIf(skipPostgres)('scheduled backups to an S3 prefix (Postgres + S3)', () => {
