@@ -139,6 +139,8 @@ async function copyBlobs(
   // The list is written as the blobs are copied: one stream of lines, fed as each blob is done.
   const lines = lineQueue();
   const listed = writer.write(BLOB_LIST, lines.stream);
+  // A list that fails to be written (its upload broke) stops the copy at the next line, not never.
+  listed.catch((error: unknown) => lines.broken(error));
   try {
     for await (const page of pages) {
       for (const ref of page) {
@@ -177,10 +179,11 @@ async function copyBlobs(
 
 /**
  * An async stream of strings fed from outside: `push` waits while the consumer is behind (at most one
- * line is held), `end` finishes it, `fail` ends it with an error.
+ * line is held), `end` finishes it, `fail` ends it with an error, `broken` tells it the consumer is gone.
  */
 function lineQueue() {
-  let pending: { value: string; taken: () => void } | undefined;
+  let pending: { value: string; taken: () => void; refused: (error: unknown) => void } | undefined;
+  let brokenBy: { error: unknown } | undefined;
   let waiting: ((item: IteratorResult<string> | Error) => void) | undefined;
   let finished: IteratorResult<string> | Error | undefined;
   const deliver = (item: IteratorResult<string> | Error) => {
@@ -213,10 +216,18 @@ function lineQueue() {
   return {
     stream: stream(),
     push(value: string): Promise<void> {
-      return new Promise<void>((resolve) => {
-        if (!deliver({ value, done: false })) pending = { value, taken: resolve };
+      return new Promise<void>((resolve, reject) => {
+        if (brokenBy) reject(brokenBy.error);
+        else if (!deliver({ value, done: false })) pending = { value, taken: resolve, refused: reject };
         else resolve();
       });
+    },
+    /** The consumer failed: the waiting push and every later one reject with its error. */
+    broken(error: unknown) {
+      brokenBy = { error };
+      const waiting = pending;
+      pending = undefined;
+      waiting?.refused(error);
     },
     end() {
       finished = { value: undefined, done: true };

@@ -48,6 +48,7 @@ describe('loadConfig defaults', () => {
       httpRedirectPort: null,
       trustProxy: false,
       publicOrigins: [],
+      backup: { schedule: null, to: null, keep: 7, s3: {} },
       metrics: null,
       logLevel: 'info',
       cursorSecret: null,
