@@ -68,9 +68,7 @@ export class BackupTargetError extends Error {
 }
 
 /** S3 settings for `s3://` targets: the server's own (`MDSTORE_S3_*` and the SDK's credential chain). */
-export type BackupS3Options = Omit<S3ObjectsOptions, 'client'> & {
-  readonly client?: S3ObjectsOptions['client'];
-};
+export type BackupS3Options = S3ObjectsOptions;
 
 const S3_URL = /^s3:\/\/([^/]+)(?:\/(.*))?$/i;
 const S3_BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
