@@ -1,52 +1,66 @@
+import { Cron } from 'croner';
+
 /**
  * `MDSTORE_BACKUP_SCHEDULE` (extensions §16, docs/operations.md "Scheduled backups"): when the server
- * backs itself up. Two forms, both in UTC:
+ * backs itself up, evaluated in UTC. Two forms:
  *
- * - an interval, `<n>s|m|h|d` (`30m`, `6h`, `1d`): at every multiple of it since the Unix epoch
- *   (`6h` → 00:00, 06:00, 12:00, 18:00 UTC), so every instance and every restart agrees on the slots;
- * - a daily time, `daily HH:MM` (`daily 02:30`): once a day at that time.
- *
- * Each is a period and an offset: the slots are the instants `offset + k × period`.
+ * - cron, the documented form: five fields, `minute hour day-of-month month day-of-week`
+ *   (`30 2 * * *`, `*\/15 * * * *`, `0 3 * * 1-5`), or a nickname: `@hourly`, `@daily` (`@midnight`),
+ *   `@weekly` (Sundays), `@monthly`, `@yearly` (`@annually`). Parsed and stepped by croner, in its
+ *   standard 5-field mode: names (`MON`, `JAN`), lists, ranges and steps; when both day fields are
+ *   restricted, a day matching either runs (as Vixie cron does); no seconds or years field;
+ * - an interval, `<n>s|m|h|d` (`90m`, `6h`): a convenience kept for periods cron cannot say (seconds,
+ *   90 minutes), at every multiple of it since the Unix epoch (`6h` → 00:00, 06:00, 12:00, 18:00 UTC),
+ *   so every instance and every restart agrees on the slots.
  */
 export interface BackupSchedule {
   /** As configured, for logs and docs. */
   readonly text: string;
-  readonly periodMs: number;
-  readonly offsetMs: number;
+  readonly kind: 'cron' | 'interval';
+  /** The first slot strictly after `nowMs`; null when there is none (a cron pattern past its last). */
+  next(nowMs: number): number | null;
 }
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-const DAY_MS = UNIT_MS.d;
 /** At least a minute apart outside tests would be wiser; seconds are allowed for test rigs. */
 const MIN_PERIOD_MS = 1000;
-const MAX_PERIOD_MS = 366 * DAY_MS;
+const MAX_PERIOD_MS = 366 * UNIT_MS.d;
 
-/** The schedule `text` describes, or a message saying what form it should take. */
+const FORMS =
+  'a cron expression of 5 fields "minute hour day-of-month month day-of-week" in UTC (such as "30 2 * * *"), @hourly, @daily, @weekly, @monthly, or an interval such as 30m or 6h';
+
+/** The schedule `text` describes, or a message saying what is wrong and what form it should take. */
 export function parseBackupSchedule(text: string): BackupSchedule | string {
   const trimmed = text.trim();
   const interval = /^(\d{1,6})\s*([smhd])$/i.exec(trimmed);
   if (interval) {
     const periodMs = Number(interval[1]) * UNIT_MS[interval[2]!.toLowerCase() as keyof typeof UNIT_MS];
     if (periodMs < MIN_PERIOD_MS || periodMs > MAX_PERIOD_MS)
-      return 'must be an interval from 1s to 366d, or "daily HH:MM" (UTC)';
-    return { text: trimmed, periodMs, offsetMs: 0 };
-  }
-  const daily = /^daily\s+([01]\d|2[0-3]):([0-5]\d)$/i.exec(trimmed);
-  if (daily) {
+      return `an interval must be from 1s to 366d; or use ${FORMS}`;
     return {
       text: trimmed,
-      periodMs: DAY_MS,
-      offsetMs: Number(daily[1]) * UNIT_MS.h + Number(daily[2]) * UNIT_MS.m,
+      kind: 'interval',
+      next: (nowMs) => (Math.floor(nowMs / periodMs) + 1) * periodMs,
     };
   }
-  return 'must be an interval such as 30m, 6h or 1d, or a daily time such as "daily 02:30" (UTC)';
-}
-
-/** The first slot strictly after `nowMs`. */
-export function nextSlot(schedule: BackupSchedule, nowMs: number): number {
-  const { periodMs, offsetMs } = schedule;
-  const k = Math.floor((nowMs - offsetMs) / periodMs) + 1;
-  return offsetMs + k * periodMs;
+  if (trimmed === '') return `must be ${FORMS}`;
+  // '@reboot' is not a time; croner refuses it too, with a message about its environment.
+  if (/^@reboot$/i.test(trimmed)) return `@reboot is not a schedule: must be ${FORMS}`;
+  let cron: Cron;
+  try {
+    // Without a function croner starts no timer: the pattern only computes the slots.
+    cron = new Cron(trimmed, { mode: '5-part', timezone: 'UTC', paused: true });
+  } catch (error) {
+    const reason = (error instanceof Error ? error.message : String(error)).replace(/^CronPattern:\s*/, '');
+    return `is not a valid schedule (${reason}): must be ${FORMS}`;
+  }
+  // A pattern that names no real day (`0 0 30 2 *`) would never run: refused, not silently idle.
+  if (cron.nextRun(new Date()) === null) return `never runs: no date matches it; must be ${FORMS}`;
+  return {
+    text: trimmed,
+    kind: 'cron',
+    next: (nowMs) => cron.nextRun(new Date(nowMs))?.getTime() ?? null,
+  };
 }
 
 /** The name of the backup of one slot: `mdstore-backup-20261207T060000Z` (sorts by time). */

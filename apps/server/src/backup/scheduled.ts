@@ -1,7 +1,7 @@
 import type { Logger } from '../logger.js';
 import { type BackupSource, createBackup } from './create.js';
 import { type BackupRoot, type BackupS3Options, openBackupRoot } from './location.js';
-import { type BackupSchedule, nextSlot, SLOT_NAME, slotName } from './schedule.js';
+import { type BackupSchedule, SLOT_NAME, slotName } from './schedule.js';
 import { verifyBackup } from './verify.js';
 
 /** Time as the scheduler sees it; tests pass a fake one (test/backup/scheduled.test.ts). */
@@ -62,7 +62,7 @@ export interface ScheduledBackupOptions {
  * only then are the complete backups beyond the newest `keep` deleted, with what backups cut short left
  * behind (entries without a manifest, older than the new one). A backup that fails, or does not verify
  * (it is then deleted), deletes nothing else. Slots missed while no server ran are not made up; a backup
- * that outlasts its period skips the slots it overlapped.
+ * that outlasts the time to the next slot skips the slots it overlapped.
  */
 export function startScheduledBackups(o: ScheduledBackupOptions): { stop(): Promise<void> } {
   const clock = o.clock ?? systemClock;
@@ -71,7 +71,14 @@ export function startScheduledBackups(o: ScheduledBackupOptions): { stop(): Prom
   o.logger.info('scheduled backups on', { schedule: o.schedule.text, to: o.to, keep: o.keep });
   const loop = (async () => {
     while (!signal.aborted) {
-      const slot = nextSlot(o.schedule, clock.now());
+      const slot = o.schedule.next(clock.now());
+      if (slot === null) {
+        // Start-up refuses a pattern that never runs; one that has run its last stops here.
+        o.logger.error('scheduled backups stop: the schedule has no slot left', {
+          schedule: o.schedule.text,
+        });
+        return;
+      }
       await clock.sleep(slot - clock.now(), signal);
       if (signal.aborted) return;
       await runScheduledBackup(o, slot, clock);

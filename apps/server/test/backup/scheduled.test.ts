@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BackupRoot, openBackupRoot } from '../../src/backup/location.js';
-import { nextSlot, parseBackupSchedule, slotName } from '../../src/backup/schedule.js';
-import { runScheduledBackup, type ScheduleClock } from '../../src/backup/scheduled.js';
+import { type BackupSchedule, parseBackupSchedule, slotName } from '../../src/backup/schedule.js';
+import { runScheduledBackup, type ScheduleClock, startScheduledBackups } from '../../src/backup/scheduled.js';
 import { verifyBackup } from '../../src/backup/verify.js';
 import { type ServerProcess, startServer } from '../../src/composition/server.js';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
@@ -75,25 +75,136 @@ afterAll(async () => {
 const HOUR = 3_600_000;
 const START = Date.parse('2026-03-01T00:30:00Z');
 
+/** The schedule `text` describes (fails the test when it is refused). */
+function schedule(text: string): BackupSchedule {
+  const parsed = parseBackupSchedule(text);
+  if (typeof parsed === 'string') throw new Error(`${text}: ${parsed}`);
+  return parsed;
+}
+
+/** The first `n` slots of `text` after `from` (ISO), as ISO strings. */
+function slots(text: string, from: string, n = 3): string[] {
+  const s = schedule(text);
+  const out: string[] = [];
+  let at = Date.parse(from);
+  for (let i = 0; i < n; i++) {
+    at = s.next(at)!;
+    out.push(new Date(at).toISOString());
+  }
+  return out;
+}
+
 describe('MDSTORE_BACKUP_SCHEDULE', () => {
-  it('takes an interval aligned on the epoch or a daily UTC time, and names what it wants otherwise', () => {
-    const sixHours = parseBackupSchedule('6h');
-    expect(sixHours).toMatchObject({ periodMs: 6 * HOUR, offsetMs: 0 });
-    if (typeof sixHours === 'string') throw new Error(sixHours);
-    expect(new Date(nextSlot(sixHours, START)).toISOString()).toBe('2026-03-01T06:00:00.000Z');
-    // A slot is strictly after now: at 06:00 exactly, the next is 12:00.
-    expect(new Date(nextSlot(sixHours, Date.parse('2026-03-01T06:00:00Z'))).toISOString()).toBe(
-      '2026-03-01T12:00:00.000Z',
-    );
-    const daily = parseBackupSchedule('daily 02:30');
-    if (typeof daily === 'string') throw new Error(daily);
-    expect(new Date(nextSlot(daily, START)).toISOString()).toBe('2026-03-01T02:30:00.000Z');
-    expect(new Date(nextSlot(daily, Date.parse('2026-03-01T03:00:00Z'))).toISOString()).toBe(
+  it('takes 5-field cron in UTC: steps, lists, ranges, names, day-of-week, and the nicknames', () => {
+    // START is Sunday 2026-03-01 00:30 UTC.
+    expect(slots('*/15 * * * *', '2026-03-01T00:30:00Z')).toEqual([
+      '2026-03-01T00:45:00.000Z', // strictly after now: 00:30 itself is not a slot
+      '2026-03-01T01:00:00.000Z',
+      '2026-03-01T01:15:00.000Z',
+    ]);
+    expect(slots('30 2 * * *', '2026-03-01T00:30:00Z', 2)).toEqual([
+      '2026-03-01T02:30:00.000Z',
       '2026-03-02T02:30:00.000Z',
-    );
-    for (const wrong of ['0 3 * * *', '6', '0h', 'daily 24:00', '400d', 'weekly'])
-      expect(parseBackupSchedule(wrong), wrong).toEqual(expect.stringMatching(/^must be/));
+    ]);
+    // Day of week: Monday to Friday at 03:00, so Saturday 7 and Sunday 8 are skipped.
+    expect(slots('0 3 * * 1-5', '2026-03-05T12:00:00Z')).toEqual([
+      '2026-03-06T03:00:00.000Z',
+      '2026-03-09T03:00:00.000Z',
+      '2026-03-10T03:00:00.000Z',
+    ]);
+    // Names, lists, a step over a range; 0 and 7 are both Sunday.
+    expect(slots('0 4 * * SAT,SUN', '2026-03-01T00:30:00Z')).toEqual([
+      '2026-03-01T04:00:00.000Z',
+      '2026-03-07T04:00:00.000Z',
+      '2026-03-08T04:00:00.000Z',
+    ]);
+    expect(slots('0 0 * * 7', '2026-03-01T00:30:00Z', 1)).toEqual(['2026-03-08T00:00:00.000Z']);
+    expect(slots('0 9-17/4 * * *', '2026-03-01T00:30:00Z')).toEqual([
+      '2026-03-01T09:00:00.000Z',
+      '2026-03-01T13:00:00.000Z',
+      '2026-03-01T17:00:00.000Z',
+    ]);
+    expect(slots('0 1 1 JAN,JUL *', '2026-03-01T00:30:00Z', 2)).toEqual([
+      '2026-07-01T01:00:00.000Z',
+      '2027-01-01T01:00:00.000Z',
+    ]);
+    // Both day fields restricted: either matches (standard cron), the 15th or any Monday.
+    expect(slots('0 0 15 * 1', '2026-03-10T00:30:00Z')).toEqual([
+      '2026-03-15T00:00:00.000Z',
+      '2026-03-16T00:00:00.000Z',
+      '2026-03-23T00:00:00.000Z',
+    ]);
+    expect(slots('@hourly', '2026-03-01T00:30:00Z', 1)).toEqual(['2026-03-01T01:00:00.000Z']);
+    expect(slots('@daily', '2026-03-01T00:30:00Z', 1)).toEqual(['2026-03-02T00:00:00.000Z']);
+    expect(slots('@weekly', '2026-03-01T00:30:00Z', 1)).toEqual(['2026-03-08T00:00:00.000Z']);
+    expect(slots('@monthly', '2026-03-01T00:30:00Z', 1)).toEqual(['2026-04-01T00:00:00.000Z']);
+    expect(slots('@yearly', '2026-03-01T00:30:00Z', 1)).toEqual(['2027-01-01T00:00:00.000Z']);
+    // February 29th: only leap years.
+    expect(slots('0 0 29 2 *', '2026-03-01T00:30:00Z', 2)).toEqual([
+      '2028-02-29T00:00:00.000Z',
+      '2032-02-29T00:00:00.000Z',
+    ]);
+    expect(schedule(' 30 2 * * * ')).toMatchObject({ text: '30 2 * * *', kind: 'cron' });
+  });
+
+  it('reads cron in UTC whatever the time zone of the process', () => {
+    const zone = process.env.TZ;
+    try {
+      for (const tz of ['America/New_York', 'Asia/Kolkata']) {
+        process.env.TZ = tz; // Node reads it again on assignment
+        expect(new Date(Date.parse('2026-03-01T00:00:00Z')).getHours(), tz).not.toBe(0);
+        expect(slots('30 2 * * 1', '2026-03-01T00:30:00Z', 1), tz).toEqual(['2026-03-02T02:30:00.000Z']);
+      }
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
+  it('also takes an interval aligned on the epoch', () => {
+    expect(schedule('6h').kind).toBe('interval');
+    expect(slots('6h', '2026-03-01T00:30:00Z', 2)).toEqual([
+      '2026-03-01T06:00:00.000Z',
+      '2026-03-01T12:00:00.000Z',
+    ]);
+    // A slot is strictly after now: at 06:00 exactly, the next is 12:00.
+    expect(slots('6h', '2026-03-01T06:00:00Z', 1)).toEqual(['2026-03-01T12:00:00.000Z']);
+    expect(slots('90m', '2026-03-01T00:30:00Z', 2)).toEqual([
+      '2026-03-01T01:30:00.000Z',
+      '2026-03-01T03:00:00.000Z',
+    ]);
     expect(slotName(Date.parse('2026-03-01T06:00:00Z'))).toBe('mdstore-backup-20260301T060000Z');
+  });
+
+  it('refuses what is neither, saying what it wants', () => {
+    for (const wrong of [
+      '6',
+      '0h',
+      '400d',
+      'weekly',
+      'daily 02:30',
+      '60 * * * *',
+      '0 24 * * *',
+      '0 0 0 * *',
+      '0 0 * 13 *',
+      '0 0 * * 8',
+      '0 0 * * FUNDAY',
+      '*/0 * * * *',
+      '5/15 * * * *',
+      '0 0 * * * *',
+      '0 0 0 * * * 2027',
+      '* * * *',
+      '0 0 30 2 *',
+      '0 0 31 4 *',
+      '@reboot',
+      '@fortnightly',
+    ]) {
+      const refused = parseBackupSchedule(wrong);
+      expect(typeof refused, wrong).toBe('string');
+      expect(refused, wrong).toMatch(/5 fields "minute hour day-of-month month day-of-week" in UTC/);
+    }
+    expect(parseBackupSchedule('0 0 31 4 *')).toMatch(/^never runs/);
+    expect(parseBackupSchedule('61 * * * *')).toMatch(/minute/);
   });
 
   it('needs MDSTORE_BACKUP_DIR, keeps 7 by default, and checks an s3:// place', () => {
@@ -105,10 +216,14 @@ describe('MDSTORE_BACKUP_SCHEDULE', () => {
       /MDSTORE_BACKUP_DIR/,
     );
     const config = loadConfig(
-      { MDSTORE_BACKUP_SCHEDULE: 'daily 01:00', MDSTORE_BACKUP_DIR: 'backups' },
+      { MDSTORE_BACKUP_SCHEDULE: '0 1 * * *', MDSTORE_BACKUP_DIR: 'backups' },
       { cwd: '/srv' },
     );
-    expect(config.backup).toMatchObject({ to: '/srv/backups', keep: 7, schedule: { offsetMs: HOUR } });
+    expect(config.backup).toMatchObject({
+      to: '/srv/backups',
+      keep: 7,
+      schedule: { text: '0 1 * * *', kind: 'cron' },
+    });
     // The S3 settings serve s3:// backups of an fs instance: not reported as ignored then.
     const toS3 = loadConfig({
       MDSTORE_BACKUP_SCHEDULE: '6h',
@@ -143,7 +258,7 @@ describe('scheduled backups in the server (SQLite + fs)', () => {
       PORT: '0',
       MDSTORE_METRICS_PORT: '0',
       MDSTORE_CONTENT_WORK_THREADS: '0',
-      MDSTORE_BACKUP_SCHEDULE: '1h',
+      MDSTORE_BACKUP_SCHEDULE: '@hourly',
       MDSTORE_BACKUP_DIR: backups,
       MDSTORE_BACKUP_KEEP: '2',
     });
@@ -218,6 +333,53 @@ describe('scheduled backups in the server (SQLite + fs)', () => {
   }, 120_000);
 });
 
+describe('a schedule driven by a cron expression', () => {
+  it('backs up at each weekday 03:00 UTC slot, named after it, skipping the weekend', async () => {
+    const pair = await openPair('sqlite-fs');
+    const to = path.join(root, 'weekdays');
+    // Thursday 2026-03-05 12:00 UTC.
+    const clock = new FakeClock(Date.parse('2026-03-05T12:00:00Z'));
+    const observed: string[] = [];
+    const scheduled = startScheduledBackups({
+      schedule: schedule('0 3 * * 1-5'),
+      to,
+      keep: 2,
+      s3: {},
+      source: pair,
+      logger: silentLogger,
+      observer: { observeBackup: (outcome) => void observed.push(outcome) },
+      clock,
+    });
+    try {
+      await pair.store.accounts.create({ name: 'weekdays' });
+      const wakes: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        wakes.push(new Date(clock.wakesAt).toISOString());
+        await clock.fire();
+      }
+      // Friday, then Monday: Saturday and Sunday have no slot.
+      expect(wakes).toEqual([
+        '2026-03-06T03:00:00.000Z',
+        '2026-03-09T03:00:00.000Z',
+        '2026-03-10T03:00:00.000Z',
+      ]);
+      expect(new Date(clock.wakesAt).toISOString()).toBe('2026-03-11T03:00:00.000Z');
+      expect(observed).toEqual(['ok', 'ok', 'ok']);
+      expect((await readdir(to)).sort()).toEqual([
+        'mdstore-backup-20260309T030000Z',
+        'mdstore-backup-20260310T030000Z',
+      ]);
+      expect(
+        (await verifyBackup(path.join(to, 'mdstore-backup-20260310T030000Z'))).manifest?.created_at,
+      ).toBe('2026-03-10T03:00:00.000Z');
+    } finally {
+      await scheduled.stop();
+      await pair.close();
+    }
+    expect(clock.sleeping).toBe(0);
+  }, 60_000);
+});
+
 describe('rotation waits for the verification', () => {
   it('a backup that does not verify is deleted and deletes no older one', async () => {
     const pair = await openPair('sqlite-fs');
@@ -226,7 +388,7 @@ describe('rotation waits for the verification', () => {
     try {
       await pair.store.accounts.create({ name: 'kept' });
       const options = {
-        schedule: { text: '1h', periodMs: HOUR, offsetMs: 0 },
+        schedule: schedule('1h'),
         to,
         keep: 1,
         s3: {},
@@ -280,7 +442,7 @@ describe.skipIf(skipPostgres)('scheduled backups to an S3 prefix (Postgres + S3)
       const principal = await pair.store.authenticate({ apiKey: created.apiKey.apiKey });
       const to = 's3://scheduled-backups/nightly/mdstore';
       const options = {
-        schedule: { text: '1h', periodMs: HOUR, offsetMs: 0 },
+        schedule: schedule('1h'),
         to,
         keep: 1,
         s3: s3.s3ClientOptions,
