@@ -1,6 +1,7 @@
 // The server entry point (`npm start`).
 import cluster from 'node:cluster';
 import { silenceAwsSdkNodeNotice } from './aws-sdk-notice.js';
+import { isS3Target } from './backup/location.js';
 import {
   isTakeDuties,
   WORKER_DUTIES_VARIABLE,
@@ -47,7 +48,9 @@ async function main(): Promise<void> {
     await runPrimary(config, logger);
     return;
   }
-  if (config.blobStore.kind === 's3') logAwsSdkNodeSupport(logger, !isWorker);
+  // The SDK is loaded for the blob store, or for scheduled backups to an s3:// place.
+  if (config.blobStore.kind === 's3' || (config.backup.to !== null && isS3Target(config.backup.to)))
+    logAwsSdkNodeSupport(logger, !isWorker);
 
   const shutdown = shutdownOnSignals(logger);
   let server: ServerProcess;

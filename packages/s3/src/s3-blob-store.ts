@@ -171,7 +171,7 @@ export const createS3BlobStore = (options: S3BlobStoreOptions = {}): BlobStore =
   };
 };
 
-const clientConfig = (options: S3BlobStoreOptions): S3ClientConfig => {
+export const clientConfig = (options: S3BlobStoreOptions): S3ClientConfig => {
   const config: S3ClientConfig = {};
   if (options.endpoint !== undefined) config.endpoint = options.endpoint;
   const region = options.region ?? (options.endpoint !== undefined ? 'us-east-1' : undefined);

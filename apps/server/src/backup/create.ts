@@ -1,6 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { type FileHandle, mkdir, open, rename, rm, stat } from 'node:fs/promises';
-import path from 'node:path';
 import { type BlobStore, isMdStoreError, type RecordsArchive } from '@mdstore/core';
 import {
   BLOB_LIST,
@@ -15,6 +12,7 @@ import {
   recordsFile,
   type TableEntry,
 } from './format.js';
+import { type BackupLocation, BackupTargetError, type BackupWriter, openBackupLocation } from './location.js';
 
 /** Rows per page read from the snapshot, and blob references per page: the bound on what is held at once. */
 export const BACKUP_PAGE_ROWS = 500;
@@ -32,10 +30,11 @@ export interface BackupReport {
 }
 
 /**
- * Writes a backup of the whole store into `to`, which must not exist: everything is written into a
- * sibling directory `<to>.partial-<random>` (records, blobs, then the manifest, each synced), which is
- * renamed to `to` only when complete. A backup killed on the way leaves that partial directory, which has
- * no manifest until its last step, so it never verifies as a backup.
+ * Writes a backup of the whole store to `to`: a folder path (which must not exist), or a location
+ * (location.ts: a folder or an S3 prefix, which must be empty). Records, blobs, then the manifest, each
+ * streamed; the location makes the backup whole only after the manifest (a folder is written as
+ * `<to>.partial-<random>` and renamed; an S3 prefix gets its manifest last). A backup killed on the way
+ * leaves files without a manifest, which never verify as a backup; one that fails removes what it wrote.
  *
  * Consistency: every table and the list of blobs are read from one snapshot of the records store
  * (`RecordsArchive.openSnapshot`), held until the last blob is copied: the backup holds exactly the
@@ -43,16 +42,21 @@ export interface BackupReport {
  */
 export async function createBackup(
   source: BackupSource,
-  o: { to: string; now?: () => Date; pageRows?: number; attempts?: number },
+  o: { to: string | BackupLocation; now?: () => Date; pageRows?: number; attempts?: number },
 ): Promise<BackupReport> {
   const attempts = o.attempts ?? BACKUP_ATTEMPTS;
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await createBackupOnce(source, o);
-    } catch (error) {
-      // A blob retired after the snapshot: a new snapshot no longer references it.
-      if (!(error instanceof BlobGoneError) || attempt >= attempts) throw error;
+  const location = typeof o.to === 'string' ? await openBackupLocation(o.to) : o.to;
+  try {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await createBackupOnce(source, location, o);
+      } catch (error) {
+        // A blob retired after the snapshot: a new snapshot no longer references it.
+        if (!(error instanceof BlobGoneError) || attempt >= attempts) throw error;
+      }
     }
+  } finally {
+    if (typeof o.to === 'string') await location.close();
   }
 }
 
@@ -66,33 +70,38 @@ export class BlobGoneError extends Error {
 
 async function createBackupOnce(
   source: BackupSource,
-  o: { to: string; now?: () => Date; pageRows?: number },
+  location: BackupLocation,
+  o: { now?: () => Date; pageRows?: number },
 ): Promise<BackupReport> {
-  const target = path.resolve(o.to);
-  if (await exists(target))
-    throw new BackupError(`${target} already exists: a backup goes to a new directory`);
   const pageRows = o.pageRows ?? BACKUP_PAGE_ROWS;
-  const partial = `${target}.partial-${randomBytes(6).toString('hex')}`;
-  await mkdir(path.join(partial, 'records'), { recursive: true });
-  const createdAt = (o.now ?? (() => new Date()))();
-  const snapshot = await source.archive.openSnapshot();
+  let writer: BackupWriter;
   try {
+    writer = await location.begin();
+  } catch (error) {
+    if (error instanceof BackupTargetError) throw new BackupError(error.message);
+    throw error;
+  }
+  const createdAt = (o.now ?? (() => new Date()))();
+  let snapshot: Awaited<ReturnType<RecordsArchive['openSnapshot']>> | undefined;
+  try {
+    snapshot = await source.archive.openSnapshot();
     const tables: TableEntry[] = [];
     for (const table of source.archive.tables) {
       const file = recordsFile(table.name);
-      const out = await HashedFile.create(path.join(partial, file));
       let rows = 0;
-      try {
-        for await (const page of snapshot.rows({ table: table.name, pageSize: pageRows })) {
-          await out.write(page.map((row) => encodeRow(table, row)).join(''));
-          rows += page.length;
-        }
-      } finally {
-        await out.close();
-      }
-      tables.push({ name: table.name, columns: table.columns, key: table.key, file, rows, ...out.digest() });
+      const pages = snapshot.rows({ table: table.name, pageSize: pageRows });
+      const digest = await writer.write(
+        file,
+        (async function* () {
+          for await (const page of pages) {
+            rows += page.length;
+            yield page.map((row) => encodeRow(table, row)).join('');
+          }
+        })(),
+      );
+      tables.push({ name: table.name, columns: table.columns, key: table.key, file, rows, ...digest });
     }
-    const blobs = await copyBlobs(source.blobs, snapshot.blobs({ pageSize: pageRows }), partial);
+    const blobs = await copyBlobs(source.blobs, snapshot.blobs({ pageSize: pageRows }), writer);
     await snapshot.close();
 
     const content: Omit<Manifest, 'checksum'> = {
@@ -105,34 +114,38 @@ async function createBackupOnce(
       blobs,
     };
     const manifest: Manifest = { ...content, checksum: manifestChecksum(content) };
-    const out = await HashedFile.create(path.join(partial, MANIFEST));
-    await out.write(`${JSON.stringify(manifest, null, 2)}\n`);
-    await out.close();
-    await syncDirectory(partial);
-    await rename(partial, target);
-    await syncDirectory(path.dirname(target));
-    return { path: target, manifest };
+    await writer.write(MANIFEST, once(`${JSON.stringify(manifest, null, 2)}\n`));
+    await writer.commit();
+    return { path: location.path, manifest };
   } catch (error) {
-    await snapshot.close().catch(() => undefined);
-    await rm(partial, { recursive: true, force: true }).catch(() => undefined);
+    await snapshot?.close().catch(() => undefined);
+    await writer.abort();
     throw error;
   }
+}
+
+async function* once(text: string): AsyncGenerator<string> {
+  yield text;
 }
 
 /** Copies each referenced blob once (by SHA-256), checking its size and digest against the records. */
 async function copyBlobs(
   store: BlobStore,
   pages: AsyncIterable<readonly { bucket: string; key: string; sha256: string; sizeBytes: number }[]>,
-  dir: string,
+  writer: BackupWriter,
 ): Promise<BlobListEntry> {
-  const list = await HashedFile.create(path.join(dir, BLOB_LIST));
   let count = 0;
   let totalBytes = 0;
+  // The list is written as the blobs are copied: one stream of lines, fed as each blob is done.
+  const lines = lineQueue();
+  const listed = writer.write(BLOB_LIST, lines.stream);
+  // A list that fails to be written (its upload broke) stops the copy at the next line, not never.
+  listed.catch((error: unknown) => lines.broken(error));
   try {
     for await (const page of pages) {
       for (const ref of page) {
-        const file = path.join(dir, blobFile(ref.sha256));
-        if (await exists(file)) continue;
+        const file = blobFile(ref.sha256);
+        if (await writer.has(file)) continue;
         let content: AsyncIterable<Uint8Array>;
         try {
           content = (await store.get({ bucket: ref.bucket, key: ref.key })).content;
@@ -144,90 +157,90 @@ async function copyBlobs(
           }
           throw error;
         }
-        await mkdir(path.dirname(file), { recursive: true });
-        const temporary = `${file}.tmp`;
-        const out = await HashedFile.create(temporary);
-        try {
-          for await (const chunk of content) await out.write(chunk);
-        } finally {
-          await out.close();
-        }
-        const written = out.digest();
+        const written = await writer.write(file, content);
         if (written.sha256 !== ref.sha256 || written.bytes !== ref.sizeBytes) {
           throw new BackupError(
             `The blob ${ref.bucket}/${ref.key} holds ${written.bytes} bytes with SHA-256 ${written.sha256}, not the ${ref.sizeBytes} bytes with ${ref.sha256} its records say`,
           );
         }
-        await rename(temporary, file);
-        await list.write(`${JSON.stringify({ sha256: ref.sha256, size_bytes: ref.sizeBytes })}\n`);
+        await lines.push(`${JSON.stringify({ sha256: ref.sha256, size_bytes: ref.sizeBytes })}\n`);
         count += 1;
         totalBytes += ref.sizeBytes;
       }
     }
-  } finally {
-    await list.close();
+    lines.end();
+  } catch (error) {
+    lines.fail(error);
+    await listed.catch(() => undefined);
+    throw error;
   }
-  return { file: BLOB_LIST, count, total_bytes: totalBytes, ...list.digest() };
+  return { file: BLOB_LIST, count, total_bytes: totalBytes, ...(await listed) };
+}
+
+/**
+ * An async stream of strings fed from outside: `push` waits while the consumer is behind (at most one
+ * line is held), `end` finishes it, `fail` ends it with an error, `broken` tells it the consumer is gone.
+ */
+function lineQueue() {
+  let pending: { value: string; taken: () => void; refused: (error: unknown) => void } | undefined;
+  let brokenBy: { error: unknown } | undefined;
+  let waiting: ((item: IteratorResult<string> | Error) => void) | undefined;
+  let finished: IteratorResult<string> | Error | undefined;
+  const deliver = (item: IteratorResult<string> | Error) => {
+    const take = waiting;
+    waiting = undefined;
+    take?.(item);
+    return take !== undefined;
+  };
+  async function* stream(): AsyncGenerator<string> {
+    for (;;) {
+      if (pending) {
+        const { value, taken } = pending;
+        pending = undefined;
+        taken();
+        yield value;
+        continue;
+      }
+      if (finished) {
+        if (finished instanceof Error) throw finished;
+        return;
+      }
+      const item = await new Promise<IteratorResult<string> | Error>((resolve) => {
+        waiting = resolve;
+      });
+      if (item instanceof Error) throw item;
+      if (item.done) return;
+      yield item.value;
+    }
+  }
+  return {
+    stream: stream(),
+    push(value: string): Promise<void> {
+      return new Promise<void>((resolve, reject) => {
+        if (brokenBy) reject(brokenBy.error);
+        else if (!deliver({ value, done: false })) pending = { value, taken: resolve, refused: reject };
+        else resolve();
+      });
+    },
+    /** The consumer failed: the waiting push and every later one reject with its error. */
+    broken(error: unknown) {
+      brokenBy = { error };
+      const waiting = pending;
+      pending = undefined;
+      waiting?.refused(error);
+    },
+    end() {
+      finished = { value: undefined, done: true };
+      deliver(finished);
+    },
+    fail(error: unknown) {
+      finished = error instanceof Error ? error : new Error(String(error));
+      deliver(finished);
+    },
+  };
 }
 
 /** A failure of a backup, a verify or a restore that is the backup's or the command's, not the store's. */
 export class BackupError extends Error {
   override readonly name = 'BackupError';
-}
-
-/** A file written in order, hashed as it goes, synced at close. */
-export class HashedFile {
-  private readonly hash = createHash('sha256');
-  private bytes = 0;
-  private constructor(private readonly handle: FileHandle) {}
-
-  static async create(file: string): Promise<HashedFile> {
-    return new HashedFile(await open(file, 'wx'));
-  }
-
-  async write(data: string | Uint8Array): Promise<void> {
-    const buffer = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-    this.hash.update(buffer);
-    this.bytes += buffer.byteLength;
-    await this.handle.write(buffer);
-  }
-
-  private closed = false;
-  private sha256: string | undefined;
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.sha256 = this.hash.digest('hex');
-    try {
-      await this.handle.sync();
-    } finally {
-      await this.handle.close();
-    }
-  }
-
-  digest(): { bytes: number; sha256: string } {
-    if (this.sha256 === undefined) throw new Error('digest() before close()');
-    return { bytes: this.bytes, sha256: this.sha256 };
-  }
-}
-
-export async function exists(file: string): Promise<boolean> {
-  try {
-    await stat(file);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
-  }
-}
-
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } catch {
-    // Some filesystems refuse to sync a directory; the files themselves are synced.
-  } finally {
-    await handle.close();
-  }
 }

@@ -1,10 +1,8 @@
-import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { ArchiveRow, BlobStore, RecordsArchive } from '@mdstore/core';
 import { BACKUP_PAGE_ROWS, BackupError } from './create.js';
-import { blobFile, decodeRow, MANIFEST, type Manifest } from './format.js';
-import { readLines, verifyBackup } from './verify.js';
+import { blobFile, decodeRow, type Manifest } from './format.js';
+import { type BackupFiles, openBackupLocation } from './location.js';
+import { readLines, readManifest, verifyBackup } from './verify.js';
 
 export interface RestoreTarget {
   readonly archive: RecordsArchive;
@@ -36,15 +34,29 @@ export interface RestoreReport {
  */
 export async function restoreBackup(
   target: RestoreTarget,
-  o: { from: string; pageRows?: number },
+  o: { from: string | BackupFiles; pageRows?: number },
 ): Promise<RestoreReport> {
-  const root = path.resolve(o.from);
-  const pageRows = o.pageRows ?? BACKUP_PAGE_ROWS;
-  const verified = await verifyBackup(root);
+  if (typeof o.from !== 'string') return restoreFiles(target, o.from, o.pageRows);
+  const location = await openBackupLocation(o.from);
+  try {
+    return await restoreFiles(target, location, o.pageRows);
+  } finally {
+    await location.close();
+  }
+}
+
+async function restoreFiles(
+  target: RestoreTarget,
+  files: BackupFiles,
+  pageRowsOption: number | undefined,
+): Promise<RestoreReport> {
+  const root = files.path;
+  const pageRows = pageRowsOption ?? BACKUP_PAGE_ROWS;
+  const verified = await verifyBackup(files);
   if (!verified.ok) {
     throw new BackupError(`${root} is not a sound backup: ${verified.problems.slice(0, 3).join('; ')}`);
   }
-  const manifest = JSON.parse(await readFile(path.join(root, MANIFEST), 'utf8')) as Manifest;
+  const manifest = await readManifest(files);
   checkCompatible(manifest, target.archive);
 
   const state = await target.archive.state();
@@ -57,7 +69,7 @@ export async function restoreBackup(
   for (const table of manifest.tables) {
     let page: ArchiveRow[] = [];
     let count = 0;
-    await readLines(path.join(root, table.file), async (line) => {
+    await readLines(files, table.file, async (line) => {
       page.push(decodeRow(table.columns, line));
       count += 1;
       if (page.length >= pageRows) {
@@ -87,7 +99,7 @@ export async function restoreBackup(
         const stored = await target.blobs.put({
           bucket: ref.bucket,
           key: ref.key,
-          content: createReadStream(path.join(root, blobFile(ref.sha256))),
+          content: await files.read(blobFile(ref.sha256)),
           maxBytes: ref.sizeBytes,
         });
         if (stored.sha256 !== ref.sha256 || stored.sizeBytes !== ref.sizeBytes) {

@@ -1,9 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { exists } from './create.js';
 import {
   BLOB_LIST,
   blobFile,
@@ -15,6 +11,7 @@ import {
   type Manifest,
   manifestChecksum,
 } from './format.js';
+import { type BackupFiles, openBackupLocation } from './location.js';
 
 export interface VerifyReport {
   readonly path: string;
@@ -31,8 +28,18 @@ const MAX_PROBLEMS = 100;
  * row count and rows (each a row of its columns), the blob list's, and each blob's size and SHA-256.
  * Reads every file once, streaming.
  */
-export async function verifyBackup(dir: string): Promise<VerifyReport> {
-  const root = path.resolve(dir);
+export async function verifyBackup(from: string | BackupFiles): Promise<VerifyReport> {
+  if (typeof from !== 'string') return verifyFiles(from);
+  const location = await openBackupLocation(from);
+  try {
+    return await verifyFiles(location);
+  } finally {
+    await location.close();
+  }
+}
+
+async function verifyFiles(files: BackupFiles): Promise<VerifyReport> {
+  const root = files.path;
   const problems: string[] = [];
   const report = (manifest: Manifest | null): VerifyReport => ({
     path: root,
@@ -42,7 +49,7 @@ export async function verifyBackup(dir: string): Promise<VerifyReport> {
   });
   let manifest: Manifest;
   try {
-    manifest = JSON.parse(await readFile(path.join(root, MANIFEST), 'utf8')) as Manifest;
+    manifest = await readManifest(files);
   } catch (error) {
     problems.push(`${MANIFEST}: cannot be read (${(error as Error).message}): not a complete backup`);
     return report(null);
@@ -57,9 +64,8 @@ export async function verifyBackup(dir: string): Promise<VerifyReport> {
     problems.push(`${MANIFEST}: the overall checksum does not match`);
 
   for (const table of manifest.tables) {
-    const file = path.join(root, table.file);
     let rows = 0;
-    const read = await readLines(file, (line) => {
+    const read = await readLines(files, table.file, (line) => {
       rows += 1;
       try {
         decodeRow(table.columns, line);
@@ -81,7 +87,7 @@ export async function verifyBackup(dir: string): Promise<VerifyReport> {
   let totalBytes = 0;
   const checkBlob = async (sha256: string, size: number) => {
     const name = blobFile(sha256);
-    const read = await hashFile(path.join(root, name)).catch((error: Error) => {
+    const read = await hashFile(files, name).catch((error: Error) => {
       problems.push(`${name}: cannot be read (${error.message})`);
       return null;
     });
@@ -90,8 +96,7 @@ export async function verifyBackup(dir: string): Promise<VerifyReport> {
         `${name}: holds ${read.bytes} bytes with SHA-256 ${read.sha256}, not ${size} bytes with ${sha256}`,
       );
   };
-  const listFile = path.join(root, manifest.blobs.file);
-  const list = await readLines(listFile, async (line) => {
+  const list = await readLines(files, manifest.blobs.file, async (line) => {
     blobs += 1;
     let entry: { sha256?: unknown; size_bytes?: unknown } | null = null;
     try {
@@ -141,8 +146,16 @@ function manifestShapeProblem(m: Manifest): string | null {
   return null;
 }
 
+/** The manifest of a backup, parsed (not checked: see `verifyBackup`). */
+export async function readManifest(files: BackupFiles): Promise<Manifest> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await files.read(MANIFEST)) chunks.push(Buffer.from(chunk));
+  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as Manifest;
+}
+
 /** Streams a file's lines to `onLine` (UTF-8, `\n`-terminated) while hashing its bytes. */
 export async function readLines(
+  files: BackupFiles,
   file: string,
   onLine: (line: string) => void | Promise<void>,
 ): Promise<{ bytes: number; sha256: string }> {
@@ -150,7 +163,7 @@ export async function readLines(
   const decoder = new StringDecoder('utf8');
   let bytes = 0;
   let rest = '';
-  for await (const chunk of createReadStream(file)) {
+  for await (const chunk of await files.read(file)) {
     const buffer = chunk as Buffer;
     hash.update(buffer);
     bytes += buffer.byteLength;
@@ -167,13 +180,12 @@ export async function readLines(
   return { bytes, sha256: hash.digest('hex') };
 }
 
-async function hashFile(file: string): Promise<{ bytes: number; sha256: string }> {
-  if (!(await exists(file))) throw new Error('missing');
+async function hashFile(files: BackupFiles, file: string): Promise<{ bytes: number; sha256: string }> {
   const hash = createHash('sha256');
   let bytes = 0;
-  for await (const chunk of createReadStream(file)) {
-    hash.update(chunk as Buffer);
-    bytes += (chunk as Buffer).byteLength;
+  for await (const chunk of await files.read(file)) {
+    hash.update(chunk);
+    bytes += chunk.byteLength;
   }
   return { bytes, sha256: hash.digest('hex') };
 }

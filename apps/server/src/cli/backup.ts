@@ -1,5 +1,6 @@
 import { StoreUnavailableError } from '@mdstore/core';
 import { createBackup } from '../backup/create.js';
+import { backupS3Options, isS3Target, openBackupLocation } from '../backup/location.js';
 import { restoreBackup } from '../backup/restore.js';
 import { verifyBackup } from '../backup/verify.js';
 import {
@@ -18,14 +19,36 @@ export interface BackupOutcome {
   readonly problems: readonly string[];
 }
 
-/** `backup verify` needs no store; `backup create` and `restore` open the configured adapters only. */
+/**
+ * `backup verify` needs no store; `backup create` and `restore` open the configured adapters only. A
+ * backup at `s3://bucket/prefix` is reached with the server's S3 settings (`MDSTORE_S3_ENDPOINT`,
+ * `_REGION`, `_FORCE_PATH_STYLE`, `_CHECKSUM`, credentials from the SDK's chain).
+ */
 export async function runBackupCommand(
   command: BackupCommand,
   config: () => ServerConfig,
   modules: AdapterModules = defaultAdapterModules,
 ): Promise<BackupOutcome> {
+  const target = command.kind === 'backup create' ? command.to : command.path;
+  const location = await openBackupLocation(
+    target,
+    isS3Target(target) ? backupS3Options(config().backup.s3) : {},
+  );
+  try {
+    return await runOn(command, location, config, modules);
+  } finally {
+    await location.close();
+  }
+}
+
+async function runOn(
+  command: BackupCommand,
+  location: Awaited<ReturnType<typeof openBackupLocation>>,
+  config: () => ServerConfig,
+  modules: AdapterModules,
+): Promise<BackupOutcome> {
   if (command.kind === 'backup verify') {
-    const report = await verifyBackup(command.path);
+    const report = await verifyBackup(location);
     return {
       result: {
         path: report.path,
@@ -50,7 +73,7 @@ export async function runBackupCommand(
             blobs,
             pair: { database: settings.database.kind, blob_store: settings.blobStore.kind },
           },
-          { to: command.to },
+          { to: location },
         );
         const { manifest } = report;
         return {
@@ -66,7 +89,7 @@ export async function runBackupCommand(
           problems: [],
         };
       }
-      const report = await restoreBackup({ archive, blobs }, { from: command.path });
+      const report = await restoreBackup({ archive, blobs }, { from: location });
       return { result: report, problems: [] };
     } finally {
       await blobs.close();

@@ -45,10 +45,11 @@ Commands:
       ISO 8601 date or instant in the future.
   keys list --account ACCOUNT                          Lists keys without their secrets.
   keys revoke KEY_ID                                   Revokes a key at once.
-  backup create --to DIR
+  backup create --to DIR|s3://BUCKET/PREFIX
       Copies the whole store (records and blobs, one consistent snapshot; the server may keep running)
-      into DIR, a new directory, renamed into place only when complete.
-  backup verify PATH                                   Recomputes every checksum of a backup; exit 1 if
+      into DIR, a new directory, renamed into place only when complete; or under an empty S3 prefix,
+      manifest.json written last (MDSTORE_S3_ENDPOINT, _REGION, _FORCE_PATH_STYLE, _CHECKSUM apply).
+  backup verify PATH|s3://BUCKET/PREFIX                Recomputes every checksum of a backup; exit 1 if
                                                        anything is wrong, each problem named on stderr.
   restore PATH
       Verifies the backup, then restores it into the configured store, which must be empty (or hold an

@@ -2,6 +2,7 @@
 import { isMdStoreError, type MdStoreError } from '@mdstore/core';
 import { silenceAwsSdkNodeNotice } from '../aws-sdk-notice.js';
 import { BackupError } from '../backup/create.js';
+import { BackupTargetError, isS3Target } from '../backup/location.js';
 import { createRuntime, type Runtime } from '../composition/index.js';
 import { ConfigError, loadConfig } from '../config/index.js';
 import { createLogger } from '../logger.js';
@@ -68,7 +69,11 @@ async function backupCommand(command: Parameters<typeof runBackupCommand>[0]): P
   try {
     const outcome = await runBackupCommand(command, () => {
       const config = loadConfig(process.env);
-      if (config.blobStore.kind === 's3') silenceAwsSdkNodeNotice();
+      if (
+        config.blobStore.kind === 's3' ||
+        isS3Target(command.kind === 'backup create' ? command.to : command.path)
+      )
+        silenceAwsSdkNodeNotice();
       return config;
     });
     process.stdout.write(`${JSON.stringify(outcome.result, null, 2)}\n`);
@@ -76,7 +81,7 @@ async function backupCommand(command: Parameters<typeof runBackupCommand>[0]): P
     return outcome.problems.length > 0 ? 1 : 0;
   } catch (error) {
     if (error instanceof ConfigError) return fail(1, `invalid configuration: ${error.message}`);
-    if (error instanceof BackupError) return fail(1, error.message);
+    if (error instanceof BackupError || error instanceof BackupTargetError) return fail(1, error.message);
     return fail(2, describe(error));
   }
 }

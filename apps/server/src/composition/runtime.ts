@@ -1,5 +1,6 @@
 // tsyringe needs the reflection polyfill when it loads; this module is the only one that imports it.
 import 'reflect-metadata';
+import type { RecordsArchive } from '@mdstore/core';
 import {
   type BlobStore,
   type ContentWork,
@@ -41,6 +42,8 @@ export interface Runtime {
   /** The container the runtime was built in (for the HTTP layer or tests to resolve from); with
    * `override`, the child container holding the overrides. */
   readonly container: DependencyContainer;
+  /** The records store's backup side (extensions §16), for the scheduled backups. */
+  readonly archive?: RecordsArchive;
   /** Closes every adapter, in the reverse order of opening. Idempotent. */
   close(): Promise<void>;
 }
@@ -124,7 +127,13 @@ export async function createRuntime(config: ServerConfig, options: RuntimeOption
     container.register(TOKENS.store, { useFactory: instancePerContainerCachingFactory(buildStore) });
     const scope = options.override ? withOverrides(container, options.override) : container;
     const store = scope.resolve<MdStore>(TOKENS.store);
-    return { store, config, container: scope, close: closeAll };
+    return {
+      store,
+      config,
+      container: scope,
+      ...(database.archive && { archive: database.archive }),
+      close: closeAll,
+    };
   } catch (error) {
     await closeAll();
     throw error;

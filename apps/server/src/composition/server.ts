@@ -1,4 +1,6 @@
 import type { BlobStore, ChangeNotifier, ContentWork, RecordsRepository } from '@mdstore/core';
+import { backupS3Options } from '../backup/location.js';
+import { type ScheduleClock, startScheduledBackups } from '../backup/scheduled.js';
 import { answerPrimaryWith } from '../cluster/metrics.js';
 import type { ServerConfig, TlsMaterial } from '../config/index.js';
 import { startSemanticIndexer } from '../embeddings/indexer.js';
@@ -57,6 +59,8 @@ export interface StartServerOptions {
    * no metrics listener and answers the cluster primary, which serves every worker's metrics as one.
    */
   readonly metricsVia?: 'listener' | 'cluster-primary';
+  /** The clock of scheduled backups (`MDSTORE_BACKUP_SCHEDULE`); tests pass a fake one. */
+  readonly backupClock?: ScheduleClock;
   /** See `RuntimeOptions.onDurabilityLost`; `npm start` exits the process (main.ts). */
   readonly onDurabilityLost?: RuntimeOptions['onDurabilityLost'];
 }
@@ -151,7 +155,13 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
   let duties: { stop(): Promise<void> } | undefined;
   const takeDuties = () => {
     if (duties || stopping) return;
-    duties = startDuties(runtime, logger, metrics, options.reconcileIntervalMs ?? RECONCILE_INTERVAL_MS);
+    duties = startDuties(
+      runtime,
+      logger,
+      metrics,
+      options.reconcileIntervalMs ?? RECONCILE_INTERVAL_MS,
+      options.backupClock,
+    );
   };
   if (options.duties ?? true) takeDuties();
   const stop = () => {
@@ -248,14 +258,16 @@ async function unregister(runtime: Runtime, logger: Logger): Promise<void> {
 
 /**
  * The duties one process of a store's deployment runs for all (of several workers on one port, only
- * one): periodic reconciliation (which also expires trash, audit and changes past retention) and the
- * webhook deliverer. Extensions §7: pending deliveries resume at once (the engine sweeps at start).
+ * one): periodic reconciliation (which also expires trash, audit and changes past retention), the
+ * webhook deliverer and the scheduled backups (extensions §16). Extensions §7: pending deliveries resume
+ * at once (the engine sweeps at start).
  */
 function startDuties(
   runtime: Runtime,
   logger: Logger,
   metrics: ServerMetrics | undefined,
   reconcileMs: number,
+  backupClock: ScheduleClock | undefined,
 ): { stop(): Promise<void> } {
   const timers = startPeriodic(logger, [
     { task: 'reconciliation', everyMs: reconcileMs, work: () => reconcile(runtime, logger, metrics, false) },
@@ -263,13 +275,44 @@ function startDuties(
   const webhooks = startWebhookDelivery(runtime, logger, metrics);
   // Extensions §15: the semantic indexer, when embeddings are on (off the request path).
   const indexer = startSemanticIndexer(runtime, logger);
+  const backups = startBackups(runtime, logger, metrics, backupClock);
   return {
     async stop() {
       await timers.stop();
       await webhooks.stop();
       await indexer.stop();
+      await backups?.stop();
     },
   };
+}
+
+/** Extensions §16: the server's own backups, when `MDSTORE_BACKUP_SCHEDULE` is set. */
+function startBackups(
+  runtime: Runtime,
+  logger: Logger,
+  metrics: ServerMetrics | undefined,
+  clock: ScheduleClock | undefined,
+): { stop(): Promise<void> } | undefined {
+  const { backup, database, blobStore } = runtime.config;
+  if (backup.schedule === null || backup.to === null) return undefined;
+  if (!runtime.archive) {
+    logger.error('scheduled backups are off: this records store cannot be backed up');
+    return undefined;
+  }
+  return startScheduledBackups({
+    schedule: backup.schedule,
+    to: backup.to,
+    keep: backup.keep,
+    s3: backupS3Options(backup.s3),
+    source: {
+      archive: runtime.archive,
+      blobs: runtime.container.resolve<BlobStore>(TOKENS.blobs),
+      pair: { database: database.kind, blob_store: blobStore.kind },
+    },
+    logger,
+    ...(metrics && { observer: metrics }),
+    ...(clock && { clock }),
+  });
 }
 
 /**

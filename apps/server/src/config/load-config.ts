@@ -8,6 +8,8 @@ import {
   SettingsSchema,
 } from '@mdstore/core';
 import * as v from 'valibot';
+import { isS3Target, parseS3Target } from '../backup/location.js';
+import { parseBackupSchedule } from '../backup/schedule.js';
 import { CONTENT_WORK_DEFAULTS } from '../content-work/defaults.js';
 import { LOG_LEVELS } from '../logger.js';
 import { ConfigError } from './errors.js';
@@ -240,6 +242,21 @@ const EnvironmentSchema = v.object({
   MDSTORE_WEBHOOK_ALLOW_PRIVATE: v.optional(BooleanSchema, 'false'),
   MDSTORE_WEBHOOK_TIME_SCALE: v.optional(ScaleSchema, '1'),
   MDSTORE_PUBLIC_ORIGINS: v.optional(OriginListSchema, ''),
+  MDSTORE_BACKUP_SCHEDULE: v.optional(
+    v.pipe(
+      v.string(),
+      v.rawTransform(({ dataset, addIssue, NEVER }) => {
+        const parsed = parseBackupSchedule(dataset.value);
+        if (typeof parsed === 'string') {
+          addIssue({ message: parsed });
+          return NEVER;
+        }
+        return parsed;
+      }),
+    ),
+  ),
+  MDSTORE_BACKUP_DIR: v.optional(nonBlank('a folder path or s3://bucket/prefix')),
+  MDSTORE_BACKUP_KEEP: v.optional(wholeNumber(1, 10_000, 'a whole number of backups from 1 to 10000'), '7'),
   MDSTORE_METRICS_PORT: v.optional(PortSchema),
   MDSTORE_METRICS_HOST: v.optional(HostSchema),
   MDSTORE_METRICS_TOKEN: v.optional(MetricsTokenSchema),
@@ -336,6 +353,7 @@ export function loadConfig(env: Environment, options: { cwd?: string } = {}): Se
     httpRedirectPort: vars.MDSTORE_HTTP_REDIRECT_PORT ?? null,
     trustProxy,
     publicOrigins: vars.MDSTORE_PUBLIC_ORIGINS,
+    backup: backupConfig(vars, cwd, warnings),
     metrics: metricsConfig(vars, warnings),
     cursorSecret: vars.MDSTORE_CURSOR_SECRET ?? null,
     embeddings: embeddingsConfig(vars),
@@ -394,10 +412,20 @@ const S3_ONLY: readonly VariableName[] = [
   'MDSTORE_S3_BUCKET',
 ];
 
+/** The S3 settings `s3://` backup targets share with the blob store. */
+const BACKUP_S3: readonly VariableName[] = [
+  'MDSTORE_S3_ENDPOINT',
+  'MDSTORE_S3_REGION',
+  'MDSTORE_S3_FORCE_PATH_STYLE',
+  'MDSTORE_S3_CHECKSUM',
+];
+
 function blobStoreConfig(vars: Variables, dataDir: string, warnings: string[]): BlobStoreConfig {
   if (vars.MDSTORE_BLOB_STORE === 'fs') {
+    const backupToS3 = vars.MDSTORE_BACKUP_DIR !== undefined && isS3Target(vars.MDSTORE_BACKUP_DIR);
     for (const name of S3_ONLY) {
-      if (vars[name] !== undefined) warnings.push(`${name} is ignored: MDSTORE_BLOB_STORE is fs`);
+      if (vars[name] === undefined || (backupToS3 && BACKUP_S3.includes(name))) continue;
+      warnings.push(`${name} is ignored: MDSTORE_BLOB_STORE is fs`);
     }
     return { kind: 'fs', root: path.join(dataDir, 'blobs') };
   }
@@ -409,6 +437,40 @@ function blobStoreConfig(vars: Variables, dataDir: string, warnings: string[]): 
     checksum: vars.MDSTORE_S3_CHECKSUM,
     bucket: vars.MDSTORE_S3_BUCKET,
   });
+}
+
+/**
+ * Scheduled backups need both a schedule and a place; `s3://` places are checked here (bucket, prefix)
+ * and connect with the blob store's S3 settings.
+ */
+function backupConfig(vars: Variables, cwd: string, warnings: string[]): ServerConfig['backup'] {
+  const schedule = vars.MDSTORE_BACKUP_SCHEDULE ?? null;
+  const dir = vars.MDSTORE_BACKUP_DIR;
+  if (schedule !== null && dir === undefined)
+    throw new ConfigError(
+      'MDSTORE_BACKUP_DIR',
+      'must be set with MDSTORE_BACKUP_SCHEDULE (where backups go)',
+    );
+  if (schedule === null && dir !== undefined)
+    warnings.push('MDSTORE_BACKUP_DIR is ignored: MDSTORE_BACKUP_SCHEDULE is unset');
+  let to: string | null = null;
+  if (dir !== undefined) {
+    if (isS3Target(dir)) {
+      try {
+        parseS3Target(dir);
+      } catch (error) {
+        throw new ConfigError('MDSTORE_BACKUP_DIR', (error as Error).message);
+      }
+      to = dir;
+    } else to = path.resolve(cwd, dir);
+  }
+  const s3 = withoutUndefined({
+    endpoint: vars.MDSTORE_S3_ENDPOINT,
+    region: vars.MDSTORE_S3_REGION,
+    forcePathStyle: vars.MDSTORE_S3_FORCE_PATH_STYLE,
+    checksum: vars.MDSTORE_S3_CHECKSUM,
+  });
+  return { schedule, to, keep: vars.MDSTORE_BACKUP_KEEP, s3 };
 }
 
 function tlsPaths(vars: Variables, cwd: string): ServerConfig['tls'] {

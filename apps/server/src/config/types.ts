@@ -1,3 +1,4 @@
+import type { BackupSchedule } from '../backup/schedule.js';
 import type { ContentWorkConfig } from '../content-work/defaults.js';
 import type { LogLevel } from '../logger.js';
 
@@ -18,6 +19,25 @@ export type BlobStoreConfig =
       /** Set: every project lives under a prefix of this one bucket. Unset: one bucket per project. */
       readonly bucket?: string;
     };
+
+/** The S3 settings of `s3://` backup targets: the server's own `MDSTORE_S3_*` (but the bucket). */
+export interface BackupS3Config {
+  readonly endpoint?: string;
+  readonly region?: string;
+  readonly forcePathStyle?: boolean;
+  readonly checksum?: ChecksumMode;
+}
+
+/** Extensions §16: backups the server takes itself, and where `s3://` targets connect. */
+export interface BackupConfig {
+  /** `MDSTORE_BACKUP_SCHEDULE` (backup/schedule.ts); null: no scheduled backups. */
+  readonly schedule: BackupSchedule | null;
+  /** `MDSTORE_BACKUP_DIR`: an absolute folder path or `s3://bucket/prefix`; set with a schedule. */
+  readonly to: string | null;
+  /** `MDSTORE_BACKUP_KEEP`: how many complete scheduled backups are kept (the newest). */
+  readonly keep: number;
+  readonly s3: BackupS3Config;
+}
 
 export interface MetricsConfig {
   readonly host: string;
@@ -96,6 +116,8 @@ export interface ServerConfig {
    * besides the loopback names of its port; `/mcp` refuses an `Origin` naming anything else.
    */
   readonly publicOrigins: readonly string[];
+  /** Extensions §16: `MDSTORE_BACKUP_SCHEDULE`, `MDSTORE_BACKUP_DIR`, `MDSTORE_BACKUP_KEEP`. */
+  readonly backup: BackupConfig;
   /** The Prometheus listener (`MDSTORE_METRICS_*`), or null when `MDSTORE_METRICS_PORT` is unset. */
   readonly metrics: MetricsConfig | null;
   /**

@@ -16,6 +16,8 @@ export interface ServerMetrics extends RequestMetrics {
   observeChangeEvents(count: number): void;
   /** Change streams and held polls opened (+1) or ended (−1) on this instance. */
   observeChangeStreams(delta: number): void;
+  /** A scheduled backup ended (extensions §16): its outcome, duration and end time. */
+  observeBackup(outcome: 'ok' | 'failed', seconds: number, finishedAtMs: number): void;
 }
 
 /** Known methods keep their name; anything else is `OTHER` (a label never takes arbitrary values). */
@@ -118,8 +120,39 @@ export function createServerMetrics(): ServerMetrics {
     help: 'Open change streams (SSE) and held long polls on this instance.',
     registers,
   });
+  // Extensions §16. Gauges aggregate by `max` over a cluster's workers: only the duty holder sets them.
+  const backups = new Counter({
+    name: 'mdstore_backups_total',
+    help: 'Scheduled backups, by outcome: ok (written and verified) or failed.',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  for (const outcome of ['ok', 'failed']) backups.inc({ outcome }, 0);
+  const backupLastSuccess = new Gauge({
+    name: 'mdstore_backup_last_success_timestamp_seconds',
+    help: 'When the last scheduled backup that verified ended (Unix time); 0 before the first.',
+    aggregator: 'max',
+    registers,
+  });
+  const backupLastFailure = new Gauge({
+    name: 'mdstore_backup_last_failure_timestamp_seconds',
+    help: 'When the last scheduled backup that failed ended (Unix time); 0 before the first.',
+    aggregator: 'max',
+    registers,
+  });
+  const backupDuration = new Gauge({
+    name: 'mdstore_backup_last_duration_seconds',
+    help: 'How long the last scheduled backup took, verification included (ok or failed).',
+    aggregator: 'max',
+    registers,
+  });
   return {
     registry,
+    observeBackup(outcome, seconds, finishedAtMs) {
+      backups.inc({ outcome });
+      backupDuration.set(seconds);
+      (outcome === 'ok' ? backupLastSuccess : backupLastFailure).set(finishedAtMs / 1000);
+    },
     observeChangeEvents(count) {
       changeEvents.inc(count);
     },

@@ -5,6 +5,7 @@ import type { ArchiveRow } from '@mdstore/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBackup } from '../../src/backup/create.js';
 import { decodeRow, type Manifest } from '../../src/backup/format.js';
+import { openBackupLocation } from '../../src/backup/location.js';
 import { readLines } from '../../src/backup/verify.js';
 import { skipWithoutPostgres } from '../support/adapters.js';
 import { openPair, type PairName, text } from './pairs.js';
@@ -32,7 +33,8 @@ async function tableRows(
 ): Promise<Record<string, unknown>[]> {
   const table = manifest.tables.find((t) => t.name === name)!;
   const rows: Record<string, unknown>[] = [];
-  await readLines(join(backup, table.file), (line) => {
+  const location = await openBackupLocation(backup);
+  await readLines(location, table.file, (line) => {
     const row: ArchiveRow = decodeRow(table.columns, line);
     rows.push(Object.fromEntries(table.columns.map((column, i) => [column.name, row[i]])));
   });

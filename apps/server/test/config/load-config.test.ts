@@ -48,6 +48,7 @@ describe('loadConfig defaults', () => {
       httpRedirectPort: null,
       trustProxy: false,
       publicOrigins: [],
+      backup: { schedule: null, to: null, keep: 7, s3: {} },
       metrics: null,
       logLevel: 'info',
       cursorSecret: null,
@@ -78,6 +79,36 @@ describe('loadConfig defaults', () => {
     expect(load({ MDSTORE_WEBHOOK_TIME_SCALE: '1' }).webhookTimeScale).toBe(1);
     for (const bad of ['0', '1.5', '-0.1', 'fast', '1e-3'])
       expect(() => load({ MDSTORE_WEBHOOK_TIME_SCALE: bad })).toThrow(/MDSTORE_WEBHOOK_TIME_SCALE/);
+  });
+
+  it('takes MDSTORE_BACKUP_SCHEDULE as cron (UTC) and refuses an invalid expression at start-up, naming it', () => {
+    const withDir = { MDSTORE_BACKUP_DIR: '/backups' };
+    for (const [text, kind] of [
+      ['*/15 * * * *', 'cron'],
+      ['30 2 * * 1-5', 'cron'],
+      ['@weekly', 'cron'],
+      ['6h', 'interval'],
+    ] as const)
+      expect(load({ ...withDir, MDSTORE_BACKUP_SCHEDULE: text }).backup.schedule, text).toMatchObject({
+        text,
+        kind,
+      });
+    for (const [bad, reason] of [
+      ['61 * * * *', /minute/],
+      ['0 0 * * * *', /5 parts/], // a seconds field: not the 5-field form
+      ['* * *', /five, six, or seven/],
+      ['0 0 30 2 *', /never runs/],
+      ['@reboot', /@reboot is not a schedule/],
+      ['5/15 * * * *', /numeric prefix/],
+      ['daily 02:30', /cron expression/],
+    ] as const) {
+      const error = refusal({ ...withDir, MDSTORE_BACKUP_SCHEDULE: bad });
+      expect(error.variable, bad).toBe('MDSTORE_BACKUP_SCHEDULE');
+      expect(error.message, bad).toMatch(/^MDSTORE_BACKUP_SCHEDULE: /);
+      expect(error.message, bad).toMatch(reason);
+      // What it should be is said too.
+      expect(error.message, bad).toMatch(/@hourly, @daily, @weekly, @monthly/);
+    }
   });
 
   it('treats empty and blank values as unset and trims the others', () => {
