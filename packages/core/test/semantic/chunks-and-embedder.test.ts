@@ -40,6 +40,71 @@ describe('chunkMarkdown (extensions §15: a heading’s section, bounded in size
     expect(chunkMarkdown('   \n\n')).toEqual([]);
   });
 
+  it('a setext heading (a paragraph underlined with === or ---) starts a section too', () => {
+    const text = [
+      'Intro.',
+      '',
+      'Title',
+      '=====',
+      'body one',
+      '',
+      'Two lines',
+      'of heading',
+      '---',
+      'body two',
+      '',
+      '---',
+      '===',
+      'after a thematic break',
+      '- item',
+      '---',
+      '> quoted',
+      '---',
+      '```',
+      'code',
+      '---',
+      '```',
+    ].join('\n');
+    const chunks = chunkMarkdown(text);
+    expect(chunks.map((c) => c.heading)).toEqual([null, 'Title', 'Two lines of heading']);
+    expect(chunks[0]!.text).toBe('Intro.');
+    expect(chunks[1]!.text).toBe('Title\n=====\nbody one');
+    // A `---` after a blank line, a list item, a quote or inside code is no underline.
+    expect(chunks[2]!.text.startsWith('Two lines\nof heading\n---\nbody two')).toBe(true);
+    expect(chunks[2]!.text).toContain(
+      '---\n===\nafter a thematic break\n- item\n---\n> quoted\n---\n```\ncode\n---\n```',
+    );
+  });
+
+  it('setext and ATX headings give the same sections', () => {
+    const atx = chunkMarkdown('# One\nbody\n\n## Two\nmore');
+    const setext = chunkMarkdown('One\n===\nbody\n\nTwo\n---\nmore');
+    expect(setext.map((c) => c.heading)).toEqual(atx.map((c) => c.heading));
+    expect(setext.map((c) => c.text.split('\n').slice(-1)[0])).toEqual(['body', 'more']);
+  });
+
+  it('property: a document with setext headings has the sections of the same document with ATX ones', () => {
+    const word = fc.stringMatching(/^[a-z]{1,8}$/);
+    const line = fc.array(word, { minLength: 1, maxLength: 6 }).map((words) => words.join(' '));
+    const section = fc.record({
+      heading: line,
+      level: fc.constantFrom(1, 2),
+      paragraphs: fc.array(fc.array(line, { minLength: 1, maxLength: 3 }), { maxLength: 3 }),
+    });
+    fc.assert(
+      fc.property(fc.array(section, { minLength: 1, maxLength: 6 }), (sections) => {
+        const body = (paragraphs: string[][]) => paragraphs.map((p) => p.join('\n')).join('\n\n');
+        const atx = sections
+          .map((x) => `${'#'.repeat(x.level)} ${x.heading}\n${body(x.paragraphs)}`)
+          .join('\n\n');
+        const setext = sections
+          .map((x) => `${x.heading}\n${x.level === 1 ? '===' : '---'}\n${body(x.paragraphs)}`)
+          .join('\n\n');
+        expect(chunkMarkdown(setext).map((c) => c.heading)).toEqual(chunkMarkdown(atx).map((c) => c.heading));
+      }),
+    );
+  });
+
   it('a section longer than the bound is cut between paragraphs, then at white space', () => {
     const paragraph = 'word '.repeat(300).trim(); // 1 499 code points
     const chunks = chunkMarkdown(`# Big\n\n${paragraph}\n\n${paragraph}\n\n${'x'.repeat(4_500)}`);
