@@ -14,6 +14,7 @@ import { createRuntime } from '../../src/composition/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/logger.js';
 import { fileS3rver } from '../support/adapters.js';
+import { programArgs } from '../support/programs.js';
 import { bytesOf, openPair, text } from './pairs.js';
 
 /**
@@ -204,7 +205,7 @@ describe('mdstore backup … s3:// (the CLI, with the server S3 settings)', () =
     new Promise((resolve) => {
       execFile(
         process.execPath,
-        [...NODE_ARGS, 'apps/server/src/cli/main.ts', ...args],
+        [...programArgs('cli'), ...args],
         {
           cwd: REPO_ROOT,
           env: {

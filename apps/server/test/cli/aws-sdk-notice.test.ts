@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type RunningS3rver, startS3rver } from '@mdstore/s3/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { programArgs } from '../support/programs.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
@@ -20,7 +21,7 @@ afterAll(async () => {
 });
 
 function cli(args: string[], env: Record<string, string> = {}) {
-  const argv = ['--conditions=mdstore-source', '--import', 'tsx', 'apps/server/src/cli/main.ts', ...args];
+  const argv = [...programArgs('cli'), ...args];
   return new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
     execFile(
       process.execPath,
