@@ -1,3 +1,4 @@
+import { concatBytes } from '../bytes.js';
 import { LINKS_MAX_BYTES } from './extract.js';
 
 /**
@@ -24,18 +25,8 @@ export class LinkTextCollector {
   /** The text, or null when the content passed the limit. */
   text(): string | null {
     if (this.#truncated) return null;
-    const bytes = this.#chunks.length === 1 ? this.#chunks[0]! : concat(this.#chunks, this.#bytes);
+    const bytes = concatBytes(this.#chunks, this.#bytes);
     this.#chunks.length = 0;
     return new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
   }
-}
-
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
 }

@@ -1,3 +1,4 @@
+import { concatBytes } from '../bytes.js';
 import { invalidAt, type Loc } from './issues.js';
 import { SEARCH_LIMITS } from './limits.js';
 
@@ -30,7 +31,7 @@ export async function encodeCursor(
   const mac = new Uint8Array(
     await globalThis.crypto.subtle.sign('HMAC', await hmacKey(key), signed(binding, body)),
   );
-  const token = toBase64Url(concat(new Uint8Array([VERSION]), mac, body));
+  const token = toBase64Url(concatBytes([new Uint8Array([VERSION]), mac, body]));
   if (token.length > SEARCH_LIMITS.cursorMaxLength) throw new RangeError('Cursor payload too large');
   return token;
 }
@@ -81,7 +82,7 @@ function hmacKey(key: CursorKey): Promise<WebCryptoKey> {
 
 /** What the MAC covers: a domain label and version, the binding, a separator, the payload. */
 const signed = (binding: CursorBinding, body: Uint8Array): Uint8Array =>
-  concat(encoder.encode(`mdstore-cursor/${VERSION}\n${canonicalJson(binding)}\n`), body);
+  concatBytes([encoder.encode(`mdstore-cursor/${VERSION}\n${canonicalJson(binding)}\n`), body]);
 
 /** JSON with object keys sorted, so that equal bindings sign equally whatever their key order. */
 export function canonicalJson(value: unknown): string {
@@ -93,16 +94,6 @@ export function canonicalJson(value: unknown): string {
     return `{${entries.map(([name, item]) => `${JSON.stringify(name)}:${canonicalJson(item)}`).join(',')}}`;
   }
   return JSON.stringify(value ?? null);
-}
-
-function concat(...parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
 
 function toBase64Url(bytes: Uint8Array): string {

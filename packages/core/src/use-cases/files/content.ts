@@ -1,3 +1,4 @@
+import { concatBytes } from '../../bytes.js';
 import { ContentTooLargeError, isMdStoreError, ProjectNotFoundError } from '../../errors.js';
 import type { ContentLinks } from '../../links/entry.js';
 import { LinkTextCollector } from '../../links/text.js';
@@ -122,17 +123,6 @@ async function readHead(stream: ByteStream, maxBytes: number) {
   }
 }
 
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
-}
-
 async function* replay(chunks: readonly Uint8Array[], rest: AsyncIterator<Uint8Array>): ByteStream {
   yield* chunks;
   for (;;) {
@@ -171,7 +161,7 @@ export async function storeContent<P, R>(
   let committed: Committed<R>;
   if (head.rest === null) {
     // Inline: the whole content is in memory and within the limit; it is hashed here, once.
-    const bytes = concat(head.chunks, head.size);
+    const bytes = concatBytes(head.chunks, head.size);
     const hash = ctx.hashing.sha256();
     hash.update(bytes);
     const stored: StoredContent = {
