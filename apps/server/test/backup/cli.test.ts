@@ -2,7 +2,6 @@ import { execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openSqliteStore } from '@mdstore/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBackup } from '../../src/backup/create.js';
@@ -10,7 +9,7 @@ import { verifyBackup } from '../../src/backup/verify.js';
 import { createRuntime } from '../../src/composition/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/logger.js';
-import { programArgs } from '../support/programs.js';
+import { programArgs, REPO_ROOT } from '../support/programs.js';
 import { bytesOf, openPair, text } from './pairs.js';
 
 /**
@@ -19,7 +18,6 @@ import { bytesOf, openPair, text } from './pairs.js';
  * cut short, and a backup killed mid-way that leaves nothing that verifies.
  */
 
-const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const NODE_ARGS = ['--conditions=mdstore-source', '--import', 'tsx'];
 
 interface Outcome {

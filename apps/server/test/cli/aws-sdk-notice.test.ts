@@ -2,12 +2,9 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type RunningS3rver, startS3rver } from '@mdstore/s3/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { programArgs } from '../support/programs.js';
-
-const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+import { programArgs, REPO_ROOT } from '../support/programs.js';
 
 let dir: string;
 let s3: RunningS3rver;

@@ -2,14 +2,12 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/composition/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/logger.js';
-import { programArgs } from '../support/programs.js';
+import { programArgs, REPO_ROOT } from '../support/programs.js';
 
-const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 

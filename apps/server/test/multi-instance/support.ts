@@ -4,13 +4,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import type { RunningS3rver } from '@mdstore/s3/testing';
 import { TEST_POSTGRES_URL } from '../support/adapters.js';
 import { multipartBody } from '../support/http-harness.js';
-import { programArgs } from '../support/programs.js';
-
-const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+import { programArgs, REPO_ROOT } from '../support/programs.js';
 
 /** How long a child may take to start listening (tsx compiles the sources on a 2-core machine). */
 const START_TIMEOUT_MS = 45_000;

@@ -4,7 +4,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import type { BlobStore, RecordsRepository } from '@mdstore/core';
 import { type FaultPlan, noFaults, withBlobFaults, withRecordsFaults } from '@mdstore/core/testing';
 import type { DependencyContainer } from 'tsyringe';
@@ -12,7 +11,7 @@ import { TOKENS } from '../../src/composition/index.js';
 import { type ServerProcess, startServer } from '../../src/composition/server.js';
 import { type Environment, loadConfig } from '../../src/config/index.js';
 import { createLogger, type LogLevel } from '../../src/logger.js';
-import { programArgs } from '../support/programs.js';
+import { programArgs, REPO_ROOT } from '../support/programs.js';
 
 /**
  * An in-process mdstore as `main.ts` builds it (configuration from variables, the real pino logger, SQLite
@@ -96,7 +95,7 @@ export function uploadBody(filename: string, content: string, metadata?: unknown
   return form;
 }
 
-export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+export { REPO_ROOT };
 
 export interface ChildServer {
   readonly child: ChildProcessWithoutNullStreams;

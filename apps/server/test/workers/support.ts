@@ -2,12 +2,10 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { waitFor } from '../multi-instance/support.js';
 import { multipartBody } from '../support/http-harness.js';
-import { programArgs } from '../support/programs.js';
+import { programArgs, REPO_ROOT } from '../support/programs.js';
 
-const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 /** tsx compiles the sources in the primary and in every worker, on a 2-core machine shared with others. */
 const START_TIMEOUT_MS = 90_000;
 const STOP_TIMEOUT_MS = 40_000;
