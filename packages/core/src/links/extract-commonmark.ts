@@ -222,14 +222,8 @@ export function extractCommonMarkLinks(text: string): RawLinkDocument {
       }
     };
     const wikiRange = (at: number): readonly [number, number] | null => {
-      if (at < 0 || normalised.slice(at, at + 2) !== '[[') return null;
-      const close = normalised.indexOf(']]', at + 2);
-      const inner = normalised.slice(at + 2, close);
-      const bar = inner.indexOf('|');
-      const target = bar === -1 ? inner : inner.slice(0, bar);
-      const lead = target.length - target.trimStart().length;
-      const from = at + 2 + lead;
-      return [toText(from), toText(from + target.trim().length)];
+      const range = wikiTargetRange(normalised, at);
+      return range && [toText(range[0]), toText(range[1])];
     };
     walk(token.children ?? []);
   });
@@ -270,4 +264,16 @@ function offsetsBack(text: string): (offset: number) => number {
     }
     return offset + low;
   };
+}
+
+/** A wiki link's `target` range in `src`, from its `[[` at `at` (the scanner, scan.ts, uses it too). */
+export function wikiTargetRange(src: string, at: number): readonly [number, number] | null {
+  if (at < 0 || src.slice(at, at + 2) !== '[[') return null;
+  const close = src.indexOf(']]', at + 2);
+  const inner = src.slice(at + 2, close);
+  const bar = inner.indexOf('|');
+  const target = bar === -1 ? inner : inner.slice(0, bar);
+  const lead = target.length - target.trimStart().length;
+  const from = at + 2 + lead;
+  return [from, from + target.trim().length];
 }

@@ -1,7 +1,7 @@
 import markdownIt from 'markdown-it';
 import { collapseWhiteSpace } from '../markdown/text.js';
 import { findWikiLinks } from '../markdown/wiki-links.js';
-import { inlineMapper, readsAs, referenceLabel } from './extract-commonmark.js';
+import { inlineMapper, readsAs, referenceLabel, wikiTargetRange } from './extract-commonmark.js';
 import type { RawIndexLink, RawLinkDocument } from './raw.js';
 
 /**
@@ -579,7 +579,12 @@ function scan(src: string): RawLinkDocument {
         if (hasEmphasisCharacter(run)) outside();
         for (const wiki of findWikiLinks(run)) {
           const at = map(piece.start + wiki.index);
-          links.push({ kind: 'wiki', href: wiki.target, offset: Math.max(0, at), dest: wikiRange(src, at) });
+          links.push({
+            kind: 'wiki',
+            href: wiki.target,
+            offset: Math.max(0, at),
+            dest: wikiTargetRange(src, at),
+          });
         }
       }
     }
@@ -623,16 +628,4 @@ function range(src: string, from: number, to: number, href: string): readonly [n
   if (from < 0) return null;
   const written = src.slice(from, to);
   return written === href || readsAs(written, href) ? [from, to] : null;
-}
-
-/** A wiki link's `target` range from its `[[` (extract-commonmark.ts's rule). */
-function wikiRange(src: string, at: number): readonly [number, number] | null {
-  if (at < 0 || src.slice(at, at + 2) !== '[[') return null;
-  const close = src.indexOf(']]', at + 2);
-  const inner = src.slice(at + 2, close);
-  const bar = inner.indexOf('|');
-  const target = bar === -1 ? inner : inner.slice(0, bar);
-  const lead = target.length - target.trimStart().length;
-  const from = at + 2 + lead;
-  return [from, from + target.trim().length];
 }
