@@ -22,6 +22,7 @@ import { linkScenarios } from './scenarios/links.js';
 import { memoryScenarios } from './scenarios/memory.js';
 import { mergeScenario } from './scenarios/merge.js';
 import { metadataScenarios } from './scenarios/metadata.js';
+import { publishScenarios } from './scenarios/publish.js';
 import { searchScenarios } from './scenarios/search.js';
 import { stallScenario } from './scenarios/stall.js';
 import { transferScenarios } from './scenarios/transfer.js';
@@ -47,6 +48,7 @@ const SCENARIOS: readonly Scenario[] = [
   adversaryScenario,
   ...workersScenarios,
   mergeScenario,
+  ...publishScenarios,
 ];
 const RESULTS_FILE = path.join(REPO_ROOT, 'bench/results/latest.json');
 
