@@ -18,7 +18,8 @@ import {
  * Two server processes on one Postgres schema and one S3 endpoint behave as one server: uniqueness,
  * the hourly budget, key revocation and project deletion hold across them; list cursors made by one are
  * accepted by the other with no cursor secret configured (§3); a commit on one wakes a long poll or a
- * stream held on the other within 2 s (§7, Postgres `LISTEN/NOTIFY`).
+ * stream held on the other within 2 s (§7, Postgres `LISTEN/NOTIFY`); a draft opened on one publishes
+ * on the other, merged with a write made there, and exactly once when both publish it at once (§13).
  */
 const RATE_LIMIT = 20;
 const skip = await skipWithoutPostgres('multi-instance tests');
@@ -53,6 +54,7 @@ describe.skipIf(skip)('two instances on one Postgres schema and one S3 endpoint'
       'links',
       'cursors',
       'feed',
+      'drafts',
     ];
     accounts.push(await createAccount(names[0]!, env));
     const instances = Promise.all([startInstance(env), startInstance(env)]);
@@ -366,5 +368,57 @@ describe.skipIf(skip)('two instances on one Postgres schema and one S3 endpoint'
     await reader.cancel();
     expect(text).toContain('"filename":"woke.md"');
     expect(Date.now() - committed).toBeLessThan(2000);
+  });
+
+  it('extensions §13: a draft opened on one publishes on the other, merged with its write; two publishes at once land once', async () => {
+    const { apiKey, defaultProjectId } = account(9);
+    const project = `/api/projects/${defaultProjectId}`;
+    const json = (body: unknown) => ({
+      method: 'POST',
+      key: apiKey,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const base = '# Plan\n\nFirst line.\n\nMiddle line.\n\nLast line.\n';
+    expect((await a.fetch(`${project}/files`, uploadRequest(apiKey, 'plan.md', base))).status).toBe(201);
+    const opened = await a.fetch(
+      `${project}/drafts`,
+      json({
+        title: 'agent edit',
+        operations: [
+          { op: 'put', filename: 'plan.md', content: base.replace('First line.', 'First line, proposed.') },
+        ],
+      }),
+    );
+    expect(opened.status).toBe(201);
+    const draft = (await opened.json()) as { id: string };
+    // A person edits another paragraph of the live file through the other instance.
+    const live = await b.fetch(`${project}/files/plan.md/content`, {
+      method: 'PUT',
+      key: apiKey,
+      headers: { 'Content-Type': 'text/markdown' },
+      body: base.replace('Last line.', 'Last line, edited live.'),
+    });
+    expect(live.status).toBe(200);
+    // Both instances publish the draft at once: one applies it, the other finds it no longer open.
+    const publishes = await Promise.all(
+      [a, b].map((instance) => instance.fetch(`${project}/drafts/${draft.id}/publish`, json({}))),
+    );
+    const statuses = publishes.map((response) => response.status).sort();
+    expect(statuses).toEqual([200, 409]);
+    const published = (await publishes.find((response) => response.status === 200)!.json()) as {
+      merged?: unknown[];
+    };
+    expect(JSON.stringify(published.merged)).toContain('plan.md');
+    const refused = (await publishes.find((response) => response.status === 409)!.json()) as {
+      detail: string;
+    };
+    expect(refused.detail).toBe('Draft is published, not open');
+    for (const instance of [a, b]) {
+      const read = await instance.fetch(`${project}/files/plan.md`, { key: apiKey });
+      expect(await read.text()).toBe(
+        base.replace('First line.', 'First line, proposed.').replace('Last line.', 'Last line, edited live.'),
+      );
+    }
   });
 });
