@@ -53,6 +53,9 @@ export function ProjectLinks({ me, projectId }: { me: Me; projectId: string }) {
         <a href={href.search(projectId)}>Search</a>
       </li>
       <li>
+        <a href={href.drafts(projectId)}>Drafts</a>
+      </li>
+      <li>
         <a href={href.trash(projectId)}>Trash</a>
       </li>
       {can(me, 'write') && (
