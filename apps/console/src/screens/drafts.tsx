@@ -195,13 +195,16 @@ export function DraftScreen({ me, projectId, draftId }: { me: Me; projectId: str
   const [busy, setBusy] = useState(false);
   const actions = draft ? draftActions(me, draft) : { review: false, publish: false, close: false };
 
-  const act = async (what: string, run: () => Promise<void>) => {
+  /** Runs one action; true when the server took it. */
+  const act = async (what: string, run: () => Promise<void>): Promise<boolean> => {
     setBusy(true);
     setStatus(`${what}…`);
     try {
       await run();
+      return true;
     } catch (caught) {
       setStatus(`${what} refused: ${errorText(caught)}`);
+      return false;
     } finally {
       setBusy(false);
       reload();
@@ -270,13 +273,16 @@ export function DraftScreen({ me, projectId, draftId }: { me: Me; projectId: str
 function DraftActions(props: {
   actions: ReturnType<typeof draftActions>;
   busy: boolean;
-  onReview: (verdict: DraftReview['verdict'], comment: string) => Promise<void>;
-  onClose: () => Promise<void>;
-  onPublish: () => Promise<void>;
+  onReview: (verdict: DraftReview['verdict'], comment: string) => Promise<boolean>;
+  onClose: () => Promise<boolean>;
+  onPublish: () => Promise<boolean>;
 }) {
   const { actions, busy } = props;
   const [comment, setComment] = useState('');
   const [missing, setMissing] = useState(false);
+  // The comment is kept when the server refuses the review.
+  const send = (verdict: DraftReview['verdict']) =>
+    void props.onReview(verdict, comment.trim()).then((taken) => taken && setComment(''));
   return (
     <section aria-labelledby="draft-actions-title" class="draft-actions">
       <h2 id="draft-actions-title">Review and publish</h2>
@@ -303,11 +309,7 @@ function DraftActions(props: {
       <div class="inline">
         {actions.review && (
           <>
-            <button
-              type="button"
-              disabled={busy}
-              onClick={() => void props.onReview('approve', comment.trim()).then(() => setComment(''))}
-            >
+            <button type="button" disabled={busy} onClick={() => send('approve')}>
               Approve
             </button>
             <button
@@ -315,7 +317,7 @@ function DraftActions(props: {
               disabled={busy}
               onClick={() => {
                 if (comment.trim() === '') setMissing(true);
-                else void props.onReview('request_changes', comment.trim()).then(() => setComment(''));
+                else send('request_changes');
               }}
             >
               Request changes

@@ -638,6 +638,9 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
     expect(await content('plan.md')).toBe(theirs);
   });
 
+  /** An open draft (made in the read key's journey), for the narrow layout. */
+  let openDraftId = '';
+
   it('a read key is offered nothing it may not do', async () => {
     const created = await api('/api/keys', {
       method: 'POST',
@@ -669,8 +672,8 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
         .count(),
     ).toBe(0);
     // An open draft: read, not reviewed, published or closed.
-    const draftId = await openDraft('Left open', [{ op: 'put', filename: 'open.md', content: '# Open\n' }]);
-    await page.goto(`${server.url}/#/p/${server.projectId}/drafts/${draftId}`);
+    openDraftId = await openDraft('Left open', [{ op: 'put', filename: 'open.md', content: '# Open\n' }]);
+    await page.goto(`${server.url}/#/p/${server.projectId}/drafts/${openDraftId}`);
     await main().getByRole('region', { name: 'Changes to open.md' }).waitFor();
     expect(await main().getByRole('definition').first().textContent()).toBe('Open');
     for (const name of ['Approve', 'Request changes', 'Publish', 'Close draft'])
@@ -715,12 +718,18 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
 
   it('at 375 px wide nothing scrolls sideways', async () => {
     await page.setViewportSize({ width: 375, height: 812 });
-    for (const target of [
-      `#/p/${server.projectId}`,
-      `#/p/${server.projectId}/f/${encodeURIComponent('guides/setup.md')}`,
-    ]) {
+    const heading = () => main().getByRole('heading').first();
+    for (const [target, shown] of [
+      [`#/p/${server.projectId}`, heading],
+      [`#/p/${server.projectId}/drafts`, () => main().getByRole('link', { name: 'Left open' })],
+      [
+        `#/p/${server.projectId}/drafts/${openDraftId}`,
+        () => main().getByRole('region', { name: 'Changes to open.md' }),
+      ],
+      [`#/p/${server.projectId}/f/${encodeURIComponent('guides/setup.md')}`, heading],
+    ] as const) {
       await page.goto(`${server.url}/${target}`);
-      await main().getByRole('heading').first().waitFor();
+      await shown().waitFor();
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       expect(width, target).toBeLessThanOrEqual(375);
     }
