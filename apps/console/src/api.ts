@@ -116,12 +116,23 @@ export interface FileObject {
   revision: number;
 }
 
+/** The roles of keys, lowest first (extensions §8, §13): each may do what the ones before it may. */
+export const ROLES = ['read', 'propose', 'write', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
 export interface Me {
   id: string | null;
   name: string | null;
-  role: 'read' | 'write' | 'admin';
+  role: Role;
   project_ids: string[] | null;
 }
+
+/**
+ * Whether the key's role covers `needed` (as the server decides, core `roleCovers`): what the console
+ * offers. A role it does not know (a newer server's) is taken as `read`: the server refuses the rest.
+ */
+export const can = (me: Pick<Me, 'role'>, needed: Role): boolean =>
+  Math.max(0, ROLES.indexOf(me.role)) >= ROLES.indexOf(needed);
 
 /**
  * Who the key is (`GET /api/keys/current`). On a server without that route: an admin key may list

@@ -3,6 +3,7 @@ import { currentKey, type Me, setKey, whenUnauthorized, whoAmI } from './api';
 import { startLiveUpdates } from './live';
 import { href, useRoute } from './route';
 import { AdminScreen } from './screens/admin';
+import { DraftScreen, DraftsScreen } from './screens/drafts';
 import { FileScreen } from './screens/file';
 import { FolderNav } from './screens/folders';
 import { ProjectHome } from './screens/project';
@@ -93,7 +94,11 @@ function Content({ me }: { me: Me }) {
         />
       );
     case 'search':
-      return <SearchScreen projectId={projectId} query={route.query} />;
+      return <SearchScreen key={projectId} projectId={projectId} query={route.query} mode={route.mode} />;
+    case 'drafts':
+      return <DraftsScreen key={projectId} me={me} projectId={projectId} />;
+    case 'draft':
+      return <DraftScreen key={route.draftId} me={me} projectId={projectId} draftId={route.draftId!} />;
     case 'trash':
       return <TrashScreen me={me} projectId={projectId} />;
     case 'settings':

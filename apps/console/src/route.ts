@@ -3,8 +3,8 @@ import { useEffect, useState } from 'preact/hooks';
 /**
  * Where the console is, kept in the URL's fragment so that `/` is the only page the server serves:
  * `#/p/{project}` (a folder with `?dir=`), `#/p/{project}/f/{filename}`, `#/p/{project}/search`,
- * `#/p/{project}/trash`, `#/p/{project}/settings`, `#/p/{project}/shares`, `#/keys`, `#/webhooks`.
- * Never the key.
+ * `#/p/{project}/trash`, `#/p/{project}/settings`, `#/p/{project}/shares`, `#/p/{project}/drafts`,
+ * `#/p/{project}/drafts/{draft}`, `#/keys`, `#/webhooks`. Never the key.
  */
 export interface Route {
   readonly projectId: string | null;
@@ -16,14 +16,26 @@ export interface Route {
     | 'trash'
     | 'settings'
     | 'shares'
+    | 'drafts'
+    | 'draft'
     | 'keys'
     | 'webhooks';
   readonly filename: string | null;
   readonly dir: string;
   readonly query: string;
+  /** How the search screen searches (`?mode=`, extensions §15): words (the default), meaning, or both. */
+  readonly mode: SearchMode;
+  /** The draft of the `draft` view. */
+  readonly draftId: string | null;
   /** A heading of the open file to scroll to (`#/p/{project}/f/{filename}#{anchor}`). */
   readonly anchor: string | null;
 }
+
+export const SEARCH_MODES = ['text', 'semantic', 'hybrid'] as const;
+export type SearchMode = (typeof SEARCH_MODES)[number];
+
+const searchModeOf = (value: string | null): SearchMode =>
+  SEARCH_MODES.find((mode) => mode === value) ?? 'text';
 
 /**
  * A percent-encoded part of a route, decoded; null when it is not valid percent-encoded UTF-8 (a link
@@ -55,6 +67,8 @@ export function parseRoute(hash: string): Route {
     filename: null,
     dir: params.get('dir') ?? '',
     query: params.get('q') ?? '',
+    mode: searchModeOf(params.get('mode')),
+    draftId: null,
     anchor,
   };
   if (parts[0] === 'keys') return { ...base, view: 'keys' };
@@ -69,6 +83,12 @@ export function parseRoute(hash: string): Route {
     return { ...base, projectId, view: 'file', filename, dir: params.get('dir') ?? folderOf(filename) };
   }
   const view = parts[2];
+  if (view === 'drafts') {
+    const draftId = parts[3] === undefined ? null : decodePart(parts[3]);
+    return draftId === null
+      ? { ...base, projectId, view: 'drafts' }
+      : { ...base, projectId, view: 'draft', draftId };
+  }
   if (view === 'search' || view === 'trash' || view === 'settings' || view === 'shares') {
     return { ...base, projectId, view };
   }
@@ -83,8 +103,15 @@ export const href = {
   /** The same route as the server's `consoleFileHref` (core `markdown/hrefs.ts`) writes in rendered links. */
   file: (projectId: string, filename: string) =>
     `#/p/${projectId}/f/${filename.split('/').map(encodeURIComponent).join('/')}`,
-  search: (projectId: string, query = '') =>
-    `#/p/${projectId}/search${query ? `?q=${encodeURIComponent(query)}` : ''}`,
+  search: (projectId: string, query = '', mode: SearchMode = 'text') => {
+    const params = [
+      ...(query ? [`q=${encodeURIComponent(query)}`] : []),
+      ...(mode !== 'text' ? [`mode=${mode}`] : []),
+    ];
+    return `#/p/${projectId}/search${params.length > 0 ? `?${params.join('&')}` : ''}`;
+  },
+  drafts: (projectId: string) => `#/p/${projectId}/drafts`,
+  draft: (projectId: string, draftId: string) => `#/p/${projectId}/drafts/${encodeURIComponent(draftId)}`,
   trash: (projectId: string) => `#/p/${projectId}/trash`,
   settings: (projectId: string) => `#/p/${projectId}/settings`,
   shares: (projectId: string) => `#/p/${projectId}/shares`,

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { consoleFileHref } from '../../../packages/core/src/markdown/hrefs.ts';
+import { can, type Me } from '../src/api';
 import { decodePart, href, parseRoute } from '../src/route';
+import { draftActions, hunkPlace } from '../src/screens/drafts';
 import { copyName } from '../src/screens/edit';
 import { headingsOf, linkedFile } from '../src/screens/file';
 import { highlightParts } from '../src/screens/search';
@@ -45,6 +47,19 @@ describe('routes', () => {
     expect(parseRoute(href.shares(PROJECT)).view).toBe('shares');
     expect(parseRoute(href.keys()).view).toBe('keys');
     expect(parseRoute(href.webhooks()).view).toBe('webhooks');
+    expect(parseRoute(href.drafts(PROJECT))).toMatchObject({
+      view: 'drafts',
+      projectId: PROJECT,
+      draftId: null,
+    });
+    const draftId = '1a2b3c4d-0000-4000-8000-000000000001';
+    expect(parseRoute(href.draft(PROJECT, draftId))).toMatchObject({
+      view: 'draft',
+      projectId: PROJECT,
+      draftId,
+    });
+    // A draft id that does not decode is the list.
+    expect(parseRoute(`#/p/${PROJECT}/drafts/%E0%A4%A`).view).toBe('drafts');
     for (const other of ['', '#', '#/', '#/nowhere', '#/p']) expect(parseRoute(other).view).toBe('projects');
   });
 
@@ -64,6 +79,53 @@ describe('routes', () => {
       anchor: null,
     });
     expect(parseRoute(`#/p/${PROJECT}/search?q=%E0%A4%A`).view).toBe('search');
+  });
+});
+
+describe('search modes (extensions §15)', () => {
+  it('the mode rides in the route beside the query; words (text) is the default and is not written', () => {
+    expect(href.search(PROJECT, 'a b')).toBe(`#/p/${PROJECT}/search?q=a%20b`);
+    for (const mode of ['text', 'semantic', 'hybrid'] as const) {
+      expect(parseRoute(href.search(PROJECT, 'x & y', mode))).toMatchObject({ query: 'x & y', mode });
+    }
+    expect(href.search(PROJECT, 'q', 'hybrid')).toBe(`#/p/${PROJECT}/search?q=q&mode=hybrid`);
+    // Anything else searches by words.
+    expect(parseRoute(`#/p/${PROJECT}/search?q=q&mode=psychic`).mode).toBe('text');
+  });
+});
+
+describe('roles and drafts (extensions §8, §13)', () => {
+  const me = (role: Me['role'], id = 'key-1'): Me => ({ id, name: null, role, project_ids: null });
+
+  it('each role covers those below it; a role the console does not know is read', () => {
+    expect(can(me('propose'), 'read')).toBe(true);
+    expect(can(me('propose'), 'write')).toBe(false);
+    expect(can(me('write'), 'propose')).toBe(true);
+    expect(can(me('admin'), 'write')).toBe(true);
+    expect(can(me('read'), 'propose')).toBe(false);
+    expect(can(me('owner' as Me['role']), 'read')).toBe(true);
+    expect(can(me('owner' as Me['role']), 'propose')).toBe(false);
+  });
+
+  it('review and publish need write; close needs write or the propose key that wrote it; nothing once not open', () => {
+    const open = { state: 'open' as const, author_key_id: 'key-1' };
+    const none = { review: false, publish: false, close: false };
+    expect(draftActions(me('write', 'key-2'), open)).toEqual({ review: true, publish: true, close: true });
+    expect(draftActions(me('admin', 'key-2'), open)).toEqual({ review: true, publish: true, close: true });
+    expect(draftActions(me('propose', 'key-1'), open)).toEqual({ ...none, close: true });
+    expect(draftActions(me('propose', 'key-2'), open)).toEqual(none);
+    expect(draftActions(me('read', 'key-1'), open)).toEqual(none);
+    // A key of unknown id (an old server without /api/keys/current) is nobody's author.
+    expect(draftActions({ ...me('propose'), id: null }, { state: 'open', author_key_id: null })).toEqual(
+      none,
+    );
+    for (const state of ['published', 'closed'] as const)
+      expect(draftActions(me('admin', 'key-1'), { ...open, state })).toEqual(none);
+  });
+
+  it('a conflict is placed at its base line, or in the metadata (line 0)', () => {
+    expect(hunkPlace({ line: 4, base: 'a', current: 'b', draft: 'c' })).toBe('Line 4 of the base');
+    expect(hunkPlace({ line: 0, base: 'k: 1', current: 'k: 2', draft: 'k: 3' })).toBe('Metadata');
   });
 });
 

@@ -98,6 +98,7 @@ function KeysPanel({ me }: { me: Me }) {
         <label for="key-role">Role</label>
         <select id="key-role" name="role">
           <option value="read">read</option>
+          <option value="propose">propose</option>
           <option value="write">write</option>
           <option value="admin">admin</option>
         </select>

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, type FileObject, fileObject, type Me, request, seg } from '../api';
+import { ApiError, can, type FileObject, fileObject, type Me, request, seg } from '../api';
 import { ScrollPre } from '../diff';
 import { useLiveVersion } from '../live';
 import { decodePart, folderOf, go, href } from '../route';
@@ -132,7 +132,7 @@ export function FileScreen(props: { me: Me; projectId: string; filename: string;
           revision {data.file?.revision ?? '?'} · {(data.file?.size_bytes ?? 0).toLocaleString()} bytes
         </p>
         <div class="toolbar">
-          {me.role !== 'read' && !editing && (
+          {can(me, 'write') && !editing && (
             <button type="button" onClick={() => setEditing(true)} disabled={loading}>
               Edit
             </button>
@@ -172,7 +172,7 @@ export function FileScreen(props: { me: Me; projectId: string; filename: string;
       ) : (
         <FileView projectId={projectId} filename={filename} loaded={data} anchor={anchor} />
       )}
-      {me.role !== 'read' && !editing && (
+      {can(me, 'write') && !editing && (
         <FileActions me={me} projectId={projectId} filename={filename} etag={data.etag} />
       )}
     </article>

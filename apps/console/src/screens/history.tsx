@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { formatBytes, getJson, type Me, request } from '../api';
+import { can, formatBytes, getJson, type Me, request } from '../api';
 import { DiffView } from '../diff';
 import { useLoad } from '../use-load';
 import { errorText, filePath } from './file';
@@ -75,7 +75,7 @@ export function HistoryPanel(props: {
             <th scope="col">Change</th>
             <th scope="col">Size</th>
             <th scope="col">Date</th>
-            {me.role !== 'read' && <th scope="col">Action</th>}
+            {can(me, 'write') && <th scope="col">Action</th>}
           </tr>
         </thead>
         <tbody>
@@ -85,7 +85,7 @@ export function HistoryPanel(props: {
               <td>{r.change}</td>
               <td>{formatBytes(r.size_bytes)}</td>
               <td>{new Date(r.created_date).toLocaleString()}</td>
-              {me.role !== 'read' && (
+              {can(me, 'write') && (
                 <td>
                   {r.revision !== newest && (
                     <button type="button" onClick={() => restore(r.revision)}>

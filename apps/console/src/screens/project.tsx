@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ApiError, formatBytes, getJson, type Me, type Project, upload } from '../api';
+import { ApiError, can, formatBytes, getJson, type Me, type Project, upload } from '../api';
 import { useLiveVersion } from '../live';
 import { go, href } from '../route';
 import { droppedFiles, type PendingFile, type UploadResult, uploadAll } from '../upload';
@@ -39,8 +39,8 @@ export function ProjectHome({ me, projectId, dir }: { me: Me; projectId: string;
       )}
       <ProjectLinks me={me} projectId={projectId} />
       {dir && <p>Folder: {dir}</p>}
-      {me.role !== 'read' && <CreateFile projectId={projectId} dir={dir} />}
-      {me.role !== 'read' && <DropZone projectId={projectId} dir={dir} />}
+      {can(me, 'write') && <CreateFile projectId={projectId} dir={dir} />}
+      {can(me, 'write') && <DropZone projectId={projectId} dir={dir} />}
       {me.role === 'admin' && !dir && <RestorePanel projectId={projectId} />}
     </section>
   );
@@ -53,9 +53,12 @@ export function ProjectLinks({ me, projectId }: { me: Me; projectId: string }) {
         <a href={href.search(projectId)}>Search</a>
       </li>
       <li>
+        <a href={href.drafts(projectId)}>Drafts</a>
+      </li>
+      <li>
         <a href={href.trash(projectId)}>Trash</a>
       </li>
-      {me.role !== 'read' && (
+      {can(me, 'write') && (
         <li>
           <a href={href.settings(projectId)}>Settings</a>
         </li>

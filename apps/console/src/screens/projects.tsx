@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ApiError, formatBytes, getJson, type Me, type Project } from '../api';
+import { ApiError, can, formatBytes, getJson, type Me, type Project } from '../api';
 import { useLiveVersion } from '../live';
 import { go, href } from '../route';
 import { useLoad } from '../use-load';
@@ -60,7 +60,7 @@ export function ProjectsScreen({ me }: { me: Me }) {
           ))}
         </tbody>
       </table>
-      {me.role !== 'read' && me.project_ids === null && <CreateProject onCreated={reload} />}
+      {can(me, 'write') && me.project_ids === null && <CreateProject onCreated={reload} />}
     </section>
   );
 }

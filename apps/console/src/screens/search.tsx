@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { type FileObject, getJson } from '../api';
-import { go, href } from '../route';
+import { type FileObject, getJson, request } from '../api';
+import { go, href, type SearchMode } from '../route';
 import { useLoad } from '../use-load';
 
 export interface Snippet {
@@ -35,18 +35,46 @@ export function Highlighted({ snippet }: { snippet: Snippet }) {
   );
 }
 
-/** Search in the project, results with highlighted snippets. */
-export function SearchScreen({ projectId, query }: { projectId: string; query: string }) {
+interface SearchHit {
+  file: FileObject;
+  snippets: Snippet[];
+  /** Search by meaning only (extensions §15): the best chunk's section heading and text. */
+  heading?: string | null;
+  snippet?: string | null;
+}
+
+/**
+ * Whether the server has embeddings on, from `GET …/search/status` (`enabled`, extensions §15): the
+ * search screen offers the search by meaning only then. A server without the route (404) has none.
+ */
+async function embeddingsOn(projectId: string, signal: AbortSignal): Promise<boolean> {
+  const response = await request(`/api/projects/${projectId}/search/status`, { allow: [404], signal });
+  if (!response.ok) return false;
+  return ((await response.json()) as { enabled?: boolean }).enabled === true;
+}
+
+const MODE_LABELS: Readonly<Record<SearchMode, string>> = {
+  text: 'Words',
+  semantic: 'Meaning',
+  hybrid: 'Words and meaning',
+};
+
+/** Search in the project, results with highlighted snippets; by meaning too when the server can. */
+export function SearchScreen(props: { projectId: string; query: string; mode: SearchMode }) {
+  const { projectId, query } = props;
   const [text, setText] = useState(query);
+  const [mode, setMode] = useState<SearchMode>(props.mode);
+  const { data: semantic } = useLoad((signal) => embeddingsOn(projectId, signal), [projectId]);
   const { data, error } = useLoad(
     (signal) =>
       query === ''
         ? Promise.resolve(null)
-        : getJson<{ results: { file: FileObject; snippets: Snippet[] }[]; total_count: number }>(
-            `/api/projects/${projectId}/search`,
-            { method: 'POST', json: { query, limit: 50 }, signal },
-          ),
-    [projectId, query],
+        : getJson<{ results: SearchHit[]; total_count: number }>(`/api/projects/${projectId}/search`, {
+            method: 'POST',
+            json: { query, limit: 50, ...(props.mode !== 'text' && { mode: props.mode }) },
+            signal,
+          }),
+    [projectId, query, props.mode],
   );
   return (
     <section aria-labelledby="search-title">
@@ -57,7 +85,7 @@ export function SearchScreen({ projectId, query }: { projectId: string; query: s
         class="inline"
         onSubmit={(e) => {
           e.preventDefault();
-          go(href.search(projectId, text.trim()));
+          go(href.search(projectId, text.trim(), mode));
         }}
       >
         <label for="search-query">Search words</label>
@@ -67,6 +95,26 @@ export function SearchScreen({ projectId, query }: { projectId: string; query: s
           value={text}
           onInput={(e) => setText((e.currentTarget as HTMLInputElement).value)}
         />
+        {semantic && (
+          <fieldset class="modes">
+            <legend>Search by</legend>
+            {(Object.keys(MODE_LABELS) as SearchMode[]).map((value) => (
+              <label key={value}>
+                <input
+                  type="radio"
+                  name="mode"
+                  value={value}
+                  checked={mode === value}
+                  onChange={() => {
+                    setMode(value);
+                    if (text.trim() !== '') go(href.search(projectId, text.trim(), value));
+                  }}
+                />
+                {MODE_LABELS[value]}
+              </label>
+            ))}
+          </fieldset>
+        )}
         <button type="submit">Search</button>
       </form>
       {error && <p role="alert">{error}</p>}
@@ -77,6 +125,8 @@ export function SearchScreen({ projectId, query }: { projectId: string; query: s
             {data.results.map((result) => (
               <li key={result.file.filename}>
                 <a href={href.file(projectId, result.file.filename)}>{result.file.filename}</a>
+                {result.heading && <p class="chunk-heading">Section: {result.heading}</p>}
+                {result.snippet && <p class="snippet chunk">{result.snippet}</p>}
                 {result.snippets.map((snippet, i) => (
                   <p key={i} class="snippet">
                     <Highlighted snippet={snippet} />

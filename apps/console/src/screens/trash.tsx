@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { formatBytes, getJson, type Me, request } from '../api';
+import { can, formatBytes, getJson, type Me, request } from '../api';
 import { useLiveVersion } from '../live';
 import { go, href } from '../route';
 import { useLoad } from '../use-load';
@@ -60,7 +60,7 @@ export function TrashScreen({ me, projectId }: { me: Me; projectId: string }) {
             <th scope="col">Size</th>
             <th scope="col">Deleted</th>
             <th scope="col">Expires</th>
-            {me.role !== 'read' && <th scope="col">Actions</th>}
+            {can(me, 'write') && <th scope="col">Actions</th>}
           </tr>
         </thead>
         <tbody>
@@ -70,7 +70,7 @@ export function TrashScreen({ me, projectId }: { me: Me; projectId: string }) {
               <td>{formatBytes(item.size_bytes)}</td>
               <td>{new Date(item.deleted_date).toLocaleString()}</td>
               <td>{new Date(item.expires_date).toLocaleString()}</td>
-              {me.role !== 'read' && (
+              {can(me, 'write') && (
                 <td>
                   <button type="button" onClick={() => act(item, false)}>
                     Restore {item.filename}

@@ -97,7 +97,8 @@ try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   const main = () => page.getByRole('main');
-  const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+  const shot = (name: string, fullPage = false) =>
+    page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage });
 
   await page.goto(`${server.url}/`);
   await page.getByLabel('API key').waitFor();
@@ -136,6 +137,61 @@ try {
   await page.goto(`${server.url}/#/p/${project}/trash`);
   await main().getByRole('button', { name: 'Restore old-notes.md' }).waitFor();
   await shot('trash');
+  // A draft (extensions §13): its review (the guide changed since: stale), then a refused publish.
+  const draft = async (title: string, operations: unknown[]) => {
+    const answer = await api(`/api/projects/${project}/drafts`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ title, description: 'Proposed by the onboarding agent.', operations }),
+    });
+    if (answer.status !== 201) throw new Error(`${title}: ${answer.status} ${await answer.text()}`);
+    return ((await answer.json()) as { id: string }).id;
+  };
+  const review = await draft('Add a first-day checklist', [
+    {
+      op: 'put',
+      filename: 'handbook/setup.md',
+      content:
+        '# Setup\n\nInstall the tools, then sign in with your key.\n\n## Help\n\nAsk in #help.\n\n## First day\n\n- Get your key\n',
+    },
+    { op: 'put', filename: 'handbook/checklist.md', content: '# Checklist\n\n- [ ] Laptop\n- [ ] Key\n' },
+  ]);
+  await put(
+    'handbook/setup.md',
+    '# Setup\n\nInstall the tools, then sign in with your own key.\n\n## Help\n\nAsk in #help.\n',
+  );
+  await page.goto(`${server.url}/#/p/${project}/drafts/${review}`);
+  await main().getByRole('region', { name: 'Changes to handbook/checklist.md' }).waitFor();
+  await main().getByLabel('Review comment').fill('Good list.');
+  await main().getByRole('button', { name: 'Approve' }).click();
+  await main().getByRole('region', { name: 'Reviews' }).getByText('Good list.').waitFor();
+  await shot('draft-review', true);
+  await main().getByRole('button', { name: 'Publish' }).click();
+  await main()
+    .getByRole('region', { name: 'Published' })
+    .getByRole('link', { name: 'handbook/checklist.md' })
+    .waitFor();
+  await main().getByRole('heading', { name: 'handbook/checklist.md (written)' }).waitFor();
+  await shot('draft-published', true);
+  const clash = await draft('Point help to the forum', [
+    {
+      op: 'put',
+      filename: 'handbook/setup.md',
+      content:
+        '# Setup\n\nInstall the tools, then sign in with your own key.\n\n## Help\n\nAsk in the forum.\n\n## First day\n\n- Get your key\n',
+    },
+  ]);
+  await put(
+    'handbook/setup.md',
+    '# Setup\n\nInstall the tools, then sign in with your own key.\n\n## Help\n\nAsk in #support.\n\n## First day\n\n- Get your key\n',
+  );
+  await page.goto(`${server.url}/#/p/${project}/drafts/${clash}`);
+  await main().getByRole('button', { name: 'Publish' }).click();
+  await main().getByRole('region', { name: 'Conflicts' }).waitFor();
+  await shot('draft-conflicts', true);
+  await page.goto(`${server.url}/#/p/${project}/drafts`);
+  await main().getByRole('link', { name: 'Point help to the forum' }).waitFor();
+  await shot('drafts');
   await page.setViewportSize({ width: 375, height: 760 });
   await page.goto(`${server.url}/#/p/${project}/f/${encodeURIComponent('handbook/setup.md')}`);
   await main().getByRole('heading', { name: 'Help' }).waitFor();

@@ -91,8 +91,9 @@ const main = () => page.getByRole('main');
 describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
   beforeAll(async () => {
     [server, browser, axeSource] = await Promise.all([
-      // Webhooks to a loopback URL (the webhooks journey): private targets allowed.
-      startConsoleServer({ MDSTORE_WEBHOOK_ALLOW_PRIVATE: 'true' }),
+      // Webhooks to a loopback URL (the webhooks journey): private targets allowed. Embeddings by the
+      // deterministic provider of the tests (no model), for the search by meaning.
+      startConsoleServer({ MDSTORE_WEBHOOK_ALLOW_PRIVATE: 'true', MDSTORE_EMBEDDINGS: 'hashed' }),
       launchChromium(),
       readFile(AXE_SOURCE_PATH, 'utf8'),
     ]);
@@ -225,6 +226,33 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
     await scan('search');
     await main().getByRole('link', { name: 'readme.md' }).click();
     await main().getByRole('heading', { name: 'readme.md' }).waitFor();
+  });
+
+  it('search by meaning (extensions §15): the switch is offered with embeddings on; hits show their section', async () => {
+    // The indexer embeds off the request path: wait until it has caught up with the files.
+    await expect
+      .poll(
+        async () =>
+          (
+            (await (await api(`/api/projects/${server.projectId}/search/status`)).json()) as {
+              pending: number;
+            }
+          ).pending,
+        { timeout: 20_000 },
+      )
+      .toBe(0);
+    await page.goto(`${server.url}/#/p/${server.projectId}/search?q=vault`);
+    await main().locator('mark').first().waitFor();
+    const modes = main().getByRole('group', { name: 'Search by' });
+    expect(await modes.getByRole('radio', { name: 'Words', exact: true }).isChecked()).toBe(true);
+    await modes.getByRole('radio', { name: 'Meaning', exact: true }).check();
+    await page.waitForFunction(() => location.hash.endsWith('mode=semantic'));
+    const hit = main()
+      .getByRole('listitem')
+      .filter({ has: page.getByRole('link', { name: 'readme.md' }) });
+    await hit.getByText('Section: Readme').waitFor();
+    expect(await hit.textContent()).toContain('The keys are in the vault.');
+    await scan('search by meaning');
   });
 
   it('edit and save: "Edit" opens a textbox with the text, "Save" writes it with If-Match', async () => {
@@ -505,6 +533,114 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
     expect(await listed()).toEqual([]);
   });
 
+  async function openDraft(title: string, operations: unknown[]): Promise<string> {
+    const made = await api(`/api/projects/${server.projectId}/drafts`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ title, description: `${title}: proposed by an agent.`, operations }),
+    });
+    expect(made.status).toBe(201);
+    return ((await made.json()) as { id: string }).id;
+  }
+  const putContent = async (name: string, text: string) =>
+    expect(
+      (
+        await api(`${files(name)}/content`, {
+          method: 'PUT',
+          headers: { 'Content-Type': 'text/markdown' },
+          body: text,
+        })
+      ).status,
+    ).toBe(200);
+
+  it('drafts (extensions §13): the list, a review with per-file diffs, approve, then publish (merged)', async () => {
+    const made = await api(`/api/projects/${server.projectId}/files`, {
+      method: 'POST',
+      body: uploadForm('plan.md', '# Plan\n\nstep one\nstep two\n'),
+    });
+    expect(made.status).toBe(201);
+    await openDraft('Plan the launch', [
+      { op: 'put', filename: 'plan.md', content: '# Plan\n\nstep one\nstep two\nstep three\n' },
+      { op: 'put', filename: 'launch.md', content: '# Launch\n\nOn Monday.\n' },
+    ]);
+    // Changed since the draft was made, apart from its change: the publish merges both.
+    await putContent('plan.md', '# The plan\n\nstep one\nstep two\n');
+    await page.goto(`${server.url}/#/p/${server.projectId}`);
+    await main().getByRole('link', { name: 'Drafts' }).click();
+    await main().getByRole('heading', { name: 'Drafts', level: 1 }).waitFor();
+    const row = main().getByRole('row').filter({ hasText: 'Plan the launch' });
+    expect(await row.textContent()).toContain('Open');
+    await scan('drafts');
+    await row.getByRole('link', { name: 'Plan the launch' }).click();
+    await main().getByRole('heading', { name: 'Draft: Plan the launch' }).waitFor();
+    expect(await main().textContent()).toContain('Plan the launch: proposed by an agent.');
+    const plan = main().getByRole('region', { name: 'Changes to plan.md' });
+    const launch = main().getByRole('region', { name: 'Changes to launch.md' });
+    expect(await plan.textContent()).toContain('+step three');
+    expect(await launch.textContent()).toContain('+On Monday.');
+    // plan.md changed since its base: marked stale; launch.md did not.
+    expect(
+      await main()
+        .getByRole('heading', { name: /^plan\.md .*stale$/ })
+        .count(),
+    ).toBe(1);
+    expect(
+      await main()
+        .getByRole('heading', { name: /^launch\.md/ })
+        .textContent(),
+    ).not.toContain('stale');
+    await scan('draft review');
+    // "Request changes" needs a comment; "Approve" takes one.
+    await main().getByRole('button', { name: 'Request changes' }).click();
+    await main().getByText('Say what to change in the comment.').waitFor();
+    await main().getByLabel('Review comment').fill('Ship it.');
+    await main().getByRole('button', { name: 'Approve' }).click();
+    const reviews = main().getByRole('region', { name: 'Reviews' });
+    await reviews.getByText('Approved').waitFor();
+    expect(await reviews.textContent()).toContain('Ship it.');
+    await main().getByRole('button', { name: 'Publish' }).click();
+    const published = main().getByRole('region', { name: 'Published' });
+    await published.waitFor();
+    expect(await published.textContent()).toContain('2 file(s) changed, 1 merged with changes made since');
+    expect(await published.getByRole('listitem').allTextContents()).toEqual([
+      expect.stringMatching(/^plan\.md \(revision 3, merged\)$/),
+      expect.stringMatching(/^launch\.md \(revision 1\)$/),
+    ]);
+    await expect.poll(() => main().getByRole('definition').first().textContent()).toBe('Published');
+    expect(await main().getByRole('button', { name: 'Publish' }).count()).toBe(0);
+    expect(await content('plan.md')).toBe('# The plan\n\nstep one\nstep two\nstep three\n');
+    expect(await content('launch.md')).toBe('# Launch\n\nOn Monday.\n');
+  });
+
+  it('drafts: a publish refused for overlapping changes shows the conflicts, and nothing changes', async () => {
+    const draftId = await openDraft('Rename a step', [
+      { op: 'put', filename: 'plan.md', content: '# The plan\n\nstep one\nstep 2\nstep three\n' },
+    ]);
+    const theirs = '# The plan\n\nstep one\nstep II\nstep three\n';
+    await putContent('plan.md', theirs);
+    await page.goto(`${server.url}/#/p/${server.projectId}/drafts/${draftId}`);
+    await main().getByRole('heading', { name: 'Draft: Rename a step' }).waitFor();
+    await main().getByRole('button', { name: 'Publish' }).click();
+    const report = main().getByRole('region', { name: 'Conflicts' });
+    await report.waitFor();
+    const where = 'plan.md, line 4 of the base';
+    await report.getByRole('heading', { name: 'Line 4 of the base' }).waitFor();
+    expect(await report.getByRole('region', { name: `Base: ${where}` }).textContent()).toBe('step two');
+    expect(await report.getByRole('region', { name: `Current: ${where}` }).textContent()).toBe('step II');
+    expect(await report.getByRole('region', { name: `Draft: ${where}` }).textContent()).toBe('step 2');
+    expect(await main().getByRole('status').first().textContent()).toContain('Nothing changed.');
+    await scan('draft conflicts');
+    expect(await content('plan.md')).toBe(theirs);
+    // Closed from the review: no longer open, nothing published.
+    await main().getByRole('button', { name: 'Close draft' }).click();
+    await main().getByText('Closed: nothing was published.').waitFor();
+    await expect.poll(() => main().getByRole('button', { name: 'Publish' }).count()).toBe(0);
+    expect(await content('plan.md')).toBe(theirs);
+  });
+
+  /** An open draft (made in the read key's journey), for the narrow layout. */
+  let openDraftId = '';
+
   it('a read key is offered nothing it may not do', async () => {
     const created = await api('/api/keys', {
       method: 'POST',
@@ -535,6 +671,13 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
         .getByRole('button', { name: /^(Restore|Purge) / })
         .count(),
     ).toBe(0);
+    // An open draft: read, not reviewed, published or closed.
+    openDraftId = await openDraft('Left open', [{ op: 'put', filename: 'open.md', content: '# Open\n' }]);
+    await page.goto(`${server.url}/#/p/${server.projectId}/drafts/${openDraftId}`);
+    await main().getByRole('region', { name: 'Changes to open.md' }).waitFor();
+    expect(await main().getByRole('definition').first().textContent()).toBe('Open');
+    for (const name of ['Approve', 'Request changes', 'Publish', 'Close draft'])
+      expect(await main().getByRole('button', { name }).count(), name).toBe(0);
   });
 
   it('keyboard only: sign in, reach a project and open a file with Tab and Enter', async () => {
@@ -575,12 +718,18 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
 
   it('at 375 px wide nothing scrolls sideways', async () => {
     await page.setViewportSize({ width: 375, height: 812 });
-    for (const target of [
-      `#/p/${server.projectId}`,
-      `#/p/${server.projectId}/f/${encodeURIComponent('guides/setup.md')}`,
-    ]) {
+    const heading = () => main().getByRole('heading').first();
+    for (const [target, shown] of [
+      [`#/p/${server.projectId}`, heading],
+      [`#/p/${server.projectId}/drafts`, () => main().getByRole('link', { name: 'Left open' })],
+      [
+        `#/p/${server.projectId}/drafts/${openDraftId}`,
+        () => main().getByRole('region', { name: 'Changes to open.md' }),
+      ],
+      [`#/p/${server.projectId}/f/${encodeURIComponent('guides/setup.md')}`, heading],
+    ] as const) {
       await page.goto(`${server.url}/${target}`);
-      await main().getByRole('heading').first().waitFor();
+      await shown().waitFor();
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       expect(width, target).toBeLessThanOrEqual(375);
     }
