@@ -93,6 +93,7 @@ async function seed(records: RecordsRepository): Promise<Fixture> {
         name: 'bench',
         role: 'admin',
         projectIds: null,
+        pathPrefixes: null,
         expiresAt: null,
         createdAt: 0,
         revokedAt: null,

@@ -62,6 +62,7 @@ try {
   const principal = {
     role: 'admin' as const,
     projectIds: null,
+    pathPrefixes: null,
     expiresAt: null,
     accountId: created.account.id,
     keyId: created.apiKey.keyId,

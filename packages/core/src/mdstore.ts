@@ -10,9 +10,11 @@ import type { RecordsRepository } from './ports/records.js';
 import type { ApiKeySecrets, Clock, ContentHashing, IdSource, InstanceProbe } from './ports/runtime.js';
 import type { WebhookTransport } from './ports/webhooks.js';
 import { SEARCH_LIMITS } from './search/limits.js';
+import { assertWholeProjectReach } from './use-cases/access.js';
 import * as accounts from './use-cases/accounts.js';
 import * as attachments from './use-cases/attachments/index.js';
 import * as audit from './use-cases/audit.js';
+import type { Principal } from './use-cases/authentication.js';
 import * as auth from './use-cases/authentication.js';
 import * as changes from './use-cases/changes/list.js';
 import * as changesets from './use-cases/changesets/index.js';
@@ -84,6 +86,22 @@ const bind = <F extends (ctx: MdStoreContext, ...rest: never[]) => unknown>(ctx:
   ((...rest: never[]) => use(ctx, ...rest)) as Bound<F>;
 
 /**
+ * Extensions §14, deny by default: the operations that do not yet keep to a key's folders (they would
+ * show or change files outside them: search, the link reports, the feed, the trash, shares, drafts, the
+ * audit log) are refused whole to a key confined to folders (`403` "API key does not allow this
+ * operation"), before they read anything. Every other operation checks the folders itself (access.ts).
+ */
+function notForFolderKeys<A extends { principal: Principal }, R>(
+  ctx: MdStoreContext,
+  use: (ctx: MdStoreContext, input: A) => Promise<R>,
+): (input: A) => Promise<R> {
+  return async (input) => {
+    assertWholeProjectReach(input.principal);
+    return use(ctx, input);
+  };
+}
+
+/**
  * The core wired to a set of adapters: every use case of the interface, of accounts and keys, and of
  * maintenance. The caller owns the adapters and closes them.
  */
@@ -133,7 +151,7 @@ export function createMdStore(adapters: MdStoreAdapters) {
     // Extensions §8: the audit log; the server's queue writes batches, off the requests.
     audit: {
       write: bind(ctx, audit.writeAuditEntries),
-      list: bind(ctx, audit.listAudit),
+      list: notForFolderKeys(ctx, audit.listAudit),
     },
     // Extensions §8: the account's keys, by a key.
     keys: {
@@ -144,9 +162,9 @@ export function createMdStore(adapters: MdStoreAdapters) {
     },
     // Extensions §11.
     shares: {
-      create: bind(ctx, shares.createShare),
-      list: bind(ctx, shares.listShares),
-      revoke: bind(ctx, shares.revokeShare),
+      create: notForFolderKeys(ctx, shares.createShare),
+      list: notForFolderKeys(ctx, shares.listShares),
+      revoke: notForFolderKeys(ctx, shares.revokeShare),
       open: bind(ctx, shares.openShare),
       limit: bind(ctx, shares.limitSharePages),
     },
@@ -195,9 +213,9 @@ export function createMdStore(adapters: MdStoreAdapters) {
       move: bind(ctx, files.moveFile),
       copy: bind(ctx, files.copyFile),
       // Extensions §3.
-      search: bind(ctx, search.searchFiles),
+      search: notForFolderKeys(ctx, search.searchFiles),
       /** Extensions §15: where the semantic indexer stands for a project. */
-      searchStatus: bind(ctx, semantic.searchStatus),
+      searchStatus: notForFolderKeys(ctx, semantic.searchStatus),
       // Extensions §9.
       links: bind(ctx, links.readFileLinks),
     },
@@ -210,14 +228,14 @@ export function createMdStore(adapters: MdStoreAdapters) {
     },
     // Extensions §9: the link index of a project.
     links: {
-      broken: bind(ctx, links.listBrokenLinks),
-      orphans: bind(ctx, links.listOrphans),
+      broken: notForFolderKeys(ctx, links.listBrokenLinks),
+      orphans: notForFolderKeys(ctx, links.listOrphans),
     },
     // Extensions §7: the account's change feed (the server holds long polls and streams over `read`).
     changes: {
-      list: bind(ctx, changes.listChanges),
-      open: bind(ctx, changes.openChanges),
-      read: bind(ctx, changes.readChanges),
+      list: notForFolderKeys(ctx, changes.listChanges),
+      open: notForFolderKeys(ctx, changes.openChanges),
+      read: notForFolderKeys(ctx, changes.readChanges),
       keyState: bind(ctx, changes.heldKeyState),
     },
     // Extensions §9: many files in one atomic change.
@@ -235,21 +253,21 @@ export function createMdStore(adapters: MdStoreAdapters) {
     },
     // Extensions §13: proposed changes kept apart, reviewed, published as one changeset.
     drafts: {
-      create: bind(ctx, drafts.createDraft),
-      addOperations: bind(ctx, drafts.addDraftOperations),
-      list: bind(ctx, drafts.listDrafts),
-      get: bind(ctx, drafts.getDraft),
-      readFile: bind(ctx, drafts.readDraftFile),
-      diff: bind(ctx, drafts.diffDraft),
-      review: bind(ctx, drafts.reviewDraft),
-      close: bind(ctx, drafts.closeDraft),
-      publish: bind(ctx, drafts.publishDraft),
+      create: notForFolderKeys(ctx, drafts.createDraft),
+      addOperations: notForFolderKeys(ctx, drafts.addDraftOperations),
+      list: notForFolderKeys(ctx, drafts.listDrafts),
+      get: notForFolderKeys(ctx, drafts.getDraft),
+      readFile: notForFolderKeys(ctx, drafts.readDraftFile),
+      diff: notForFolderKeys(ctx, drafts.diffDraft),
+      review: notForFolderKeys(ctx, drafts.reviewDraft),
+      close: notForFolderKeys(ctx, drafts.closeDraft),
+      publish: notForFolderKeys(ctx, drafts.publishDraft),
     },
     // Extensions §5: the trash of a project.
     trash: {
-      list: bind(ctx, trash.listTrash),
-      restore: bind(ctx, trash.restoreTrashItem),
-      delete: bind(ctx, trash.deleteTrashItem),
+      list: notForFolderKeys(ctx, trash.listTrash),
+      restore: notForFolderKeys(ctx, trash.restoreTrashItem),
+      delete: notForFolderKeys(ctx, trash.deleteTrashItem),
     },
     maintenance: {
       heartbeat: () => maintenance.heartbeat(ctx, startedAt),

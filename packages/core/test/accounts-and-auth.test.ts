@@ -58,6 +58,7 @@ describe('accounts and API keys', () => {
       tier: 'standard',
       role: 'admin',
       projectIds: null,
+      pathPrefixes: null,
       expiresAt: null,
     });
     expect(await codeOf(() => store.accounts.create({ name: 'alice' }))).toBe('ACCOUNT_NAME_TAKEN');
@@ -102,6 +103,7 @@ describe('accounts and API keys', () => {
         'keyId',
         'lastUsedAt',
         'name',
+        'pathPrefixes',
         'projectIds',
         'revokedAt',
         'role',

@@ -28,6 +28,7 @@ describe('the in-process principal', () => {
       tier: 'standard',
       role: 'admin',
       projectIds: null,
+      pathPrefixes: null,
       expiresAt: null,
     });
     expect(await store.accounts.principal({ account: account.id.toUpperCase() })).toEqual(principal);

@@ -165,9 +165,14 @@ const copy = <R extends object>(record: R): R => {
   if ('vector' in record && record.vector instanceof Uint8Array)
     return { ...record, vector: new Uint8Array(record.vector) };
   if ('file' in record) return { ...record, file: { ...(record.file as object) } };
-  // An API key's project list is an array: copied too, so a caller never holds the stored one.
-  if ('projectIds' in record && Array.isArray(record.projectIds)) {
-    return { ...record, projectIds: [...record.projectIds] };
+  // An API key's project list and folders are arrays: copied too, so a caller never holds the stored ones.
+  if ('projectIds' in record && 'pathPrefixes' in record) {
+    const { projectIds, pathPrefixes } = record as { projectIds: unknown; pathPrefixes: unknown };
+    return {
+      ...record,
+      projectIds: Array.isArray(projectIds) ? [...projectIds] : projectIds,
+      pathPrefixes: Array.isArray(pathPrefixes) ? [...pathPrefixes] : pathPrefixes,
+    };
   }
   if ('events' in record && Array.isArray(record.events)) return { ...record, events: [...record.events] };
   return { ...record };

@@ -476,6 +476,12 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 17,
+    name: 'folder scopes of keys',
+    // Extensions §14: the folders a key reaches (NULL: every file of its projects).
+    sql: 'ALTER TABLE api_keys ADD COLUMN path_prefixes_json TEXT;',
+  },
 ];
 
 /**

@@ -135,6 +135,7 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
       name: '',
       role: 'admin',
       projectIds: null,
+      pathPrefixes: null,
       expiresAt: null,
       createdAt: 2,
       revokedAt: null,

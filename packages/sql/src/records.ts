@@ -38,8 +38,14 @@ export const ACCOUNTS = defineTable<AccountRecord>(
   { key: ['id'], immutable: ['createdAt'] },
 );
 
-/** An API key as stored: its project list as JSON text (`null`: every project of the account). */
-export type ApiKeyRow = Omit<ApiKeyRecord, 'projectIds'> & { readonly projectIdsJson: string | null };
+/**
+ * An API key as stored: its project list and its folders as JSON text (`null`: every project of the
+ * account, every file of them).
+ */
+export type ApiKeyRow = Omit<ApiKeyRecord, 'projectIds' | 'pathPrefixes'> & {
+  readonly projectIdsJson: string | null;
+  readonly pathPrefixesJson: string | null;
+};
 
 export const API_KEYS = defineTable<ApiKeyRow>(
   'api_keys',
@@ -50,6 +56,7 @@ export const API_KEYS = defineTable<ApiKeyRow>(
     name: ['name', 'text'],
     role: ['role', 'text'],
     projectIdsJson: ['project_ids_json', 'text'],
+    pathPrefixesJson: ['path_prefixes_json', 'text'],
     expiresAt: ['expires_at', 'integer'],
     createdAt: ['created_at', 'integer'],
     revokedAt: ['revoked_at', 'integer'],
@@ -58,12 +65,17 @@ export const API_KEYS = defineTable<ApiKeyRow>(
   { key: ['id'], immutable: ['accountId', 'keyHash', 'createdAt'] },
 );
 
-export function toApiKeyRow({ projectIds, ...key }: ApiKeyRecord): ApiKeyRow {
-  return { ...key, projectIdsJson: projectIds === null ? null : JSON.stringify(projectIds) };
+const jsonList = (list: readonly string[] | null): string | null =>
+  list === null ? null : JSON.stringify(list);
+const fromJsonList = (json: string | null | undefined): string[] | null =>
+  json === null || json === undefined ? null : (JSON.parse(json) as string[]);
+
+export function toApiKeyRow({ projectIds, pathPrefixes, ...key }: ApiKeyRecord): ApiKeyRow {
+  return { ...key, projectIdsJson: jsonList(projectIds), pathPrefixesJson: jsonList(pathPrefixes) };
 }
 
-export function fromApiKeyRow({ projectIdsJson, ...key }: ApiKeyRow): ApiKeyRecord {
-  return { ...key, projectIds: projectIdsJson === null ? null : (JSON.parse(projectIdsJson) as string[]) };
+export function fromApiKeyRow({ projectIdsJson, pathPrefixesJson, ...key }: ApiKeyRow): ApiKeyRecord {
+  return { ...key, projectIds: fromJsonList(projectIdsJson), pathPrefixes: fromJsonList(pathPrefixesJson) };
 }
 
 export const PROJECTS = defineTable<ProjectRecord>(

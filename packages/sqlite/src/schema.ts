@@ -517,6 +517,12 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: PROJECT_AS_OF,
   },
   { version: 16, description: 'search chunks and embedding cursors', sql: SEARCH_CHUNKS },
+  // Extensions §14: the folders a key reaches (NULL: every file of its projects).
+  {
+    version: 17,
+    description: 'folder scopes of keys',
+    sql: 'ALTER TABLE api_keys ADD COLUMN path_prefixes_json TEXT;',
+  },
 ];
 
 /** The schema version this code writes and expects (SQLite's `user_version`). */

@@ -16,6 +16,7 @@ export type Command =
       readonly account: string;
       readonly role?: string;
       readonly projectIds?: readonly string[];
+      readonly pathPrefixes?: readonly string[];
       readonly expiresDate?: string;
       readonly name?: string;
     }
@@ -38,11 +39,12 @@ Commands:
       Creates an account with its default project and a first API key (shown once).
   accounts list
   accounts set-tier ACCOUNT --tier standard|premium    (or --account ACCOUNT)
-  keys create --account ACCOUNT [--role read|propose|write|admin] [--project PROJECT_ID]... [--expires DATE]
-              [--name NAME]
+  keys create --account ACCOUNT [--role read|propose|write|admin] [--project PROJECT_ID]... [--folder FOLDER]...
+              [--expires DATE] [--name NAME]
       Issues a new API key (shown once): admin of every project, never expiring, unless told otherwise.
-      --project (repeatable, or comma-separated) confines the key to those projects; --expires takes an
-      ISO 8601 date or instant in the future.
+      --project (repeatable, or comma-separated) confines the key to those projects; --folder (repeatable,
+      or comma-separated) to the files under those folders (e.g. memories/); --expires takes an ISO 8601
+      date or instant in the future.
   keys list --account ACCOUNT                          Lists keys without their secrets.
   keys revoke KEY_ID                                   Revokes a key at once.
   backup create --to DIR|s3://BUCKET/PREFIX
@@ -62,10 +64,10 @@ Output: JSON on stdout. Exit status: 0 on success, 1 on a usage, configuration o
 stderr), 2 when the store fails.
 `;
 
-type OptionName = 'name' | 'tier' | 'account' | 'role' | 'project' | 'expires' | 'to';
+type OptionName = 'name' | 'tier' | 'account' | 'role' | 'project' | 'folder' | 'expires' | 'to';
 
 /** Options that may be given several times (their values are joined with commas). */
-const REPEATABLE: ReadonlySet<OptionName> = new Set(['project']);
+const REPEATABLE: ReadonlySet<OptionName> = new Set(['project', 'folder']);
 
 interface CommandSpec {
   readonly options: readonly OptionName[];
@@ -87,13 +89,14 @@ const COMMANDS: Record<string, CommandSpec> = {
     build: (o) => ({ kind: 'accounts set-tier', account: required(o, 'account'), tier: required(o, 'tier') }),
   },
   'keys create': {
-    options: ['account', 'role', 'project', 'expires', 'name'],
+    options: ['account', 'role', 'project', 'folder', 'expires', 'name'],
     positionals: ['account'],
     build: (o) => ({
       kind: 'keys create',
       account: required(o, 'account'),
       ...(o.role !== undefined && { role: o.role }),
       ...(o.project !== undefined && { projectIds: o.project.split(',').map((id) => id.trim()) }),
+      ...(o.folder !== undefined && { pathPrefixes: o.folder.split(',').map((folder) => folder.trim()) }),
       ...(o.expires !== undefined && { expiresDate: o.expires }),
       ...(o.name !== undefined && { name: o.name }),
     }),
@@ -208,6 +211,7 @@ export const keyJson = (key: ApiKeyView) => ({
   name: key.name,
   role: key.role,
   project_ids: key.projectIds,
+  path_prefixes: key.pathPrefixes,
   expires_date: key.expiresAt === null ? null : iso(key.expiresAt),
   last_used_date: key.lastUsedAt === null ? null : iso(key.lastUsedAt),
   created_date: iso(key.createdAt),
@@ -250,6 +254,7 @@ export async function runCommand(
           name: key.name,
           role: key.role,
           project_ids: key.projectIds,
+          path_prefixes: key.pathPrefixes,
           expires_date: key.expiresAt === null ? null : iso(key.expiresAt),
         }),
         api_key: issued.apiKey,

@@ -225,6 +225,7 @@ describe('list cursors across instances (MDSTORE_CURSOR_SECRET, else the secret 
       const principal = {
         role: 'admin' as const,
         projectIds: null,
+        pathPrefixes: null,
         expiresAt: null,
         accountId: created.account.id,
         tier: created.account.tier,

@@ -15,6 +15,7 @@ const principal = (keyId: string): Principal => ({
   tier: 'standard',
   role: 'read',
   projectIds: null,
+  pathPrefixes: null,
   expiresAt: null,
 });
 

@@ -1803,13 +1803,15 @@ export interface components {
             /** @constant */
             status: "ready";
         };
-        /** @description A key with no more than the creating key has: a role no higher, a subset of its projects when it is scoped, an expiry no later when it expires. */
+        /** @description A key with no more than the creating key has: a role no higher, a subset of its projects when it is scoped, only folders inside its folders when it has some (`path_prefixes`, extensions §14), an expiry no later when it expires. */
         KeyCreate: {
             name: string;
             /** @enum {string} */
             role: "read" | "propose" | "write" | "admin";
             /** @default null */
             project_ids?: string[] | null;
+            /** @default null */
+            path_prefixes?: string[] | null;
             /** @default null */
             expires_date?: string | null;
         };
@@ -1821,6 +1823,8 @@ export interface components {
             role: "read" | "propose" | "write" | "admin";
             /** @description The projects the key reaches; null: every project of the account. */
             project_ids: string[] | null;
+            /** @description The folders the key reaches (extensions §14), each ending with `/`; null: every file of its projects. */
+            path_prefixes: string[] | null;
             expires_date: string | null;
             /**
              * Format: date-time
@@ -1838,6 +1842,8 @@ export interface components {
             role: "read" | "propose" | "write" | "admin";
             /** @description The projects the key reaches; null: every project of the account. */
             project_ids: string[] | null;
+            /** @description The folders the key reaches (extensions §14), each ending with `/`; null: every file of its projects. */
+            path_prefixes: string[] | null;
             expires_date: string | null;
             /**
              * Format: date-time

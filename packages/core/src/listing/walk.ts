@@ -1,7 +1,7 @@
 import type { FileRecord } from '../model/records.js';
 import type { FileKeyset, FileSortField, RecordsReader } from '../ports/records.js';
 import type { FileListPosition } from './cursors.js';
-import { afterFolder, keysetOf } from './keyset.js';
+import { afterFolder, compareKeysets, keysetOf } from './keyset.js';
 import { LIST_LIMITS } from './limits.js';
 
 /** One entry of a file list: a file, or with a delimiter a folder (its name ends in `/`). */
@@ -14,6 +14,11 @@ export interface LevelQuery {
   readonly sort: FileSortField;
   readonly descending: boolean;
   readonly prefix: string;
+  /**
+   * The names walked, when narrower than `prefix` (a key's folder inside it, extensions §14): folders are
+   * still folded at the first `/` after `prefix`. Absent: `prefix`.
+   */
+  readonly range?: string;
   readonly delimiter: boolean;
   /** Where the previous page ended. */
   readonly start?: FileListPosition;
@@ -50,12 +55,20 @@ export async function readFileLevel(
   query: LevelQuery,
 ): Promise<{ entries: FileListEntry[]; more: boolean }> {
   const { projectId, sort, descending, prefix, delimiter, want } = query;
+  const range = query.range ?? prefix;
   const target = want === undefined ? Number.POSITIVE_INFINITY : want + 1;
   const entries: FileListEntry[] = [];
   let position = query.start && resumeAfter(query.start, descending);
   for (;;) {
     const limit = Math.min(target - entries.length, LIST_LIMITS.batchRows);
-    const rows = await reader.listFilePage({ projectId, sort, descending, prefix, limit, ...position });
+    const rows = await reader.listFilePage({
+      projectId,
+      sort,
+      descending,
+      prefix: range,
+      limit,
+      ...position,
+    });
     let folder: string | undefined;
     for (const row of rows) {
       if (folder !== undefined && row.filename.startsWith(folder)) continue;
@@ -71,4 +84,36 @@ export async function readFileLevel(
       descending,
     );
   }
+}
+
+/**
+ * `readFileLevel` over several disjoint ranges of one level (a key's folders, extensions §14): each range
+ * read for up to `want` entries from `start`, then merged in the list's order (a folder that several
+ * ranges fold into is one entry). A page costs at most one walk per range.
+ */
+export async function readFileLevels(
+  reader: RecordsReader,
+  query: Omit<LevelQuery, 'range'>,
+  ranges: readonly string[],
+): Promise<{ entries: FileListEntry[]; more: boolean }> {
+  if (ranges.length === 1 && ranges[0] === query.prefix) return readFileLevel(reader, query);
+  const walks = await Promise.all(ranges.map((range) => readFileLevel(reader, { ...query, range })));
+  const seen = new Set<string>();
+  const merged: FileListEntry[] = [];
+  for (const entry of walks.flatMap((walk) => walk.entries)) {
+    if (entry.kind === 'folder') {
+      if (seen.has(entry.name)) continue;
+      seen.add(entry.name);
+    }
+    merged.push(entry);
+  }
+  const direction = query.descending ? -1 : 1;
+  const keyOf = (entry: FileListEntry): FileKeyset =>
+    entry.kind === 'file' ? keysetOf(entry.file, query.sort) : { filename: entry.name };
+  merged.sort((a, b) => direction * compareKeysets(keyOf(a), keyOf(b)));
+  const want = query.want ?? Number.POSITIVE_INFINITY;
+  return {
+    entries: merged.slice(0, query.want),
+    more: merged.length > want || walks.some((walk) => walk.more),
+  };
 }

@@ -32,6 +32,11 @@ export interface ApiKeyRecord {
   readonly role: Role;
   /** The projects the key reaches, or null for every project of the account. */
   readonly projectIds: readonly string[] | null;
+  /**
+   * The folders the key reaches (extensions §14), each ending with `/`, none inside another; null for
+   * every file of the projects it reaches.
+   */
+  readonly pathPrefixes: readonly string[] | null;
   readonly expiresAt: EpochMillis | null;
   readonly createdAt: EpochMillis;
   readonly revokedAt: EpochMillis | null;

@@ -36,6 +36,7 @@ export function anApiKey(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
     name: 'a key',
     role: 'admin',
     projectIds: null,
+    pathPrefixes: null,
     expiresAt: null,
     createdAt: BASE_TIME,
     revokedAt: null,

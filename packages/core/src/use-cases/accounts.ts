@@ -78,6 +78,7 @@ export async function inProcessPrincipal(
     tier: account.tier,
     role: 'admin',
     projectIds: null,
+    pathPrefixes: null,
     expiresAt: null,
   };
 }
@@ -119,6 +120,7 @@ const ADMIN_KEY: CreateKeyInput = {
   name: ADMIN_CLI_KEY_NAME,
   role: 'admin',
   projectIds: null,
+  pathPrefixes: null,
   expiresAt: null,
 };
 
@@ -177,7 +179,7 @@ export async function setAccountTier(
 
 /**
  * The admin CLI's key: `admin` of the whole account unless told otherwise (`role`, `project_ids`,
- * `expires_date`, `name`: the fields and rules of `POST /api/keys`, without a creating key's limits).
+ * `path_prefixes`, `expires_date`, `name`: the fields and rules of `POST /api/keys`, without a creating key's limits).
  */
 export async function createApiKey(
   ctx: MdStoreContext,
@@ -185,6 +187,7 @@ export async function createApiKey(
     account: string;
     role?: string;
     projectIds?: readonly string[];
+    pathPrefixes?: readonly string[];
     expiresDate?: string;
     name?: string;
   },
@@ -196,6 +199,7 @@ export async function createApiKey(
       name: input.name ?? ADMIN_CLI_KEY_NAME,
       role: input.role ?? 'admin',
       project_ids: input.projectIds ?? null,
+      path_prefixes: input.pathPrefixes ?? null,
       expires_date: input.expiresDate ?? null,
     },
     at,

@@ -10,6 +10,8 @@ export interface Principal {
   readonly role: Role;
   /** The projects the key reaches, or null for every project of the account. */
   readonly projectIds: readonly string[] | null;
+  /** The folders the key reaches (extensions §14), each ending with `/`, or null for every file. */
+  readonly pathPrefixes: readonly string[] | null;
   readonly expiresAt: number | null;
 }
 
@@ -107,6 +109,7 @@ async function findPrincipal(ctx: MdStoreContext, apiKey: string) {
     tier: account.tier,
     role: stored.role,
     projectIds: stored.projectIds,
+    pathPrefixes: stored.pathPrefixes,
     expiresAt: stored.expiresAt,
   };
   return { principal, key: stored, expiresAt: stored.expiresAt };

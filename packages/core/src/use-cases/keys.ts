@@ -4,7 +4,7 @@ import type { ApiKeyRecord, Role } from '../model/records.js';
 import { issueAt } from '../validation/issues.js';
 import { type CreateKeyInput, KEY_LIMITS, parseCreateKeyBody } from '../validation/keys.js';
 import { UuidSchema } from '../validation/schemas.js';
-import { assertOwnedActive, inKeyScope, roleCovers } from './access.js';
+import { assertOwnedActive, inFolders, inKeyScope, roleCovers } from './access.js';
 import type { Principal } from './authentication.js';
 import type { MdStoreContext } from './context.js';
 import { deferred } from './deferred-body.js';
@@ -13,6 +13,7 @@ import { deferred } from './deferred-body.js';
 export interface KeyReach {
   readonly role: Role;
   readonly projectIds: readonly string[] | null;
+  readonly pathPrefixes: readonly string[] | null;
   readonly expiresAt: number | null;
 }
 
@@ -31,13 +32,18 @@ export interface CreatedKey extends KeyView {
 
 /**
  * Whether `wanted` reaches no further than `held`: a role no higher, a subset of its projects when it is
- * scoped, an expiry no later when it expires.
+ * scoped, only folders inside its folders when it has some (extensions §14), an expiry no later when it
+ * expires.
  */
 export function reachesNoFurther(held: KeyReach, wanted: KeyReach): boolean {
   if (!roleCovers(held.role, wanted.role)) return false;
   if (held.projectIds !== null) {
     if (wanted.projectIds === null) return false;
     if (!wanted.projectIds.every((id) => held.projectIds!.includes(id))) return false;
+  }
+  if (held.pathPrefixes !== null) {
+    if (wanted.pathPrefixes === null) return false;
+    if (!wanted.pathPrefixes.every((folder) => inFolders(held.pathPrefixes, folder))) return false;
   }
   if (held.expiresAt !== null && (wanted.expiresAt === null || wanted.expiresAt > held.expiresAt))
     return false;
@@ -49,6 +55,7 @@ export const toKeyView = (key: ApiKeyRecord): KeyView => ({
   name: key.name,
   role: key.role,
   projectIds: key.projectIds,
+  pathPrefixes: key.pathPrefixes,
   expiresAt: key.expiresAt,
   createdAt: key.createdAt,
   lastUsedAt: key.lastUsedAt,
@@ -69,6 +76,7 @@ export async function newKey(
     name: fields.name,
     role: fields.role,
     projectIds: fields.projectIds,
+    pathPrefixes: fields.pathPrefixes,
     expiresAt: fields.expiresAt,
     createdAt: at,
     revokedAt: null,

@@ -14,7 +14,13 @@ import type { BlobIntentRecord, ProjectRecord } from '../model/records.js';
 import type { RecordsTransaction } from '../ports/records.js';
 import type { ProjectCreateInput, ProjectUpdateInput } from '../validation/bodies.js';
 import { parseCreateProjectBody, parseProjectId, parseUpdateProjectBody } from '../validation/schemas.js';
-import { assertOwnedActive, assertRole, inKeyScope, loadOwnedProject } from './access.js';
+import {
+  assertOwnedActive,
+  assertRole,
+  assertWholeProjectReach,
+  inKeyScope,
+  loadOwnedProject,
+} from './access.js';
 import { newProjectRecord } from './accounts.js';
 import type { Principal } from './authentication.js';
 import { removeDoomed, withStagedResource } from './blob-intents.js';
@@ -58,8 +64,10 @@ export async function createProject(
   ctx: MdStoreContext,
   input: { principal: Principal; body: BodyOf<ProjectCreateInput> },
 ): Promise<ProjectView> {
-  // A key confined to some projects cannot make another (extensions §8), whatever its role.
+  // A key confined to some projects cannot make another (extensions §8), whatever its role; nor can one
+  // confined to folders (§14).
   if (input.principal.projectIds !== null) throw new OperationNotAllowedError();
+  assertWholeProjectReach(input.principal);
   const body = deferred<unknown>(input.body);
   body.check();
   const { name, description, settings } = parseCreateProjectBody(await body.read());
@@ -207,6 +215,7 @@ export async function updateProject(
 ): Promise<ProjectView> {
   const projectId = parseProjectId(input.projectId);
   const existing = await loadOwnedProject(ctx.records, input.principal, projectId);
+  assertWholeProjectReach(input.principal);
   const conditions = projectConditionsOf(input.conditions);
   const body = deferred<unknown>(input.body);
   body.check();
@@ -285,6 +294,7 @@ export async function deleteProject(
     return { projectId };
   }
   const owned = assertOwnedActive(project, input.principal, projectId);
+  assertWholeProjectReach(input.principal);
   if (owned.isDefault) throw new DefaultProjectProtectedError();
   const deleting = await ctx.records.withTransaction(async (tx) => {
     const current = assertOwnedActive(await tx.lockProject({ projectId }), input.principal, projectId);

@@ -193,6 +193,8 @@ export async function openShare(
     tier: 'standard',
     role: 'read',
     projectIds: [share.projectId],
+    // The share's own file or folder is checked below, by the share's rule.
+    pathPrefixes: null,
     expiresAt: share.expiresAt,
   };
   const project = await notFoundAsShare(() => loadOwnedProject(ctx.records, principal, share.projectId));

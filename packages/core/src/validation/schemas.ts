@@ -258,6 +258,24 @@ function filenameIssue(filename: string, loc: Loc = UPLOAD_FILENAME_LOC): Valida
   return undefined;
 }
 
+/**
+ * A folder a key is scoped to (extensions §14), as written with or without its closing `/`: the rules of
+ * a filename for every segment, none named like a Markdown file. Answers the folder with its closing `/`,
+ * or the problem at `loc`.
+ */
+export function parseFolderPrefix(
+  written: string,
+  loc: Loc,
+): { readonly prefix: string } | { readonly issue: ValidationIssue } {
+  const folder = written.endsWith('/') ? written.slice(0, -1) : written;
+  const issue =
+    filenameIssue(folder, loc) ??
+    (folder.split('/').some((segment) => MARKDOWN_EXTENSION.test(segment))
+      ? issueAt(loc, 'filenameFolder')
+      : undefined);
+  return issue ? { issue } : { prefix: `${folder}/` };
+}
+
 /** The last `/`-separated segment of a filename: the file's own name, without its folders. */
 export const baseName = (filename: string): string => filename.slice(filename.lastIndexOf('/') + 1);
 

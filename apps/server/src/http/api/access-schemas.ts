@@ -15,7 +15,7 @@ const NullableTimestamp = v.nullable(Timestamp);
 export const KeyCreate = v.pipe(
   CreateKeyBodySchema,
   v.description(
-    'A key with no more than the creating key has: a role no higher, a subset of its projects when it is scoped, an expiry no later when it expires.',
+    'A key with no more than the creating key has: a role no higher, a subset of its projects when it is scoped, only folders inside its folders when it has some (`path_prefixes`, extensions §14), an expiry no later when it expires.',
   ),
 );
 
@@ -26,6 +26,12 @@ const keyEntries = {
   project_ids: v.pipe(
     v.nullable(v.array(UuidSchema)),
     v.description('The projects the key reaches; null: every project of the account.'),
+  ),
+  path_prefixes: v.pipe(
+    v.nullable(v.array(v.string())),
+    v.description(
+      'The folders the key reaches (extensions §14), each ending with `/`; null: every file of its projects.',
+    ),
   ),
   expires_date: NullableTimestamp,
   created_date: Timestamp,

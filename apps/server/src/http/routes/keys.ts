@@ -19,6 +19,7 @@ function keyFields(key: KeyView) {
     name: key.name,
     role: key.role,
     project_ids: key.projectIds === null ? null : [...key.projectIds],
+    path_prefixes: key.pathPrefixes === null ? null : [...key.pathPrefixes],
     expires_date: orNullDate(key.expiresAt),
     created_date: isoDate(key.createdAt),
   };

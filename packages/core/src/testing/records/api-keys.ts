@@ -51,11 +51,13 @@ export function apiKeysSuite({ test }: SuiteContext): void {
       });
     });
 
-    test('keeps role, project scope, expiry and name exactly', async ({ repository }) => {
+    test('keeps role, project scope, folders, expiry and name exactly', async ({ repository }) => {
       const scoped = await seedApiKey(repository, {
         name: 'agent on two projects ✓',
         role: 'read',
         projectIds: [randomUUID(), randomUUID()],
+        // Extensions §14.
+        pathPrefixes: ['memories/agent ✓/', 'notes/'],
         expiresAt: BASE_TIME + 86_400_001,
       });
       const writer = await seedApiKey(repository, { role: 'write', projectIds: [] });

@@ -1,3 +1,4 @@
+import { AttachmentNotFoundError } from '../../errors.js';
 import type { BlobIntentRecord } from '../../model/records.js';
 import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
@@ -20,7 +21,13 @@ export interface DeleteAttachmentInput {
  * removed after the commit. Attachments do not go to the trash yet (docs/api.md): the delete is final.
  */
 export async function deleteAttachment(ctx: MdStoreContext, input: DeleteAttachmentInput): Promise<void> {
-  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const project = await loadOwnedProject(
+    ctx.records,
+    input.principal,
+    input.projectId,
+    input.path,
+    (path) => new AttachmentNotFoundError(path),
+  );
   const conditions = conditionsOf(input.conditions);
   const doomed = await ctx.records.withTransaction(async (tx) => {
     const locked = await lockActiveProject(tx, input.principal, project.id);

@@ -3,7 +3,8 @@ import { LIST_LIMITS } from '../../listing/limits.js';
 import { parseFileListParams } from '../../listing/query.js';
 import type { AttachmentRecord } from '../../model/records.js';
 import type { RecordsReader } from '../../ports/records.js';
-import { loadOwnedProject } from '../access.js';
+import { compareCodePoints } from '../../validation/text.js';
+import { loadOwnedProject, prefixesInScope } from '../access.js';
 import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
 import { type AttachmentView, toAttachmentView } from './shared.js';
@@ -38,7 +39,15 @@ const pastFolder = (folder: string) => `${folder.slice(0, -1)}0`;
  */
 async function readLevel(
   records: RecordsReader,
-  q: { projectId: string; prefix: string; delimiter: boolean; start?: FileListPosition; want: number },
+  q: {
+    projectId: string;
+    prefix: string;
+    /** The paths walked when narrower than `prefix` (a key's folder, extensions §14); folded at `prefix`. */
+    range?: string;
+    delimiter: boolean;
+    start?: FileListPosition;
+    want: number;
+  },
 ): Promise<{ entries: Entry[]; more: boolean }> {
   const entries: Entry[] = [];
   let after = q.start?.kind === 'folder' ? pastFolder(q.start.folder) : q.start?.keyset.filename;
@@ -48,7 +57,7 @@ async function readLevel(
     const limit = q.delimiter ? Math.min(room, FOLDED_BATCH) : room;
     const rows = await records.listAttachmentPage({
       projectId: q.projectId,
-      prefix: q.prefix,
+      prefix: q.range ?? q.prefix,
       after,
       inclusive,
       limit,
@@ -75,6 +84,27 @@ async function readLevel(
 }
 
 /**
+ * `readLevel` over the disjoint ranges of a key's folders (extensions §14), merged in path order (a
+ * folder several ranges fold into is one entry): at most one walk per range.
+ */
+async function readLevels(
+  records: RecordsReader,
+  q: Parameters<typeof readLevel>[1],
+  ranges: readonly string[],
+): Promise<{ entries: Entry[]; more: boolean }> {
+  if (ranges.length === 1 && ranges[0] === q.prefix) return readLevel(records, q);
+  const walks = await Promise.all(ranges.map((range) => readLevel(records, { ...q, range })));
+  const nameOf = (entry: Entry) => (entry.kind === 'folder' ? entry.name : entry.attachment.path);
+  const byName = new Map<string, Entry>();
+  for (const entry of walks.flatMap((walk) => walk.entries)) byName.set(nameOf(entry), entry);
+  const merged = [...byName.values()].sort((a, b) => compareCodePoints(nameOf(a), nameOf(b)));
+  return {
+    entries: merged.slice(0, q.want),
+    more: merged.length > q.want || walks.some((walk) => walk.more),
+  };
+}
+
+/**
  * List Attachments (extensions §12): always one page (`limit`, 1-1000, default 100), in path order,
  * narrowed to `prefix` and folded at `/` with `delimiter`, continued with the signed `next_cursor`.
  */
@@ -96,13 +126,17 @@ export async function listAttachments(
     request.cursor === undefined
       ? undefined
       : await decodeFilePosition(request.cursor, binding, ctx.cursorKey, 'filename');
-  const { entries, more } = await readLevel(ctx.records, {
-    projectId: project.id,
-    prefix: request.prefix,
-    delimiter: request.delimiter,
-    start,
-    want: request.limit ?? LIST_LIMITS.defaultLimit,
-  });
+  const { entries, more } = await readLevels(
+    ctx.records,
+    {
+      projectId: project.id,
+      prefix: request.prefix,
+      delimiter: request.delimiter,
+      start,
+      want: request.limit ?? LIST_LIMITS.defaultLimit,
+    },
+    prefixesInScope(input.principal, request.prefix),
+  );
   const last = entries.at(-1);
   const position: FileListPosition | undefined =
     last === undefined

@@ -57,7 +57,13 @@ export async function readAttachment(
   ctx: MdStoreContext,
   input: ReadAttachmentInput,
 ): Promise<AttachmentDownload> {
-  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const project = await loadOwnedProject(
+    ctx.records,
+    input.principal,
+    input.projectId,
+    input.path,
+    (path) => new AttachmentNotFoundError(path),
+  );
   const conditions = conditionsOf(input.conditions);
   for (let attempt = 0; attempt < 3; attempt++) {
     const record = await findAttachmentOr404(ctx.records, project.id, input.path);

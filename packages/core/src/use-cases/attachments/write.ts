@@ -1,5 +1,10 @@
 import { checkContentType, typeCheckedContent } from '../../attachments/content-types.js';
-import { ContentTooLargeError, isMdStoreError, ProjectNotFoundError } from '../../errors.js';
+import {
+  AttachmentNotFoundError,
+  ContentTooLargeError,
+  isMdStoreError,
+  ProjectNotFoundError,
+} from '../../errors.js';
 import type { AttachmentRecord, BlobIntentRecord } from '../../model/records.js';
 import type { ByteStream } from '../../ports/blobs.js';
 import { checkAttachmentPath } from '../../validation/schemas.js';
@@ -52,7 +57,13 @@ export async function writeAttachment(
   ctx: MdStoreContext,
   input: WriteAttachmentInput,
 ): Promise<WrittenAttachment> {
-  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const project = await loadOwnedProject(
+    ctx.records,
+    input.principal,
+    input.projectId,
+    input.path,
+    (path) => new AttachmentNotFoundError(path),
+  );
   checkAttachmentPath(input.path, PATH_LOC);
   const contentType = checkContentType(input.contentType, CONTENT_TYPE_LOC);
   const conditions = conditionsOf(input.conditions);

@@ -3,7 +3,7 @@ import type { FileRecord, ProjectRecord } from '../../model/records.js';
 import type { RecordsTransaction } from '../../ports/records.js';
 import type { ChangesetOperationInput } from '../../validation/changesets.js';
 import { parseChangesetEnvelope } from '../../validation/changesets.js';
-import { loadOwnedProject } from '../access.js';
+import { inPathScope, loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
 import { type BodyOf, deferred } from '../deferred-body.js';
@@ -73,6 +73,7 @@ async function applyOn(
         dryRun,
         maxContentBytes: input.maxContentBytes,
         signal: input.signal,
+        reaches: (path) => inPathScope(input.principal, path),
       });
       if (dryRun) return dryRunResult(ctx, plan);
       const changeset = { id: ctx.ids.uuid(), message: input.message ?? null };

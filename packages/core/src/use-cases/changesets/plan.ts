@@ -2,6 +2,7 @@ import { evaluatePreconditions, parsePreconditions } from '../../conditional/ind
 import {
   ContentTooLargeError,
   type ErrorCode,
+  FileNotFoundError,
   FilenameTakenError,
   isMdStoreError,
   MalformedInputError,
@@ -142,6 +143,11 @@ export interface PlanInput {
   /** Bytes of `put` content in all; `maxFileBytes` × 4 (extensions §9) unless the caller says. */
   readonly maxContentBytes?: number;
   readonly signal?: AbortSignal;
+  /**
+   * The paths the writing key reaches (extensions §14): an operation naming another (its `filename` or
+   * its `to`) is 404 "File not found", as a single write there is, and nothing is written.
+   */
+  readonly reaches?: (path: string) => boolean;
 }
 
 export async function planChangeset(
@@ -162,7 +168,13 @@ export async function planChangeset(
       await giveTurn();
     }
     try {
-      await planner.apply(parseOperation(input.operations[index], index), index);
+      const operation = parseOperation(input.operations[index], index);
+      if (input.reaches) {
+        for (const path of [operation.filename, operation.op === 'move' ? operation.to : undefined]) {
+          if (path !== undefined && !input.reaches(path)) throw new FileNotFoundError(path);
+        }
+      }
+      await planner.apply(operation, index);
     } catch (error) {
       // What the operation itself caused is answered as the operation's; a store or pool failure as is.
       if (

@@ -2,7 +2,7 @@ import { LIST_LIMITS } from '../../listing/limits.js';
 import { parseFileListParams } from '../../listing/query.js';
 import type { FileRecord, ProjectRecord } from '../../model/records.js';
 import type { ByteStream } from '../../ports/blobs.js';
-import { loadOwnedProject } from '../access.js';
+import { loadOwnedProject, prefixesInScope } from '../access.js';
 import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
 import { openContent } from '../files/download.js';
@@ -52,7 +52,19 @@ const MAX_ATTEMPTS = 3;
 export async function exportProject(ctx: MdStoreContext, input: ExportProjectInput): Promise<ProjectExport> {
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
   const { prefix } = parseFileListParams(input.prefix === undefined ? {} : { prefix: input.prefix });
-  return { project: toProjectView(project), files: walk(ctx, project, prefix, input.signal) };
+  // Extensions §14: a key confined to folders exports what it reaches; the ranges are disjoint and in
+  // filename order, so the export stays in filename order.
+  const ranges = prefixesInScope(input.principal, prefix);
+  return { project: toProjectView(project), files: walkRanges(ctx, project, ranges, input.signal) };
+}
+
+async function* walkRanges(
+  ctx: MdStoreContext,
+  project: ProjectRecord,
+  ranges: readonly string[],
+  signal: AbortSignal | undefined,
+): AsyncGenerator<ExportedFile, void, undefined> {
+  for (const range of ranges) yield* walk(ctx, project, range, signal);
 }
 
 async function* walk(

@@ -3,7 +3,7 @@ import type { FileRecord, ProjectRecord } from '../../model/records.js';
 import type { ByteStream } from '../../ports/blobs.js';
 import type { CopyRequestInput } from '../../validation/bodies.js';
 import { parseCopyBody } from '../../validation/history.js';
-import { loadOwnedProject } from '../access.js';
+import { assertPathInScope, loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import { type MdStoreContext, notBefore } from '../context.js';
 import { type BodyOf, deferred } from '../deferred-body.js';
@@ -44,7 +44,7 @@ const COPY_ATTEMPTS = 3;
  * counts in the destination's counters and storage cap like an upload.
  */
 export async function copyFile(ctx: MdStoreContext, input: CopyFileInput): Promise<FileView> {
-  const source = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const source = await loadOwnedProject(ctx.records, input.principal, input.projectId, input.filename);
   const existing = await findFileOr404(ctx.records, source.id, input.filename);
   const conditions = conditionsOf(input.conditions);
   const body = deferred<unknown>(input.body);
@@ -55,6 +55,7 @@ export async function copyFile(ctx: MdStoreContext, input: CopyFileInput): Promi
     projectId === null || projectId === source.id
       ? source
       : await loadOwnedProject(ctx.records, input.principal, projectId);
+  assertPathInScope(input.principal, to);
   if (await ctx.records.findFile({ projectId: target.id, filename: to })) throw new FilenameTakenError(to);
   for (let attempt = 1; ; attempt++) {
     const file = await findFileOr404(ctx.records, source.id, input.filename);

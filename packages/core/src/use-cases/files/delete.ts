@@ -28,7 +28,7 @@ export interface DeleteFileInput {
  * the blob versions it held.
  */
 export async function deleteFile(ctx: MdStoreContext, input: DeleteFileInput): Promise<void> {
-  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId, input.filename);
   const conditions = conditionsOf(input.conditions);
   const ifUnreferenced = parseBooleanQuery(input.ifUnreferenced, 'if_unreferenced');
   const doomed = await ctx.records.withTransaction(async (tx) => {

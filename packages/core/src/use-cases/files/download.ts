@@ -46,7 +46,7 @@ export type Download =
  * reader always gets one whole version.
  */
 export async function readFile(ctx: MdStoreContext, input: DownloadInput): Promise<Download> {
-  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId, input.filename);
   const conditions = conditionsOf(input.conditions);
   for (let attempt = 0; attempt < 3; attempt++) {
     const file = await findFileOr404(ctx.records, project.id, input.filename);

@@ -85,7 +85,7 @@ const EDITS_LOC = ['body', 'edits'] as const;
  * (412): of writers holding the same ETag exactly one wins.
  */
 export async function editFile(ctx: MdStoreContext, input: EditFileInput): Promise<EditResult> {
-  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId, input.filename);
   const existing = await findFileOr404(ctx.records, project.id, input.filename);
   const conditions = conditionsOf(input.conditions);
   const base = parseMergeBase(input.mergeBase, conditions);

@@ -2,7 +2,7 @@ import { FilenameTakenError, isMdStoreError, isRecordConflict, OperationFailedEr
 import type { ProjectRecord } from '../../model/records.js';
 import type { MoveRequestInput } from '../../validation/bodies.js';
 import { parseMoveBody } from '../../validation/history.js';
-import { loadOwnedProject } from '../access.js';
+import { assertPathInScope, inPathScope, loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import { removeDoomed } from '../blob-intents.js';
 import { commitChangeset } from '../changesets/commit.js';
@@ -39,13 +39,14 @@ export interface MoveFileInput {
  * the project's `updated_date` is refreshed.
  */
 export async function moveFile(ctx: MdStoreContext, input: MoveFileInput): Promise<MovedFileView> {
-  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId, input.filename);
   const conditions = conditionsOf(input.conditions);
   const body = deferred<unknown>(input.body);
   body.check();
   const existing = await findFileOr404(ctx.records, project.id, input.filename);
   checkWriteConditions(project, existing, conditions);
   const { to, rewriteLinks, dryRun } = parseMoveBody(await body.read());
+  assertPathInScope(input.principal, to);
   if (!rewriteLinks) return commitMove(ctx, input, { project, conditions, to });
   return moveRewritingLinks(ctx, input, { project, conditions, to, dryRun });
 }
@@ -63,12 +64,16 @@ async function moveRewritingLinks(
   const { conditions, to } = o;
   for (let attempt = 1; ; attempt++) {
     const project =
-      attempt === 1 ? o.project : await loadOwnedProject(ctx.records, input.principal, input.projectId);
+      attempt === 1
+        ? o.project
+        : await loadOwnedProject(ctx.records, input.principal, input.projectId, input.filename);
     const current = await findFileOr404(ctx.records, project.id, input.filename);
     checkWriteConditions(project, current, conditions);
     if (await ctx.records.findFile({ projectId: project.id, filename: to })) throw new FilenameTakenError(to);
     try {
-      const plan = await planMoveRewrites(ctx, project, current, to);
+      const plan = await planMoveRewrites(ctx, project, current, to, (name) =>
+        inPathScope(input.principal, name),
+      );
       const rewritten = rewrittenOf(plan);
       if (o.dryRun)
         return { ...toFileView({ ...current, filename: to }, project, ctx.blobs.scheme), rewritten };

@@ -169,7 +169,7 @@ function checkPartQuery(input: ReadPartInput): { first: number; last: number } |
  */
 export async function readFilePart(ctx: MdStoreContext, input: ReadPartInput): Promise<PartRead> {
   const range = checkPartQuery(input);
-  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId, input.filename);
   const conditions = conditionsOf(input.conditions);
   return withContentHold(ctx.contentBudget, input.signal, (hold) =>
     readPart(ctx, project, input, { range, conditions, hold }),
@@ -234,7 +234,7 @@ export async function readOutline(
   ctx: MdStoreContext,
   input: { principal: Principal; projectId: string; filename: string; signal?: AbortSignal },
 ): Promise<FileOutline> {
-  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId, input.filename);
   return withContentHold(ctx.contentBudget, input.signal, async (hold) => {
     const read = await currentText(ctx, project, input.filename, { signal: input.signal, hold });
     const text = read.text!;

@@ -30,7 +30,7 @@ export async function readFileHtml(
     signal?: AbortSignal;
   },
 ): Promise<RenderedRead> {
-  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId, input.filename);
   const conditions = conditionsOf(input.conditions);
   return withContentHold(ctx.contentBudget, input.signal, async (hold) => {
     const read = await currentText(ctx, project, input.filename, {

@@ -31,7 +31,7 @@ export interface RestoreRevisionInput {
  * so a concurrent write cannot prune it in between.
  */
 export async function restoreRevision(ctx: MdStoreContext, input: RestoreRevisionInput): Promise<FileView> {
-  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId, input.filename);
   const existing = await findFileOr404(ctx.records, project.id, input.filename);
   const conditions = conditionsOf(input.conditions);
   const body = deferred<unknown>(input.body);

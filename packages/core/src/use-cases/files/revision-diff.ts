@@ -24,7 +24,7 @@ export interface DiffRevisionsInput {
  * would take more than 10⁷ line comparisons (the bound of `unifiedDiff`).
  */
 export async function diffRevisions(ctx: MdStoreContext, input: DiffRevisionsInput): Promise<string> {
-  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId, input.filename);
   const from = parseRevisionParam(input.from, ['query', 'from']);
   const given = input.to === undefined ? undefined : parseRevisionParam(input.to, ['query', 'to']);
   const to = given ?? (await findFileOr404(ctx.records, project.id, input.filename)).revision;

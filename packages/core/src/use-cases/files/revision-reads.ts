@@ -101,7 +101,7 @@ export interface ListRevisionsInput {
 
 /** Kept revisions, newest first, one page of `limit` (100 when absent) after `cursor`. */
 export async function listRevisions(ctx: MdStoreContext, input: ListRevisionsInput): Promise<RevisionList> {
-  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId, input.filename);
   const limit = parseRevisionsLimit(input.limit);
   const file = await findFileOr404(ctx.records, project.id, input.filename);
   const binding = revisionBinding(input.principal.accountId, project.id, file.id);
@@ -151,7 +151,7 @@ export interface ReadRevisionInput {
  * one whole revision or `404`.
  */
 export async function readRevision(ctx: MdStoreContext, input: ReadRevisionInput): Promise<Download> {
-  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId, input.filename);
   const number = parseRevisionParam(input.revision, ['path', 'revision']);
   const conditions = conditionsOf(input.conditions);
   for (let attempt = 0; attempt < 3; attempt++) {

@@ -39,7 +39,7 @@ export async function updateFileContent(
   ctx: MdStoreContext,
   input: UpdateFileContentInput,
 ): Promise<MergedFileView> {
-  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId, input.filename);
   const existing = await findFileOr404(ctx.records, project.id, input.filename);
   const conditions = conditionsOf(input.conditions);
   const body = deferred(input.content);

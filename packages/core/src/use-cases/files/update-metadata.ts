@@ -28,7 +28,7 @@ export async function updateFileMetadata(
   ctx: MdStoreContext,
   input: UpdateFileMetadataInput,
 ): Promise<FileView> {
-  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId, input.filename);
   const existing = await findFileOr404(ctx.records, project.id, input.filename);
   const conditions = conditionsOf(input.conditions);
   const body = deferred<unknown>(input.body);

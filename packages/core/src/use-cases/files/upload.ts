@@ -2,7 +2,7 @@ import { parseSha256Hex } from '../../conditional/index.js';
 import { FilenameTakenError, isRecordConflict, MalformedInputError } from '../../errors.js';
 import type { ByteStream } from '../../ports/blobs.js';
 import { checkUploadFilename, digestMismatch, parseUploadMetadataField } from '../../validation/schemas.js';
-import { loadOwnedProject } from '../access.js';
+import { assertPathInScope, loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import { type MdStoreContext, notBefore } from '../context.js';
 import { type DeferredBody, deferred } from '../deferred-body.js';
@@ -68,6 +68,7 @@ export async function uploadFile(ctx: MdStoreContext, input: UploadFileInput): P
   form.check();
   const part = await form.read();
   checkUploadFilename(part.filename);
+  assertPathInScope(input.principal, part.filename);
   // A field that came before the file is judged now, once; a later one once the form has been read.
   const earlyMetadata = isPromise(part.metadata)
     ? undefined

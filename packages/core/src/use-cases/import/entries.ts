@@ -48,6 +48,8 @@ export const SKIP_REASONS = {
   tooLarge: 'over the size limit',
   notText: 'not UTF-8 text',
   empty: 'empty file',
+  /** Extensions §14: the importing key is confined to folders this name is not under. */
+  outsideKey: "outside the key's folders",
 } as const;
 
 const skip = (reason: string): EntryVerdict => ({ take: 'skip', reason });

@@ -1,7 +1,7 @@
 import { fileEtag } from '../../model/etags.js';
 import type { FileRecord } from '../../model/records.js';
 import type { JsonObject } from '../../validation/schemas.js';
-import { assertRole, loadOwnedProject } from '../access.js';
+import { assertRole, assertWholeProjectReach, inPathScope, loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
 import { type DeferredBody, deferred } from '../deferred-body.js';
@@ -70,6 +70,8 @@ export async function importProject(ctx: MdStoreContext, input: ImportProjectInp
   const mode = input.mode ?? 'merge';
   if (mode === 'replace') assertRole(input.principal, 'admin');
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  // Extensions §14: a replace deletes what the archive lacks, everywhere: not for a key confined to folders.
+  if (mode === 'replace') assertWholeProjectReach(input.principal);
   const body = deferred(input.archive);
   body.check();
   const spool = input.spool ? await input.spool() : memorySpool();
@@ -81,7 +83,10 @@ export async function importProject(ctx: MdStoreContext, input: ImportProjectInp
     const files: SpooledFile[] = [];
     const taken = new Set<string>();
     for (const file of imported.files) {
-      const problem = taken.has(file.filename) ? SKIP_REASONS.duplicate : filenameProblem(file.filename);
+      const problem = taken.has(file.filename)
+        ? SKIP_REASONS.duplicate
+        : (filenameProblem(file.filename) ??
+          (inPathScope(input.principal, file.filename) ? undefined : SKIP_REASONS.outsideKey));
       if (problem !== undefined) {
         skipped.push({ name: file.filename, reason: problem });
         continue;

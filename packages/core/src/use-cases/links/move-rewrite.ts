@@ -37,12 +37,17 @@ const namesOf = (filename: string): string[] => {
   return bare === filename ? [filename] : [filename, bare];
 };
 
-/** Plans the rewrites of moving `file` to `to`: which files change, and their new contents. */
+/**
+ * Plans the rewrites of moving `file` to `to`: which files change, and their new contents. Only files
+ * the key `reaches` are rewritten (extensions §14: a key scoped to folders changes nothing outside them;
+ * links from outside keep their text).
+ */
 export async function planMoveRewrites(
   ctx: MdStoreContext,
   project: ProjectRecord,
   file: FileRecord,
   to: string,
+  reaches: (filename: string) => boolean = () => true,
 ): Promise<MovePlan> {
   const { records } = ctx;
   const moved = new Map([[file.filename, to]]);
@@ -69,6 +74,7 @@ export async function planMoveRewrites(
     [file.filename, new Map(own.map((l) => [l.seq, l]))],
   ]);
   for (const { source, link } of candidates) {
+    if (!reaches(source)) continue;
     const links = linksBySource.get(source) ?? new Map<number, LinkRecord>();
     links.set(link.seq, link);
     linksBySource.set(source, links);

@@ -6,7 +6,7 @@ import type { RecordsReader } from '../../ports/records.js';
 import { type CursorBinding, decodeCursor, encodeCursor } from '../../search/cursor.js';
 import { invalidAt } from '../../search/issues.js';
 import { parsePageLimit } from '../../validation/history.js';
-import { loadOwnedProject } from '../access.js';
+import { inPathScope, loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
 import { findFileOr404 } from '../files/shared.js';
@@ -125,7 +125,7 @@ async function decodeFileLinksPosition(
  * of `limit + 1` candidates up to `scanPerPage` (a page may then hold fewer, with a `next_cursor`).
  */
 export async function readFileLinks(ctx: MdStoreContext, input: FileLinksInput): Promise<FileLinksView> {
-  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  const project = await loadOwnedProject(ctx.records, input.principal, input.projectId, input.filename);
   const file = await findFileOr404(ctx.records, project.id, input.filename);
   const limit = parsePageLimit(input.limit, {
     fallback: FILE_LINK_LIMITS.pageDefault,
@@ -143,7 +143,9 @@ export async function readFileLinks(ctx: MdStoreContext, input: FileLinksInput):
   });
   const status = entry?.status ?? 'not_indexed';
   const links = inOutgoing ? (entry?.links ?? []) : [];
-  const outgoing = await outgoingPage(ctx.records, file, links.slice(0, limit));
+  // Extensions §14: to a key confined to folders, links from or to files outside them are not there.
+  const reaches = (filename: string) => inPathScope(input.principal, filename);
+  const outgoing = await outgoingPage(ctx.records, file, links.slice(0, limit), reaches);
   if (links.length > limit) {
     const last = links[limit - 1]!.seq;
     return { outgoing, incoming: [], status, nextCursor: await cursor({ p: 'o', q: last }) };
@@ -155,24 +157,27 @@ export async function readFileLinks(ctx: MdStoreContext, input: FileLinksInput):
     file,
     position.phase === 'incoming' ? position.after : undefined,
     room,
+    reaches,
   );
   const nextCursor = page.after ? await cursor({ p: 'i', s: page.after.source, q: page.after.seq }) : null;
   return { outgoing, incoming: page.incoming, status, nextCursor };
 }
 
-/** Outgoing links of a page, resolved now. */
+/** Outgoing links of a page, resolved now; those resolved to a file the key does not reach left out. */
 async function outgoingPage(
   records: RecordsReader,
   file: { id: string; projectId: string; filename: string },
   links: readonly LinkRecord[],
+  reaches: (filename: string) => boolean,
 ): Promise<OutgoingLinkView[]> {
   const index = await resolver(
     records,
     file.projectId,
     links.map((link) => ({ sourceId: file.id, source: file.filename, link })),
   );
-  return links.map((link) => {
+  return links.flatMap((link) => {
     const resolution = index.resolve(link, file.filename);
+    if (resolution.target && !reaches(resolution.target.filename)) return [];
     return {
       line: link.line,
       kind: link.kind,
@@ -194,6 +199,7 @@ async function incomingPage(
   file: { id: string; projectId: string; filename: string },
   after: LinkPosition | undefined,
   room: number,
+  reaches: (filename: string) => boolean,
 ): Promise<{ incoming: IncomingLinkView[]; after: LinkPosition | undefined }> {
   const incoming: IncomingLinkView[] = [];
   let scanned = 0;
@@ -202,7 +208,7 @@ async function incomingPage(
     const batch = await records.listLinksTo({ ...linksNaming(file), ...(after && { after }), limit: window });
     const index = await resolver(records, file.projectId, batch);
     for (const { source, link } of batch) {
-      if (index.resolve(link, source).target?.fileId !== file.id) {
+      if (!reaches(source) || index.resolve(link, source).target?.fileId !== file.id) {
         after = { source, seq: link.seq };
         scanned += 1;
         continue;

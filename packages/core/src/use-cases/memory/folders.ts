@@ -2,6 +2,7 @@ import { MEMORY_LIMITS } from '../../defaults/memory.js';
 import { isMdStoreError } from '../../errors.js';
 import { fileEtag } from '../../model/etags.js';
 import type { FileRecord, ProjectRecord } from '../../model/records.js';
+import { prefixesInScope } from '../access.js';
 import type { Principal } from '../authentication.js';
 import { applyChangeset } from '../changesets/apply.js';
 import type { MdStoreContext } from '../context.js';
@@ -20,8 +21,26 @@ import { folderListing, formatFileSize, type ListingEntry, MEMORY_TEXT } from '.
 
 export const FOLDER_SIZE = formatFileSize(4096);
 
-/** Up to `limit` files under `prefix`, in filename order. */
+/**
+ * Up to `limit` files under `prefix`, in filename order; for a key confined to `folders` (extensions
+ * §14), only those it reaches: to it, the others do not exist.
+ */
 export async function filesUnder(
+  ctx: MdStoreContext,
+  project: ProjectRecord,
+  prefix: string,
+  limit: number,
+  folders: readonly string[] | null,
+): Promise<FileRecord[]> {
+  const found: FileRecord[] = [];
+  for (const range of prefixesInScope({ pathPrefixes: folders }, prefix)) {
+    if (found.length >= limit) break;
+    found.push(...(await filesInRange(ctx, project, range, limit - found.length)));
+  }
+  return found;
+}
+
+async function filesInRange(
   ctx: MdStoreContext,
   project: ProjectRecord,
   prefix: string,
@@ -49,8 +68,9 @@ export async function folderExists(
   ctx: MdStoreContext,
   project: ProjectRecord,
   prefix: string,
+  folders: readonly string[] | null,
 ): Promise<boolean> {
-  return (await filesUnder(ctx, project, prefix, 1)).length > 0;
+  return (await filesUnder(ctx, project, prefix, 1, folders)).length > 0;
 }
 
 interface Node {
@@ -67,8 +87,9 @@ export async function viewFolder(
   project: ProjectRecord,
   path: string,
   prefix: string,
+  folders: readonly string[] | null,
 ): Promise<MemoryOutcome> {
-  const files = await filesUnder(ctx, project, prefix, MEMORY_LIMITS.maxViewScan + 1);
+  const files = await filesUnder(ctx, project, prefix, MEMORY_LIMITS.maxViewScan + 1, folders);
   const root = newNode();
   for (const file of files.slice(0, MEMORY_LIMITS.maxViewScan)) {
     const parts = file.filename.slice(prefix.length).split('/');
@@ -113,11 +134,15 @@ async function folderFiles(
   path: string,
   prefix: string,
   missing: string,
+  folders: readonly string[] | null,
 ): Promise<FileRecord[] | MemoryOutcome> {
-  const files = await filesUnder(ctx, project, prefix, MEMORY_LIMITS.maxFolderFiles + 1);
+  const files = await filesUnder(ctx, project, prefix, MEMORY_LIMITS.maxFolderFiles + 1, folders);
   if (files.length === 0) return failure(missing);
   if (files.length > MEMORY_LIMITS.maxFolderFiles) {
-    const count = (await ctx.records.countFiles({ projectId: project.id, prefix, delimiter: false })).files;
+    let count = 0;
+    for (const range of prefixesInScope({ pathPrefixes: folders }, prefix))
+      count += (await ctx.records.countFiles({ projectId: project.id, prefix: range, delimiter: false }))
+        .files;
     return failure(MEMORY_TEXT.folderTooLarge(path, count, MEMORY_LIMITS.maxFolderFiles));
   }
   return files;
@@ -169,7 +194,14 @@ async function folderChange(
   operationOf: (file: FileRecord) => unknown,
 ): Promise<MemoryOutcome> {
   for (let attempt = 1; attempt <= MEMORY_LIMITS.maxWriteAttempts; attempt++) {
-    const files = await folderFiles(ctx, target.project, target.path, target.prefix, missing);
+    const files = await folderFiles(
+      ctx,
+      target.project,
+      target.path,
+      target.prefix,
+      missing,
+      target.principal.pathPrefixes,
+    );
     if (!Array.isArray(files)) return files;
     const outcome = await inChangeset(ctx, target, files.map(operationOf), done, missing, taken);
     if (outcome !== null) return outcome;

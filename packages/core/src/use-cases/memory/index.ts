@@ -1,4 +1,4 @@
-import { assertRole, loadOwnedProject } from '../access.js';
+import { assertRole, inPathScope, loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
 import { type BodyOf, deferred } from '../deferred-body.js';
@@ -68,35 +68,43 @@ async function run(ctx: MdStoreContext, input: Context, command: MemoryCommand):
   const root = judged.segments.length === 0;
   const prefix = memoryFolder(judged.segments);
   const target: MemoryFileTarget = { ...input, path, filename: memoryFilename(judged.segments) };
-  const isFolder = () => folderExists(ctx, input.project, prefix);
+  // Extensions §14: to a key confined to folders, the files outside them do not exist.
+  const folders = input.principal.pathPrefixes;
+  const reached = inPathScope(input.principal, target.filename);
+  const findReached = async () =>
+    reached ? ctx.records.findFile({ projectId: input.project.id, filename: target.filename }) : null;
+  const isFolder = () => folderExists(ctx, input.project, prefix, folders);
   const notAFileOrMissing = async () =>
     root || (await isFolder()) ? MEMORY_TEXT.notAFile(path) : MEMORY_TEXT.notExist(path);
   switch (command.command) {
     case 'view': {
-      if (root) return viewFolder(ctx, input.project, path, prefix);
-      const file = await ctx.records.findFile({ projectId: input.project.id, filename: target.filename });
+      if (root) return viewFolder(ctx, input.project, path, prefix, folders);
+      const file = await findReached();
       if (file)
         return readMemoryFile(ctx, target, file, (text) => viewFileText(path, text, command.view_range));
-      if (await isFolder()) return viewFolder(ctx, input.project, path, prefix);
+      if (await isFolder()) return viewFolder(ctx, input.project, path, prefix, folders);
       return failure(MEMORY_TEXT.notExist(path));
     }
     case 'create':
       // The reference opens the path exclusively: `/memories` itself, or a folder, "already exists".
       if (root || (await isFolder())) return failure(MEMORY_TEXT.alreadyExists(path));
+      if (!reached) return failure(MEMORY_TEXT.outsideKey(path));
       return createMemoryFile(ctx, target, command.file_text);
     case 'str_replace':
       if (root) return failure(MEMORY_TEXT.notAFile(path));
+      if (!reached) return failure(await notAFileOrMissing());
       return changeMemoryFile(ctx, target, notAFileOrMissing, (text) =>
         strReplaceText(path, text, command.old_str, command.new_str),
       );
     case 'insert':
       if (root) return failure(MEMORY_TEXT.notAFile(path));
+      if (!reached) return failure(await notAFileOrMissing());
       return changeMemoryFile(ctx, target, notAFileOrMissing, (text) =>
         insertText(path, text, command.insert_line, command.insert_text),
       );
     case 'delete': {
       if (root) return failure(MEMORY_TEXT.cannotDeleteRoot);
-      const file = await ctx.records.findFile({ projectId: input.project.id, filename: target.filename });
+      const file = await findReached();
       if (file) return deleteMemoryFile(ctx, target, async () => MEMORY_TEXT.deleteMissing(path));
       return deleteFolder(ctx, { ...input, path, prefix });
     }
@@ -111,13 +119,19 @@ async function rename(ctx: MdStoreContext, input: Context, from: string, to: str
   if (source.segments.length === 0) return failure(MEMORY_TEXT.cannotRenameRoot);
   const toFilename = memoryFilename(destination.segments);
   const toPrefix = memoryFolder(destination.segments);
+  const folders = input.principal.pathPrefixes;
   const taken =
     destination.segments.length === 0 ||
-    (await ctx.records.findFile({ projectId: input.project.id, filename: toFilename })) !== null ||
-    (await folderExists(ctx, input.project, toPrefix));
+    (inPathScope(input.principal, toFilename) &&
+      (await ctx.records.findFile({ projectId: input.project.id, filename: toFilename })) !== null) ||
+    (await folderExists(ctx, input.project, toPrefix, folders));
   if (taken) return failure(MEMORY_TEXT.destinationExists(to));
   const target: MemoryFileTarget = { ...input, path: from, filename: memoryFilename(source.segments) };
-  const file = await ctx.records.findFile({ projectId: input.project.id, filename: target.filename });
+  // Extensions §14: a key confined to folders neither finds nor writes a file outside them.
+  const file = inPathScope(input.principal, target.filename)
+    ? await ctx.records.findFile({ projectId: input.project.id, filename: target.filename })
+    : null;
+  if (!inPathScope(input.principal, file ? toFilename : toPrefix)) return failure(MEMORY_TEXT.outsideKey(to));
   if (file) {
     return renameMemoryFile(ctx, target, { path: to, filename: toFilename }, async () =>
       MEMORY_TEXT.renameMissing(from),

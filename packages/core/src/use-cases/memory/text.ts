@@ -160,6 +160,7 @@ export const MEMORY_TEXT = {
   folderTooLarge: (path: string, files: number, max: number) =>
     `The directory ${path} holds ${files} files. At most ${max} can be renamed or deleted at once.`,
   empty: (path: string) => `File ${path} cannot be empty.`,
+  outsideKey: (path: string) => `The path ${path} is outside the folders this key may write to.`,
   busy: (path: string, attempts: number) =>
     `The file ${path} changed ${attempts} times while the command was being applied; send it again.`,
 } as const;

@@ -1,7 +1,7 @@
 import { EditConflictError, mdStoreError } from '../../errors.js';
 import type { FileRecord, ProjectRecord, RevisionRecord, TrashRecord } from '../../model/records.js';
 import { parseRestoreBody, RESTORE_LIMITS } from '../../validation/restore.js';
-import { assertRole, loadOwnedProject } from '../access.js';
+import { assertRole, assertWholeProjectReach, loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import { MAX_CHANGESET_ATTEMPTS } from '../changesets/apply.js';
 import { commitChangeset } from '../changesets/commit.js';
@@ -67,6 +67,7 @@ export interface RestoreInput {
 export async function restoreProjectAsOf(ctx: MdStoreContext, input: RestoreInput): Promise<RestoreResult> {
   assertRole(input.principal, 'admin');
   let project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
+  assertWholeProjectReach(input.principal);
   const body = deferred<unknown>(input.body);
   body.check();
   const request = parseRestoreBody(await body.read(), { now: ctx.clock.now(), createdAt: project.createdAt });

@@ -11,7 +11,7 @@ import type { WebhookDeliveryRecord, WebhookRecord } from '../../model/records.j
 import { issueAt } from '../../validation/issues.js';
 import { UuidSchema } from '../../validation/schemas.js';
 import { parseCreateWebhookBody } from '../../validation/webhooks.js';
-import { assertOwnedActive, inKeyScope } from '../access.js';
+import { assertOwnedActive, assertWholeProjectReach, inKeyScope } from '../access.js';
 import { decodeCursor, encodeCursor, integerIn } from '../audit.js';
 import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
@@ -58,6 +58,7 @@ const visibleTo = (principal: Principal, w: WebhookRecord): boolean =>
 
 /** The webhook of a path id the key sees, else 404 (a malformed id is 422). */
 async function loadWebhook(ctx: MdStoreContext, principal: Principal, rawId: string): Promise<WebhookRecord> {
+  assertWholeProjectReach(principal);
   const parsed = v.safeParse(UuidSchema, rawId);
   if (!parsed.success) throw new InvalidInputError([issueAt(['path', 'webhook_id'], 'uuid')]);
   const webhook = await ctx.records.findWebhook({ webhookId: parsed.output });
@@ -94,6 +95,8 @@ export async function createWebhook(
   ctx: MdStoreContext,
   input: { principal: Principal; body: unknown },
 ): Promise<CreatedWebhook> {
+  // Extensions §14: a webhook sees every change of its projects, so not for a key confined to folders.
+  assertWholeProjectReach(input.principal);
   const body = deferred<unknown>(input.body);
   body.check();
   const fields = parseCreateWebhookBody(await body.read());
@@ -132,6 +135,7 @@ export async function listWebhooks(
   ctx: MdStoreContext,
   input: { principal: Principal },
 ): Promise<WebhookView[]> {
+  assertWholeProjectReach(input.principal);
   const all = await ctx.records.listWebhooks({
     accountId: input.principal.accountId,
     limit: WEBHOOK_LIMITS.maxPerAccount,
