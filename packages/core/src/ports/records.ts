@@ -256,8 +256,9 @@ export interface RecordsReader extends ChangeFeedReader {
    * The indexed words that start with `word` (normalised, as queries hold them), at most `limit`, in
    * the order of their `ftsTerm` encodings (UTF-8 byte order), of any project; or null when the store's
    * index takes a prefix query without expanding it over a vocabulary (memory: it matches each
-   * document itself; Postgres: not yet bounded). Search replaces a `word*` by the words found, so the
-   * engine never expands a prefix over more than `SEARCH_COST_LIMITS.prefixMaxTerms` words (issue 34).
+   * document itself). Search replaces a `word*` by the words found, so the engine never expands a
+   * prefix over more than `SEARCH_COST_LIMITS.prefixMaxTerms` words (issue 34). A word is listed while
+   * an indexed file holds it: re-indexing, deletes and purges take their words out.
    */
   expandSearchPrefix(q: { word: string; limit: number }): Promise<string[] | null>;
   /** Files that were never given to `indexFile` (stored before search existed), in `id` order. */
