@@ -511,8 +511,12 @@ export interface RecordsTransaction extends RecordsReader, ChangeFeedWriter {
   }): Promise<void>;
   /** Deletes the chunks filed under `(projectId, filename)`; returns how many. */
   deleteFileChunks(c: { projectId: string; filename: string }): Promise<number>;
-  /** Deletes every chunk of a project; returns how many. */
-  deleteProjectChunks(c: { projectId: string }): Promise<number>;
+  /**
+   * Deletes at most `limit` chunks of a project (one bounded statement, `LIMIT`); returns how many:
+   * fewer than `limit` means none is left. The indexer calls it batch by batch, each in its own
+   * transaction, for a project that is no longer active (issue 34), like `purgeProjectRecords`.
+   */
+  deleteProjectChunks(c: { projectId: string; limit: number }): Promise<number>;
   /**
    * Claims the indexer's lease on an account (creating its cursor at `seq` 0 when missing): succeeds
    * when the lease is free, expired (`leaseExpiresAt` ≤ `now`) or already `owner`'s; then it is
