@@ -944,8 +944,12 @@ class MemoryTransaction extends TablesReader implements RecordsTransaction {
     return doomed.length;
   }
 
-  async deleteProjectChunks(c: { projectId: string }) {
-    const doomed = select(this.tables().chunks, (chunk) => chunk.projectId === c.projectId);
+  async deleteProjectChunks(c: { projectId: string; limit: number }) {
+    const doomed: ChunkRecord[] = [];
+    for (const chunk of this.tables().chunks.values()) {
+      if (doomed.length >= c.limit) break;
+      if (chunk.projectId === c.projectId) doomed.push(chunk);
+    }
     if (doomed.length === 0) return 0;
     const table = this.writable('chunks');
     for (const chunk of doomed) table.delete(chunkId(chunk.fileId, chunk.ordinal));

@@ -1,10 +1,12 @@
 import {
   type FileRecord,
   fileSearchDocument,
+  ftsTerm,
   SEARCH_LIMITS,
   truncateUtf8,
   tsqueryLiteral,
   tsvectorLiteral,
+  wordOfFtsTerm,
 } from '@mdstore/core';
 import {
   type JsonSqlDialect,
@@ -18,8 +20,30 @@ import {
 const ARRAY_TYPES: Readonly<Record<ListType, string>> = { text: 'text', integer: 'int8', number: 'numeric' };
 
 /**
+ * The words of the documents `doc` (a relation with `project_id` and `lexemes`) that `other` does not
+ * hold, as `(project_id, word)` rows: a document's words as its index write adds or removes them.
+ */
+const wordsNotIn = (doc: string, other: string) =>
+  `SELECT d.project_id, unnest(tsvector_to_array(d.lexemes)) AS word FROM ${doc} d
+   EXCEPT SELECT o.project_id, unnest(tsvector_to_array(o.lexemes)) FROM ${other} o`;
+
+/** Takes one document off each of the `(project_id, word)` rows of `removed` (a subquery). */
+const uncount = (removed: string) =>
+  `UPDATE search_words w SET documents = w.documents - 1 FROM (${removed}) r
+   WHERE w.project_id = r.project_id AND w.word = r.word`;
+
+/**
+ * The words no document holds any more, dropped in the transaction that took their last document (the
+ * partial index `search_words_unused_idx` finds them; no other transaction's are visible).
+ */
+const DROP_UNUSED_WORDS = 'DELETE FROM search_words WHERE documents = 0';
+
+/**
  * The search index on Postgres: `search_documents` keeps each file's text and a `tsvector` of the core's
  * lexemes (no positions) under a GIN index; queries are `tsquery` literals cast with `::tsquery`.
+ * `search_words` is the index's word list (issue 34): each lexeme of a project with the number of its
+ * documents holding it, kept by the same statements that write `search_documents`, so that a `word*`
+ * prefix is expanded from a B-tree range instead of by `:*` over every lexeme of the GIN index.
  */
 const SEARCH: SearchIndexDialect = {
   textTable: 'search_documents',
@@ -40,20 +64,64 @@ const SEARCH: SearchIndexDialect = {
             | undefined) ?? '')
         : // Postgres text cannot hold U+0000; it is no word character, so search reads it as a space.
           truncateUtf8(contentText, SEARCH_LIMITS.contentMaxBytes).replaceAll('\0', ' ');
+    // One statement: the document, then its word list's counts by the difference between the lexemes it
+    // had (`old`, the statement's snapshot) and has (`doc`). Words are counted in their order, so two
+    // transactions counting the same words lock their rows in one order.
     await x.write(
-      `INSERT INTO search_documents (file_id, project_id, text, lexemes) VALUES ($1, $2, $3, $4::tsvector)
-       ON CONFLICT (file_id) DO UPDATE SET text = EXCLUDED.text, lexemes = EXCLUDED.lexemes`,
+      `WITH old AS (SELECT project_id, lexemes FROM search_documents WHERE file_id = $1),
+       doc AS (
+         INSERT INTO search_documents (file_id, project_id, text, lexemes) VALUES ($1, $2, $3, $4::tsvector)
+         ON CONFLICT (file_id) DO UPDATE SET text = EXCLUDED.text, lexemes = EXCLUDED.lexemes
+         RETURNING project_id, lexemes),
+       added AS (
+         INSERT INTO search_words (project_id, word, documents)
+         SELECT project_id, word, 1 FROM (${wordsNotIn('doc', 'old')}) a ORDER BY word
+         ON CONFLICT (project_id, word) DO UPDATE SET documents = search_words.documents + 1)
+       ${uncount(wordsNotIn('old', 'doc'))}`,
       [file.id, file.projectId, text, tsvectorLiteral(fileSearchDocument(file, text))],
     );
+    await x.write(DROP_UNUSED_WORDS, []);
+  },
+  async expandPrefix(x, word, limit) {
+    // A loose index scan of `search_words_word_idx`: each step one descent to the next distinct word of
+    // the range, so the cost is `limit` descents whatever the number of words, projects or documents.
+    const prefix = ftsTerm(word);
+    const rows = await x.all(
+      `WITH RECURSIVE found(word) AS (
+         (SELECT word FROM search_words WHERE word >= $1 AND word < $2 ORDER BY word LIMIT 1)
+         UNION ALL
+         SELECT (SELECT w.word FROM search_words w WHERE w.word > found.word AND w.word < $2
+                 ORDER BY w.word LIMIT 1)
+         FROM found WHERE found.word IS NOT NULL)
+       SELECT word FROM found WHERE word IS NOT NULL LIMIT $3`,
+      // Encodings use the letters a-p only: every word with this prefix sorts below prefix + 'q'.
+      [prefix, `${prefix}q`, limit],
+    );
+    return rows.map((row) => wordOfFtsTerm(row.word as string));
   },
   async unindexFile(x, fileId) {
-    await x.write('DELETE FROM search_documents WHERE file_id = $1', [fileId]);
+    await x.write(
+      `WITH doc AS (DELETE FROM search_documents WHERE file_id = $1 RETURNING project_id, lexemes)
+       ${uncount('SELECT project_id, unnest(tsvector_to_array(lexemes)) AS word FROM doc')}`,
+      [fileId],
+    );
+    await x.write(DROP_UNUSED_WORDS, []);
   },
   async unindexProject(x, projectId, limit) {
-    return x.run(
-      `DELETE FROM search_documents WHERE project_id = $1
-       AND file_id IN (SELECT file_id FROM search_documents WHERE project_id = $1 LIMIT $2)`,
+    // The project's word list first (no count to keep: all its documents go), then its documents.
+    const words = await x.run(
+      `DELETE FROM search_words WHERE project_id = $1
+       AND word IN (SELECT word FROM search_words WHERE project_id = $1 LIMIT $2)`,
       [projectId, limit],
+    );
+    if (words >= limit) return words;
+    return (
+      words +
+      (await x.run(
+        `DELETE FROM search_documents WHERE project_id = $1
+         AND file_id IN (SELECT file_id FROM search_documents WHERE project_id = $1 LIMIT $2)`,
+        [projectId, limit - words],
+      ))
     );
   },
 };

@@ -478,6 +478,27 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 17,
+    name: 'search word list',
+    // Issue 34: the search index's words (the lexemes of search_documents) per project, with how many of
+    // the project's documents hold each, kept by the statements that write search_documents. A prefix
+    // query reads at most its bound of distinct words from search_words_word_idx (a loose index scan)
+    // instead of letting `:*` expand over the whole GIN index. Filled here from the documents indexed so far.
+    sql: `
+      CREATE TABLE search_words (
+        project_id TEXT COLLATE "C" NOT NULL,
+        word TEXT COLLATE "C" NOT NULL,
+        documents INTEGER NOT NULL,
+        PRIMARY KEY (project_id, word)
+      );
+      CREATE INDEX search_words_word_idx ON search_words (word);
+      CREATE INDEX search_words_unused_idx ON search_words (word) WHERE documents = 0;
+      INSERT INTO search_words (project_id, word, documents)
+        SELECT project_id, word, count(*) FROM search_documents, unnest(tsvector_to_array(lexemes)) AS word
+        GROUP BY project_id, word;
+    `,
+  },
+  {
+    version: 18,
     name: 'folder scopes of keys',
     // Extensions §14: the folders a key reaches (NULL: every file of its projects).
     sql: 'ALTER TABLE api_keys ADD COLUMN path_prefixes_json TEXT;',

@@ -2,7 +2,7 @@ import { ARCHIVE_TABLES, RECORD_TABLES, UNARCHIVED_TABLES } from '@mdstore/sql';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../src/index.js';
-import { useStores } from './support/fixtures.js';
+import { aFile, anAccount, aProject, useStores } from './support/fixtures.js';
 import { adminQuery, skipPostgres, TEST_DATABASE_URL } from './support/pg-available.js';
 
 const migrationRows = (schema: string) =>
@@ -43,6 +43,7 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
       'rate_limits',
       'search_chunks',
       'search_documents',
+      'search_words',
       'shares',
       'store_secrets',
       'trash_items',
@@ -141,6 +142,42 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
       revokedAt: null,
       lastUsedAt: null,
     });
+  });
+
+  it('version 17: the word list is filled from the documents indexed before, with their counts', async () => {
+    const schema = await newSchema();
+    const store = await open({ schema });
+    const account = anAccount();
+    const project = aProject({ accountId: account.id });
+    const files = ['loam lob', 'lob lot'].map((text) => ({ file: aFile({ projectId: project.id }), text }));
+    await store.records.withTransaction(async (tx) => {
+      await tx.insertAccount({ account });
+      await tx.insertProject({ project });
+      for (const { file, text } of files) {
+        await tx.insertFile({ file });
+        await tx.indexFile({ file, contentText: text });
+      }
+    });
+    // The schema as version 16 left it: documents indexed, no word list.
+    await store.close();
+    await adminQuery(`DROP TABLE ${schema}.search_words`);
+    await adminQuery(`DELETE FROM ${schema}.mdstore_migrations WHERE version = 17`);
+    const again = await open({ schema });
+    await expect(again.records.expandSearchPrefix({ word: 'lo', limit: 10 })).resolves.toEqual([
+      'loam',
+      'lob',
+      'lot',
+    ]);
+    const { rows } = await adminQuery<{ word: string; documents: number }>(
+      `SELECT word, documents FROM ${schema}.search_words WHERE word LIKE 'gmgp%' ORDER BY word`,
+    );
+    // `lob` is in both documents: one delete leaves it listed.
+    expect(rows.map((row) => row.documents)).toEqual([1, 2, 1]);
+    await again.records.withTransaction((tx) => tx.deleteFile({ fileId: files[0]!.file.id }));
+    await expect(again.records.expandSearchPrefix({ word: 'lo', limit: 10 })).resolves.toEqual([
+      'lob',
+      'lot',
+    ]);
   });
 
   it('migrates exactly once when four instances start together on a fresh schema', async () => {

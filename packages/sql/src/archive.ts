@@ -141,6 +141,7 @@ export const UNARCHIVED_TABLES: readonly string[] = [
   'search_texts',
   'search_fts',
   'search_documents',
+  'search_words',
   // Extensions §15: embedded chunks and the semantic indexer's position are derived from the files;
   // with no position the indexer resyncs every account on its first pass (embedding them again).
   'search_chunks',

@@ -56,8 +56,8 @@ export interface SearchIndexDialect {
   /** Drops one file's text and index. */
   unindexFile(x: SqlExecutor, fileId: string): Promise<void>;
   /**
-   * Drops the text and index of at most `limit` files of a project (a deleting project's purge, batch by
-   * batch); gives how many files' entries it dropped.
+   * Drops at most `limit` rows of a project's search index: its files' texts and index entries (and, on
+   * Postgres, its rows of the word list), a deleting project's purge batch by batch; gives how many.
    */
   unindexProject(x: SqlExecutor, projectId: string, limit: number): Promise<number>;
 }

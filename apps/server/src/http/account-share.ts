@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RateLimitedError, REQUEST_SHARE_LIMITS } from '@mdstore/core';
+import { onResponseClose } from './close-hook.js';
 
 export interface AccountShareLimits {
   /** Requests of one account running at once (`MDSTORE_MAX_REQUESTS_PER_ACCOUNT`). */
@@ -109,17 +110,17 @@ export async function holdShareFor(
 ): Promise<void> {
   const gone = new AbortController();
   const abandon = () => gone.abort(new Error('Client closed the connection'));
-  res.once('close', abandon);
+  const stopWaiting = onResponseClose(res, abandon);
   let release: () => void;
   try {
     release = await share.enter(account, gone.signal);
   } finally {
-    res.off('close', abandon);
+    stopWaiting();
   }
   if (res.writableEnded || res.destroyed || req.destroyed) {
     release();
     return;
   }
-  res.once('close', release);
+  onResponseClose(res, release);
   res.once('finish', release);
 }

@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import { redactApiKeys } from '@mdstore/core';
 import type { NextFunction, Request, Response } from 'express';
+import { onResponseClose } from './close-hook.js';
 import { requestIdOf } from './request-id.js';
 import type { HttpLogger } from './routes/index.js';
 
@@ -69,7 +70,7 @@ export function observeRequests(options: {
   const { logger, metrics, routeOf } = options;
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = performance.now();
-    res.once('close', () => {
+    onResponseClose(res, () => {
       const durationMs = performance.now() - started;
       const route = routeOf(req);
       const completed = res.writableFinished;

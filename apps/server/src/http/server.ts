@@ -8,6 +8,7 @@ import http, {
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { onResponseClose } from './close-hook.js';
 import { lingerBeforeClosing } from './linger.js';
 import { requestIdFor } from './request-id.js';
 import type { HttpLogger } from './routes/index.js';
@@ -167,7 +168,7 @@ function prepare(
   server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
     if (closing && !res.headersSent) res.setHeader('Connection', 'close');
     unanswered.add(res);
-    res.on('close', () => unanswered.delete(res));
+    onResponseClose(res, () => unanswered.delete(res));
   });
   return {
     close: (graceMs) =>

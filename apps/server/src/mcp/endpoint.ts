@@ -6,6 +6,7 @@ import type { AccountShare } from '../http/account-share.js';
 import { type AuditQueue, isAudited } from '../http/audit.js';
 import { bearerKey, consumeRequestBudget, takeShare } from '../http/auth.js';
 import { type JsonParser, mediaTypeOf, readJsonBody } from '../http/body.js';
+import { onResponseClose } from '../http/close-hook.js';
 import { HttpError } from '../http/errors.js';
 import { requestIdOf } from '../http/request-id.js';
 import { type HttpLogger, signalOf } from '../http/routes/context.js';
@@ -85,7 +86,7 @@ export function mcpEndpoint(options: McpEndpointOptions) {
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
-    res.on('close', () => {
+    onResponseClose(res, () => {
       void transport.close();
       void server.close();
     });

@@ -154,7 +154,7 @@ describe('search: full text', () => {
 });
 
 describe('search: cost bounds (issue 34)', () => {
-  test(`a prefix with more than ${SEARCH_COST_LIMITS.prefixMaxTerms} indexed words: the first words' files, truncated where the store expands prefixes (SQLite)`, async (h) => {
+  test(`a prefix with more than ${SEARCH_COST_LIMITS.prefixMaxTerms} indexed words: the first words' files, truncated where the store expands prefixes (SQLite, Postgres)`, async (h) => {
     const s = await scene(h);
     const letters = 'abcdefghijklmnopqrstuvwxyz';
     // 676 words `loaa` … `lozz` in one file; `first.md` holds an early one, `last.md` a late one.

@@ -32,7 +32,8 @@ export const SEARCH_COST_LIMITS = {
   snippetTextMaxBytes: 2 * 1024 * 1024,
   /**
    * Indexed words a query's `word*` prefixes expand to at most, all its prefixes together (shared
-   * evenly), on a store whose index expands prefixes over its vocabulary (SQLite's FTS5): the search
+   * evenly), on a store whose index expands prefixes over its vocabulary (SQLite's FTS5, Postgres's
+   * `tsvector` index with its word list `search_words`): the search
    * asks the store for the words first, at most this many, and hands the engine those words instead of
    * the prefix. A prefix with more words than its share keeps the first ones (in UTF-8 order) and the
    * answer says `truncated: true`.

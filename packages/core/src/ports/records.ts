@@ -256,8 +256,9 @@ export interface RecordsReader extends ChangeFeedReader {
    * The indexed words that start with `word` (normalised, as queries hold them), at most `limit`, in
    * the order of their `ftsTerm` encodings (UTF-8 byte order), of any project; or null when the store's
    * index takes a prefix query without expanding it over a vocabulary (memory: it matches each
-   * document itself; Postgres: not yet bounded). Search replaces a `word*` by the words found, so the
-   * engine never expands a prefix over more than `SEARCH_COST_LIMITS.prefixMaxTerms` words (issue 34).
+   * document itself). Search replaces a `word*` by the words found, so the engine never expands a
+   * prefix over more than `SEARCH_COST_LIMITS.prefixMaxTerms` words (issue 34). A word is listed while
+   * an indexed file holds it: re-indexing, deletes and purges take their words out.
    */
   expandSearchPrefix(q: { word: string; limit: number }): Promise<string[] | null>;
   /** Files that were never given to `indexFile` (stored before search existed), in `id` order. */
@@ -510,8 +511,12 @@ export interface RecordsTransaction extends RecordsReader, ChangeFeedWriter {
   }): Promise<void>;
   /** Deletes the chunks filed under `(projectId, filename)`; returns how many. */
   deleteFileChunks(c: { projectId: string; filename: string }): Promise<number>;
-  /** Deletes every chunk of a project; returns how many. */
-  deleteProjectChunks(c: { projectId: string }): Promise<number>;
+  /**
+   * Deletes at most `limit` chunks of a project (one bounded statement, `LIMIT`); returns how many:
+   * fewer than `limit` means none is left. The indexer calls it batch by batch, each in its own
+   * transaction, for a project that is no longer active (issue 34), like `purgeProjectRecords`.
+   */
+  deleteProjectChunks(c: { projectId: string; limit: number }): Promise<number>;
   /**
    * Claims the indexer's lease on an account (creating its cursor at `seq` 0 when missing): succeeds
    * when the lease is free, expired (`leaseExpiresAt` ≤ `now`) or already `owner`'s; then it is

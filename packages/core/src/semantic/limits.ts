@@ -11,6 +11,17 @@ export const SEMANTIC_LIMITS = {
   embedBatch: 64,
   /** Change events read per account and indexer step. */
   feedBatch: 100,
+  /**
+   * Chunk rows one transaction deletes at most when a project that is no longer active loses its chunks
+   * (`deleteProjectChunks`), like `PROJECT_DELETION_LIMITS.batchRows` for its records.
+   */
+  chunkDeleteBatchRows: 500,
+  /**
+   * Full such batches one indexer step deletes at most for an account's deleted projects (plus one
+   * last, smaller batch per project, which finds it empty); past them the step keeps the account's
+   * position (the deletion events are handled again) and the next step deletes on.
+   */
+  chunkDeleteStepBatches: 4,
   /** How long an indexer holds an account's lease without renewing it. */
   leaseMs: 60_000,
   /**

@@ -36,7 +36,11 @@ export function chunkStatements(c: SqlContext) {
     ),
     deleteOfFile: c.sql('DELETE FROM search_chunks WHERE file_id = ? OR (project_id = ? AND filename = ?)'),
     deleteByName: c.sql('DELETE FROM search_chunks WHERE project_id = ? AND filename = ?'),
-    deleteOfProject: c.sql('DELETE FROM search_chunks WHERE project_id = ?'),
+    // The first `limit` rows of the project by `search_chunks_name_idx`: each batch a range of that index.
+    deleteOfProject: c.sql(
+      `DELETE FROM search_chunks WHERE (file_id, ordinal) IN
+       (SELECT file_id, ordinal FROM search_chunks WHERE project_id = ? ORDER BY project_id, filename LIMIT ?)`,
+    ),
     cursor: c.sql(`SELECT ${cursors.columns()} FROM embedding_cursors WHERE account_id = ?`),
     newCursor: c.sql(
       `INSERT INTO embedding_cursors (account_id, seq, model, lease_owner, lease_expires_at, updated_at)
@@ -85,7 +89,7 @@ export function chunkStatements(c: SqlContext) {
         for (const chunk of w.chunks) await x.write(chunks.insert, chunks.insertValues(chunk));
       },
       deleteFileChunks: async (w) => x.run(s.deleteByName, [w.projectId, w.filename]),
-      deleteProjectChunks: async (w) => x.run(s.deleteOfProject, [w.projectId]),
+      deleteProjectChunks: async (w) => x.run(s.deleteOfProject, [w.projectId, w.limit]),
       claimEmbeddingCursor: async (w) => {
         await x.run(s.newCursor, [w.accountId, w.now]);
         const changed = await x.run(s.claim, [w.owner, w.until, w.accountId, w.owner, w.now]);

@@ -2,6 +2,7 @@ import type { MdStore } from '@mdstore/core';
 import type { Request, Response } from 'express';
 import type { JsonParser } from '../body.js';
 import type { ChangeFeedDeps } from '../changes-feed.js';
+import { onResponseClose } from '../close-hook.js';
 import type { MultipartLimits } from '../multipart.js';
 import type { ReadinessCheck } from '../readiness.js';
 
@@ -46,7 +47,7 @@ export const signalOf = (res: Response): AbortSignal => {
     if (!res.writableFinished) controller.abort(new Error('The client went away'));
   };
   if (res.closed) abortIfIncomplete();
-  else res.once('close', abortIfIncomplete);
+  else onResponseClose(res, abortIfIncomplete);
   res.locals.signal = controller.signal;
   return controller.signal;
 };

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import type { ChunkRecord } from '../../model/records.js';
+import type { RecordsTransaction } from '../../ports/records.js';
 import { chunkMarkdown } from '../../semantic/chunks.js';
 import { hashedEmbedder } from '../../semantic/hashed-embedder.js';
 import { vectorBytes } from '../../semantic/vectors.js';
@@ -78,8 +79,52 @@ export function chunksSuite({ test }: SuiteContext): void {
       ).toBe(1);
       expect(await repository.listFileChunks({ fileId: old.fileId })).toEqual([]);
       expect(await repository.listFileChunks({ fileId: other.fileId })).toHaveLength(1);
-      expect(await repository.withTransaction((tx) => tx.deleteProjectChunks({ projectId }))).toBe(1);
+      expect(await repository.withTransaction((tx) => tx.deleteProjectChunks({ projectId, limit: 10 }))).toBe(
+        1,
+      );
       expect(await repository.listFileChunks({ fileId: other.fileId })).toEqual([]);
+    });
+
+    test("deleteProjectChunks removes at most `limit` of the project's chunks a call, no other's (issue 34)", async ({
+      repository,
+    }) => {
+      const [projectId, otherId] = [randomUUID(), randomUUID()];
+      const files = [
+        { fileId: randomUUID(), filename: 'a.md', ordinals: [0, 1, 2] },
+        { fileId: randomUUID(), filename: 'b.md', ordinals: [0, 1] },
+      ];
+      const kept = aChunk({ projectId: otherId });
+      await repository.withTransaction(async (tx) => {
+        for (const { fileId, filename, ordinals } of files)
+          await tx.replaceFileChunks({
+            projectId,
+            fileId,
+            filename,
+            chunks: ordinals.map((ordinal) => aChunk({ projectId, fileId, filename, ordinal })),
+          });
+        await tx.replaceFileChunks({
+          projectId: otherId,
+          fileId: kept.fileId,
+          filename: kept.filename,
+          chunks: [kept],
+        });
+      });
+      const left = async () =>
+        (await repository.listChunkVectors({ projectIds: [projectId], model: MODEL, limit: 100 })).length;
+      const batches: number[][] = [];
+      for (;;) {
+        const deleted = await repository.withTransaction((tx) =>
+          tx.deleteProjectChunks({ projectId, limit: 2 }),
+        );
+        batches.push([deleted, await left()]);
+        if (deleted < 2) break;
+      }
+      expect(batches).toEqual([
+        [2, 3],
+        [2, 1],
+        [1, 0],
+      ]);
+      expect(await repository.listFileChunks({ fileId: kept.fileId })).toHaveLength(1);
     });
 
     test('scans the chunks of one model in the projects in (project, file, ordinal) order, paged', async ({
@@ -225,6 +270,103 @@ export function chunksSuite({ test }: SuiteContext): void {
       expect(await repository.countEmbeddedFiles({ projectId: project.id, model: inner.model })).toBe(2);
       expect(await repository.findEmbeddingCursor({ accountId: account.id })).toMatchObject({
         model: inner.model,
+        leaseOwner: null,
+      });
+    });
+
+    test("a deleted project's chunks go in bounded batches, the rest at the next steps (issue 34)", async ({
+      repository,
+    }) => {
+      const account = await seedAccount(repository);
+      const project = await seedProject(repository, { accountId: account.id });
+      for (const filename of ['a.md', 'b.md', 'c.md']) {
+        const file = await seedFile(repository, { projectId: project.id, filename });
+        await repository.withTransaction((tx) =>
+          tx.indexFile({ file, contentText: `# ${filename}\n\nalpha\n\n# Two\n\nbeta ${filename}` }),
+        );
+      }
+      const deletes: number[] = [];
+      const counted = new Proxy(repository, {
+        get(target, property) {
+          if (property !== 'withTransaction') {
+            const value = Reflect.get(target, property, target);
+            return typeof value === 'function' ? value.bind(target) : value;
+          }
+          return <T>(work: (tx: RecordsTransaction) => Promise<T>) =>
+            target.withTransaction((tx) =>
+              work(
+                new Proxy(tx, {
+                  get(inner, name) {
+                    const value = Reflect.get(inner, name, inner);
+                    if (name !== 'deleteProjectChunks')
+                      return typeof value === 'function' ? value.bind(inner) : value;
+                    return async (c: { projectId: string; limit: number }) => {
+                      const deleted = await inner.deleteProjectChunks(c);
+                      deletes.push(deleted);
+                      return deleted;
+                    };
+                  },
+                }),
+              ),
+            );
+        },
+      });
+      const indexer = createSemanticIndexer({
+        records: counted,
+        embedder: hashedEmbedder(),
+        clock: { now: () => BASE_TIME },
+        owner: 'one',
+        limits: { chunkDeleteBatchRows: 2, chunkDeleteStepBatches: 2 },
+      });
+      const chunksLeft = async () =>
+        (
+          await repository.listChunkVectors({
+            projectIds: [project.id],
+            model: hashedEmbedder().model,
+            limit: 100,
+          })
+        ).length;
+      await indexer.step();
+      expect(await chunksLeft()).toBe(6);
+      await repository.withTransaction(async (tx) => {
+        await tx.updateProject({ project: { ...project, status: 'deleting' } });
+        await tx.appendChangeEvents({
+          events: [
+            {
+              accountId: account.id,
+              type: 'project.deleted',
+              projectId: project.id,
+              filename: null,
+              from: null,
+              revision: null,
+              etag: null,
+              sizeBytes: null,
+              sha256: null,
+              changesetId: null,
+              at: BASE_TIME,
+            },
+          ],
+        });
+      });
+      // Two full batches a step; the step that finds the project empty moves past its event.
+      const steps = [];
+      for (let step = 0; step < 3; step++) {
+        deletes.length = 0;
+        const report = await indexer.step();
+        steps.push({
+          deletes: [...deletes],
+          left: await chunksLeft(),
+          events: report.events,
+          behind: report.behind,
+        });
+      }
+      expect(steps).toEqual([
+        { deletes: [2, 2], left: 2, events: 0, behind: 1 },
+        { deletes: [2, 0], left: 0, events: 1, behind: 0 },
+        { deletes: [], left: 0, events: 0, behind: 0 },
+      ]);
+      expect(await repository.findEmbeddingCursor({ accountId: account.id })).toMatchObject({
+        seq: 1,
         leaseOwner: null,
       });
     });

@@ -167,6 +167,46 @@ export function searchSuite({ test }: SuiteContext): void {
       expect(await repository.expandSearchPrefix({ word: 'zz', limit: 100 })).toEqual([]);
     });
 
+    test('expandSearchPrefix: the words of the index as it is, after re-indexing, deletes and a project purge (issue 34)', async ({
+      repository,
+    }) => {
+      const words = () => repository.expandSearchPrefix({ word: 'lo', limit: 100 });
+      if ((await words()) === null) return;
+      const project = await seedProject(repository);
+      const other = await seedProject(repository);
+      const a = await seedIndexedFile(repository, { projectId: project.id, filename: 'a.md' }, 'loam lob');
+      const b = await seedIndexedFile(repository, { projectId: project.id, filename: 'b.md' }, 'lob lot');
+      await seedIndexedFile(repository, { projectId: other.id, filename: 'c.md' }, 'lot lox');
+      expect(await words()).toEqual(['loam', 'lob', 'lot', 'lox']);
+      // Re-indexed: `loam` is gone with its only document, `lob` is still in b.md, `lo` and the
+      // filename's `md` come in with the metadata.
+      await repository.withTransaction((tx) =>
+        tx.indexFile({ file: { ...a, metadataJson: '{"k":"lo"}' }, contentText: 'lob' }),
+      );
+      expect(await words()).toEqual(['lo', 'lob', 'lot', 'lox']);
+      // A metadata write keeps the stored text: its words stay.
+      await repository.withTransaction((tx) => tx.indexFile({ file: a, contentText: null }));
+      expect(await words()).toEqual(['lob', 'lot', 'lox']);
+      await repository.withTransaction((tx) => tx.deleteFile({ fileId: b.id }));
+      expect(await words()).toEqual(['lob', 'lot', 'lox']);
+      await repository.withTransaction((tx) => tx.deleteFile({ fileId: a.id }));
+      expect(await words()).toEqual(['lot', 'lox']);
+      // A rolled-back index write leaves the words as they were.
+      await expect(
+        repository.withTransaction(async (tx) => {
+          await tx.indexFile({ file: aFile({ projectId: other.id }), contentText: 'lozenge' });
+          throw new Error('roll back');
+        }),
+      ).rejects.toThrow('roll back');
+      expect(await words()).toEqual(['lot', 'lox']);
+      for (let left = 1; left > 0; ) {
+        left = await repository.withTransaction((tx) =>
+          tx.purgeProjectRecords({ projectId: other.id, limit: 1 }),
+        );
+      }
+      expect(await words()).toEqual([]);
+    });
+
     test('a query-less search lists every file of the projects in (project, filename) order, paged', async ({
       repository,
     }) => {

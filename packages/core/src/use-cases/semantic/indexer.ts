@@ -17,7 +17,9 @@ export interface SemanticIndexerOptions {
   readonly owner: string;
   readonly events?: MdStoreEvents;
   /** Bounds (tests shorten them); the defaults are `SEMANTIC_LIMITS`. */
-  readonly limits?: Partial<Pick<typeof SEMANTIC_LIMITS, 'feedBatch' | 'leaseMs' | 'embedBatch'>>;
+  readonly limits?: Partial<
+    Record<'feedBatch' | 'leaseMs' | 'embedBatch' | 'chunkDeleteBatchRows' | 'chunkDeleteStepBatches', number>
+  >;
 }
 
 /** What one step did. */
@@ -98,6 +100,28 @@ export function createSemanticIndexer(o: SemanticIndexerOptions) {
     return out;
   }
 
+  /**
+   * Deletes the chunks of a project that is no longer active, `chunkDeleteBatchRows` a transaction
+   * (renewing the lease between two), until none is left (true) or `budget.batches` full batches have
+   * been spent (false): the batch that finds fewer rows, which ends a project, is not counted, so that
+   * every step either finishes its projects or deletes `budget.batches` full batches.
+   */
+  async function dropProjectChunks(
+    accountId: string,
+    projectId: string,
+    budget: { batches: number },
+  ): Promise<boolean> {
+    for (let first = true; ; first = false) {
+      if (!first && (await claim(accountId)) === null) throw new LeaseLost();
+      const deleted = await records.withTransaction((tx) =>
+        tx.deleteProjectChunks({ projectId, limit: limits.chunkDeleteBatchRows }),
+      );
+      if (deleted < limits.chunkDeleteBatchRows) return true;
+      budget.batches -= 1;
+      if (budget.batches <= 0) return false;
+    }
+  }
+
   /** Brings the chunks filed under `(projectId, filename)` to what is stored there now. */
   async function syncFile(projectId: string, filename: string): Promise<void> {
     counters.files += 1;
@@ -150,7 +174,8 @@ export function createSemanticIndexer(o: SemanticIndexerOptions) {
     const projects = await records.listProjects({ accountId: cursor.accountId });
     for (const project of projects) {
       if (project.status !== 'active') {
-        await records.withTransaction((tx) => tx.deleteProjectChunks({ projectId: project.id }));
+        // A resync walks every file of the account anyway: it finishes the deletion, batch by batch.
+        await dropProjectChunks(cursor.accountId, project.id, { batches: Number.POSITIVE_INFINITY });
         continue;
       }
       let after: { filename: string } | undefined;
@@ -214,8 +239,14 @@ export function createSemanticIndexer(o: SemanticIndexerOptions) {
       limit: limits.feedBatch,
     });
     const { files, projects } = plan(events);
-    for (const projectId of projects)
-      await records.withTransaction((tx) => tx.deleteProjectChunks({ projectId }));
+    const budget = { batches: limits.chunkDeleteStepBatches };
+    for (const projectId of projects) {
+      // Past the step's batches the position stays before these events: the next step deletes on.
+      if (!(await dropProjectChunks(accountId, projectId, budget))) {
+        await save(accountId, cursor.seq, true);
+        return { events: 0, behind: true };
+      }
+    }
     for (const { projectId, filename } of files)
       if (!projects.has(projectId)) await syncFile(projectId, filename);
     const last = events.at(-1)?.seq ?? cursor.seq;
