@@ -59,6 +59,19 @@ describe('keys confined to folders (extensions §14)', () => {
     expect(await make({ path_prefixes: ['memories/'] })).toBe('OK');
   });
 
+  it('an admin key confined to folders lists only the keys confined inside them', async () => {
+    const { store, keyOf } = await scene();
+    const lead = (await keyOf({ role: 'admin', path_prefixes: ['memories/'] })).principal;
+    await keyOf({ name: 'inside', path_prefixes: ['memories/deep/'] });
+    await keyOf({ name: 'beside', path_prefixes: ['notes/'] });
+    const listed = await store.keys.list({ principal: lead });
+    expect(listed.map((key) => key.pathPrefixes?.join()).sort()).toEqual([
+      'memories/',
+      'memories/',
+      'memories/deep/',
+    ]);
+  });
+
   it('reads and writes outside the folders are 404, whether the file exists or not', async () => {
     const { store, agent, projectId, put, admin } = await scene();
     const file = { principal: agent, projectId };

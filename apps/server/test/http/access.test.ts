@@ -363,6 +363,7 @@ describe('/api/keys (extensions §8)', () => {
       name: 'agent',
       role: 'read',
       project_ids: [s.defaultProjectId],
+      path_prefixes: null,
       expires_date: expires,
       created_date: expect.any(String),
       api_key: expect.any(String),
@@ -378,7 +379,7 @@ describe('/api/keys (extensions §8)', () => {
     expect(keys.map((k) => k.id)).toContain(key.id);
     const agent = keys.find((k) => k.id === key.id)!;
     expect(Object.keys(agent).sort()).toEqual(
-      ['created_date', 'expires_date', 'id', 'last_used_date', 'name', 'project_ids', 'role'].sort(),
+      ['created_date', 'expires_date', 'id', 'last_used_date', 'name', 'path_prefixes', 'project_ids', 'role'].sort(),
     );
     // Used once above: the last use is noted.
     expect(typeof agent.last_used_date).toBe('string');
@@ -403,6 +404,7 @@ describe('/api/keys (extensions §8)', () => {
       name: 'console reader',
       role: 'read',
       project_ids: [s.defaultProjectId],
+      path_prefixes: null,
       expires_date: expires,
       created_date: expect.any(String),
       last_used_date: expect.toBeOneOf([null, expect.any(String)]),

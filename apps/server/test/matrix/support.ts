@@ -44,6 +44,7 @@ const HTTP_SUITES = [
   'webhooks',
   // extensions §14
   'memory',
+  'folder-keys',
   // extensions §9
   'changesets',
   'links',
@@ -60,7 +61,7 @@ const HTTP_SUITES = [
  * Suites whose rules do not touch where content is kept (keys, roles, the change feed, webhooks): on a
  * `-blobs` set (every content in the blob store) they would only repeat the plain set's run.
  */
-const CONTENT_FORM_BLIND = new Set(['auth', 'access', 'changes', 'webhooks']);
+const CONTENT_FORM_BLIND = new Set(['auth', 'access', 'folder-keys', 'changes', 'webhooks']);
 
 /**
  * A fresh instance of a suite module for each adapter set: the query string makes Vite load the file

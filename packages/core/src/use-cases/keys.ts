@@ -153,8 +153,14 @@ async function assertBelowKeyLimit(ctx: MdStoreContext, accountId: string): Prom
  * principal; for a project-scoped one, only keys scoped to a subset of its projects, so that a listing
  * never names a project that is `404` to it everywhere else (nor a key reaching every project).
  */
-export const withinKeyScope = (principal: Principal, key: Pick<ApiKeyRecord, 'projectIds'>): boolean =>
-  principal.projectIds === null || (key.projectIds?.every((id) => inKeyScope(principal, id)) ?? false);
+export const withinKeyScope = (
+  principal: Principal,
+  key: Pick<ApiKeyRecord, 'projectIds' | 'pathPrefixes'>,
+): boolean =>
+  (principal.projectIds === null || (key.projectIds?.every((id) => inKeyScope(principal, id)) ?? false)) &&
+  // Extensions §14: a key confined to folders sees the keys confined inside them.
+  (principal.pathPrefixes === null ||
+    (key.pathPrefixes?.every((folder) => inFolders(principal.pathPrefixes, folder)) ?? false));
 
 /**
  * `GET /api/keys`: the account's keys that are not revoked and lie within the key's scope, oldest first
