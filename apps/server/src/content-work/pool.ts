@@ -9,6 +9,7 @@ import {
   type FoundLinks,
   type Outline,
   POOL_WORK_LIMITS,
+  type RenderedHtml,
   type RenderTask,
   WorkLimitExceededError,
 } from '@mdstore/core';
@@ -84,9 +85,9 @@ export class PiscinaContentWork implements ContentWork {
     return (await this.run({ op: 'headings', text: task.text, mdx: task.mdx }, signal)) as DocumentHeading[];
   }
 
-  async render(task: RenderTask, signal?: AbortSignal): Promise<string> {
+  async render(task: RenderTask, signal?: AbortSignal): Promise<RenderedHtml> {
     const request: WorkRequest = { op: 'render', ...task };
-    return (await this.run(request, signal)) as string;
+    return (await this.run(request, signal)) as RenderedHtml;
   }
 
   async links(task: ContentWorkTask, signal?: AbortSignal): Promise<FoundLinks> {

@@ -28,7 +28,7 @@ const HTML = [
   '<h1 id="guide">Guide</h1>',
   '<p>See <a href="/#/p/{P}/f/docs/sub/setup.md#linux">setup</a>, <a href="/#/p/{P}/f/top.md">up</a>, ' +
     '<a href="https://example.org/">site</a> and <a href="#use">here</a>.</p>',
-  '<img src="x.png" />',
+  '<img src="/api/projects/{P}/attachments/docs/x.png" />',
   '<h2 id="use">Use</h2>',
   '<h2 id="use-1">Use</h2>',
   '',

@@ -87,7 +87,12 @@ export function describeContentWorkContract(name: string, open: () => Promise<Co
             expected(() => renderTask(render, work.limits)),
           );
         }
-        const html = await work.render({ text: '# A\n\n[b](b.md)', mdx: false, filename: 'x/a.md', links });
+        const { html } = await work.render({
+          text: '# A\n\n[b](b.md)',
+          mdx: false,
+          filename: 'x/a.md',
+          links,
+        });
         expect(html).toBe('<h1 id="a">A</h1>\n<p><a href="/#/p/p1/f/x/b.md">b</a></p>\n');
         const beyond = { ...TASKS.at(-1)!.task, filename: 'a.md', links };
         await expect(work.render(beyond)).rejects.toMatchObject({ code: 'WORK_LIMIT_EXCEEDED' });

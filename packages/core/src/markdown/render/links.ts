@@ -12,6 +12,29 @@ export type RenderLinks =
   | { readonly kind: 'console'; readonly projectId: string }
   | { readonly kind: 'share'; readonly base: string; readonly prefix: string | null };
 
+/**
+ * What a wiki link or embed (`[[target]]`, `![[target]]`) resolved to before the render (the link
+ * graph's rule, links/resolve.ts; plain data like the rest of a task):
+ * - `file`: a file, with the heading its `#heading` names (its text, as written), if any;
+ * - `attachment`: an attachment (extensions §12), `image` when its type is `image/*`;
+ * - `broken`: no file or attachment, or several (`ambiguous`), or a heading the file lacks (`anchor`).
+ */
+export type RenderTarget =
+  | { readonly kind: 'file'; readonly filename: string; readonly heading: string | null }
+  | { readonly kind: 'attachment'; readonly path: string; readonly image: boolean }
+  | { readonly kind: 'broken'; readonly reason: 'missing' | 'ambiguous' | 'anchor' };
+
+/**
+ * The href of an attachment's bytes for `links`: the API's route in the console (which loads it with
+ * its key), `{base}a/{path}` on a share's page (served under the share's token, extensions §12).
+ */
+export function attachmentHref(links: RenderLinks, path: string): string {
+  if (links.kind === 'console') {
+    return `/api/projects/${encodeURIComponent(links.projectId)}/attachments/${encodeFilename(path)}`;
+  }
+  return `${links.base}a/${encodeFilename(path)}`;
+}
+
 /** A link's target in the project: a filename (resolved against the linking file's folder) and anchor. */
 export interface FileLinkTarget {
   readonly filename: string;

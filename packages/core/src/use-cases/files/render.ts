@@ -4,18 +4,26 @@ import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import { withContentHold } from '../content-budget.js';
 import type { MdStoreContext } from '../context.js';
+import { renderTargets } from '../links/targets.js';
 import { type FileView, toFileView } from '../views.js';
 import { checkReadConditions, conditionsOf, type RequestConditions } from './conditions.js';
 import { currentText, isMdxFilename } from './parts.js';
 
 export type RenderedRead =
   | { readonly kind: 'not-modified'; readonly file: FileView }
-  | { readonly kind: 'html'; readonly file: FileView; readonly html: string };
+  | {
+      readonly kind: 'html';
+      readonly file: FileView;
+      readonly html: string;
+      /** The attachments the HTML shows or links to (their paths). */
+      readonly attachments: string[];
+    };
 
 /**
  * `GET …/files/{filename}?format=html` (extensions §11): the preconditions of a download (304, 412),
  * then the current version rendered and sanitised (markdown/render), its links to other files of the
- * project made console links (or share links); inline under one step's bound, else in `ctx.contentWork`; past its
+ * project made console links (or share links), its wiki links and embeds resolved first by the link
+ * index's rule (links/targets.ts); inline under one step's bound, else in `ctx.contentWork`; past its
  * bounds, the outline's refusal (413).
  */
 export async function readFileHtml(
@@ -40,16 +48,19 @@ export async function readFileHtml(
     });
     const file = toFileView(read.file, project, ctx.blobs.scheme);
     if (read.text === null) return { kind: 'not-modified', file };
-    const html = await renderWithin(
+    const mdx = isMdxFilename(read.file.filename);
+    const targets = mdx ? [] : await renderTargets(ctx.records, project.id, read.file.filename, read.text);
+    const rendered = await renderWithin(
       ctx.contentWork,
       {
         text: read.text,
-        mdx: isMdxFilename(read.file.filename),
+        mdx,
         filename: read.file.filename,
         links: input.links ?? { kind: 'console', projectId: project.id },
+        targets,
       },
       input.signal,
     );
-    return { kind: 'html', file, html };
+    return { kind: 'html', file, html: rendered.html, attachments: rendered.attachments };
   });
 }

@@ -1,0 +1,59 @@
+import { RENDER_LINK_LIMITS } from '../../defaults/links.js';
+import { resolveLink } from '../../links/entry.js';
+import { type AttachmentTarget, type Resolution, TargetIndex, targetKeys } from '../../links/resolve.js';
+import type { RenderTarget } from '../../markdown/render/links.js';
+import { shownText } from '../../markdown/render/render.js';
+import { findWikiLinks } from '../../markdown/wiki-links.js';
+import type { LinkRecord } from '../../model/records.js';
+import type { RecordsReader } from '../../ports/records.js';
+
+/** The attachments of the project at these exact paths (those that exist), one read each. */
+export async function attachmentTargets(
+  records: Pick<RecordsReader, 'findAttachment'>,
+  projectId: string,
+  paths: readonly string[],
+): Promise<AttachmentTarget[]> {
+  const found = await Promise.all(paths.map((path) => records.findAttachment({ projectId, path })));
+  return found.flatMap((attachment) =>
+    attachment ? [{ path: attachment.path, contentType: attachment.contentType }] : [],
+  );
+}
+
+/**
+ * The targets of a file's wiki links and embeds for its render (markdown/render): every `[[…]]` and
+ * `![[…]]` of its shown text (code included: a superset of what the render finds), each resolved by
+ * the link index's rule (links/resolve.ts) against the project's files and attachments as they are
+ * now, within `RENDER_LINK_LIMITS`.
+ */
+export async function renderTargets(
+  records: Pick<RecordsReader, 'findAttachment' | 'listLinkTargets'>,
+  projectId: string,
+  filename: string,
+  text: string,
+): Promise<Array<[string, RenderTarget]>> {
+  const written = [...new Set(findWikiLinks(shownText(text), { embeds: true }).map((wiki) => wiki.target))];
+  if (written.length === 0) return [];
+  const links = written
+    .slice(0, RENDER_LINK_LIMITS.targets)
+    .map((raw, seq) => resolveLink({ kind: 'wiki', line: 0, raw, start: null, end: null }, seq, filename));
+  const keys = targetKeys(links, filename);
+  const [files, attachments] = await Promise.all([
+    records.listLinkTargets({ projectId, filenames: keys.filenames, stems: keys.stems }),
+    attachmentTargets(records, projectId, keys.attachments.slice(0, RENDER_LINK_LIMITS.attachments)),
+  ]);
+  const index = new TargetIndex(files, attachments);
+  return links.map((link) => [link.raw, renderTarget(link, index.resolve(link, filename))]);
+}
+
+function renderTarget(link: LinkRecord, resolution: Resolution): RenderTarget {
+  if (resolution.attachment) {
+    const { path, contentType } = resolution.attachment;
+    return { kind: 'attachment', path, image: /^image\//i.test(contentType) };
+  }
+  if (resolution.target) {
+    // A heading the file lacks: a link to the file.
+    const heading = resolution.broken === 'anchor' ? null : link.anchor || null;
+    return { kind: 'file', filename: resolution.target.filename, heading };
+  }
+  return { kind: 'broken', reason: resolution.broken ?? 'missing' };
+}
