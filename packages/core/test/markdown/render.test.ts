@@ -69,7 +69,7 @@ describe('links between files', () => {
     expect(consoleFileHref('p 1', 'a b/c.md', 'x')).toBe('/#/p/p%201/f/a%20b/c.md#x');
     expect(render('[a](other.md#sec) [b](https://example.org/x.md) [c](#local) [d](pic.png)')).toBe(
       '<p><a href="/#/p/p1/f/docs/other.md#sec">a</a> <a href="https://example.org/x.md">b</a> ' +
-        '<a href="#local">c</a> <a href="/api/projects/p1/attachments/docs/pic.png">d</a></p>\n',
+        '<a href="#local">c</a> <a href="/api/projects/p1/attachments/docs%2Fpic.png">d</a></p>\n',
     );
   });
 
@@ -164,7 +164,7 @@ describe('wiki links and embeds (extensions §12)', () => {
 
   it('embeds an image attachment as an image (a size as Obsidian writes it), and lists it', () => {
     const rendered = wiki('![[image.png]] ![[image.png|A cat]] ![[image.png|300x200]]');
-    const src = '/api/projects/p1/attachments/img/image.png';
+    const src = '/api/projects/p1/attachments/img%2Fimage.png';
     expect(rendered.html).toBe(
       `<p><img alt="image.png" src="${src}" /> <img alt="A cat" src="${src}" /> ` +
         `<img alt="img/image.png" width="300" height="200" src="${src}" /></p>\n`,
@@ -198,9 +198,9 @@ describe('wiki links and embeds (extensions §12)', () => {
   it('on a share page: images under the share’s token, links within the share', () => {
     const share: RenderLinks = { kind: 'share', base: '/s/TOKEN/', prefix: 'notes/' };
     expect(wiki('![[image.png]] [[Target]] [[#Intro]] ![x](../pics/a%20b.png)', share).html).toBe(
-      '<p><img alt="image.png" src="/s/TOKEN/a/img/image.png" /> ' +
+      '<p><img alt="image.png" src="/s/TOKEN/a/img/image.png?from=docs%2Fpage.md" /> ' +
         '<a href="/s/TOKEN/notes/Target.md">Target</a> #Intro ' +
-        '<img alt="x" src="/s/TOKEN/a/pics/a%20b.png" /></p>\n',
+        '<img alt="x" src="/s/TOKEN/a/pics/a%20b.png?from=docs%2Fpage.md" /></p>\n',
     );
   });
 

@@ -25,14 +25,17 @@ export type RenderTarget =
   | { readonly kind: 'broken'; readonly reason: 'missing' | 'ambiguous' | 'anchor' };
 
 /**
- * The href of an attachment's bytes for `links`: the API's route in the console (which loads it with
- * its key), `{base}a/{path}` on a share's page (served under the share's token, extensions §12).
+ * The href of an attachment's bytes, shown or linked from `fromFilename`, for `links`: the API's route
+ * in the console (one path segment, as the API names attachments; the console loads it with its key),
+ * `{base}a/{path}` on a share's page (served under the share's token, extensions §12), with
+ * `?from={fromFilename}` for a folder share (the note whose page shows it).
  */
-export function attachmentHref(links: RenderLinks, path: string): string {
+export function attachmentHref(links: RenderLinks, path: string, fromFilename: string): string {
   if (links.kind === 'console') {
-    return `/api/projects/${encodeURIComponent(links.projectId)}/attachments/${encodeFilename(path)}`;
+    return `/api/projects/${encodeURIComponent(links.projectId)}/attachments/${encodeURIComponent(path)}`;
   }
-  return `${links.base}a/${encodeFilename(path)}`;
+  const from = links.prefix === null ? '' : `?from=${encodeURIComponent(fromFilename)}`;
+  return `${links.base}a/${encodeFilename(path)}${from}`;
 }
 
 /** A link's target in the project: a filename (resolved against the linking file's folder) and anchor. */

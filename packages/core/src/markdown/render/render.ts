@@ -116,7 +116,7 @@ function wikiTokens(state: StateCore, wiki: WikiLink): Token[] {
   let href: string | null;
   if (target.kind === 'attachment') {
     env.attachments.add(target.path);
-    href = attachmentHref(env.task.links, target.path);
+    href = attachmentHref(env.task.links, target.path, env.task.filename);
     if (wiki.embed && target.image) {
       const image = new state.Token('image', 'img', 0);
       const size = wiki.text === wiki.target ? null : IMAGE_SIZE.exec(wiki.text);
@@ -173,7 +173,7 @@ export function renderDocument(task: RenderTask): RenderedHtml {
     const destination = relativeDestination(url, task.filename);
     if (!destination?.path) return null;
     env.attachments.add(destination.path);
-    return attachmentHref(task.links, destination.path);
+    return attachmentHref(task.links, destination.path, task.filename);
   };
   const html = sanitizeRendered(md.render(text, env), {
     href: (href) => {
