@@ -42,13 +42,3 @@ export const FILE_LINK_LIMITS = {
   referrerWindow: 512,
   referrerScanMax: 16_384,
 } as const;
-
-/**
- * The bounds of resolving a file's wiki links and embeds for its render (extensions §11, §12): at most
- * `targets` distinct targets (one batch of the link index's reads), of which at most `attachments` are
- * looked up as attachments (one read each). A target past them is shown as its text, unresolved.
- */
-export const RENDER_LINK_LIMITS = {
-  targets: LINK_LIMITS.batch,
-  attachments: 100,
-} as const;

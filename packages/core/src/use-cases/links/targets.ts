@@ -1,4 +1,4 @@
-import { RENDER_LINK_LIMITS } from '../../defaults/links.js';
+import { LINK_LIMITS } from '../../defaults/links.js';
 import { resolveLink } from '../../links/entry.js';
 import { type AttachmentTarget, type Resolution, TargetIndex, targetKeys } from '../../links/resolve.js';
 import type { RenderTarget } from '../../markdown/render/links.js';
@@ -7,26 +7,26 @@ import { findWikiLinks } from '../../markdown/wiki-links.js';
 import type { LinkRecord } from '../../model/records.js';
 import type { RecordsReader } from '../../ports/records.js';
 
-/** The attachments of the project at these exact paths (those that exist), one read each. */
+/** The attachments of the project at these exact paths (those that exist), in one read. */
 export async function attachmentTargets(
-  records: Pick<RecordsReader, 'findAttachment'>,
+  records: Pick<RecordsReader, 'findAttachments'>,
   projectId: string,
   paths: readonly string[],
 ): Promise<AttachmentTarget[]> {
-  const found = await Promise.all(paths.map((path) => records.findAttachment({ projectId, path })));
-  return found.flatMap((attachment) =>
-    attachment ? [{ path: attachment.path, contentType: attachment.contentType }] : [],
-  );
+  if (paths.length === 0) return [];
+  const found = await records.findAttachments({ projectId, paths });
+  return found.map((attachment) => ({ path: attachment.path, contentType: attachment.contentType }));
 }
 
 /**
  * The targets of a file's wiki links and embeds for its render (markdown/render): every `[[…]]` and
  * `![[…]]` of its shown text (code included: a superset of what the render finds), each resolved by
  * the link index's rule (links/resolve.ts) against the project's files and attachments as they are
- * now, within `RENDER_LINK_LIMITS`.
+ * now: at most `LINK_LIMITS.batch` distinct targets (one batch of the link index's reads, two reads in
+ * all); a target past them is shown as its text.
  */
 export async function renderTargets(
-  records: Pick<RecordsReader, 'findAttachment' | 'listLinkTargets'>,
+  records: Pick<RecordsReader, 'findAttachments' | 'listLinkTargets'>,
   projectId: string,
   filename: string,
   text: string,
@@ -34,12 +34,12 @@ export async function renderTargets(
   const written = [...new Set(findWikiLinks(shownText(text), { embeds: true }).map((wiki) => wiki.target))];
   if (written.length === 0) return [];
   const links = written
-    .slice(0, RENDER_LINK_LIMITS.targets)
+    .slice(0, LINK_LIMITS.batch)
     .map((raw, seq) => resolveLink({ kind: 'wiki', line: 0, raw, start: null, end: null }, seq, filename));
   const keys = targetKeys(links, filename);
   const [files, attachments] = await Promise.all([
     records.listLinkTargets({ projectId, filenames: keys.filenames, stems: keys.stems }),
-    attachmentTargets(records, projectId, keys.attachments.slice(0, RENDER_LINK_LIMITS.attachments)),
+    attachmentTargets(records, projectId, keys.attachments),
   ]);
   const index = new TargetIndex(files, attachments);
   return links.map((link) => [link.raw, renderTarget(link, index.resolve(link, filename))]);
