@@ -9,7 +9,6 @@ import {
   type FoundLinks,
   type Outline,
   POOL_WORK_LIMITS,
-  type RenderedHtml,
   type RenderTask,
   WorkLimitExceededError,
 } from '@mdstore/core';
@@ -85,9 +84,9 @@ export class PiscinaContentWork implements ContentWork {
     return (await this.run({ op: 'headings', text: task.text, mdx: task.mdx }, signal)) as DocumentHeading[];
   }
 
-  async render(task: RenderTask, signal?: AbortSignal): Promise<RenderedHtml> {
+  async render(task: RenderTask, signal?: AbortSignal): Promise<string> {
     const request: WorkRequest = { op: 'render', ...task };
-    return (await this.run(request, signal)) as RenderedHtml;
+    return (await this.run(request, signal)) as string;
   }
 
   async links(task: ContentWorkTask, signal?: AbortSignal): Promise<FoundLinks> {

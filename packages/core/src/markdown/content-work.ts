@@ -5,7 +5,7 @@ import { answerItems, headingsParseCost, outlineCost, renderCost } from './cost.
 import { type ContentWorkLimits, INLINE_WORK_LIMITS, OUTLINE_MAX_LENGTH } from './limits.js';
 import { type Outline, outline } from './outline.js';
 import { type DocumentHeading, parseDocument } from './parse.js';
-import { type RenderedHtml, type RenderTask, renderDocument } from './render/render.js';
+import { type RenderTask, renderHtml } from './render/render.js';
 import { spendWork, type WorkBudget, workRefusal } from './work-budget.js';
 import { STEP_WORK_LIMIT } from './work-limits.js';
 
@@ -43,9 +43,9 @@ export function headingsTask(task: ContentWorkTask, limits: ContentWorkLimits): 
 }
 
 /** The HTML of a render task, where `limits` allow; past them, `WORK_LIMIT_EXCEEDED`. */
-export function renderTask(task: RenderTask, limits: ContentWorkLimits): RenderedHtml {
+export function renderTask(task: RenderTask, limits: ContentWorkLimits): string {
   if (renderCost(task.text, task.mdx) > limits.stepWork) throw new WorkLimitExceededError('estimate');
-  return renderDocument(task);
+  return renderHtml(task);
 }
 
 /** The default `ContentWork`: inline, with the inline limits (nothing beyond one step's bound). */
@@ -142,10 +142,10 @@ export async function renderWithin(
   work: ContentWork,
   task: RenderTask,
   signal?: AbortSignal,
-): Promise<RenderedHtml> {
+): Promise<string> {
   if (task.text.length > OUTLINE_MAX_LENGTH) throw new OutlineTooLargeError();
   const cost = renderCost(task.text, task.mdx);
-  if (cost <= STEP_WORK_LIMIT) return renderDocument(task);
+  if (cost <= STEP_WORK_LIMIT) return renderHtml(task);
   if (cost > work.limits.stepWork) throw new OutlineTooLargeError();
   try {
     return await work.render(task, signal);

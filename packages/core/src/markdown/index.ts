@@ -46,9 +46,7 @@ export {
   resolveFileLink,
 } from './render/links.js';
 export {
-  type RenderedHtml,
   type RenderTask,
-  renderDocument,
   renderHtml,
   shownText,
 } from './render/render.js';

@@ -2,7 +2,7 @@ import type { FoundLinks } from '../links/extract.js';
 import type { ContentWorkLimits } from '../markdown/limits.js';
 import type { Outline } from '../markdown/outline.js';
 import type { DocumentHeading } from '../markdown/parse.js';
-import type { RenderedHtml, RenderTask } from '../markdown/render/render.js';
+import type { RenderTask } from '../markdown/render/render.js';
 
 /** One step of work on a text: plain data, so that it can be sent to another thread. */
 export interface ContentWorkTask {
@@ -28,8 +28,8 @@ export interface ContentWork {
   outline(task: ContentWorkTask, signal?: AbortSignal): Promise<Outline>;
   /** The headings of the text (no links), as the sections use them. */
   headings(task: ContentWorkTask, signal?: AbortSignal): Promise<DocumentHeading[]>;
-  /** The sanitised HTML of the text (extensions §11) and its attachments, as `renderDocument` gives them. */
-  render(task: RenderTask, signal?: AbortSignal): Promise<RenderedHtml>;
+  /** The sanitised HTML of the text (extensions §11), as `renderHtml` gives it. */
+  render(task: RenderTask, signal?: AbortSignal): Promise<string>;
   /**
    * The links of the text for the link index (extensions §9). Optional: without it, a text above one
    * inline step's bound gets no link index (`too_large`).

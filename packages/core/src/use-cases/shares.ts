@@ -16,8 +16,8 @@ import { type AttachmentDownload, type ReadAttachmentInput, readAttachment } fro
 import { constantTimeEqual, type Principal } from './authentication.js';
 import type { MdStoreContext } from './context.js';
 import { deferred } from './deferred-body.js';
-import { readFileHtml } from './files/render.js';
 import { findFileOr404 } from './files/shared.js';
+import { linksToAttachment } from './links/targets.js';
 import { type FileView, toFileView } from './views.js';
 
 /**
@@ -225,10 +225,10 @@ export async function openShare(
  * `GET /s/{token}/a/{path}` (extensions §12): an attachment a shared note shows or links to, read as the
  * share's principal with an attachment read's headers (its type, `nosniff`, the sandbox of a type that
  * could run script). The note is the one-file share's file, or for a folder share its file named by
- * `from` (its page's images name it: `?from=`). The note is rendered as its page is (the same bounds and
- * targets), and the attachment must be among those that HTML shows or links to: anything else of the
- * project — another attachment, a note's attachment under another share — is `SHARE_NOT_FOUND`, as a
- * missing, expired or revoked token is.
+ * `from` (its page's images name it: `?from=`). The note's links, as the link index has them for its
+ * current version (the links its page shows, found by the same rule, at the cost of a few index reads
+ * and no parse), must name the attachment: anything else of the project — another attachment, one
+ * another note shows — is `SHARE_NOT_FOUND`, as a missing, expired or revoked token is.
  */
 export async function readShareAttachment(
   ctx: MdStoreContext,
@@ -242,16 +242,8 @@ export async function readShareAttachment(
   const opened = await openShare(ctx, { token, filename: from, base });
   if (opened.kind !== 'file') throw new ShareNotFoundError();
   const { principal, projectId } = opened;
-  const page = await notFoundAsShare(() =>
-    readFileHtml(ctx, {
-      principal,
-      projectId,
-      filename: opened.filename,
-      links: opened.links,
-      signal: input.signal,
-    }),
-  );
-  if (page.kind !== 'html' || !page.attachments.includes(input.path)) throw new ShareNotFoundError();
+  const note = await notFoundAsShare(() => findFileOr404(ctx.records, projectId, opened.filename));
+  if (!(await linksToAttachment(ctx.records, note, input.path))) throw new ShareNotFoundError();
   return notFoundAsShare(() => readAttachment(ctx, { ...read, principal, projectId }));
 }
 

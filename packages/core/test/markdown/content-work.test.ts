@@ -22,7 +22,7 @@ function recording(): ContentWork & { seen: string[] } {
     },
     render: async (task) => {
       seen.push(`render:${task.text.length}`);
-      return { html: '', attachments: [] };
+      return '';
     },
   };
 }

@@ -4,7 +4,6 @@ import {
   type RenderLinks,
   type RenderTarget,
   renderCost,
-  renderDocument,
   renderHtml,
   resolveFileLink,
 } from '../../src/index.js';
@@ -137,7 +136,7 @@ describe('bounded rendering', () => {
       filename: 'a.md',
       links: CONSOLE,
     });
-    expect(small).toEqual({ html: '<h1 id="a">a</h1>\n', attachments: [] });
+    expect(small).toBe('<h1 id="a">a</h1>\n');
   });
 });
 
@@ -151,10 +150,10 @@ describe('wiki links and embeds (extensions §12)', () => {
     ['Gone', { kind: 'broken', reason: 'missing' }],
   ];
   const wiki = (text: string, links: RenderLinks = CONSOLE) =>
-    renderDocument({ text, mdx: false, filename: 'docs/page.md', links, targets });
+    renderHtml({ text, mdx: false, filename: 'docs/page.md', links, targets });
 
   it('a wiki link, with an alias, with a heading (its id by the slug rule), and to its own file', () => {
-    expect(wiki('[[Target]], [[Target|the target]], [[Target#Part Two]], [[#Intro|up]]').html).toBe(
+    expect(wiki('[[Target]], [[Target|the target]], [[Target#Part Two]], [[#Intro|up]]')).toBe(
       '<p><a href="/#/p/p1/f/notes/Target.md">Target</a>, ' +
         '<a href="/#/p/p1/f/notes/Target.md">the target</a>, ' +
         '<a href="/#/p/p1/f/notes/Target.md#part-two">Target#Part Two</a>, ' +
@@ -162,34 +161,32 @@ describe('wiki links and embeds (extensions §12)', () => {
     );
   });
 
-  it('embeds an image attachment as an image (a size as Obsidian writes it), and lists it', () => {
+  it('embeds an image attachment as an image (a size as Obsidian writes it)', () => {
     const rendered = wiki('![[image.png]] ![[image.png|A cat]] ![[image.png|300x200]]');
     const src = '/api/projects/p1/attachments/img%2Fimage.png';
-    expect(rendered.html).toBe(
+    expect(rendered).toBe(
       `<p><img alt="image.png" src="${src}" /> <img alt="A cat" src="${src}" /> ` +
         `<img alt="img/image.png" width="300" height="200" src="${src}" /></p>\n`,
     );
-    expect(rendered.attachments).toEqual(['img/image.png']);
   });
 
   it('embeds a note, or an attachment that is not an image, as a link; links to attachments', () => {
     const rendered = wiki('![[Target]] ![[q3.pdf|report]] [[q3.pdf]]');
-    expect(rendered.html).toBe(
+    expect(rendered).toBe(
       '<p><a href="/#/p/p1/f/notes/Target.md">Target</a> ' +
         '<a href="/api/projects/p1/attachments/q3.pdf">report</a> ' +
         '<a href="/api/projects/p1/attachments/q3.pdf">q3.pdf</a></p>\n',
     );
-    expect(rendered.attachments).toEqual(['q3.pdf']);
   });
 
   it('shows an unresolved target as a broken link (no href), one not resolved as its text', () => {
-    expect(wiki('[[Gone|g]] ![[Gone]] [[Unknown|u]]').html).toBe(
+    expect(wiki('[[Gone|g]] ![[Gone]] [[Unknown|u]]')).toBe(
       '<p><span class="broken-link">g</span> <span class="broken-link">Gone</span> u</p>\n',
     );
   });
 
   it('finds them where the link index does: not in code, not escaped, not inside a link', () => {
-    expect(wiki('`[[Target]]` \\[[Target]] [a [[Target]]](https://x.org)\n\n    [[Target]]\n').html).toBe(
+    expect(wiki('`[[Target]]` \\[[Target]] [a [[Target]]](https://x.org)\n\n    [[Target]]\n')).toBe(
       '<p><code>[[Target]]</code> [[Target]] <a href="https://x.org">a [[Target]]</a></p>\n' +
         '<pre><code>[[Target]]\n</code></pre>\n',
     );
@@ -197,7 +194,7 @@ describe('wiki links and embeds (extensions §12)', () => {
 
   it('on a share page: images under the share’s token, links within the share', () => {
     const share: RenderLinks = { kind: 'share', base: '/s/TOKEN/', prefix: 'notes/' };
-    expect(wiki('![[image.png]] [[Target]] [[#Intro]] ![x](../pics/a%20b.png)', share).html).toBe(
+    expect(wiki('![[image.png]] [[Target]] [[#Intro]] ![x](../pics/a%20b.png)', share)).toBe(
       '<p><img alt="image.png" src="/s/TOKEN/a/img/image.png?from=docs%2Fpage.md" /> ' +
         '<a href="/s/TOKEN/notes/Target.md">Target</a> #Intro ' +
         '<img alt="x" src="/s/TOKEN/a/pics/a%20b.png?from=docs%2Fpage.md" /></p>\n',
@@ -211,7 +208,7 @@ describe('wiki links and embeds (extensions §12)', () => {
       ['P2', { kind: 'attachment', path: 'javascript:alert(1)', image: true }],
       ['B', { kind: 'broken', reason: 'missing' }],
     ];
-    const { html } = renderDocument({
+    const html = renderHtml({
       text: '[[T1|a" onmouseover="x]] ![[P1|" onerror="alert(1)]] ![[P2]] [[B|1 < 2 & "q"]]',
       mdx: false,
       filename: 'a.md',

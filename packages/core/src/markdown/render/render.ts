@@ -39,17 +39,10 @@ export interface RenderTask {
   readonly targets?: ReadonlyArray<readonly [string, RenderTarget]>;
 }
 
-/** A rendered file: its HTML, and the attachments it shows or links to (their paths, each once). */
-export interface RenderedHtml {
-  readonly html: string;
-  readonly attachments: string[];
-}
-
 interface RenderEnv extends Env {
   readonly ids: HeadingIds;
   readonly task: RenderTask;
   readonly targets: ReadonlyMap<string, RenderTarget>;
-  readonly attachments: Set<string>;
 }
 
 const md = markdownIt('commonmark');
@@ -115,7 +108,6 @@ function wikiTokens(state: StateCore, wiki: WikiLink): Token[] {
   }
   let href: string | null;
   if (target.kind === 'attachment') {
-    env.attachments.add(target.path);
     href = attachmentHref(env.task.links, target.path, env.task.filename);
     if (wiki.embed && target.image) {
       const image = new state.Token('image', 'img', 0);
@@ -149,33 +141,19 @@ export function shownText(text: string): string {
 }
 
 /** The sanitised HTML fragment of a file. */
-export const renderHtml = (task: RenderTask): string => renderDocument(task).html;
-
-/** The sanitised HTML fragment of a file, and the attachments it shows or links to. */
-export function renderDocument(task: RenderTask): RenderedHtml {
+export function renderHtml(task: RenderTask): string {
   const text = shownText(task.text);
-  if (task.mdx) {
-    return {
-      html: `<pre class="mdx-source"><code>${md.utils.escapeHtml(text)}</code></pre>\n`,
-      attachments: [],
-    };
-  }
-  const env: RenderEnv = {
-    ids: new HeadingIds(),
-    task,
-    targets: new Map(task.targets ?? []),
-    attachments: new Set(),
-  };
+  if (task.mdx) return `<pre class="mdx-source"><code>${md.utils.escapeHtml(text)}</code></pre>\n`;
+  const env: RenderEnv = { ids: new HeadingIds(), task, targets: new Map(task.targets ?? []) };
   // A relative path to anything but a file is an attachment's (extensions §12).
   const attachment = (url: string): string | null => {
     // Raw white space or a control character: not a path a browser would read as written.
     if (/[\u0000-\u0020\u007f]/.test(url)) return null;
     const destination = relativeDestination(url, task.filename);
     if (!destination?.path) return null;
-    env.attachments.add(destination.path);
     return attachmentHref(task.links, destination.path, task.filename);
   };
-  const html = sanitizeRendered(md.render(text, env), {
+  return sanitizeRendered(md.render(text, env), {
     href: (href) => {
       const target = resolveFileLink(href, task.filename);
       if (target) return fileHref(task.links, target, task.filename);
@@ -183,5 +161,4 @@ export function renderDocument(task: RenderTask): RenderedHtml {
     },
     src: (src) => attachment(src) ?? src,
   });
-  return { html, attachments: [...env.attachments] };
 }

@@ -11,13 +11,7 @@ import { currentText, isMdxFilename } from './parts.js';
 
 export type RenderedRead =
   | { readonly kind: 'not-modified'; readonly file: FileView }
-  | {
-      readonly kind: 'html';
-      readonly file: FileView;
-      readonly html: string;
-      /** The attachments the HTML shows or links to (their paths). */
-      readonly attachments: string[];
-    };
+  | { readonly kind: 'html'; readonly file: FileView; readonly html: string };
 
 /**
  * `GET …/files/{filename}?format=html` (extensions §11): the preconditions of a download (304, 412),
@@ -50,7 +44,7 @@ export async function readFileHtml(
     if (read.text === null) return { kind: 'not-modified', file };
     const mdx = isMdxFilename(read.file.filename);
     const targets = mdx ? [] : await renderTargets(ctx.records, project.id, read.file.filename, read.text);
-    const rendered = await renderWithin(
+    const html = await renderWithin(
       ctx.contentWork,
       {
         text: read.text,
@@ -61,6 +55,6 @@ export async function readFileHtml(
       },
       input.signal,
     );
-    return { kind: 'html', file, html: rendered.html, attachments: rendered.attachments };
+    return { kind: 'html', file, html };
   });
 }

@@ -7,6 +7,27 @@ import { findWikiLinks } from '../../markdown/wiki-links.js';
 import type { LinkRecord } from '../../model/records.js';
 import type { RecordsReader } from '../../ports/records.js';
 
+/**
+ * Whether a file's links name the attachment at `path` (extensions §12), as the link index has them
+ * (its current version's) and by its rule (an attachment by its exact path): the entry's links are read
+ * `LINK_LIMITS.batch` at a time until one does (a file's links are bounded by the index's size bound).
+ */
+export async function linksToAttachment(
+  records: Pick<RecordsReader, 'findFileLinks'>,
+  file: { readonly id: string; readonly filename: string },
+  path: string,
+): Promise<boolean> {
+  const index = new TargetIndex([], [{ path, contentType: '' }]);
+  let afterSeq = -1;
+  for (;;) {
+    const entry = await records.findFileLinks({ fileId: file.id, afterSeq, limit: LINK_LIMITS.batch });
+    const links = entry?.links ?? [];
+    if (links.some((link) => index.resolve(link, file.filename).attachment !== null)) return true;
+    if (links.length < LINK_LIMITS.batch) return false;
+    afterSeq = links.at(-1)!.seq;
+  }
+}
+
 /** The attachments of the project at these exact paths (those that exist), in one read. */
 export async function attachmentTargets(
   records: Pick<RecordsReader, 'findAttachments'>,
