@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   consoleFileHref,
+  extractLinks,
   type RenderLinks,
   type RenderTarget,
   renderCost,
@@ -183,6 +184,15 @@ describe('wiki links and embeds (extensions §12)', () => {
     expect(wiki('[[Gone|g]] ![[Gone]] [[Unknown|u]]')).toBe(
       '<p><span class="broken-link">g</span> <span class="broken-link">Gone</span> u</p>\n',
     );
+  });
+
+  it('leaves a heading its id from the text as written, the slug the link index gives it', () => {
+    expect(wiki('# See [[Target|the target]]\n')).toBe(
+      '<h1 id="see-targetthe-target">See <a href="/#/p/p1/f/notes/Target.md">the target</a></h1>\n',
+    );
+    expect(extractLinks('# See [[Target|the target]]\n', { mdx: false }).slugs).toEqual([
+      'see-targetthe-target',
+    ]);
   });
 
   it('finds them where the link index does: not in code, not escaped, not inside a link', () => {

@@ -46,7 +46,10 @@ interface RenderEnv extends Env {
 }
 
 const md = markdownIt('commonmark');
-md.core.ruler.push('heading_ids', (state) => {
+// Heading ids from the text as written (a wiki link's brackets included), as the link index's slugs are;
+// then wiki links; both before `text_join`, where escapes are still their own tokens, as in the link
+// index's parse, so an escaped `\[\[` is never a wiki link here either.
+md.core.ruler.before('text_join', 'heading_ids', (state) => {
   const { ids } = state.env as RenderEnv;
   state.tokens.forEach((token: Token, index: number) => {
     if (token.type !== 'heading_open') return;
@@ -54,8 +57,6 @@ md.core.ruler.push('heading_ids', (state) => {
     token.attrSet('id', ids.next(collapseWhiteSpace(plainText(inline.children ?? []))));
   });
 });
-// Before `text_join`: escapes are still their own tokens, as in the link index's parse, so an escaped
-// `\[\[` is never a wiki link here either.
 md.core.ruler.before('text_join', 'wiki_links', (state) => {
   for (const block of state.tokens) {
     if (block.type === 'inline' && block.children) block.children = withWikiLinks(state, block.children);
