@@ -48,7 +48,7 @@ export function markdownDestination(href: string, source: string): MarkdownDesti
 
 /**
  * `markdownDestination` for a relative path to any file (an attachment's too, extensions §12), with the
- * path as written, percent-decoded (`decoded`).
+ * path as written, percent-decoded (`decoded`). A folder (`docs/`, `./`, `..`) is no file: null.
  */
 export function relativeDestination(
   href: string,
@@ -65,7 +65,7 @@ export function relativeDestination(
   } catch {
     return null;
   }
-  if (decoded === '') return null;
+  if (decoded === '' || /(?:^|\/)\.{0,2}$/.test(decoded)) return null;
   const anchor = hash === -1 ? null : safeDecode(href.slice(hash + 1));
   return { path: normalisePath(folderOf(source) + decoded), anchor, decoded };
 }

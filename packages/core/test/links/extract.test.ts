@@ -71,7 +71,8 @@ describe('extractLinks', () => {
   });
 
   it('finds links to attachments: images, links and embeds (extensions §12)', () => {
-    const content = '![cat](pics/cat.png) [report](../q3.pdf#page=2) ![[a b.png|300]] \\![[note]]\n';
+    const content =
+      '![cat](pics/cat.png) [report](../q3.pdf#page=2) ![[a b.png|300]] \\![[note]] [d](docs/) [u](..) [h](./#x)\n';
     const found = md(content);
     expect(found.links.map(({ kind, raw }) => [kind, raw])).toEqual([
       ['markdown', 'pics/cat.png'],
