@@ -17,9 +17,9 @@ import { SHARE_CSS } from './style.js';
  * folder share's index) and `GET /s/{token}/{filename}` (a file of a folder share); `?raw=1` gives the
  * bytes as a download does (`ETag`, conditional requests, ranges). `GET /s/{token}/a/{path}` (extensions
  * §12) is an attachment the shared note shows or links to (a folder share's note named by `?from=`),
- * with an attachment read's headers; a path ending in `.md`/`.mdx` there is a folder share's file. Every page counts against its
- * client address's budget first (`MDSTORE_SHARE_RATE_LIMIT` a minute; the address as the server's
- * `trust proxy` rule gives it), then the token is looked up (hashed, never cached: a revocation holds
+ * with an attachment read's headers; a path ending in `.md`/`.mdx` there is a folder share's file.
+ * Every page counts against its client address's budget first (`MDSTORE_SHARE_RATE_LIMIT` a minute;
+ * the address as the server's `trust proxy` rule gives it), then the token is looked up (hashed, never cached: a revocation holds
  * on the next request, on every instance). Anything not shared — a missing, expired or revoked token,
  * a project gone, a file outside the share — is the same 404.
  *
