@@ -166,6 +166,7 @@ export function createMdStore(adapters: MdStoreAdapters) {
       list: notForFolderKeys(ctx, shares.listShares),
       revoke: notForFolderKeys(ctx, shares.revokeShare),
       open: bind(ctx, shares.openShare),
+      attachment: bind(ctx, shares.readShareAttachment),
       limit: bind(ctx, shares.limitSharePages),
     },
     // Extensions §7: the account's webhooks (delivery runs apart: createWebhookDelivery).

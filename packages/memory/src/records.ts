@@ -446,6 +446,13 @@ abstract class TablesReader implements RecordsReader {
     return copyOrNull(findAttachment(this.tables(), q.projectId, q.path));
   }
 
+  async findAttachments(q: { projectId: string; paths: readonly string[] }) {
+    const paths = new Set(q.paths);
+    return select(this.tables().attachments, (a) => a.projectId === q.projectId && paths.has(a.path)).map(
+      (a) => ({ ...a }),
+    );
+  }
+
   async findAttachmentBySha256(q: { projectId: string; sha256: string }) {
     return copyOrNull(
       find(this.tables().attachments, (a) => a.projectId === q.projectId && a.sha256 === q.sha256),
@@ -600,10 +607,11 @@ abstract class TablesReader implements RecordsReader {
       )
       .slice(0, q.limit);
     // The same hint as the SQL stores': a link that certainly resolves, with no anchor to check.
-    const { files, links } = this.tables();
+    const { files, links, attachments } = this.tables();
     const names = new Set(
       select(files, (file) => file.projectId === q.projectId).map((file) => file.filename),
     );
+    const paths = new Set(select(attachments, (a) => a.projectId === q.projectId).map((a) => a.path));
     const stems = new Map<string, number>();
     for (const entry of select(links, (entry) => entry.projectId === q.projectId && files.has(entry.fileId)))
       stems.set(entry.stem, (stems.get(entry.stem) ?? 0) + 1);
@@ -612,7 +620,10 @@ abstract class TablesReader implements RecordsReader {
       const sure =
         (link.anchor === null || link.anchor === '') &&
         link.path !== null &&
-        (link.kind === 'markdown' ? names.has(link.path) : link.stem !== null && stems.get(link.stem) === 1);
+        (paths.has(link.path) ||
+          (link.kind === 'markdown'
+            ? names.has(link.path)
+            : link.stem !== null && stems.get(link.stem) === 1));
       return sure ? { ...sourced, resolved: true } : sourced;
     });
   }

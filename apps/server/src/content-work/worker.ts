@@ -6,6 +6,7 @@ import {
   outlineTask,
   POOL_WORK_LIMITS,
   type RenderLinks,
+  type RenderTarget,
   renderTask,
 } from '@mdstore/core';
 import { type JsonParseAnswer, parseJsonTask } from './json.js';
@@ -19,6 +20,7 @@ export interface ContentRequest extends ContentWorkTask {
   /** For `render`: the file rendered and where its links lead. */
   readonly filename?: string;
   readonly links?: RenderLinks;
+  readonly targets?: ReadonlyArray<readonly [string, RenderTarget]>;
 }
 
 /** A large JSON request body to decode and parse (json.ts); its bytes are moved, not copied. */
@@ -41,7 +43,10 @@ export default function work(request: WorkRequest): WorkAnswer | JsonParseAnswer
       request.op === 'outline'
         ? outlineTask(task, POOL_WORK_LIMITS)
         : request.op === 'render'
-          ? renderTask({ ...task, filename: request.filename!, links: request.links! }, POOL_WORK_LIMITS)
+          ? renderTask(
+              { ...task, filename: request.filename!, links: request.links!, targets: request.targets ?? [] },
+              POOL_WORK_LIMITS,
+            )
           : request.op === 'links'
             ? linksTask(task, POOL_WORK_LIMITS)
             : headingsTask(task, POOL_WORK_LIMITS);

@@ -104,7 +104,7 @@ async function allBroken(api: Awaited<ReturnType<typeof setup>>, limit = 100) {
 }
 
 describe('GET …/files/{filename}/links', () => {
-  test('outgoing links: Markdown links and images to relative .md/.mdx paths, wiki links, in line order', async (h) => {
+  test('outgoing links: Markdown links and images to relative paths, wiki links, in line order', async (h) => {
     const api = await setup(h);
     await api.upload('docs/guide.md', '# Guide\n\n## Install it\n');
     await api.upload('docs/my file.md', '# Mine\n');
@@ -170,6 +170,16 @@ describe('GET …/files/{filename}/links', () => {
         anchor: 'nope',
         resolved: true,
         anchor_found: false,
+      },
+      // A relative path to another file is an attachment's (extensions §12): none here.
+      {
+        line: 7,
+        kind: 'markdown',
+        raw: 'x.png',
+        target: null,
+        anchor: null,
+        resolved: false,
+        anchor_found: null,
       },
       {
         line: 9,
@@ -409,6 +419,40 @@ describe('broken links and orphans', () => {
     ]);
     expect((await api.broken('?limit=0')).status).toBe(422);
     expect((await api.broken('?cursor=nonsense')).status).toBe(422);
+  });
+
+  test('links to attachments (extensions §12): indexed, resolved to the attachment, missing until it exists', async (h) => {
+    const api = await setup(h);
+    await api.upload('notes/a.md', '![cat](pics/cat.png) [r](../q3.pdf) ![[logo.png]] [[q3.pdf]]\n');
+    const put = (path: string, type: string, body: Buffer) =>
+      h.fetch(`/api/projects/${api.projectId}/attachments/${encodeURIComponent(path)}`, {
+        method: 'PUT',
+        key: api.apiKey,
+        headers: { 'Content-Type': type },
+        body,
+      });
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    expect((await allBroken(api)).map((link) => [link.raw, link.target, link.reason])).toEqual([
+      ['pics/cat.png', 'notes/pics/cat.png', 'missing'],
+      ['../q3.pdf', 'q3.pdf', 'missing'],
+      ['logo.png', 'logo.png', 'missing'],
+      ['q3.pdf', 'q3.pdf', 'missing'],
+    ]);
+    expect((await put('notes/pics/cat.png', 'image/png', png)).status).toBe(201);
+    expect((await put('q3.pdf', 'application/pdf', Buffer.from('%PDF-1.4\n%%EOF\n'))).status).toBe(201);
+    const outgoing = (await api.links('notes/a.md')).outgoing;
+    expect(outgoing.map((link) => [link.kind, link.raw, link.target, link.resolved])).toEqual([
+      ['markdown', 'pics/cat.png', 'notes/pics/cat.png', true],
+      ['markdown', '../q3.pdf', 'q3.pdf', true],
+      ['wiki', 'logo.png', null, false],
+      ['wiki', 'q3.pdf', 'q3.pdf', true],
+    ]);
+    expect(await allBroken(api)).toEqual([
+      { source: 'notes/a.md', line: 1, raw: 'logo.png', target: 'logo.png', reason: 'missing' },
+    ]);
   });
 
   test('orphans: files no other file links to (a link to itself does not count), paged', async (h) => {

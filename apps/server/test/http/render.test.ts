@@ -28,7 +28,7 @@ const HTML = [
   '<h1 id="guide">Guide</h1>',
   '<p>See <a href="/#/p/{P}/f/docs/sub/setup.md#linux">setup</a>, <a href="/#/p/{P}/f/top.md">up</a>, ' +
     '<a href="https://example.org/">site</a> and <a href="#use">here</a>.</p>',
-  '<img src="x.png" />',
+  '<img src="/api/projects/{P}/attachments/docs%2Fx.png" />',
   '<h2 id="use">Use</h2>',
   '<h2 id="use-1">Use</h2>',
   '',
@@ -111,6 +111,43 @@ describe('GET …/files/{filename}?format=html', () => {
       key: s.apiKey,
     });
     expect(response.status).toBe(404);
+  });
+});
+
+describe('wiki links and embeds in ?format=html (extensions §12)', () => {
+  test('resolved by the link index’s rule against files and attachments; unresolved ones marked', async (h) => {
+    const note =
+      '[[Setup]] [[Setup#Linux|on linux]] ![[pics/cat.png]] ![[Missing]] [[report.pdf]] ![x](../pics/cat.png)\n';
+    const s = await scene(h, 'docs/guide.md', note);
+    await h.uploadFile(s.apiKey, s.projectId, 'docs/sub/Setup.md', '# Linux\n');
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    for (const [path, body, type] of [
+      ['pics/cat.png', png, 'image/png'],
+      ['report.pdf', Buffer.from('%PDF-1.4\n%%EOF\n'), 'application/pdf'],
+    ] as const) {
+      const put = await h.fetch(`/api/projects/${s.projectId}/attachments/${encodeURIComponent(path)}`, {
+        method: 'PUT',
+        key: s.apiKey,
+        headers: { 'Content-Type': type },
+        body,
+      });
+      expect(put.status).toBe(201);
+    }
+    const response = await s.get('?format=html');
+    expect(response.status).toBe(200);
+    const file = `/#/p/${s.projectId}/f/docs/sub/Setup.md`;
+    const cat = `/api/projects/${s.projectId}/attachments/pics%2Fcat.png`;
+    expect(await response.text()).toBe(
+      `<p><a href="${file}">Setup</a> <a href="${file}#linux">on linux</a> ` +
+        `<img alt="pics/cat.png" src="${cat}" /> <span class="broken-link">Missing</span> ` +
+        `<a href="/api/projects/${s.projectId}/attachments/report.pdf">report.pdf</a> ` +
+        `<img alt="x" src="${cat}" /></p>\n`,
+    );
+    // The image's URL is the attachment's read.
+    expect((await h.fetch(cat, { key: s.apiKey })).status).toBe(200);
   });
 });
 

@@ -312,6 +312,79 @@ describe('GET /s/{token}', () => {
   });
 });
 
+describe('GET /s/{token}/a/{path}: the images a shared note shows (extensions §12)', () => {
+  const PNG = Buffer.from(
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+    'base64',
+  );
+  const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
+  const attach = (h: HttpHarness, key: string, projectId: string, path: string, body: Buffer, type: string) =>
+    h.fetch(`/api/projects/${projectId}/attachments/${encodeURIComponent(path)}`, {
+      method: 'PUT',
+      key,
+      headers: { 'Content-Type': type },
+      body,
+    });
+
+  test('what the note embeds or links is served under the token, with its safe headers; nothing else', async (h) => {
+    const s = await scene(h);
+    await s.upload('notes/a.md', '# A\n\n![[cat.png]] ![[evil.svg]] [report](../files/q3.pdf)\n');
+    for (const [path, body, type] of [
+      ['cat.png', PNG, 'image/png'],
+      ['evil.svg', SVG, 'image/svg+xml'],
+      ['files/q3.pdf', Buffer.from('%PDF-1.4\n%%EOF\n'), 'application/pdf'],
+      ['secret.png', PNG, 'image/png'],
+    ] as const) {
+      expect((await attach(h, s.apiKey, s.projectId, path, body, type)).status).toBe(201);
+    }
+    // Another project of the account, whose note embeds its own image.
+    const { id: otherId } = await h.createProject(s.apiKey, 'Other');
+    await h.uploadFile(s.apiKey, otherId, 'b.md', '![[other.png]]\n');
+    expect((await attach(h, s.apiKey, otherId, 'other.png', PNG, 'image/png')).status).toBe(201);
+    const created = await s.share({ filename: 'notes/a.md' });
+    const page = await (await h.fetch(created.path)).text();
+    expect(page).toContain(
+      `<img alt="cat.png" src="${created.path}/a/cat.png" /> <img alt="evil.svg" src="${created.path}/a/evil.svg" />`,
+    );
+    expect(page).toContain(`<a href="${created.path}/a/files/q3.pdf">report</a>`);
+    const cat = await h.fetch(`${created.path}/a/cat.png`);
+    expect(cat.status).toBe(200);
+    expect(Buffer.from(await cat.arrayBuffer())).toEqual(PNG);
+    expect(cat.headers.get('content-type')).toBe('image/png');
+    expect(cat.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(cat.headers.get('referrer-policy')).toBe('no-referrer');
+    const svg = await h.fetch(`${created.path}/a/evil.svg`);
+    expect(svg.status).toBe(200);
+    expect(svg.headers.get('content-security-policy')).toMatch(/^sandbox; default-src 'none'/);
+    expect((await h.fetch(`${created.path}/a/files/q3.pdf`)).status).toBe(200);
+    for (const path of ['secret.png', 'other.png', 'none.png', 'files%2F..%2Fsecret.png']) {
+      const response = await h.fetch(`${created.path}/a/${path}`);
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ detail: 'Share not found' });
+    }
+    // The other project's note is not shared: its image is not either.
+    expect((await h.fetch(`${created.path}/a/other.png?from=b.md`)).status).toBe(404);
+    await h.fetch(`${s.shares}/${created.id}`, { method: 'DELETE', key: s.apiKey });
+    expect((await h.fetch(`${created.path}/a/cat.png`)).status).toBe(404);
+  });
+
+  test('a folder share: the note is named by ?from= (its page’s images do); a/… ending in .md is a file', async (h) => {
+    const s = await scene(h);
+    await s.upload('a/note.md', '![[pics/cat.png|a cat]]\n');
+    await s.upload('a/plain.md', '# Plain\n');
+    expect((await attach(h, s.apiKey, s.projectId, 'pics/cat.png', PNG, 'image/png')).status).toBe(201);
+    const created = await s.share({ prefix: 'a/' });
+    const src = `${created.path}/a/pics/cat.png?from=a%2Fnote.md`;
+    expect(await (await h.fetch(`${created.path}/a/note.md`)).text()).toContain(
+      `<img alt="a cat" src="${src}" />`,
+    );
+    expect((await h.fetch(src)).status).toBe(200);
+    expect((await h.fetch(`${created.path}/a/pics/cat.png`)).status).toBe(404);
+    expect((await h.fetch(`${created.path}/a/pics/cat.png?from=a%2Fplain.md`)).status).toBe(404);
+    expect((await h.fetch(`${created.path}/a/plain.md`)).status).toBe(200);
+  });
+});
+
 describe('the share pages’ limit per client address', () => {
   serverTest({ settings: { shareRateLimit: 3 } })(
     'past MDSTORE_SHARE_RATE_LIMIT a minute: 429 with Retry-After, unknown tokens counted too',

@@ -1,6 +1,6 @@
 import type { FileLinksRecord, LinkRecord } from '../model/records.js';
 import type { FoundLinks } from './extract.js';
-import { markdownDestination, stemOf, wikiDestination } from './paths.js';
+import { relativeDestination, stemOf, wikiDestination } from './paths.js';
 
 /** The links of a file, found in its content; or `too_large` when extraction was past its bound. */
 export type ContentLinks = FoundLinks | 'too_large';
@@ -19,7 +19,8 @@ export function resolveLink(
     const { path, stem, anchor } = wikiDestination(found.raw);
     return { ...pick(found), seq, path, stem, anchor };
   }
-  const destination = markdownDestination(found.raw, filename);
+  // A relative path to a file or to an attachment (extensions §12).
+  const destination = relativeDestination(found.raw, filename);
   return {
     ...pick(found),
     seq,

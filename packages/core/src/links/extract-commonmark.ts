@@ -209,7 +209,7 @@ export function extractCommonMarkLinks(text: string): RawLinkDocument {
         } else if (child.type === 'text') {
           const end = env.textEnds.get(child);
           const start = end === undefined ? -1 : src.lastIndexOf(child.content, end - child.content.length);
-          for (const wiki of findWikiLinks(child.content)) {
+          for (const wiki of findWikiLinks(child.content, { embeds: true })) {
             const at = start === -1 ? -1 : map(start + wiki.index);
             links.push({
               kind: 'wiki',

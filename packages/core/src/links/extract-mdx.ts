@@ -51,7 +51,7 @@ export function extractMdxLinks(text: string): RawLinkDocument {
         }
         break;
       case 'text':
-        for (const wiki of findWikiLinks(text.slice(start, end))) {
+        for (const wiki of findWikiLinks(text.slice(start, end), { embeds: true })) {
           links.push({
             kind: 'wiki',
             href: wiki.target,

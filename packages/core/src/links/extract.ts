@@ -7,7 +7,7 @@ import { parseCommonMark } from '../markdown/parse-commonmark.js';
 import { bomLength } from '../markdown/text.js';
 import { extractCommonMarkLinks } from './extract-commonmark.js';
 import { extractMdxLinks } from './extract-mdx.js';
-import { markdownDestination } from './paths.js';
+import { relativeDestination } from './paths.js';
 import type { RawLinkDocument } from './raw.js';
 import { scanCommonMarkLinks } from './scan.js';
 
@@ -52,8 +52,9 @@ export const linksCost = (text: string, mdx: boolean, limits: MdxLimits = INLINE
   mdx || mayHoldLinks(text) ? outlineCost(text, mdx, limits) : headingsParseCost(text, false, limits);
 
 /**
- * The links of a content (extensions §9): Markdown links and images whose destination is a relative
- * path to a `.md`/`.mdx` file, and wiki links; none in code, HTML blocks or front matter. `.mdx` is
+ * The links of a content (extensions §9, §12): Markdown links and images whose destination is a
+ * relative path (to a `.md`/`.mdx` file, or to an attachment: any other), and wiki links and embeds
+ * (`![[…]]`); none in code, HTML blocks or front matter. `.mdx` is
  * read as MDX (micromark) within `mdxLimits`, else (or when it is not valid MDX) as CommonMark, as
  * sections are. A CommonMark text is first read by the scanner (scan.ts: linear, the parser's answer
  * or none); the parse runs when it gives up. The caller bounds the work (`linksCost`) before calling.
@@ -103,7 +104,7 @@ function foundOf(content: string, bom: number, raw: RawLinkDocument): FoundLinks
   const slugger = new GithubSlugger();
   return {
     links: raw.links
-      .filter((link) => link.kind === 'wiki' || markdownDestination(link.href, '') !== null)
+      .filter((link) => link.kind === 'wiki' || relativeDestination(link.href, '') !== null)
       .map((link) => ({
         kind: link.kind,
         line: lineAt(starts, link.offset + bom),

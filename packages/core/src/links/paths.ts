@@ -41,6 +41,19 @@ export interface MarkdownDestination {
  * alone, another extension, a bad percent escape) is null: not a link of the index.
  */
 export function markdownDestination(href: string, source: string): MarkdownDestination | null {
+  const destination = relativeDestination(href, source);
+  if (destination === null || !LINKED_EXTENSION.test(destination.decoded)) return null;
+  return { path: destination.path, anchor: destination.anchor };
+}
+
+/**
+ * `markdownDestination` for a relative path to any file (an attachment's too, extensions §12), with the
+ * path as written, percent-decoded (`decoded`). A folder (`docs/`, `./`, `..`) is no file: null.
+ */
+export function relativeDestination(
+  href: string,
+  source: string,
+): (MarkdownDestination & { readonly decoded: string }) | null {
   if (href === '' || SCHEME.test(href) || href.startsWith('/') || href.startsWith('#')) return null;
   const hash = href.indexOf('#');
   const beforeHash = hash === -1 ? href : href.slice(0, hash);
@@ -52,9 +65,9 @@ export function markdownDestination(href: string, source: string): MarkdownDesti
   } catch {
     return null;
   }
-  if (!LINKED_EXTENSION.test(decoded)) return null;
+  if (decoded === '' || /(?:^|\/)\.{0,2}$/.test(decoded)) return null;
   const anchor = hash === -1 ? null : safeDecode(href.slice(hash + 1));
-  return { path: normalisePath(folderOf(source) + decoded), anchor };
+  return { path: normalisePath(folderOf(source) + decoded), anchor, decoded };
 }
 
 function safeDecode(text: string): string {
@@ -79,6 +92,9 @@ export function wikiDestination(target: string): WikiDestination {
   const anchor = hash === -1 ? null : target.slice(hash + 1).trim();
   return { path: path === '' ? null : path, stem: path === '' ? null : stemOf(path), anchor };
 }
+
+/** Whether a path ends in `.md`/`.mdx`: a file's name (anything else may be an attachment's path). */
+export const isLinkedPath = (path: string): boolean => LINKED_EXTENSION.test(path);
 
 /** The filenames a wiki link's target names exactly: itself, or itself with `.md`/`.mdx`. */
 export const wikiExactNames = (path: string): string[] =>

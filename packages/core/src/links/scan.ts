@@ -577,7 +577,7 @@ function scan(src: string): RawLinkDocument {
         if (wikiAt === -1 || wikiAt + 2 > piece.end) continue;
         const run = content.slice(piece.start, piece.end);
         if (hasEmphasisCharacter(run)) outside();
-        for (const wiki of findWikiLinks(run)) {
+        for (const wiki of findWikiLinks(run, { embeds: true })) {
           const at = map(piece.start + wiki.index);
           links.push({
             kind: 'wiki',

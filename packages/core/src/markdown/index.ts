@@ -37,8 +37,19 @@ export {
   parseDocument,
 } from './parse.js';
 export type { HeadingLevel } from './parse-types.js';
-export { type FileLinkTarget, fileHref, type RenderLinks, resolveFileLink } from './render/links.js';
-export { type RenderTask, renderHtml, shownText } from './render/render.js';
+export {
+  attachmentHref,
+  type FileLinkTarget,
+  fileHref,
+  type RenderLinks,
+  type RenderTarget,
+  resolveFileLink,
+} from './render/links.js';
+export {
+  type RenderTask,
+  renderHtml,
+  shownText,
+} from './render/render.js';
 export { sanitizeRendered } from './render/sanitize.js';
 export { type FindSectionOptions, findSection, type HeadingPath, type Section } from './sections.js';
 export { githubSlug, HeadingIds } from './slug.js';

@@ -87,8 +87,28 @@ export function describeContentWorkContract(name: string, open: () => Promise<Co
             expected(() => renderTask(render, work.limits)),
           );
         }
-        const html = await work.render({ text: '# A\n\n[b](b.md)', mdx: false, filename: 'x/a.md', links });
+        const html = await work.render({
+          text: '# A\n\n[b](b.md)',
+          mdx: false,
+          filename: 'x/a.md',
+          links,
+        });
         expect(html).toBe('<h1 id="a">A</h1>\n<p><a href="/#/p/p1/f/x/b.md">b</a></p>\n');
+        // Wiki links' targets resolved beforehand travel with the task.
+        const wiki = await work.render({
+          text: '![[a.png]] [[B]]',
+          mdx: false,
+          filename: 'x/a.md',
+          links,
+          targets: [
+            ['a.png', { kind: 'attachment', path: 'img/a.png', image: true }],
+            ['B', { kind: 'broken', reason: 'missing' }],
+          ],
+        });
+        expect(wiki).toBe(
+          '<p><img alt="a.png" src="/api/projects/p1/attachments/img%2Fa.png" /> ' +
+            '<span class="broken-link">B</span></p>\n',
+        );
         const beyond = { ...TASKS.at(-1)!.task, filename: 'a.md', links };
         await expect(work.render(beyond)).rejects.toMatchObject({ code: 'WORK_LIMIT_EXCEEDED' });
       } finally {

@@ -12,10 +12,12 @@ import { issueAt } from '../validation/issues.js';
 import { UuidSchema } from '../validation/schemas.js';
 import { parseCreateShareBody, SHARE_LIMITS } from '../validation/shares.js';
 import { loadOwnedProject } from './access.js';
+import { type AttachmentDownload, type ReadAttachmentInput, readAttachment } from './attachments/read.js';
 import { constantTimeEqual, type Principal } from './authentication.js';
 import type { MdStoreContext } from './context.js';
 import { deferred } from './deferred-body.js';
 import { findFileOr404 } from './files/shared.js';
+import { linksToAttachment } from './links/targets.js';
 import { type FileView, toFileView } from './views.js';
 
 /**
@@ -221,12 +223,42 @@ export async function openShare(
   };
 }
 
-/** A project or file that is gone reads as the share being gone: a link reveals nothing else. */
+/**
+ * `GET /s/{token}/a/{path}` (extensions §12): an attachment a shared note shows or links to, read as the
+ * share's principal with an attachment read's headers (its type, `nosniff`, the sandbox of a type that
+ * could run script). The note is the one-file share's file, or for a folder share its file named by
+ * `from` (its page's images name it: `?from=`). The note's links, as the link index has them for its
+ * current version (the links its page shows, found by the same rule, at the cost of a few index reads
+ * and no parse), must name the attachment: anything else of the project — another attachment, one
+ * another note shows — is `SHARE_NOT_FOUND`, as a missing, expired or revoked token is.
+ */
+export async function readShareAttachment(
+  ctx: MdStoreContext,
+  input: Omit<ReadAttachmentInput, 'principal' | 'projectId'> & {
+    token: string;
+    from: string | null;
+    base: string;
+  },
+): Promise<AttachmentDownload> {
+  const { token, from, base, ...read } = input;
+  const opened = await openShare(ctx, { token, filename: from, base });
+  if (opened.kind !== 'file') throw new ShareNotFoundError();
+  const { principal, projectId } = opened;
+  const note = await notFoundAsShare(() => findFileOr404(ctx.records, projectId, opened.filename));
+  if (!(await linksToAttachment(ctx.records, note, input.path))) throw new ShareNotFoundError();
+  return notFoundAsShare(() => readAttachment(ctx, { ...read, principal, projectId }));
+}
+
+/** A project, file or attachment that is gone reads as the share being gone: a link reveals nothing else. */
 export async function notFoundAsShare<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    if (isMdStoreError(error, 'PROJECT_NOT_FOUND') || isMdStoreError(error, 'FILE_NOT_FOUND')) {
+    if (
+      isMdStoreError(error, 'PROJECT_NOT_FOUND') ||
+      isMdStoreError(error, 'FILE_NOT_FOUND') ||
+      isMdStoreError(error, 'ATTACHMENT_NOT_FOUND')
+    ) {
       throw new ShareNotFoundError();
     }
     throw error;

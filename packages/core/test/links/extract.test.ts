@@ -55,17 +55,32 @@ describe('extractLinks', () => {
   const md = (content: string) => extractLinks(content, { mdx: false });
   const mdx = (content: string) => extractLinks(content, { mdx: true });
 
-  it('keeps relative .md/.mdx destinations only, with lines and written ranges', () => {
+  it('keeps relative destinations only (files and attachments), with lines and written ranges', () => {
     const content =
-      '# T\n\n[a](b.md) [u](https://x.io/a.md) [abs](/a.md) [img](![p](pic.png))\n![i](./img.mdx#top)\n[r][ref]\n\n[ref]: <../x y.md#h>\n';
+      '# T\n\n[a](b.md) [u](https://x.io/a.md) [abs](/a.md) [img](![p](pic.png)) [#](#top)\n![i](./img.mdx#top)\n[r][ref]\n\n[ref]: <../x y.md#h>\n';
     const found = md(content);
     expect(found.links.map(({ kind, line, raw }) => ({ kind, line, raw }))).toEqual([
       { kind: 'markdown', line: 3, raw: 'b.md' },
+      // An attachment's path (extensions §12), as odd as it is.
+      { kind: 'markdown', line: 3, raw: '![p](pic.png)' },
       { kind: 'markdown', line: 4, raw: './img.mdx#top' },
       { kind: 'markdown', line: 5, raw: '../x y.md#h' },
     ]);
     for (const link of found.links)
       expect(content.slice(link.start!, link.end!).replace(/[<>]/g, '')).toBe(link.raw);
+  });
+
+  it('finds links to attachments: images, links and embeds (extensions §12)', () => {
+    const content =
+      '![cat](pics/cat.png) [report](../q3.pdf#page=2) ![[a b.png|300]] \\![[note]] [d](docs/) [u](..) [h](./#x)\n';
+    const found = md(content);
+    expect(found.links.map(({ kind, raw }) => [kind, raw])).toEqual([
+      ['markdown', 'pics/cat.png'],
+      ['markdown', '../q3.pdf#page=2'],
+      ['wiki', 'a b.png'],
+      ['wiki', 'note'],
+    ]);
+    for (const link of found.links) expect(content.slice(link.start!, link.end!)).toBe(link.raw);
   });
 
   it('finds wiki links in every form, never in code, HTML blocks or front matter', () => {

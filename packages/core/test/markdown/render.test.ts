@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   consoleFileHref,
+  extractLinks,
   type RenderLinks,
+  type RenderTarget,
   renderCost,
   renderHtml,
   resolveFileLink,
@@ -63,11 +65,11 @@ describe('links between files', () => {
     }
   });
 
-  it('makes them console links; other links stay as they are', () => {
+  it('makes them console links, other relative paths attachments’ links; other links stay as they are', () => {
     expect(consoleFileHref('p 1', 'a b/c.md', 'x')).toBe('/#/p/p%201/f/a%20b/c.md#x');
     expect(render('[a](other.md#sec) [b](https://example.org/x.md) [c](#local) [d](pic.png)')).toBe(
       '<p><a href="/#/p/p1/f/docs/other.md#sec">a</a> <a href="https://example.org/x.md">b</a> ' +
-        '<a href="#local">c</a> <a href="pic.png">d</a></p>\n',
+        '<a href="#local">c</a> <a href="/api/projects/p1/attachments/docs%2Fpic.png">d</a></p>\n',
     );
   });
 
@@ -89,7 +91,11 @@ describe('links between files', () => {
 describe('the sanitiser', () => {
   const cases: Array<[string, string, string]> = [
     ['a script element, with its content', 'a<script>window.__xss=1</script>b', '<p>ab</p>\n'],
-    ['an event handler', '<img src="x.png" onerror="window.__xss=1">', '<img src="x.png" />'],
+    [
+      'an event handler',
+      '<img src="https://x.org/x.png" onerror="window.__xss=1">',
+      '<img src="https://x.org/x.png" />',
+    ],
     ['a javascript: link (Markdown)', '[x](javascript:alert(1))', '<p>[x](javascript:alert(1))</p>\n'],
     ['a javascript: link (HTML)', '<a href="javascript:alert(1)">x</a>', '<p><a>x</a></p>\n'],
     ['an entity-encoded javascript: link', '<a href="jav&#x09;ascript:alert(1)">x</a>', '<p><a>x</a></p>\n'],
@@ -132,5 +138,104 @@ describe('bounded rendering', () => {
       links: CONSOLE,
     });
     expect(small).toBe('<h1 id="a">a</h1>\n');
+  });
+});
+
+describe('wiki links and embeds (extensions §12)', () => {
+  const targets: Array<[string, RenderTarget]> = [
+    ['Target', { kind: 'file', filename: 'notes/Target.md', heading: null }],
+    ['Target#Part Two', { kind: 'file', filename: 'notes/Target.md', heading: 'Part Two' }],
+    ['#Intro', { kind: 'file', filename: 'docs/page.md', heading: 'Intro' }],
+    ['image.png', { kind: 'attachment', path: 'img/image.png', image: true }],
+    ['q3.pdf', { kind: 'attachment', path: 'q3.pdf', image: false }],
+    ['Gone', { kind: 'broken', reason: 'missing' }],
+  ];
+  const wiki = (text: string, links: RenderLinks = CONSOLE) =>
+    renderHtml({ text, mdx: false, filename: 'docs/page.md', links, targets });
+
+  it('a wiki link, with an alias, with a heading (its id by the slug rule), and to its own file', () => {
+    expect(wiki('[[Target]], [[Target|the target]], [[Target#Part Two]], [[#Intro|up]]')).toBe(
+      '<p><a href="/#/p/p1/f/notes/Target.md">Target</a>, ' +
+        '<a href="/#/p/p1/f/notes/Target.md">the target</a>, ' +
+        '<a href="/#/p/p1/f/notes/Target.md#part-two">Target#Part Two</a>, ' +
+        '<a href="/#/p/p1/f/docs/page.md#intro">up</a></p>\n',
+    );
+  });
+
+  it('embeds an image attachment as an image (a size as Obsidian writes it)', () => {
+    const rendered = wiki('![[image.png]] ![[image.png|A cat]] ![[image.png|300x200]]');
+    const src = '/api/projects/p1/attachments/img%2Fimage.png';
+    expect(rendered).toBe(
+      `<p><img alt="image.png" src="${src}" /> <img alt="A cat" src="${src}" /> ` +
+        `<img alt="img/image.png" width="300" height="200" src="${src}" /></p>\n`,
+    );
+  });
+
+  it('embeds a note, or an attachment that is not an image, as a link; links to attachments', () => {
+    const rendered = wiki('![[Target]] ![[q3.pdf|report]] [[q3.pdf]]');
+    expect(rendered).toBe(
+      '<p><a href="/#/p/p1/f/notes/Target.md">Target</a> ' +
+        '<a href="/api/projects/p1/attachments/q3.pdf">report</a> ' +
+        '<a href="/api/projects/p1/attachments/q3.pdf">q3.pdf</a></p>\n',
+    );
+  });
+
+  it('shows an unresolved target as a broken link (no href), one not resolved as its text', () => {
+    expect(wiki('[[Gone|g]] ![[Gone]] [[Unknown|u]]')).toBe(
+      '<p><span class="broken-link">g</span> <span class="broken-link">Gone</span> u</p>\n',
+    );
+  });
+
+  it('leaves a heading its id from the text as written, the slug the link index gives it', () => {
+    expect(wiki('# See [[Target|the target]]\n')).toBe(
+      '<h1 id="see-targetthe-target">See <a href="/#/p/p1/f/notes/Target.md">the target</a></h1>\n',
+    );
+    expect(extractLinks('# See [[Target|the target]]\n', { mdx: false }).slugs).toEqual([
+      'see-targetthe-target',
+    ]);
+  });
+
+  it('finds them where the link index does: not in code, not escaped, not inside a link', () => {
+    expect(wiki('`[[Target]]` \\[[Target]] [a [[Target]]](https://x.org)\n\n    [[Target]]\n')).toBe(
+      '<p><code>[[Target]]</code> [[Target]] <a href="https://x.org">a [[Target]]</a></p>\n' +
+        '<pre><code>[[Target]]\n</code></pre>\n',
+    );
+  });
+
+  it('on a share page: images under the share’s token, links within the share', () => {
+    const share: RenderLinks = { kind: 'share', base: '/s/TOKEN/', prefix: 'notes/' };
+    expect(wiki('![[image.png]] [[Target]] [[#Intro]] ![x](../pics/a%20b.png)', share)).toBe(
+      '<p><img alt="image.png" src="/s/TOKEN/a/img/image.png?from=docs%2Fpage.md" /> ' +
+        '<a href="/s/TOKEN/notes/Target.md">Target</a> #Intro ' +
+        '<img alt="x" src="/s/TOKEN/a/pics/a%20b.png?from=docs%2Fpage.md" /></p>\n',
+    );
+  });
+
+  it('keeps hostile names and texts inert', () => {
+    const hostile: Array<[string, RenderTarget]> = [
+      ['T1', { kind: 'file', filename: '"><img src=x onerror=alert(1)>.md', heading: '"><x' }],
+      ['P1', { kind: 'attachment', path: '" onerror="alert(1).png', image: true }],
+      ['P2', { kind: 'attachment', path: 'javascript:alert(1)', image: true }],
+      ['B', { kind: 'broken', reason: 'missing' }],
+    ];
+    const html = renderHtml({
+      text: '[[T1|a" onmouseover="x]] ![[P1|" onerror="alert(1)]] ![[P2]] [[B|1 < 2 & "q"]]',
+      mdx: false,
+      filename: 'a.md',
+      links: CONSOLE,
+      targets: hostile,
+    });
+    // Every name and text is an escaped attribute value or text: no element or attribute of its own.
+    const tags = [...html.matchAll(/<\/?([a-z]+)((?:\s+[\w-]+="[^"]*")*)\s*\/?>/g)];
+    expect(tags.map((tag) => tag[1])).toEqual(['p', 'a', 'a', 'img', 'img', 'span', 'span', 'p']);
+    const attributes = tags.flatMap((tag) => [...tag[2]!.matchAll(/([\w-]+)="/g)].map((m) => m[1]));
+    expect(new Set(attributes)).toEqual(new Set(['href', 'alt', 'src', 'class']));
+    expect(html).not.toMatch(/="javascript:/i);
+    expect(html).toBe(
+      '<p><a href="/#/p/p1/f/%22%3E%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E.md#x">a" onmouseover="x</a> ' +
+        '<img alt="&quot; onerror=&quot;alert(1)" src="/api/projects/p1/attachments/%22%20onerror%3D%22alert(1).png" /> ' +
+        '<img alt="P2" src="/api/projects/p1/attachments/javascript%3Aalert(1)" /> ' +
+        '<span class="broken-link">1 &lt; 2 &amp; "q"</span></p>\n',
+    );
   });
 });

@@ -4,7 +4,7 @@ import { orNull, type SqlContext } from './context.js';
 
 type AttachmentReads = Pick<
   RecordsReader,
-  'findAttachment' | 'findAttachmentBySha256' | 'listAttachmentPage'
+  'findAttachment' | 'findAttachments' | 'findAttachmentBySha256' | 'listAttachmentPage'
 >;
 type AttachmentWrites = Pick<
   RecordsTransaction,
@@ -23,6 +23,16 @@ export function attachmentStatements(c: SqlContext) {
   return {
     reads: (x: SqlExecutor): AttachmentReads => ({
       findAttachment: async (q) => orNull(await x.get(s.byPath, [q.projectId, q.path]), attachments.fromRow),
+      // Probes of the unique `(project_id, path)` index.
+      findAttachments: async (q) => {
+        if (q.paths.length === 0) return [];
+        const params: unknown[] = [];
+        const p = (value: unknown) => dialect.placeholder(params.push(value));
+        const project = p(q.projectId);
+        const paths = [...new Set(q.paths)].map(p).join(', ');
+        const sql = `${SELECT} WHERE project_id = ${project} AND path IN (${paths})`;
+        return (await x.all(sql, params)).map(attachments.fromRow);
+      },
       findAttachmentBySha256: async (q) =>
         orNull(await x.get(s.bySha256, [q.projectId, q.sha256]), attachments.fromRow),
       // A range scan of the unique `(project_id, path)` index: the prefix as a range, then the position.

@@ -170,7 +170,7 @@ export const readAttachment = defineRoute(
 );
 
 /** The answer of a read: validators, `304`, one range, the safety headers, and the bytes streamed. */
-async function sendAttachment(
+export async function sendAttachment(
   deps: RouteDeps,
   req: Request,
   res: Response,

@@ -1,22 +1,25 @@
 import type { MdStore, OpenedShare } from '@mdstore/core';
-import { notFoundAsShare } from '@mdstore/core';
+import { hasAllowedExtension, notFoundAsShare } from '@mdstore/core';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { methodNotAllowed } from '../api/mount.js';
 import { singleQueryParams } from '../query.js';
+import { sendAttachment } from '../routes/attachments.js';
 import { signalOf } from '../routes/context.js';
 import { sendDownload } from '../routes/download.js';
 import type { RouteDeps } from '../routes/index.js';
 import { renderedBody } from '../routes/rendered.js';
-import { conditionsOf, setFileValidators } from '../validators.js';
+import { conditionsOf, headerValue, setFileValidators } from '../validators.js';
 import { filePage, indexPage, SHARE_STYLESHEET } from './page.js';
 import { SHARE_CSS } from './style.js';
 
 /**
  * Share pages (extensions §11), no key: `GET /s/{token}` (the shared file rendered as a page, or a
  * folder share's index) and `GET /s/{token}/{filename}` (a file of a folder share); `?raw=1` gives the
- * bytes as a download does (`ETag`, conditional requests, ranges). Every page counts against its
- * client address's budget first (`MDSTORE_SHARE_RATE_LIMIT` a minute; the address as the server's
- * `trust proxy` rule gives it), then the token is looked up (hashed, never cached: a revocation holds
+ * bytes as a download does (`ETag`, conditional requests, ranges). `GET /s/{token}/a/{path}` (extensions
+ * §12) is an attachment the shared note shows or links to (a folder share's note named by `?from=`),
+ * with an attachment read's headers; a path ending in `.md`/`.mdx` there is a folder share's file.
+ * Every page counts against its client address's budget first (`MDSTORE_SHARE_RATE_LIMIT` a minute;
+ * the address as the server's `trust proxy` rule gives it), then the token is looked up (hashed, never cached: a revocation holds
  * on the next request, on every instance). Anything not shared — a missing, expired or revoked token,
  * a project gone, a file outside the share — is the same 404.
  *
@@ -55,16 +58,43 @@ export function sharePageRoutes(deps: RouteDeps): Router {
     if (singleQueryParams(req, ['raw']).raw === '1') return raw(deps, req, res, opened);
     await page(store, req, res, opened);
   };
-  router.get('/s/:token', wrap(handle(() => null)));
   router.get(
-    '/s/:token/*filename',
-    wrap(handle((req) => (req.params.filename as unknown as string[]).join('/'))),
+    '/s/:token/a/*path',
+    (req, _res, next) => {
+      // `a/…` naming a file (attachments never end in `.md`/`.mdx`) is a folder share's file.
+      if (hasAllowedExtension(segments(req.params.path))) next('route');
+      else next();
+    },
+    wrap(async (req, res) => {
+      for (const name of ['X-Robots-Tag', 'Referrer-Policy', 'X-Frame-Options']) {
+        res.setHeader(name, PAGE_HEADERS[name]!);
+      }
+      await store.shares.limit({ address: req.ip ?? 'unknown' });
+      const token = String(req.params.token ?? '');
+      const read = await store.shares.attachment({
+        token,
+        from: singleQueryParams(req, ['from']).from ?? null,
+        base: `/s/${token}/`,
+        path: segments(req.params.path),
+        conditions: conditionsOf(req),
+        range: req.headers.range,
+        ifRange: headerValue(req.headers['if-range']),
+        open: req.method !== 'HEAD',
+        signal: signalOf(res),
+      });
+      await sendAttachment(deps, req, res, read);
+    }),
   );
+  router.get('/s/:token', wrap(handle(() => null)));
+  router.get('/s/:token/*filename', wrap(handle((req) => segments(req.params.filename))));
   router.all(['/s/:token', '/s/:token/*filename'], methodNotAllowed(['GET', 'HEAD']));
   return router;
 }
 
 type OpenedFile = Extract<OpenedShare, { kind: 'file' }>;
+
+/** A wildcard parameter's segments, joined by `/`. */
+const segments = (param: unknown): string => (param as string[]).join('/');
 
 /** The file's bytes, with a download's headers and conditional requests. */
 async function raw(deps: RouteDeps, req: Request, res: Response, opened: OpenedFile): Promise<void> {

@@ -12,6 +12,32 @@ export type RenderLinks =
   | { readonly kind: 'console'; readonly projectId: string }
   | { readonly kind: 'share'; readonly base: string; readonly prefix: string | null };
 
+/**
+ * What a wiki link or embed (`[[target]]`, `![[target]]`) resolved to before the render (the link
+ * graph's rule, links/resolve.ts; plain data like the rest of a task):
+ * - `file`: a file, with the heading its `#heading` names (its text, as written), if any;
+ * - `attachment`: an attachment (extensions §12), `image` when its type is `image/*`;
+ * - `broken`: no file or attachment, or several (`ambiguous`), or a heading the file lacks (`anchor`).
+ */
+export type RenderTarget =
+  | { readonly kind: 'file'; readonly filename: string; readonly heading: string | null }
+  | { readonly kind: 'attachment'; readonly path: string; readonly image: boolean }
+  | { readonly kind: 'broken'; readonly reason: 'missing' | 'ambiguous' | 'anchor' };
+
+/**
+ * The href of an attachment's bytes, shown or linked from `fromFilename`, for `links`: the API's route
+ * in the console (one path segment, as the API names attachments; the console loads it with its key),
+ * `{base}a/{path}` on a share's page (served under the share's token, extensions §12), with
+ * `?from={fromFilename}` for a folder share (the note whose page shows it).
+ */
+export function attachmentHref(links: RenderLinks, path: string, fromFilename: string): string {
+  if (links.kind === 'console') {
+    return `/api/projects/${encodeURIComponent(links.projectId)}/attachments/${encodeURIComponent(path)}`;
+  }
+  const from = links.prefix === null ? '' : `?from=${encodeURIComponent(fromFilename)}`;
+  return `${links.base}a/${encodeFilename(path)}${from}`;
+}
+
 /** A link's target in the project: a filename (resolved against the linking file's folder) and anchor. */
 export interface FileLinkTarget {
   readonly filename: string;

@@ -57,6 +57,7 @@ const READER_METHODS = Object.keys({
   listActiveWebhooks: true,
   listWebhookDeliveries: true,
   findAttachment: true,
+  findAttachments: true,
   findAttachmentBySha256: true,
   listAttachmentPage: true,
   findDraft: true,

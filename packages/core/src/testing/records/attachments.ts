@@ -32,6 +32,14 @@ export function attachmentsSuite({ test }: SuiteContext): void {
       await repository.withTransaction((tx) => tx.insertAttachment({ attachment: a }));
       expect(await repository.findAttachment({ projectId: project.id, path: a.path })).toEqual(a);
       expect(await repository.findAttachment({ projectId: project.id, path: 'img/other.png' })).toBeNull();
+      const b = anAttachment(project.id, { path: 'b.pdf', contentType: 'application/pdf' });
+      await repository.withTransaction((tx) => tx.insertAttachment({ attachment: b }));
+      const found = await repository.findAttachments({
+        projectId: project.id,
+        paths: ['b.pdf', a.path, 'img/other.png', 'b.pdf', 'B.PDF'],
+      });
+      expect(found.sort((x, y) => x.path.localeCompare(y.path))).toEqual([b, a]);
+      expect(await repository.findAttachments({ projectId: project.id, paths: [] })).toEqual([]);
       expect(await repository.findAttachmentBySha256({ projectId: project.id, sha256: a.sha256 })).toEqual(a);
       const other = await seedProject(repository);
       expect(await repository.findAttachmentBySha256({ projectId: other.id, sha256: a.sha256 })).toBeNull();

@@ -4,6 +4,7 @@ import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import { withContentHold } from '../content-budget.js';
 import type { MdStoreContext } from '../context.js';
+import { renderTargets } from '../links/targets.js';
 import { type FileView, toFileView } from '../views.js';
 import { checkReadConditions, conditionsOf, type RequestConditions } from './conditions.js';
 import { currentText, isMdxFilename } from './parts.js';
@@ -15,7 +16,8 @@ export type RenderedRead =
 /**
  * `GET …/files/{filename}?format=html` (extensions §11): the preconditions of a download (304, 412),
  * then the current version rendered and sanitised (markdown/render), its links to other files of the
- * project made console links (or share links); inline under one step's bound, else in `ctx.contentWork`; past its
+ * project made console links (or share links), its wiki links and embeds resolved first by the link
+ * index's rule (links/targets.ts); inline under one step's bound, else in `ctx.contentWork`; past its
  * bounds, the outline's refusal (413).
  */
 export async function readFileHtml(
@@ -40,13 +42,16 @@ export async function readFileHtml(
     });
     const file = toFileView(read.file, project, ctx.blobs.scheme);
     if (read.text === null) return { kind: 'not-modified', file };
+    const mdx = isMdxFilename(read.file.filename);
+    const targets = mdx ? [] : await renderTargets(ctx.records, project.id, read.file.filename, read.text);
     const html = await renderWithin(
       ctx.contentWork,
       {
         text: read.text,
-        mdx: isMdxFilename(read.file.filename),
+        mdx,
         filename: read.file.filename,
         links: input.links ?? { kind: 'console', projectId: project.id },
+        targets,
       },
       input.signal,
     );

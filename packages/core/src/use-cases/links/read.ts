@@ -1,6 +1,12 @@
 import { FILE_LINK_LIMITS, LINK_LIMITS } from '../../defaults/links.js';
 import { EditConflictError } from '../../errors.js';
-import { type BrokenReason, type Resolution, TargetIndex, targetKeys } from '../../links/resolve.js';
+import {
+  type AttachmentTarget,
+  type BrokenReason,
+  type Resolution,
+  TargetIndex,
+  targetKeys,
+} from '../../links/resolve.js';
 import type { LinkPosition, LinkRecord, LinkTargetRecord, SourcedLinkRecord } from '../../model/records.js';
 import type { RecordsReader } from '../../ports/records.js';
 import { type CursorBinding, decodeCursor, encodeCursor } from '../../search/cursor.js';
@@ -10,6 +16,7 @@ import { inPathScope, loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
 import { findFileOr404 } from '../files/shared.js';
+import { attachmentTargets } from './targets.js';
 
 export interface OutgoingLinkView {
   readonly line: number;
@@ -70,22 +77,32 @@ const namesOf = (filename: string): string[] => {
   return bare === filename ? [filename] : [filename, bare];
 };
 
-/** Resolves links against the project's files, loading their targets `LINK_LIMITS.batch` links at a time. */
+/**
+ * Resolves links against the project's files and attachments (extensions §12), loading their targets
+ * `LINK_LIMITS.batch` links at a time (a read of files and one of attachments per batch).
+ */
 async function resolver(records: RecordsReader, projectId: string, links: readonly SourcedLinkRecord[]) {
   // By file: a file loaded by two round trips is one target (else a stem would look ambiguous).
   const targets = new Map<string, LinkTargetRecord>();
+  const attachments = new Map<string, AttachmentTarget>();
   for (let at = 0; at < links.length; at += LINK_LIMITS.batch) {
     const filenames = new Set<string>();
     const stems = new Set<string>();
+    const paths = new Set<string>();
     for (const { source, link } of links.slice(at, at + LINK_LIMITS.batch)) {
       const keys = targetKeys([link], source);
       for (const name of keys.filenames) filenames.add(name);
       for (const stem of keys.stems) stems.add(stem);
+      for (const path of keys.attachments) paths.add(path);
     }
-    const loaded = await records.listLinkTargets({ projectId, filenames: [...filenames], stems: [...stems] });
+    const [loaded, found] = await Promise.all([
+      records.listLinkTargets({ projectId, filenames: [...filenames], stems: [...stems] }),
+      attachmentTargets(records, projectId, [...paths]),
+    ]);
     for (const target of loaded) targets.set(target.fileId, target);
+    for (const attachment of found) attachments.set(attachment.path, attachment);
   }
-  return new TargetIndex([...targets.values()]);
+  return new TargetIndex([...targets.values()], [...attachments.values()]);
 }
 
 /** The candidates of the file's incoming links: links naming it (by path or wiki stem). */
@@ -182,9 +199,9 @@ async function outgoingPage(
       line: link.line,
       kind: link.kind,
       raw: link.raw,
-      target: resolution.target?.filename ?? null,
+      target: resolution.target?.filename ?? resolution.attachment?.path ?? null,
       anchor: link.anchor,
-      resolved: resolution.target !== null,
+      resolved: resolution.target !== null || resolution.attachment !== null,
       anchor_found: resolution.anchorFound,
     };
   });
