@@ -379,7 +379,16 @@ describe('/api/keys (extensions §8)', () => {
     expect(keys.map((k) => k.id)).toContain(key.id);
     const agent = keys.find((k) => k.id === key.id)!;
     expect(Object.keys(agent).sort()).toEqual(
-      ['created_date', 'expires_date', 'id', 'last_used_date', 'name', 'path_prefixes', 'project_ids', 'role'].sort(),
+      [
+        'created_date',
+        'expires_date',
+        'id',
+        'last_used_date',
+        'name',
+        'path_prefixes',
+        'project_ids',
+        'role',
+      ].sort(),
     );
     // Used once above: the last use is noted.
     expect(typeof agent.last_used_date).toBe('string');
