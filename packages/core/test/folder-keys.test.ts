@@ -173,6 +173,18 @@ describe('keys confined to folders (extensions §14)', () => {
     expect(await read('notes/n.md')).toContain('[[a]]');
   });
 
+  it('renders links to files outside as broken, naming nothing there', async () => {
+    const { store, agent, projectId, put, admin } = await scene();
+    await put(admin.principal, 'memories/links.md', '# Links\n\n[[n]] and [[a]]\n');
+    const read = await store.files.html({ principal: agent, projectId, filename: 'memories/links.md' });
+    const html = read.kind === 'not-modified' ? '' : read.html;
+    expect(html).toContain('broken-link');
+    expect(html).not.toContain('notes/n.md');
+    expect(html).toContain('memories/a.md');
+    const full = await store.files.html({ principal: admin.principal, projectId, filename: 'memories/links.md' });
+    expect(full.kind === 'not-modified' ? '' : full.html).toContain('notes/n.md');
+  });
+
   it('exports only what the key reaches', async () => {
     const { store, agent, projectId } = await scene();
     const exported = await store.projects.export({ principal: agent, projectId });

@@ -1,6 +1,6 @@
 import { renderWithin } from '../../markdown/content-work.js';
 import type { RenderLinks } from '../../markdown/render/links.js';
-import { loadOwnedProject } from '../access.js';
+import { inPathScope, loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import { withContentHold } from '../content-budget.js';
 import type { MdStoreContext } from '../context.js';
@@ -43,7 +43,11 @@ export async function readFileHtml(
     const file = toFileView(read.file, project, ctx.blobs.scheme);
     if (read.text === null) return { kind: 'not-modified', file };
     const mdx = isMdxFilename(read.file.filename);
-    const targets = mdx ? [] : await renderTargets(ctx.records, project.id, read.file.filename, read.text);
+    const targets = mdx
+      ? []
+      : await renderTargets(ctx.records, project.id, read.file.filename, read.text, (path) =>
+          inPathScope(input.principal, path),
+        );
     const html = await renderWithin(
       ctx.contentWork,
       {

@@ -44,13 +44,15 @@ export async function attachmentTargets(
  * `![[…]]` of its shown text (code included: a superset of what the render finds), each resolved by
  * the link index's rule (links/resolve.ts) against the project's files and attachments as they are
  * now: at most `LINK_LIMITS.batch` distinct targets (one batch of the link index's reads, two reads in
- * all); a target past them is shown as its text.
+ * all); a target past them is shown as its text. A file or attachment the reader does not `reach` (a
+ * key confined to folders, extensions §14) is not there for it: the link renders as broken.
  */
 export async function renderTargets(
   records: Pick<RecordsReader, 'findAttachments' | 'listLinkTargets'>,
   projectId: string,
   filename: string,
   text: string,
+  reaches: (path: string) => boolean = () => true,
 ): Promise<Array<[string, RenderTarget]>> {
   const written = [...new Set(findWikiLinks(shownText(text), { embeds: true }).map((wiki) => wiki.target))];
   if (written.length === 0) return [];
@@ -62,7 +64,10 @@ export async function renderTargets(
     records.listLinkTargets({ projectId, filenames: keys.filenames, stems: keys.stems }),
     attachmentTargets(records, projectId, keys.attachments),
   ]);
-  const index = new TargetIndex(files, attachments);
+  const index = new TargetIndex(
+    files.filter((file) => reaches(file.filename)),
+    attachments.filter((attachment) => reaches(attachment.path)),
+  );
   return links.map((link) => [link.raw, renderTarget(link, index.resolve(link, filename))]);
 }
 
