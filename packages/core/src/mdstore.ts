@@ -214,7 +214,7 @@ export function createMdStore(adapters: MdStoreAdapters) {
       move: bind(ctx, files.moveFile),
       copy: bind(ctx, files.copyFile),
       // Extensions §3.
-      search: notForFolderKeys(ctx, search.searchFiles),
+      search: bind(ctx, search.searchFiles),
       /** Extensions §15: where the semantic indexer stands for a project. */
       searchStatus: notForFolderKeys(ctx, semantic.searchStatus),
       // Extensions §9.
@@ -234,9 +234,9 @@ export function createMdStore(adapters: MdStoreAdapters) {
     },
     // Extensions §7: the account's change feed (the server holds long polls and streams over `read`).
     changes: {
-      list: notForFolderKeys(ctx, changes.listChanges),
-      open: notForFolderKeys(ctx, changes.openChanges),
-      read: notForFolderKeys(ctx, changes.readChanges),
+      list: bind(ctx, changes.listChanges),
+      open: bind(ctx, changes.openChanges),
+      read: bind(ctx, changes.readChanges),
       keyState: bind(ctx, changes.heldKeyState),
     },
     // Extensions §9: many files in one atomic change.

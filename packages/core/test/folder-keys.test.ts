@@ -181,8 +181,47 @@ describe('keys confined to folders (extensions §14)', () => {
     expect(html).toContain('broken-link');
     expect(html).not.toContain('notes/n.md');
     expect(html).toContain('memories/a.md');
-    const full = await store.files.html({ principal: admin.principal, projectId, filename: 'memories/links.md' });
+    const full = await store.files.html({
+      principal: admin.principal,
+      projectId,
+      filename: 'memories/links.md',
+    });
     expect(full.kind === 'not-modified' ? '' : full.html).toContain('notes/n.md');
+  });
+
+  it('search finds only files under the folders, by words and the account-wide search alike', async () => {
+    const { store, agent, projectId, admin } = await scene();
+    const found = async (principal: Principal, o: { projectId?: string }) =>
+      (await store.files.search({ principal, ...o, body: { query: 'see' } })).results.map(
+        (hit) => hit.file.filename,
+      );
+    expect((await found(agent, { projectId })).sort()).toEqual(['memories/a.md', 'memories/deep/b.md']);
+    expect((await found(agent, {})).sort()).toEqual(['memories/a.md', 'memories/deep/b.md']);
+    expect(await found(admin.principal, { projectId })).toHaveLength(5);
+  });
+
+  it('the change feed shows the events of files under the folders and of the project, nothing else', async () => {
+    const { store, agent, admin, projectId } = await scene();
+    await store.files.move({
+      principal: admin.principal,
+      projectId,
+      filename: 'notes/n.md',
+      body: { to: 'memories/moved-in.md' },
+    });
+    const all = await store.changes.list({ principal: admin.principal, params: { limit: '100' } });
+    const seen = await store.changes.list({ principal: agent, params: { limit: '100' } });
+    expect(all.changes.length).toBeGreaterThan(seen.changes.length);
+    expect(seen.nextSince).toBe(all.nextSince);
+    for (const event of seen.changes) {
+      if (event.filename !== null) expect(event.filename.startsWith('memories/'), event.filename).toBe(true);
+      else expect(event.type.startsWith('project.')).toBe(true);
+    }
+    const moved = seen.changes.find((event) => event.type === 'file.moved');
+    expect(moved).toMatchObject({ filename: 'memories/moved-in.md', from: null });
+    // A page of 2 read events shows fewer when they are outside, and says it was full.
+    const page = await store.changes.list({ principal: agent, params: { limit: '2' } });
+    expect(page.full).toBe(true);
+    expect(page.changes.length).toBeLessThanOrEqual(2);
   });
 
   it('exports only what the key reaches', async () => {
@@ -238,9 +277,7 @@ describe('keys confined to folders (extensions §14)', () => {
   it('refuses (403) what does not keep to folders yet, and what spans the whole project', async () => {
     const { store, agent, projectId } = await scene();
     const refused = [
-      () => store.files.search({ principal: agent, projectId, body: { query: 'memories' } }),
       () => store.trash.list({ principal: agent, projectId }),
-      () => store.changes.list({ principal: agent }),
       () => store.links.broken({ principal: agent, projectId }),
       () => store.drafts.list({ principal: agent, projectId }),
       () => store.shares.list({ principal: agent, projectId }),

@@ -167,10 +167,13 @@ async function heldRead(
   const deadline = Date.now() + o.request.waitSeconds * 1000;
   const hold = holdRequest(held, o.res, o.principal);
   const waiter = new AccountWaiter(deps.changes?.notifier, o.principal.accountId);
+  // A page may show none of the events it read (a key confined to folders, extensions §14): the next
+  // read starts past them all the same.
+  let request = o.request;
   try {
     for (;;) {
       const readAt = held.keyChecks.now();
-      const page = await deps.store.changes.read({ principal: o.principal, request: o.request });
+      const page = await deps.store.changes.read({ principal: o.principal, request });
       const ended = hold.ended();
       if (ended) throw keyRefusal(ended);
       if (page.changes.length > 0) {
@@ -179,6 +182,7 @@ async function heldRead(
         return page;
       }
       if (Date.now() >= deadline || hold.signal.aborted) return page;
+      request = { ...request, since: page.nextSince };
       await waiter.next(Math.min(deadline - Date.now(), CHANGES_LIMITS.safetyPollMs), hold.signal);
     }
   } finally {
@@ -225,9 +229,10 @@ async function streamChanges(
         if ((await deliverable(held, principal, readAt)) !== 'valid') break;
         res.write(page.changes.map(sseEvent).join(''));
         lastWrite = Date.now();
-        request = { ...request, since: page.nextSince };
       }
-      if (page.changes.length < request.limit) {
+      // Past every event read, shown or not (a key confined to folders sees fewer, extensions §14).
+      request = { ...request, since: page.nextSince };
+      if (!page.full) {
         const untilHeartbeat = lastWrite + heartbeatMs - Date.now();
         await waiter.next(Math.min(untilHeartbeat, CHANGES_LIMITS.safetyPollMs), hold.signal);
         if (hold.signal.aborted) break;

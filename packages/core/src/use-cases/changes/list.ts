@@ -1,7 +1,7 @@
 import { CHANGES_LIMITS } from '../../defaults/changes.js';
 import { ChangesExpiredError, InvalidInputError, type ValidationIssue } from '../../errors.js';
 import type { ChangeEventRecord } from '../../model/changes.js';
-import { assertReachable, inKeyScope } from '../access.js';
+import { assertReachable, inKeyScope, inPathScope } from '../access.js';
 import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
 
@@ -19,8 +19,13 @@ export interface ChangesRequest {
 
 export interface ChangesPage {
   readonly changes: ChangeEventRecord[];
-  /** The `seq` to ask after next: the last event's, or `since` when there is none. */
+  /** The `seq` to ask after next: the last event read's (shown or not), or `since` when there is none. */
   readonly nextSince: number;
+  /**
+   * Whether the read filled its `limit` (more may follow at once), whatever it shows: a key confined to
+   * folders (extensions §14) is shown only some of the events read.
+   */
+  readonly full: boolean;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -103,7 +108,26 @@ export async function readChanges(
   // Read after the page: an event pruned between the two reads is then seen as pruned, never skipped.
   const head = await ctx.records.findChangeFeedHead({ accountId: principal.accountId });
   if (head.prunedThrough > request.since) throw new ChangesExpiredError();
-  return { changes, nextSince: changes.at(-1)?.seq ?? request.since };
+  // The position moves past every event read, shown or not, so a folder key's next read goes on.
+  return {
+    changes: visibleChanges(principal, changes),
+    nextSince: changes.at(-1)?.seq ?? request.since,
+    full: changes.length >= request.limit,
+  };
+}
+
+/**
+ * The events a key sees (extensions §14): for a key confined to folders, those of files and attachments
+ * inside them (a move from outside shows no old name) and of its projects themselves; drafts span the
+ * project and are not shown. A page may thus hold fewer events than `limit`, never more.
+ */
+function visibleChanges(principal: Principal, changes: readonly ChangeEventRecord[]): ChangeEventRecord[] {
+  if (principal.pathPrefixes === null) return [...changes];
+  return changes.flatMap((event) => {
+    if (event.filename === null) return event.type.startsWith('project.') ? [event] : [];
+    if (!inPathScope(principal, event.filename)) return [];
+    return event.from !== null && !inPathScope(principal, event.from) ? [{ ...event, from: null }] : [event];
+  });
 }
 
 /** `GET /api/changes` without waiting (and the MCP tool): check, then one read. */

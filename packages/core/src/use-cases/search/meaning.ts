@@ -45,6 +45,8 @@ export interface MeaningInput {
   readonly pushdown: readonly PushdownCondition[];
   readonly narrowing: readonly JsonNarrowing[];
   readonly residual: Filter | null;
+  /** The files the key reaches (extensions §14): the others pass no filter. */
+  readonly reaches: (filename: string) => boolean;
 }
 
 const byScore = (a: { score: number; file: FileRecord }, b: { score: number; file: FileRecord }) =>
@@ -72,7 +74,7 @@ export async function rankByMeaning(input: MeaningInput): Promise<MeaningRanking
     residual: input.residual,
     rank: false,
     onMatch: (match) => {
-      allowed.set(match.file.id, match.file);
+      if (input.reaches(match.file.filename)) allowed.set(match.file.id, match.file);
       return true;
     },
   });
@@ -107,7 +109,7 @@ export async function rankByMeaning(input: MeaningInput): Promise<MeaningRanking
     residual: input.residual,
     rank: true,
     onMatch: (match) => {
-      textMatches.push(match);
+      if (input.reaches(match.file.filename)) textMatches.push(match);
       return true;
     },
   });

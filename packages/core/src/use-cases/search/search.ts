@@ -10,7 +10,7 @@ import { chunkMarkdown } from '../../semantic/chunks.js';
 import { SEMANTIC_LIMITS } from '../../semantic/limits.js';
 import type { SearchAllRequestInput, SearchRequestInput } from '../../validation/bodies.js';
 import { compareCodePoints } from '../../validation/text.js';
-import { inKeyScope, loadOwnedProject } from '../access.js';
+import { inKeyScope, inPathScope, loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
 import { type BodyOf, deferred } from '../deferred-body.js';
@@ -103,8 +103,11 @@ export async function searchFiles(ctx: MdStoreContext, input: SearchInput): Prom
       ? null
       : positionOf(await decodeCursor(request.cursor, binding, ctx.cursorKey, CURSOR_LOC));
   const plan = planFilter(request.filter);
+  // Extensions §14: to a key confined to folders, the files outside them match nothing (skipped as the
+  // scan meets them, within the scan's bounds).
+  const reaches = (filename: string) => inPathScope(input.principal, filename);
   if (request.mode !== 'text')
-    return searchByMeaning(ctx, request, projects, projectIds, plan, binding, after);
+    return searchByMeaning(ctx, request, projects, projectIds, plan, binding, after, reaches);
   const relevance = request.sort === 'relevance';
   // Relevance ranks every match (a few numbers each, at most `searchMaxCount`); the other sorts keep only
   // the page after the cursor, plus one entry to know whether there is more.
@@ -124,6 +127,7 @@ export async function searchFiles(ctx: MdStoreContext, input: SearchInput): Prom
         residual: plan.residual,
         rank: relevance,
         onMatch: (match) => {
+          if (!reaches(match.file.filename)) return true;
           count += 1;
           if (relevance) {
             ranked.push(match);
@@ -176,6 +180,7 @@ async function searchByMeaning(
   plan: ReturnType<typeof planFilter>,
   binding: ReturnType<typeof cursorBinding>,
   after: Position | null,
+  reaches: (filename: string) => boolean,
 ): Promise<SearchAnswer> {
   const ranking = plan.matchesNothing
     ? { hits: [], truncated: false }
@@ -188,6 +193,7 @@ async function searchByMeaning(
         pushdown: plan.pushdown,
         narrowing: plan.narrowing,
         residual: plan.residual,
+        reaches,
       });
   const ordered: Ranked[] = ranking.hits.map((hit) => ({
     match: { file: hit.file, stats: null },
