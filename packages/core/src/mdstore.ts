@@ -229,8 +229,8 @@ export function createMdStore(adapters: MdStoreAdapters) {
     },
     // Extensions §9: the link index of a project.
     links: {
-      broken: notForFolderKeys(ctx, links.listBrokenLinks),
-      orphans: notForFolderKeys(ctx, links.listOrphans),
+      broken: bind(ctx, links.listBrokenLinks),
+      orphans: bind(ctx, links.listOrphans),
     },
     // Extensions §7: the account's change feed (the server holds long polls and streams over `read`).
     changes: {

@@ -224,6 +224,23 @@ describe('keys confined to folders (extensions §14)', () => {
     expect(page.changes.length).toBeLessThanOrEqual(2);
   });
 
+  it('the link reports hold only the files under the folders', async () => {
+    const { store, agent, projectId, put, admin } = await scene();
+    await put(admin.principal, 'notes/broken.md', '[[nowhere]]\n');
+    await put(admin.principal, 'memories/broken.md', '[[nowhere either]]\n');
+    await put(admin.principal, 'notes/lonely.md', '# alone\n');
+    const broken = await store.links.broken({ principal: agent, projectId });
+    expect(broken.links.map((link) => link.source)).toEqual(['memories/broken.md']);
+    const all = await store.links.broken({ principal: admin.principal, projectId });
+    expect(all.links.map((link) => link.source)).toContain('notes/broken.md');
+    const orphans = await store.links.orphans({ principal: agent, projectId });
+    expect(orphans.orphans.every((name) => name.startsWith('memories/'))).toBe(true);
+    expect(orphans.orphans).toContain('memories/broken.md');
+    expect((await store.links.orphans({ principal: admin.principal, projectId })).orphans).toContain(
+      'notes/lonely.md',
+    );
+  });
+
   it('exports only what the key reaches', async () => {
     const { store, agent, projectId } = await scene();
     const exported = await store.projects.export({ principal: agent, projectId });
@@ -278,7 +295,6 @@ describe('keys confined to folders (extensions §14)', () => {
     const { store, agent, projectId } = await scene();
     const refused = [
       () => store.trash.list({ principal: agent, projectId }),
-      () => store.links.broken({ principal: agent, projectId }),
       () => store.drafts.list({ principal: agent, projectId }),
       () => store.shares.list({ principal: agent, projectId }),
       () => store.projects.update({ principal: agent, projectId, body: { description: 'x' } }),

@@ -326,7 +326,8 @@ const pageLimit = (raw: string | undefined) =>
  * `GET /api/projects/{id}/links/broken` (extensions §9): links that resolve to no file (`missing`),
  * to several (`ambiguous`), or to a file without the heading of their anchor (`anchor`), in source
  * then line order. A page reads at most `LINK_LIMITS.scanPerPage` links, so it may hold fewer than
- * `limit` with a `next_cursor`; the list ends when `next_cursor` is null.
+ * `limit` with a `next_cursor`; the list ends when `next_cursor` is null. A key confined to folders
+ * (extensions §14) sees the links of the files inside them (read past, not shown, for the others).
  */
 export async function listBrokenLinks(
   ctx: MdStoreContext,
@@ -355,6 +356,7 @@ export async function listBrokenLinks(
     for (const { source, link, resolved } of batch) {
       after = { source, seq: link.seq };
       scanned += 1;
+      if (!inPathScope(input.principal, source)) continue;
       const resolution = resolved ? null : index.resolve(link, source);
       if (resolution?.broken) {
         const target = brokenTarget(link, resolution);
@@ -380,7 +382,8 @@ const brokenTarget = (link: LinkRecord, resolution: Resolution): string | null =
 
 /**
  * `GET /api/projects/{id}/links/orphans` (extensions §9): files no other file links to, in filename
- * order, paged like the broken links (at most `LINK_LIMITS.scanPerPage` files read per page).
+ * order, paged like the broken links (at most `LINK_LIMITS.scanPerPage` files read per page). To a key
+ * confined to folders (extensions §14), the files and links outside them are not there.
  */
 export async function listOrphans(
   ctx: MdStoreContext,
@@ -412,13 +415,14 @@ export async function listOrphans(
     const index = await resolver(ctx.records, project.id, candidates);
     const linked = new Set<string>();
     for (const { sourceId, source, link } of candidates) {
+      if (!inPathScope(input.principal, source)) continue;
       const target = index.resolve(link, source).target;
       if (target && target.fileId !== sourceId) linked.add(target.fileId);
     }
     for (const file of files) {
       after = file.filename;
       scanned += 1;
-      if (!linked.has(file.id)) orphans.push(file.filename);
+      if (!linked.has(file.id) && inPathScope(input.principal, file.filename)) orphans.push(file.filename);
       if (orphans.length === limit) break;
     }
     const more = files.length === LINK_LIMITS.batch || orphans.length === limit;
