@@ -33,6 +33,10 @@ describe('parseCommand', () => {
       account: 'acme',
     });
     expect(parseCommand(['keys', 'revoke', 'k1'])).toEqual({ kind: 'keys revoke', keyId: 'k1' });
+    // Extensions §14: folders, repeatable or comma-separated, like projects.
+    expect(
+      parseCommand(['keys', 'create', 'acme', '--folder', 'memories/', '--folder', 'notes,drafts/']),
+    ).toEqual({ kind: 'keys create', account: 'acme', pathPrefixes: ['memories/', 'notes', 'drafts/'] });
   });
 
   it('reads the backup commands (extensions §16)', () => {
