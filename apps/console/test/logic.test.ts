@@ -5,6 +5,7 @@ import { decodePart, href, parseRoute } from '../src/route';
 import { draftActions, hunkPlace } from '../src/screens/drafts';
 import { copyName } from '../src/screens/edit';
 import { headingsOf, linkedFile } from '../src/screens/file';
+import { authorOf, changeOf } from '../src/screens/history';
 import { highlightParts } from '../src/screens/search';
 import { droppedFiles } from '../src/upload';
 
@@ -255,5 +256,18 @@ describe('dropped folders', () => {
       files: [{ name: 'x.md', webkitRelativePath: '' }],
     };
     expect((await droppedFiles(data as unknown as DataTransfer)).map((f) => f.path)).toEqual(['x.md']);
+  });
+});
+
+describe('history: who wrote each revision (extensions §14)', () => {
+  it('names the signed-in key "you", another by its short id, and says unknown without one', () => {
+    const me = { id: 'aaaaaaaa-1111-4111-8111-111111111111' };
+    expect(authorOf(me, me.id)).toBe('you');
+    expect(authorOf(me, 'bbbbbbbb-2222-4222-8222-222222222222')).toBe('key bbbbbbbb');
+    expect(authorOf(me, null)).toBe('unknown');
+    expect(changeOf({ change: 'content', message: 'move notes/a.md: rewrite links' })).toBe(
+      'content (move notes/a.md: rewrite links)',
+    );
+    expect(changeOf({ change: 'edit', message: null })).toBe('edit');
   });
 });

@@ -193,6 +193,7 @@ export const revisionListJson = (list: RevisionList): v.InferOutput<typeof Revis
     created_date: isoDate(revision.createdAt),
     changeset_id: revision.changesetId,
     message: revision.message,
+    key_id: revision.keyId,
   })),
   next_cursor: list.nextCursor,
 });

@@ -241,6 +241,30 @@ describe('keys confined to folders (extensions §14)', () => {
     );
   });
 
+  it('each revision names the key that wrote it, the agent’s memory commands included', async () => {
+    const { store, agent, projectId, admin } = await scene();
+    await store.memory.run({
+      principal: agent,
+      projectId,
+      body: { command: 'str_replace', path: '/memories/a.md', old_str: 'See', new_str: 'Saw' },
+    });
+    await store.changesets.apply({
+      principal: admin.principal,
+      projectId,
+      operations: [{ op: 'put', filename: 'memories/a.md', content: '# by the admin\n' }],
+    });
+    const history = await store.files.listRevisions({
+      principal: admin.principal,
+      projectId,
+      filename: 'memories/a.md',
+    });
+    expect(history.revisions.map((revision) => [revision.revision, revision.keyId])).toEqual([
+      [3, admin.principal.keyId],
+      [2, agent.keyId],
+      [1, admin.principal.keyId],
+    ]);
+  });
+
   it('exports only what the key reaches', async () => {
     const { store, agent, projectId } = await scene();
     const exported = await store.projects.export({ principal: agent, projectId });

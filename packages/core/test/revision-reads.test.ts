@@ -37,6 +37,7 @@ describe('listing revisions', () => {
           change: 'move',
           changesetId: null,
           message: null,
+          keyId: at.principal.keyId,
           createdAt: t0 + 3000,
         },
         {
@@ -48,6 +49,7 @@ describe('listing revisions', () => {
           change: 'content',
           changesetId: null,
           message: null,
+          keyId: at.principal.keyId,
           createdAt: t0 + 2000,
         },
         {
@@ -59,6 +61,7 @@ describe('listing revisions', () => {
           change: 'metadata',
           changesetId: null,
           message: null,
+          keyId: at.principal.keyId,
           createdAt: t0 + 1000,
         },
         {
@@ -70,6 +73,7 @@ describe('listing revisions', () => {
           change: 'created',
           changesetId: null,
           message: null,
+          keyId: at.principal.keyId,
           createdAt: t0,
         },
       ],

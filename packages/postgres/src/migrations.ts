@@ -503,6 +503,12 @@ export const MIGRATIONS: readonly Migration[] = [
     // Extensions §14: the folders a key reaches (NULL: every file of its projects).
     sql: 'ALTER TABLE api_keys ADD COLUMN path_prefixes_json TEXT;',
   },
+  {
+    version: 19,
+    name: 'the key of each revision',
+    // Extensions §14: the key that wrote each revision (NULL before this version, or without a key).
+    sql: 'ALTER TABLE file_revisions ADD COLUMN key_id TEXT;',
+  },
 ];
 
 /**

@@ -161,6 +161,7 @@ export const REVISIONS = defineTable<RevisionRecord>(
     changesetId: ['changeset_id', 'text'],
     message: ['message', 'text'],
     filename: ['filename', 'text'],
+    keyId: ['key_id', 'text'],
   },
   { key: ['fileId', 'revision'] },
 );

@@ -523,6 +523,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'folder scopes of keys',
     sql: 'ALTER TABLE api_keys ADD COLUMN path_prefixes_json TEXT;',
   },
+  // Extensions §14: the key that wrote each revision (NULL before this version, or without a key).
+  {
+    version: 18,
+    description: 'the key of each revision',
+    sql: 'ALTER TABLE file_revisions ADD COLUMN key_id TEXT;',
+  },
 ];
 
 /** The schema version this code writes and expects (SQLite's `user_version`). */

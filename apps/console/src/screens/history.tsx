@@ -10,7 +10,23 @@ interface Revision {
   size_bytes: number;
   change: string;
   created_date: string;
+  /** Extensions §9: the changeset that wrote it, and its message (a move's link rewrite says so). */
+  changeset_id?: string | null;
+  message?: string | null;
+  /** Extensions §14: the key whose request wrote it (null without a key, or before keys were recorded). */
+  key_id?: string | null;
 }
+
+/**
+ * Who wrote a revision, as the console can say it: "you" for the signed-in key, else the key's id
+ * (shortened: a key that is not admin cannot look up other keys' names), or "unknown".
+ */
+export const authorOf = (me: Pick<Me, 'id'>, keyId: string | null | undefined): string =>
+  keyId === null || keyId === undefined ? 'unknown' : keyId === me.id ? 'you' : `key ${keyId.slice(0, 8)}`;
+
+/** What a revision's change is, with a changeset's message when it has one. */
+export const changeOf = (revision: Pick<Revision, 'change' | 'message'>): string =>
+  revision.message ? `${revision.change} (${revision.message})` : revision.change;
 
 /** A file's revisions, the diff between any two, and restore (extensions §5). */
 export function HistoryPanel(props: {
@@ -73,6 +89,7 @@ export function HistoryPanel(props: {
           <tr>
             <th scope="col">Revision</th>
             <th scope="col">Change</th>
+            <th scope="col">By</th>
             <th scope="col">Size</th>
             <th scope="col">Date</th>
             {can(me, 'write') && <th scope="col">Action</th>}
@@ -82,7 +99,8 @@ export function HistoryPanel(props: {
           {revisions.map((r) => (
             <tr key={r.revision}>
               <td>{r.revision}</td>
-              <td>{r.change}</td>
+              <td>{changeOf(r)}</td>
+              <td title={r.key_id ?? undefined}>{authorOf(me, r.key_id)}</td>
               <td>{formatBytes(r.size_bytes)}</td>
               <td>{new Date(r.created_date).toLocaleString()}</td>
               {can(me, 'write') && (

@@ -304,6 +304,9 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
     await page.goto(`${server.url}/#/p/${server.projectId}/f/notes.md`);
     await main().getByRole('button', { name: 'History' }).click();
     await main().getByRole('button', { name: 'Restore revision 1' }).waitFor();
+    // Extensions §14: who wrote each revision; this session's key wrote them all.
+    expect(await main().getByRole('columnheader', { name: 'By' }).count()).toBe(1);
+    expect(await main().getByRole('cell', { name: 'you', exact: true }).count()).toBeGreaterThan(1);
     await main().getByLabel('From revision').selectOption('1');
     await main().getByLabel('To revision').selectOption('2');
     await main().getByRole('button', { name: 'Show diff' }).click();

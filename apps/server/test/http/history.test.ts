@@ -193,6 +193,8 @@ describe('GET …/revisions', () => {
       // Written by a single upload, not by a changeset (extensions §9).
       changeset_id: null,
       message: null,
+      // Extensions §14: the key whose request wrote it (the account's first key here).
+      key_id: ((await (await h.fetch('/api/keys/current', { key: apiKey })).json()) as { id: string }).id,
     });
     expect(content).toMatchObject({ etag: second.etag, metadata: { v: 1 }, sha256: sha256Hex('v2\n') });
     expect(meta).toMatchObject({ etag: third.etag, metadata: { v: 3 }, sha256: sha256Hex('v2\n') });

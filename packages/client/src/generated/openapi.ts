@@ -1315,6 +1315,8 @@ export interface components {
             changeset_id: string | null;
             /** @description The changeset's message, if any. */
             message: string | null;
+            /** @description The API key whose request wrote this revision (extensions §14); null for a write without a key (in process) or one recorded before keys were (migration 18/19). */
+            key_id: string | null;
         };
         RevisionList: {
             revisions: components["schemas"]["Revision"][];

@@ -276,6 +276,12 @@ export interface RevisionRecord extends ContentLocation {
    * a revision written before the stores recorded it (SQLite/Postgres migration 15).
    */
   readonly filename: string | null;
+  /**
+   * The API key whose request wrote this revision (extensions §14: who wrote each change of an agent's
+   * memory); null for an in-process write without a key, or a revision written before the stores
+   * recorded it (SQLite migration 18, Postgres 19).
+   */
+  readonly keyId: string | null;
 }
 
 /**

@@ -127,6 +127,7 @@ export function aRevision(file: FileRecord, overrides: Partial<RevisionRecord> =
     changesetId: null,
     message: null,
     filename: file.filename,
+    keyId: null,
     ...overrides,
   };
 }

@@ -246,6 +246,12 @@ export const Revision = v.object({
     v.description('The changeset that wrote this revision (extensions §9), null for a single write.'),
   ),
   message: v.pipe(v.nullable(v.string()), v.description("The changeset's message, if any.")),
+  key_id: v.pipe(
+    v.nullable(v.string()),
+    v.description(
+      'The API key whose request wrote this revision (extensions §14); null for a write without a key (in process) or one recorded before keys were (migration 18/19).',
+    ),
+  ),
 });
 
 export const RevisionList = v.object({

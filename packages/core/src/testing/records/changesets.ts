@@ -5,14 +5,19 @@ import { type SuiteContext, seedFile } from './support.js';
 /** Changesets (extensions §9): a revision keeps the changeset that wrote it and its message. */
 export function changesetsSuite({ test }: SuiteContext): void {
   describe('revisions of changesets', () => {
-    test('keeps the changeset id and message of a revision, and null for a single write', async ({
+    test('keeps the changeset id, message and key of a revision, and null for a single write', async ({
       repository,
     }) => {
       const file = await seedFile(repository);
       const single = aRevision({ ...file, revision: 2, updatedAt: BASE_TIME + 2 });
       const inChangeset = aRevision(
         { ...file, revision: 3, updatedAt: BASE_TIME + 3 },
-        { changesetId: 'b9a4c7f2-0d55-4c3e-9d0f-1c2b3a4d5e6f', message: 'Restructure: ünïcode "quoted"' },
+        {
+          changesetId: 'b9a4c7f2-0d55-4c3e-9d0f-1c2b3a4d5e6f',
+          message: 'Restructure: ünïcode "quoted"',
+          // Extensions §14: the key that wrote it.
+          keyId: '5d1e9a3c-7b2f-4e8a-9c0d-112233445566',
+        },
       );
       await repository.withTransaction(async (tx) => {
         await tx.insertRevision({ revision: single });

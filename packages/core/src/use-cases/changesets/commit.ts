@@ -352,6 +352,7 @@ async function applyPlan(
       kind: file!.kind,
       at,
       changeset,
+      author: o.principal.keyId,
     });
     keep(step, file!);
   }
@@ -363,6 +364,7 @@ async function applyPlan(
       stored: (await o.stored(file))!,
       metadataJson: file.metadataJson,
       at,
+      author: o.principal.keyId,
       changeset,
     });
     keep(step, file);

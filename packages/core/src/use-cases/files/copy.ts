@@ -105,7 +105,13 @@ async function commitCopy(
         };
         await tx.insertFile({ file });
         await indexFileWrite(ctx, tx, { file, contentText: stored.searchText, links: stored.links });
-        const recorded = await recordRevision(ctx, tx, { project: locked, file, change: 'copy', before: [] });
+        const recorded = await recordRevision(ctx, tx, {
+          project: locked,
+          file,
+          change: 'copy',
+          before: [],
+          author: input.principal.keyId,
+        });
         const change = { files: 1, bytes: file.sizeBytes, historyBytes: recorded.historyDelta };
         await tx.updateProject({ project: withCounterChange(ctx, locked, change, at) });
         return { result: toFileView(file, locked, ctx.blobs.scheme), doomed: recorded.doomed };

@@ -289,7 +289,13 @@ function commitEdit(
       const current = await findFileOr404(tx, locked.id, input.filename);
       checkWriteConditions(locked, current, input.conditions, input.base ? { requireIfMatch: false } : {});
       if (current.id !== read.id || current.revision !== read.revision) throw new StaleRevision(current);
-      return commitContentVersion(ctx, tx, { project: locked, current, stored, change: 'edit' });
+      return commitContentVersion(ctx, tx, {
+        project: locked,
+        current,
+        stored,
+        change: 'edit',
+        author: input.principal.keyId,
+      });
     },
   );
 }

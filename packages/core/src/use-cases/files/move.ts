@@ -128,6 +128,7 @@ async function commitMove(
         change: { filename: to },
         kind: 'move',
         at,
+        author: input.principal.keyId,
       });
       // Counters unchanged but for the history a pruning frees.
       await tx.updateProject({ project: withCounterChange(ctx, locked, step.counters, at) });

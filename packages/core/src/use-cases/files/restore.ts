@@ -74,6 +74,7 @@ export async function restoreRevision(ctx: MdStoreContext, input: RestoreRevisio
       file: updated,
       change: 'restore',
       before,
+      author: input.principal.keyId,
     });
     const change = { bytes: updated.sizeBytes - current.sizeBytes, historyBytes: recorded.historyDelta };
     await tx.updateProject({ project: withCounterChange(ctx, locked, change, at) });

@@ -33,6 +33,8 @@ export interface RevisionView {
   /** The changeset that wrote the revision and its message (extensions §9); null for a single write. */
   readonly changesetId: string | null;
   readonly message: string | null;
+  /** The key whose request wrote it (extensions §14); null without a key, or before it was recorded. */
+  readonly keyId: string | null;
 }
 
 export interface RevisionList {
@@ -51,6 +53,7 @@ export const toRevisionView = (record: RevisionRecord): RevisionView => ({
   createdAt: record.createdAt,
   changesetId: record.changesetId,
   message: record.message,
+  keyId: record.keyId,
 });
 
 /** The file as it was at `revision`: its content, metadata, digest, tag and date of then. */

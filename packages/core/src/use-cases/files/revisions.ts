@@ -166,6 +166,8 @@ export async function recordRevision(
     event?: FileEventOptions;
     /** The changeset the revision is written by (extensions §9); its event carries the id too. */
     changeset?: { readonly id: string; readonly message: string | null };
+    /** The key whose request writes it (`Principal.keyId`), null without one. */
+    author: string | null;
   },
 ): Promise<RecordedRevision> {
   const { file } = o;
@@ -183,6 +185,7 @@ export async function recordRevision(
     changesetId: o.changeset?.id ?? null,
     message: o.changeset?.message ?? null,
     filename: file.filename,
+    keyId: o.author,
   };
   await tx.insertRevision({ revision });
   const plan = planRevision(o.before, revision, retentionOf(o.project, revision.createdAt));

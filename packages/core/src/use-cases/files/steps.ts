@@ -57,6 +57,8 @@ export async function createFileStep(
     metadataJson: string | null;
     at: number;
     changeset?: ChangesetTag;
+    /** The key whose request writes it, null without one (the revision's `keyId`). */
+    author: string | null;
   },
 ): Promise<StepResult> {
   const { stored, at } = o;
@@ -82,6 +84,7 @@ export async function createFileStep(
     change: 'created',
     before: [],
     changeset: o.changeset,
+    author: o.author,
   });
   return {
     file,
@@ -112,6 +115,8 @@ export async function reviseFileStep(
     kind: RevisionChange;
     at: number;
     changeset?: ChangesetTag;
+    /** The key whose request writes it, null without one (the revision's `keyId`). */
+    author: string | null;
     /** What the event says beyond the revision (a trash restore's type); a rename implies `file.moved`. */
     event?: FileEventOptions;
   },
@@ -151,6 +156,7 @@ export async function reviseFileStep(
     change: o.kind,
     before,
     changeset: o.changeset,
+    author: o.author,
     event: renamed ? { type: 'file.moved', from: current.filename, ...o.event } : o.event,
   });
   return {

@@ -65,7 +65,13 @@ export async function updateFileContent(
       const locked = await lockActiveProject(tx, input.principal, project.id);
       const current = await findFileOr404(tx, locked.id, input.filename);
       checkWriteConditions(locked, current, conditions);
-      return commitContentVersion(ctx, tx, { project: locked, current, stored, change: 'content' });
+      return commitContentVersion(ctx, tx, {
+        project: locked,
+        current,
+        stored,
+        change: 'content',
+        author: input.principal.keyId,
+      });
     },
   );
 }
@@ -77,11 +83,24 @@ export async function updateFileContent(
 export async function commitContentVersion(
   ctx: MdStoreContext,
   tx: RecordsTransaction,
-  o: { project: ProjectRecord; current: FileRecord; stored: StoredContent; change: 'content' | 'edit' },
+  o: {
+    project: ProjectRecord;
+    current: FileRecord;
+    stored: StoredContent;
+    change: 'content' | 'edit';
+    author: string | null;
+  },
 ): Promise<{ result: FileView; doomed: readonly BlobIntentRecord[] }> {
   const { project, current, stored } = o;
   const at = notBefore(ctx.clock.now(), notBefore(current.updatedAt, project.updatedAt));
-  const step = await reviseFileStep(ctx, tx, { project, current, change: { stored }, kind: o.change, at });
+  const step = await reviseFileStep(ctx, tx, {
+    project,
+    current,
+    change: { stored },
+    kind: o.change,
+    at,
+    author: o.author,
+  });
   await tx.updateProject({ project: withCounterChange(ctx, project, step.counters, at) });
   return { result: toFileView(step.file!, project, ctx.blobs.scheme), doomed: step.doomed };
 }

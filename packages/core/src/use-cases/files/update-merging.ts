@@ -113,7 +113,13 @@ function commitMerged(
       const current = await findFileOr404(tx, locked.id, input.filename);
       checkWriteConditions(locked, current, input.conditions, { requireIfMatch: false });
       if (current.id !== read.id || current.revision !== read.revision) throw new StaleRevision(current);
-      return commitContentVersion(ctx, tx, { project: locked, current, stored, change: 'content' });
+      return commitContentVersion(ctx, tx, {
+        project: locked,
+        current,
+        stored,
+        change: 'content',
+        author: input.principal.keyId,
+      });
     },
   );
 }

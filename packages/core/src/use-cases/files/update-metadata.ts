@@ -54,6 +54,7 @@ export async function updateFileMetadata(
       file: updated,
       change: 'metadata',
       before,
+      author: input.principal.keyId,
     });
     if (recorded.historyDelta !== 0) {
       const change = { historyBytes: recorded.historyDelta };

@@ -108,6 +108,7 @@ export async function uploadFile(ctx: MdStoreContext, input: UploadFileInput): P
           stored,
           metadataJson: metadata === null ? null : JSON.stringify(metadata),
           at,
+          author: input.principal.keyId,
         });
         await tx.updateProject({ project: withCounterChange(ctx, locked, step.counters, at) });
         const file = step.file!;

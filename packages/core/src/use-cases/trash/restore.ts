@@ -73,6 +73,7 @@ export async function restoreTrashItem(
       file,
       change: 'restore',
       before,
+      author: input.principal.keyId,
       event: { type: 'file.restored' },
     });
     const change = {
