@@ -87,8 +87,8 @@ const bind = <F extends (ctx: MdStoreContext, ...rest: never[]) => unknown>(ctx:
 
 /**
  * Extensions §14, deny by default: the operations that do not yet keep to a key's folders (they would
- * show or change files outside them: search, the link reports, the feed, the trash, shares, drafts, the
- * audit log) are refused whole to a key confined to folders (`403` "API key does not allow this
+ * show or change files outside them: the trash, shares, drafts, the audit log) are refused whole to a key
+ * confined to folders (`403` "API key does not allow this
  * operation"), before they read anything. Every other operation checks the folders itself (access.ts).
  */
 function notForFolderKeys<A extends { principal: Principal }, R>(
@@ -216,7 +216,8 @@ export function createMdStore(adapters: MdStoreAdapters) {
       // Extensions §3.
       search: bind(ctx, search.searchFiles),
       /** Extensions §15: where the semantic indexer stands for a project. */
-      searchStatus: notForFolderKeys(ctx, semantic.searchStatus),
+      // The project's counts, like its counters: the same for a key confined to folders (extensions §14).
+      searchStatus: bind(ctx, semantic.searchStatus),
       // Extensions §9.
       links: bind(ctx, links.readFileLinks),
     },

@@ -61,7 +61,7 @@ const FOLDER_KEY_ANSWER: Readonly<Record<string, 'file' | 'attachment' | 'refuse
   publishDraft: 'refused',
   searchProject: 'reached',
   searchAll: 'reached',
-  searchStatus: 'refused',
+  searchStatus: 'reached',
   getFileLinks: 'file',
   listBrokenLinks: 'reached',
   listOrphans: 'reached',
