@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { consoleFileHref } from '../../../packages/core/src/markdown/hrefs.ts';
 import { can, type Me } from '../src/api';
 import { decodePart, href, parseRoute } from '../src/route';
+import { keyBody } from '../src/screens/admin';
 import { draftActions, hunkPlace } from '../src/screens/drafts';
 import { copyName } from '../src/screens/edit';
 import { headingsOf, linkedFile } from '../src/screens/file';
@@ -269,5 +270,22 @@ describe('history: who wrote each revision (extensions §14)', () => {
       'content (move notes/a.md: rewrite links)',
     );
     expect(changeOf({ change: 'edit', message: null })).toBe('edit');
+  });
+});
+
+describe('keys: the create form (extensions §8, §14)', () => {
+  it('sends folders and an expiry only when given', () => {
+    expect(keyBody({ name: 'a', role: 'read', folders: '', expires: '' })).toEqual({
+      name: 'a',
+      role: 'read',
+    });
+    expect(
+      keyBody({ name: 'agent', role: 'write', folders: ' memories/ , notes,', expires: '2027-01-31' }),
+    ).toEqual({
+      name: 'agent',
+      role: 'write',
+      path_prefixes: ['memories/', 'notes'],
+      expires_date: '2027-01-31T23:59:59Z',
+    });
   });
 });

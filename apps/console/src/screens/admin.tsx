@@ -8,8 +8,27 @@ interface Key {
   name: string;
   role: string;
   project_ids: string[] | null;
+  /** Extensions §14: the folders the key reaches, null for every file. */
+  path_prefixes?: string[] | null;
   expires_date: string | null;
   last_used_date: string | null;
+}
+
+/**
+ * The body of Create Key from the form: folders as written, comma-separated (none: every file), and
+ * an expiry date (none: never; a date alone expires at the end of that day, UTC).
+ */
+export function keyBody(o: { name: string; role: string; folders: string; expires: string }) {
+  const folders = o.folders
+    .split(',')
+    .map((folder) => folder.trim())
+    .filter((folder) => folder !== '');
+  return {
+    name: o.name,
+    role: o.role,
+    ...(folders.length > 0 && { path_prefixes: folders }),
+    ...(o.expires !== '' && { expires_date: `${o.expires}T23:59:59Z` }),
+  };
 }
 
 interface Webhook {
@@ -37,10 +56,12 @@ function KeysPanel({ me }: { me: Me }) {
     const form = event.currentTarget as HTMLFormElement;
     const name = (form.elements.namedItem('name') as HTMLInputElement).value;
     const role = (form.elements.namedItem('role') as HTMLSelectElement).value;
+    const folders = (form.elements.namedItem('folders') as HTMLInputElement).value;
+    const expires = (form.elements.namedItem('expires') as HTMLInputElement).value;
     try {
       const created = await getJson<{ api_key: string }>('/api/keys', {
         method: 'POST',
-        json: { name, role },
+        json: keyBody({ name, role, folders, expires }),
       });
       setSecret(created.api_key);
       form.reset();
@@ -67,6 +88,7 @@ function KeysPanel({ me }: { me: Me }) {
             <th scope="col">Name</th>
             <th scope="col">Role</th>
             <th scope="col">Projects</th>
+            <th scope="col">Folders</th>
             <th scope="col">Expires</th>
             <th scope="col">Last used</th>
             <th scope="col">Action</th>
@@ -81,6 +103,7 @@ function KeysPanel({ me }: { me: Me }) {
               </td>
               <td>{key.role}</td>
               <td>{key.project_ids === null ? 'all' : key.project_ids.length}</td>
+              <td>{key.path_prefixes ? key.path_prefixes.join(', ') : 'all'}</td>
               <td>{key.expires_date ? new Date(key.expires_date).toLocaleString() : 'never'}</td>
               <td>{key.last_used_date ? new Date(key.last_used_date).toLocaleString() : '–'}</td>
               <td>
@@ -102,6 +125,10 @@ function KeysPanel({ me }: { me: Me }) {
           <option value="write">write</option>
           <option value="admin">admin</option>
         </select>
+        <label for="key-folders">Folders (optional)</label>
+        <input id="key-folders" name="folders" placeholder="memories/, notes/" />
+        <label for="key-expires">Expires (optional)</label>
+        <input id="key-expires" name="expires" type="date" />
         <button type="submit">Create key</button>
       </form>
       {secret && (

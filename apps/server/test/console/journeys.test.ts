@@ -410,12 +410,21 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
     await scan('keys');
     await main().getByLabel('New key name').fill('console-made');
     await main().getByLabel('Role').selectOption('write');
+    // Extensions §14 and §8: a key confined to a folder, expiring.
+    await main().getByLabel('Folders (optional)').fill('memories/');
+    await main().getByLabel('Expires (optional)').fill('2099-12-31');
     await main().getByRole('button', { name: 'Create key' }).click();
     const secret = (await main().locator('code.secret').textContent()) ?? '';
     const made = (await (
       await fetch(`${server.url}/api/keys/current`, { headers: { Authorization: `Bearer ${secret}` } })
     ).json()) as { name: string; role: string };
-    expect(made).toMatchObject({ name: 'console-made', role: 'write' });
+    expect(made).toMatchObject({
+      name: 'console-made',
+      role: 'write',
+      path_prefixes: ['memories/'],
+      expires_date: '2099-12-31T23:59:59.000Z',
+    });
+    await main().getByRole('cell', { name: 'memories/', exact: true }).waitFor();
     await main().getByRole('button', { name: 'Revoke console-made' }).waitFor();
   });
 
