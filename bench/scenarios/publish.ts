@@ -4,8 +4,7 @@
 // merges those 100 three ways (base, current, draft) and writes the rest as they are. The publish's
 // time is the median of `rounds` (target < 2 s); one changeset writing the same 1 000 texts straight
 // is measured beside it, for scale.
-import http from 'node:http';
-import { median } from '../lib/load.js';
+import { httpJson, median } from '../lib/load.js';
 import type { BenchAccount } from '../lib/mdstore.js';
 import { FLAVOURS, type Scenario } from './types.js';
 
@@ -35,40 +34,6 @@ const liveText = (i: number, round: number) =>
     `The live side changed this line in round ${round}.`,
   );
 
-interface Sent {
-  readonly status: number;
-  readonly body: string;
-}
-
-/** A JSON request on a keep-alive agent; resolves with the status and the body. */
-function sendJson(agent: http.Agent, url: string, account: BenchAccount, payload: unknown): Promise<Sent> {
-  const body = Buffer.from(JSON.stringify(payload));
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: {
-          authorization: `Bearer ${account.api_key}`,
-          'content-type': 'application/json',
-          'content-length': String(body.byteLength),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
-        );
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 const puts = (texts: (i: number) => string, count: number) =>
   Array.from({ length: count }, (_, i) => ({ op: 'put', filename: `notes/n-${i}.md`, content: texts(i) }));
 
@@ -84,48 +49,42 @@ const publishScenario: Scenario = {
       const { server, accounts } = await bench.startServer(flavour, ['bench-publish'], { label: 'publish' });
       const [account] = accounts as [BenchAccount];
       const project = `${server.url}/api/projects/${account.default_project_id}`;
-      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      const post = <T>(path: string, payload: unknown, expect: number) =>
+        httpJson<T>({
+          url: `${project}${path}`,
+          method: 'POST',
+          headers: { authorization: `Bearer ${account.api_key}`, 'content-type': 'application/json' },
+          body: JSON.stringify(payload),
+          expect,
+        });
       const publishes: number[] = [];
       const changesets: number[] = [];
       try {
         for (let round = 0; round < rounds; round++) {
           // Every round starts from the same base texts, so each draft's base is the live file.
-          const seeded = await sendJson(agent, `${project}/changesets`, account, {
-            message: `base ${round}`,
-            operations: puts(baseText, FILES),
-          });
-          if (seeded.status !== 200) throw new Error(`seed: ${seeded.status} ${seeded.body.slice(0, 300)}`);
-          const opened = await sendJson(agent, `${project}/drafts`, account, {
-            title: `round ${round}`,
-            operations: puts((i) => draftText(i, round), FILES),
-          });
-          if (opened.status !== 201) throw new Error(`draft: ${opened.status} ${opened.body.slice(0, 300)}`);
-          const draftId = (JSON.parse(opened.body) as { id: string }).id;
-          const diverged = await sendJson(agent, `${project}/changesets`, account, {
-            message: `live edits ${round}`,
-            operations: puts((i) => liveText(i, round), DIVERGED),
-          });
-          if (diverged.status !== 200) throw new Error(`live edits: ${diverged.status}`);
+          await post('/changesets', { message: `base ${round}`, operations: puts(baseText, FILES) }, 200);
+          const draftOps = puts((i) => draftText(i, round), FILES);
+          const draft = await post<{ id: string }>(
+            '/drafts',
+            { title: `round ${round}`, operations: draftOps },
+            201,
+          );
+          const liveOps = puts((i) => liveText(i, round), DIVERGED);
+          await post('/changesets', { message: `live edits ${round}`, operations: liveOps }, 200);
 
           const started = performance.now();
-          const published = await sendJson(agent, `${project}/drafts/${draftId}/publish`, account, {});
+          const published = await post<{ merged?: unknown[] }>(`/drafts/${draft.id}/publish`, {}, 200);
           publishes.push(performance.now() - started);
-          if (published.status !== 200)
-            throw new Error(`publish: ${published.status} ${published.body.slice(0, 300)}`);
-          const merged = (JSON.parse(published.body) as { merged?: unknown[] }).merged ?? [];
+          const merged = published.merged ?? [];
           if (merged.length !== DIVERGED)
             throw new Error(`publish merged ${merged.length} files, not ${DIVERGED}`);
 
           const straight = performance.now();
-          const direct = await sendJson(agent, `${project}/changesets`, account, {
-            message: `straight ${round}`,
-            operations: puts((i) => draftText(i, round + 1000), FILES),
-          });
+          const directOps = puts((i) => draftText(i, round + 1000), FILES);
+          await post('/changesets', { message: `straight ${round}`, operations: directOps }, 200);
           changesets.push(performance.now() - straight);
-          if (direct.status !== 200) throw new Error(`changeset: ${direct.status}`);
         }
       } finally {
-        agent.destroy();
         await server.stop();
       }
       const [publish, changeset] = [median(publishes), median(changesets)];

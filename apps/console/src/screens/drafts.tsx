@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { can, getJson, type Me, request } from '../api';
 import { DiffView, ScrollPre } from '../diff';
 import { useLiveVersion } from '../live';
+import { Pager } from '../pager';
 import { href } from '../route';
 import { useLoad } from '../use-load';
 import { errorText } from './file';
@@ -168,18 +169,7 @@ export function DraftsScreen({ me, projectId }: { me: Me; projectId: string }) {
       <p class="muted" aria-live="polite">
         {data ? `page ${page}` : 'Loading…'}
       </p>
-      <div class="pager">
-        <button type="button" disabled={page === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-          Previous page
-        </button>
-        <button
-          type="button"
-          disabled={!data?.next_cursor}
-          onClick={() => data?.next_cursor && setCursors([...cursors, data.next_cursor])}
-        >
-          Next page
-        </button>
-      </div>
+      <Pager cursors={cursors} next={data?.next_cursor} setCursors={setCursors} />
     </section>
   );
 }

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { type FileObject, getJson, type Me } from '../api';
 import { useLiveVersion } from '../live';
+import { Pager } from '../pager';
 import { href, type Route } from '../route';
 import { useLoad } from '../use-load';
 
@@ -156,18 +157,7 @@ export function FolderNav({ projectId, route }: { projectId: string; route: Rout
       <p class="muted" aria-live="polite">
         {data ? `${data.total} entries · page ${page}` : 'Loading…'}
       </p>
-      <div class="pager">
-        <button type="button" disabled={page === 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-          Previous page
-        </button>
-        <button
-          type="button"
-          disabled={!data?.next}
-          onClick={() => data?.next && setCursors([...cursors, data.next])}
-        >
-          Next page
-        </button>
-      </div>
+      <Pager cursors={cursors} next={data?.next} setCursors={setCursors} />
     </nav>
   );
 }

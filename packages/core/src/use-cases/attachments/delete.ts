@@ -1,12 +1,15 @@
-import { AttachmentNotFoundError } from '../../errors.js';
 import type { BlobIntentRecord } from '../../model/records.js';
-import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import { doomResource, removeDoomed } from '../blob-intents.js';
 import type { MdStoreContext } from '../context.js';
 import { conditionsOf, type RequestConditions } from '../files/conditions.js';
 import { lockActiveProject, withCounterChange } from '../files/shared.js';
-import { checkAttachmentWrite, emitAttachmentEvent, findAttachmentOr404 } from './shared.js';
+import {
+  checkAttachmentWrite,
+  emitAttachmentEvent,
+  findAttachmentOr404,
+  loadAttachmentProject,
+} from './shared.js';
 
 export interface DeleteAttachmentInput {
   readonly principal: Principal;
@@ -21,13 +24,7 @@ export interface DeleteAttachmentInput {
  * removed after the commit. Attachments do not go to the trash yet (docs/api.md): the delete is final.
  */
 export async function deleteAttachment(ctx: MdStoreContext, input: DeleteAttachmentInput): Promise<void> {
-  const project = await loadOwnedProject(
-    ctx.records,
-    input.principal,
-    input.projectId,
-    input.path,
-    (path) => new AttachmentNotFoundError(path),
-  );
+  const project = await loadAttachmentProject(ctx.records, input);
   const conditions = conditionsOf(input.conditions);
   const doomed = await ctx.records.withTransaction(async (tx) => {
     const locked = await lockActiveProject(tx, input.principal, project.id);

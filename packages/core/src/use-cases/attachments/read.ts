@@ -2,7 +2,6 @@ import { ifRangeHolds, parseRange } from '../../conditional/index.js';
 import { AttachmentNotFoundError, isMdStoreError, RangeNotSatisfiableError } from '../../errors.js';
 import type { AttachmentRecord } from '../../model/records.js';
 import type { ByteStream } from '../../ports/blobs.js';
-import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
 import { conditionsOf, type RequestConditions } from '../files/conditions.js';
@@ -12,6 +11,7 @@ import {
   attachmentEtag,
   checkAttachmentRead,
   findAttachmentOr404,
+  loadAttachmentProject,
   toAttachmentView,
 } from './shared.js';
 
@@ -57,13 +57,7 @@ export async function readAttachment(
   ctx: MdStoreContext,
   input: ReadAttachmentInput,
 ): Promise<AttachmentDownload> {
-  const project = await loadOwnedProject(
-    ctx.records,
-    input.principal,
-    input.projectId,
-    input.path,
-    (path) => new AttachmentNotFoundError(path),
-  );
+  const project = await loadAttachmentProject(ctx.records, input);
   const conditions = conditionsOf(input.conditions);
   for (let attempt = 0; attempt < 3; attempt++) {
     const record = await findAttachmentOr404(ctx.records, project.id, input.path);

@@ -4,6 +4,8 @@ import type { ChangeEventType } from '../../model/changes.js';
 import { fileEtag } from '../../model/etags.js';
 import type { AttachmentRecord, ProjectRecord } from '../../model/records.js';
 import type { RecordsReader, RecordsTransaction } from '../../ports/records.js';
+import { loadOwnedProject } from '../access.js';
+import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
 import type { ParsedConditions } from '../files/conditions.js';
 
@@ -34,6 +36,22 @@ export const toAttachmentView = (a: AttachmentRecord): AttachmentView => ({
 });
 
 /** A new, never reused blob key of one attachment write, in the project's bucket. */
+/**
+ * The access rule of an attachment route: the project's (`loadOwnedProject`), then the path against the
+ * key's folders (extensions §14): outside them, `404` "Attachment not found".
+ */
+export const loadAttachmentProject = (
+  records: RecordsReader,
+  input: { readonly principal: Principal; readonly projectId: string; readonly path: string },
+): Promise<ProjectRecord> =>
+  loadOwnedProject(
+    records,
+    input.principal,
+    input.projectId,
+    input.path,
+    (path) => new AttachmentNotFoundError(path),
+  );
+
 export const newAttachmentKey = (ctx: MdStoreContext): string => `attachments/${ctx.ids.uuid()}`;
 
 export async function findAttachmentOr404(

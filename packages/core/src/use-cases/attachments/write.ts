@@ -1,14 +1,8 @@
 import { checkContentType, typeCheckedContent } from '../../attachments/content-types.js';
-import {
-  AttachmentNotFoundError,
-  ContentTooLargeError,
-  isMdStoreError,
-  ProjectNotFoundError,
-} from '../../errors.js';
+import { ContentTooLargeError, isMdStoreError, ProjectNotFoundError } from '../../errors.js';
 import type { AttachmentRecord, BlobIntentRecord } from '../../model/records.js';
 import type { ByteStream } from '../../ports/blobs.js';
 import { checkAttachmentPath } from '../../validation/schemas.js';
-import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import { doomResource, removeDoomed, withStagedResource } from '../blob-intents.js';
 import { type MdStoreContext, notBefore } from '../context.js';
@@ -19,6 +13,7 @@ import {
   type AttachmentView,
   checkAttachmentWrite,
   emitAttachmentEvent,
+  loadAttachmentProject,
   newAttachmentKey,
   toAttachmentView,
 } from './shared.js';
@@ -57,13 +52,7 @@ export async function writeAttachment(
   ctx: MdStoreContext,
   input: WriteAttachmentInput,
 ): Promise<WrittenAttachment> {
-  const project = await loadOwnedProject(
-    ctx.records,
-    input.principal,
-    input.projectId,
-    input.path,
-    (path) => new AttachmentNotFoundError(path),
-  );
+  const project = await loadAttachmentProject(ctx.records, input);
   checkAttachmentPath(input.path, PATH_LOC);
   const contentType = checkContentType(input.contentType, CONTENT_TYPE_LOC);
   const conditions = conditionsOf(input.conditions);
