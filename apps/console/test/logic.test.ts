@@ -5,7 +5,7 @@ import { decodePart, href, parseRoute } from '../src/route';
 import { keyBody } from '../src/screens/admin';
 import { draftActions, hunkPlace } from '../src/screens/drafts';
 import { copyName } from '../src/screens/edit';
-import { headingsOf, linkedFile } from '../src/screens/file';
+import { headingsOf, linkedFile, shownJson } from '../src/screens/file';
 import { authorOf, changeOf } from '../src/screens/history';
 import { highlightParts } from '../src/screens/search';
 import { droppedFiles } from '../src/upload';
@@ -287,5 +287,14 @@ describe('keys: the create form (extensions §8, §14)', () => {
       path_prefixes: ['memories/', 'notes'],
       expires_date: '2027-01-31T23:59:59Z',
     });
+  });
+});
+
+describe('file details: empty metadata (issue 37)', () => {
+  it('shows None for null or an empty object, else the JSON', () => {
+    expect(shownJson(null)).toBe('None');
+    expect(shownJson(undefined)).toBe('None');
+    expect(shownJson({})).toBe('None');
+    expect(shownJson({ tags: ['a'] })).toBe('{\n  "tags": [\n    "a"\n  ]\n}');
   });
 });

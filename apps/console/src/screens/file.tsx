@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, can, type FileObject, fileObject, type Me, request, seg } from '../api';
+import { ApiError, can, type FileObject, fileObject, getJson, type Me, request, seg } from '../api';
 import { ScrollPre } from '../diff';
 import { useLiveVersion } from '../live';
 import { decodePart, folderOf, go, href } from '../route';
@@ -278,12 +278,13 @@ function FileView(props: { projectId: string; filename: string; loaded: Loaded; 
         )}
         <section>
           <h2>Metadata</h2>
-          <pre>{JSON.stringify(loaded.file?.metadata ?? null, null, 2)}</pre>
+          <pre>{shownJson(loaded.file?.metadata)}</pre>
         </section>
         <section>
           <h2>Front matter</h2>
-          <pre>{JSON.stringify(loaded.file?.frontmatter ?? null, null, 2)}</pre>
+          <pre>{shownJson(loaded.file?.frontmatter)}</pre>
         </section>
+        <LinksPanel projectId={projectId} filename={filename} etag={loaded.etag} />
         {loaded.file && (
           <p class="muted">
             Updated {new Date(loaded.file.updated_date).toLocaleString()} · ETag {loaded.etag}
@@ -291,6 +292,69 @@ function FileView(props: { projectId: string; filename: string; loaded: Loaded; 
         )}
       </aside>
     </div>
+  );
+}
+
+/**
+ * Metadata or front matter as the details show it: "None" when there is none (null, or an empty
+ * object), else the JSON, indented.
+ */
+export const shownJson = (value: unknown): string =>
+  value === null || value === undefined || (typeof value === 'object' && Object.keys(value).length === 0)
+    ? 'None'
+    : JSON.stringify(value, null, 2);
+
+interface FileLinks {
+  outgoing: { line: number; raw: string; target: string | null; resolved: boolean }[];
+  incoming: { source: string; line: number }[];
+  next_cursor: string | null;
+}
+
+/**
+ * The files linking here and the links of this file that lead nowhere (extensions §9), from one page of
+ * `GET …/links` (at most 100 links; past them the panel says there are more).
+ */
+function LinksPanel(props: { projectId: string; filename: string; etag: string }) {
+  const { projectId, filename, etag } = props;
+  const { data } = useLoad(
+    (signal) => getJson<FileLinks>(`${filePath(projectId, filename)}/links?limit=100`, { signal }),
+    [projectId, filename, etag],
+  );
+  if (!data) return null;
+  const sources = [...new Set(data.incoming.map((link) => link.source))];
+  const broken = data.outgoing.filter((link) => !link.resolved);
+  return (
+    <>
+      <section>
+        <h2>Links here</h2>
+        {sources.length === 0 ? (
+          <p class="muted">None</p>
+        ) : (
+          <ul>
+            {sources.map((source) => (
+              <li key={source}>
+                <a href={href.file(projectId, source)}>{source}</a>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section>
+        <h2>Broken links</h2>
+        {broken.length === 0 ? (
+          <p class="muted">None</p>
+        ) : (
+          <ul>
+            {broken.map((link) => (
+              <li key={`${link.line}:${link.raw}`}>
+                line {link.line}: <code>{link.raw}</code>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      {data.next_cursor && <p class="muted">More links than shown here.</p>}
+    </>
   );
 }
 

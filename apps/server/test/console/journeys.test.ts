@@ -489,7 +489,8 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
   });
 
   it('move with "Rewrite links": the file linking to it then links to the new name', async () => {
-    const linker = '# Linker\n\nSee [the target](target.md#usage) and [the readme](readme.md).\n';
+    const linker =
+      '# Linker\n\nSee [the target](target.md#usage) and [the readme](readme.md), not [[nowhere at all]].\n';
     for (const [name, text] of [
       ['linker.md', linker],
       ['target.md', '# Target\n\n## Usage\n\nUse it.\n'],
@@ -517,9 +518,17 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
     const moved = main().locator('.rendered').getByRole('link', { name: 'the target' });
     await moved.waitFor();
     expect(decodeURIComponent((await moved.getAttribute('href')) ?? '')).toContain('/f/archive/target.md');
+    // Issue 37: the file's details list its broken links (extensions §9) and say "None" for no metadata.
+    const details = main().getByRole('complementary', { name: 'File details' });
+    await details.getByRole('heading', { name: 'Broken links' }).waitFor();
+    await details.getByText(/nowhere at all/).waitFor();
+    expect(await details.getByText('None', { exact: true }).count()).toBeGreaterThan(0);
     await moved.click();
     await main().getByRole('heading', { name: 'archive/target.md' }).waitFor();
     await main().getByRole('heading', { name: 'Usage', level: 2 }).waitFor();
+    // ...and the files that link here, each a link into the console.
+    await details.getByRole('link', { name: 'linker.md' }).click();
+    await main().getByRole('heading', { name: 'linker.md' }).waitFor();
   });
 
   it('webhooks: create one to a loopback URL, see it listed, delete it', async () => {
