@@ -7,6 +7,7 @@ import { draftActions, hunkPlace } from '../src/screens/drafts';
 import { copyName } from '../src/screens/edit';
 import { headingsOf, linkedFile, shownJson } from '../src/screens/file';
 import { authorOf, changeOf } from '../src/screens/history';
+import { newFileName } from '../src/screens/project';
 import { highlightParts } from '../src/screens/search';
 import { droppedFiles } from '../src/upload';
 
@@ -296,5 +297,15 @@ describe('file details: empty metadata (issue 37)', () => {
     expect(shownJson(undefined)).toBe('None');
     expect(shownJson({})).toBe('None');
     expect(shownJson({ tags: ['a'] })).toBe('{\n  "tags": [\n    "a"\n  ]\n}');
+  });
+});
+
+describe('new file names (issue 37)', () => {
+  it('adds .md to a bare name, keeps .md/.mdx, and asks for another extension', () => {
+    expect(newFileName(' notes ')).toEqual({ name: 'notes.md' });
+    expect(newFileName('a/b.MDX')).toEqual({ name: 'a/b.MDX' });
+    expect(newFileName('notes.txt')).toEqual({ ask: 'notes.txt.md' });
+    expect(newFileName('v1.2/notes')).toEqual({ name: 'v1.2/notes.md' });
+    expect(newFileName('.hidden')).toEqual({ name: '.hidden.md' });
   });
 });

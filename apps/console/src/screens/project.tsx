@@ -72,13 +72,34 @@ export function ProjectLinks({ me, projectId }: { me: Me; projectId: string }) {
   );
 }
 
+/**
+ * The name a new file gets from what was typed: as typed with `.md`/`.mdx`, with `.md` added when it
+ * has no extension; a name with another extension (`notes.txt`) is not guessed: the console asks
+ * whether `notes.txt.md` is meant (issue 37).
+ */
+export function newFileName(typed: string): { name: string } | { ask: string } {
+  const name = typed.trim();
+  if (/\.mdx?$/i.test(name)) return { name };
+  const base = name.slice(name.lastIndexOf('/') + 1);
+  return /\.[^.]+$/.test(base) && !base.startsWith('.') ? { ask: `${name}.md` } : { name: `${name}.md` };
+}
+
 function CreateFile({ projectId, dir }: { projectId: string; dir: string }) {
   const [error, setError] = useState<string | null>(null);
+  const [asking, setAsking] = useState<string | null>(null);
   const submit = async (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
-    let name = (form.elements.namedItem('name') as HTMLInputElement).value.trim();
-    if (!/\.mdx?$/i.test(name)) name += '.md';
+    const typed = (form.elements.namedItem('name') as HTMLInputElement).value;
+    const judged = newFileName(typed);
+    if ('ask' in judged) {
+      setAsking(judged.ask);
+      return;
+    }
+    await create(judged.name);
+  };
+  const create = async (name: string) => {
+    setAsking(null);
     const filename = dir + name;
     const title = name
       .replace(/\.mdx?$/i, '')
@@ -96,6 +117,15 @@ function CreateFile({ projectId, dir }: { projectId: string; dir: string }) {
       <label for="new-file">New file name</label>
       <input id="new-file" name="name" required placeholder="notes.md" />
       <button type="submit">Create file</button>
+      {asking && (
+        <p role="status">
+          Files here are Markdown (.md or .mdx).{' '}
+          <button type="button" onClick={() => create(asking)}>
+            Create {asking}
+          </button>{' '}
+          or change the name.
+        </p>
+      )}
       {error && <p role="alert">{error}</p>}
     </form>
   );

@@ -339,6 +339,14 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
     await main().getByRole('heading', { name: 'created.md' }).waitFor();
     expect(await content('created.md')).toBe('# created\n');
     await page.goto(`${server.url}/#/p/${server.projectId}`);
+    // A name with another extension is not turned into notes.txt.md silently: the console asks.
+    await main().getByLabel('New file name').fill('notes.txt');
+    await main().getByRole('button', { name: 'Create file' }).click();
+    await main().getByRole('button', { name: 'Create notes.txt.md' }).waitFor();
+    expect((await api(files('notes.txt.md'))).status).toBe(404);
+    await main().getByRole('button', { name: 'Create notes.txt.md' }).click();
+    await main().getByRole('heading', { name: 'notes.txt.md' }).waitFor();
+    await page.goto(`${server.url}/#/p/${server.projectId}`);
   });
 
   it('a change made elsewhere appears without a reload within 2 s', async () => {
