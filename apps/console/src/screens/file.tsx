@@ -7,6 +7,7 @@ import { useLoad } from '../use-load';
 import { EditPanel } from './edit';
 import { FileActions } from './file-actions';
 import { HistoryPanel } from './history';
+import { ShareFile } from './shares';
 
 export interface Loaded {
   /** The raw text: loaded only when there is no rendered HTML to show (the editor loads its own). */
@@ -175,6 +176,7 @@ export function FileScreen(props: { me: Me; projectId: string; filename: string;
       {can(me, 'write') && !editing && (
         <FileActions me={me} projectId={projectId} filename={filename} etag={data.etag} />
       )}
+      {can(me, 'admin') && !editing && <ShareFile projectId={projectId} filename={filename} />}
     </article>
   );
 }

@@ -83,3 +83,66 @@ export function SharesPanel({ projectId }: { me: Me; projectId: string }) {
     </section>
   );
 }
+
+/** The expiries offered when sharing a file (the server's bounds are 60 s to 30 days; 7 days by default). */
+export const SHARE_EXPIRIES: readonly { readonly label: string; readonly seconds: number }[] = [
+  { label: '1 hour', seconds: 3_600 },
+  { label: '1 day', seconds: 86_400 },
+  { label: '7 days', seconds: 604_800 },
+  { label: '30 days', seconds: 2_592_000 },
+];
+
+/**
+ * "Share" on a file (admin, extensions §11, issue 37): a link to this file that expires after the chosen
+ * time, shown once with a button that copies it.
+ */
+export function ShareFile({ projectId, filename }: { projectId: string; filename: string }) {
+  const [link, setLink] = useState<string | null>(null);
+  const [status, setStatus] = useState('');
+  const share = async (event: Event) => {
+    event.preventDefault();
+    const seconds = Number(
+      ((event.currentTarget as HTMLFormElement).elements.namedItem('expires') as HTMLSelectElement).value,
+    );
+    try {
+      const response = await request(`/api/projects/${projectId}/shares`, {
+        method: 'POST',
+        json: { filename, expires_in_seconds: seconds },
+      });
+      setLink(((await response.json()) as Share).url ?? null);
+      setStatus('');
+    } catch (caught) {
+      setStatus(errorText(caught));
+    }
+  };
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(link ?? '');
+      setStatus('Link copied.');
+    } catch {
+      setStatus('Could not copy: select the link and copy it.');
+    }
+  };
+  return (
+    <form class="inline" onSubmit={share} aria-label="Share this file">
+      <label for="share-expires">Link expires after</label>
+      <select id="share-expires" name="expires" defaultValue="604800">
+        {SHARE_EXPIRIES.map((choice) => (
+          <option key={choice.seconds} value={String(choice.seconds)}>
+            {choice.label}
+          </option>
+        ))}
+      </select>
+      <button type="submit">Share</button>
+      {link && (
+        <p>
+          Link (shown only now): <a href={link}>{link}</a>{' '}
+          <button type="button" onClick={copy}>
+            Copy link
+          </button>
+        </p>
+      )}
+      <p role="status">{status}</p>
+    </form>
+  );
+}

@@ -494,6 +494,29 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
       .toBe(0);
     expect((await fetch(url)).status).toBe(404);
     expect((await fetch(`${url}?raw=1`)).status).toBe(404);
+    // Issue 37: "Share" on a file, with an expiry, the link shown with a copy button.
+    await page.goto(`${server.url}/#/p/${server.projectId}/f/${encodeURIComponent('guides/setup.md')}`);
+    await main().getByLabel('Link expires after').selectOption({ label: '1 day' });
+    await main().getByRole('button', { name: 'Share', exact: true }).click();
+    const fileLink = main().getByRole('form', { name: 'Share this file' }).getByRole('link');
+    await fileLink.waitFor();
+    const shared = (await fileLink.getAttribute('href')) ?? '';
+    expect(shared).toMatch(new RegExp(`^${server.url}/s/[A-Za-z0-9_-]{22,}$`));
+    expect((await fetch(shared)).status).toBe(200);
+    await main().getByRole('button', { name: 'Copy link' }).click();
+    await expect
+      .poll(() => main().getByRole('form', { name: 'Share this file' }).getByRole('status').textContent())
+      .toMatch(/^(Link copied\.|Could not copy)/);
+    const listed = (await (await api(`/api/projects/${server.projectId}/shares`)).json()) as {
+      shares: Array<{ id: string; filename: string; expires_date: string }>;
+    };
+    const made = listed.shares.find((share) => share.filename === 'guides/setup.md')!;
+    const left = Date.parse(made.expires_date) - Date.now();
+    expect(left).toBeGreaterThan(86_400_000 - 120_000);
+    expect(left).toBeLessThanOrEqual(86_400_000);
+    expect(
+      (await api(`/api/projects/${server.projectId}/shares/${made.id}`, { method: 'DELETE' })).status,
+    ).toBe(204);
   });
 
   it('move with "Rewrite links": the file linking to it then links to the new name', async () => {
