@@ -66,7 +66,8 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
           Sign out
         </button>
       </header>
-      <div class="columns">
+      {/* On a phone an open file comes first, above the lists (styles.css, issue 37). */}
+      <div class={route.view === 'file' ? 'columns on-file' : 'columns'}>
         <ProjectsNav me={me} current={route.projectId} />
         {route.projectId && <FolderNav projectId={route.projectId} route={route} me={me} />}
         <main id="main" tabIndex={-1}>

@@ -786,6 +786,10 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
       expect(width, target).toBeLessThanOrEqual(375);
     }
     await scan('file view at 375 px');
+    // Issue 37: on a phone a file opens on the file, above the projects and folders lists.
+    const top = (locator: ReturnType<typeof main>) => locator.evaluate((e) => e.getBoundingClientRect().top);
+    expect(await top(main())).toBeLessThan(await top(nav('Projects')));
+    expect(await top(main())).toBeLessThan(await top(nav('Folders')));
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
