@@ -76,7 +76,10 @@ describe('mdstore import', () => {
     expect(report.created).toEqual(['Daily/2026-11-27.md', 'Projects/Alpha.md', 'Welcome.md']);
     expect(report.skipped).toEqual([
       { name: '.obsidian/', reason: 'dot folder or dot file' },
-      { name: 'attachments/diagram.png', reason: 'not a Markdown file (attachment)' },
+      {
+        name: 'attachments/diagram.png',
+        reason: 'its bytes are not what its content type says (image/png)',
+      },
     ]);
     expect(await contentOf(projectId, 'Daily/2026-11-27.md')).toContain(
       '[[Projects/Alpha|Alpha]] ![[diagram.png]]',

@@ -124,7 +124,12 @@ export {
   wireBody,
 } from './use-cases/deferred-body.js';
 export * from './use-cases/drafts/index.js';
-export type { ExportedFile, ExportProjectInput, ProjectExport } from './use-cases/export/index.js';
+export type {
+  ExportedAttachment,
+  ExportedFile,
+  ExportProjectInput,
+  ProjectExport,
+} from './use-cases/export/index.js';
 export type {
   ByteRange,
   CopyFileInput,

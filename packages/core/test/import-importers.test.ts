@@ -20,7 +20,7 @@ describe('entry rules', () => {
     ['notes/a.md', 'file', { take: 'file', filename: 'notes/a.md' }],
     ['./notes/b.mdx', 'file', { take: 'file', filename: 'notes/b.mdx' }],
     ['mdstore.json', 'file', { take: 'manifest' }],
-    ['sub/mdstore.json', 'file', { take: 'skip', reason: SKIP_REASONS.notMarkdown }],
+    ['sub/mdstore.json', 'file', { take: 'attachment', path: 'sub/mdstore.json' }],
     ['notes/', 'directory', { take: 'skip', reason: SKIP_REASONS.directory }],
     ['link.md', 'symlink', { take: 'skip', reason: SKIP_REASONS.symlink }],
     ['fifo.md', 'other', { take: 'skip', reason: SKIP_REASONS.special }],
@@ -30,7 +30,8 @@ describe('entry rules', () => {
     ['a/../../x.md', 'file', { take: 'skip', reason: SKIP_REASONS.parent }],
     ['.obsidian/workspace.md', 'file', { take: 'skip', reason: SKIP_REASONS.dotFolder }],
     ['vault/.trash/old.md', 'file', { take: 'skip', reason: SKIP_REASONS.dotFolder }],
-    ['attachments/photo.png', 'file', { take: 'skip', reason: SKIP_REASONS.notMarkdown }],
+    ['attachments/photo.png', 'file', { take: 'attachment', path: 'attachments/photo.png' }],
+    ['./img/a b.PDF', 'file', { take: 'attachment', path: 'img/a b.PDF' }],
   ] as const)('%s (%s)', (name, kind, verdict) => {
     expect(entryVerdict(name, kind)).toEqual(verdict);
   });

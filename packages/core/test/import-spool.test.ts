@@ -77,7 +77,12 @@ describe('import through the spool', () => {
     expect(result.created).toEqual(['a.md', 'large.md', 'notes/b.md']);
     // Three Markdown entries went in; the commit read each back (none was held as text meanwhile), the
     // blob content twice: streamed to the blob store, then for its search fields and links.
-    expect(seen).toEqual({ puts: 3, gets: 4, closed: true });
+    // image.png went in too (an attachment's type is judged once the manifest may have given it), and
+    // was skipped: its bytes are no PNG.
+    expect(seen).toEqual({ puts: 4, gets: 4, closed: true });
+    expect(result.skipped).toEqual([
+      { name: 'image.png', reason: 'its bytes are not what its content type says (image/png)' },
+    ]);
     for (const name of ['a.md', 'notes/b.md', 'large.md'] as const) {
       expect(await textOf(f.store, principal, projectId, name)).toBe(FILES[name]);
     }
@@ -99,7 +104,7 @@ describe('import through the spool', () => {
     });
     expect(unchanged.unchanged).toEqual(['a.md', 'large.md', 'notes/b.md']);
     expect(unchanged.changesetId).toBeNull();
-    expect(again.seen).toEqual({ puts: 3, gets: 0, closed: true });
+    expect(again.seen).toEqual({ puts: 4, gets: 0, closed: true });
   });
 
   it('a spool that fails while the commit reads it back leaves the project as it was', async () => {

@@ -17,8 +17,9 @@ export type ExportFormat = keyof typeof EXPORT_FORMATS;
 export const isExportFormat = (value: string): value is ExportFormat => Object.hasOwn(EXPORT_FORMATS, value);
 
 /**
- * The archive of an export: every file at its filename, then `mdstore.json` describing exactly the
- * versions written. Returns the output at once; the files are read while it is consumed, one at a time,
+ * The archive of an export: every file at its filename, then every attachment at its path (extensions
+ * §12; one at `mdstore.json` is left out and listed as skipped), then `mdstore.json` describing exactly
+ * the versions written. Returns the output at once; the files are read while it is consumed, one at a time,
  * so memory does not grow with the contents (only the manifest's small entries are kept). A failure
  * midway destroys the output with the error (the archive is then incomplete, never silently short).
  */
@@ -44,6 +45,23 @@ export function writeExportArchive(
       const entry = { name: file.filename, size: file.sizeBytes, mtime: new Date(file.updatedAt) };
       await writer.add(entry, content, stop.signal);
       manifest.add(file);
+    }
+    for await (const { attachment, content } of exported.attachments) {
+      stop.signal.throwIfAborted();
+      const refused =
+        attachment.path === MANIFEST_NAME ? 'the manifest has that name' : writer.refuses(attachment.path);
+      if (refused !== undefined) {
+        manifest.skip(attachment.path, refused);
+        await drain(content);
+        continue;
+      }
+      const entry = {
+        name: attachment.path,
+        size: attachment.sizeBytes,
+        mtime: new Date(attachment.updatedAt),
+      };
+      await writer.add(entry, content, stop.signal);
+      manifest.addAttachment(attachment);
     }
     await writer.finish(MANIFEST_NAME, manifest.bytes(), now());
   };

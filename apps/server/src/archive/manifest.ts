@@ -1,4 +1,4 @@
-import type { FileView, ProjectView } from '@mdstore/core';
+import type { AttachmentView, FileView, ProjectView } from '@mdstore/core';
 import { isoDate, projectJson } from '../views.js';
 
 /** The name of the manifest in an export (extensions §10); no stored file can have it (`.md`/`.mdx` only). */
@@ -10,7 +10,12 @@ type ProjectJson = ReturnType<typeof projectJson>;
 export interface ExportManifest {
   readonly project: Pick<ProjectJson, 'name' | 'description' | 'settings'>;
   readonly files: readonly ManifestFile[];
-  /** Files a zip cannot name (see `zip.ts`), left out of it: only present when there are some. */
+  /**
+   * The attachments archived (extensions §12), each at its path: a key of its own, so that a reader of
+   * the manifest before attachments (`files` only) reads this one unchanged.
+   */
+  readonly attachments: readonly ManifestAttachment[];
+  /** Files and attachments a zip cannot name (see `zip.ts`), left out of it: only present when there are some. */
   readonly skipped?: ReadonlyArray<{ readonly filename: string; readonly reason: string }>;
 }
 
@@ -23,6 +28,13 @@ export interface ManifestFile {
   readonly updated_date: string;
 }
 
+export interface ManifestAttachment {
+  readonly path: string;
+  readonly content_type: string;
+  readonly size: number;
+  readonly sha256: string;
+}
+
 /**
  * The manifest as the archive is written: one entry per file added, as the file's view says (the view
  * of the very version whose bytes went in). It holds these small entries only, never content, so it
@@ -30,6 +42,7 @@ export interface ManifestFile {
  */
 export class ManifestBuilder {
   private readonly files: ManifestFile[] = [];
+  private readonly attachments: ManifestAttachment[] = [];
   private readonly skipped: Array<{ filename: string; reason: string }> = [];
 
   constructor(private readonly project: ProjectView) {}
@@ -45,6 +58,15 @@ export class ManifestBuilder {
     });
   }
 
+  addAttachment(attachment: AttachmentView): void {
+    this.attachments.push({
+      path: attachment.path,
+      content_type: attachment.contentType,
+      size: attachment.sizeBytes,
+      sha256: attachment.sha256,
+    });
+  }
+
   skip(filename: string, reason: string): void {
     this.skipped.push({ filename, reason });
   }
@@ -55,6 +77,7 @@ export class ManifestBuilder {
     const manifest: ExportManifest = {
       project: { name, description, settings },
       files: this.files,
+      attachments: this.attachments,
       ...(this.skipped.length > 0 && { skipped: this.skipped }),
     };
     return Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8');

@@ -37,6 +37,8 @@ const HTTP_SUITES = [
   // extensions §10
   'export',
   'import',
+  // extensions §10 and §12: whole vaults
+  'vault',
   // extensions §8
   'access',
   // extensions §7

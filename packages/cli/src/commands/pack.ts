@@ -12,18 +12,17 @@ export interface LocalSkip {
   readonly reason: string;
 }
 
-/** What a folder sends: its Markdown files (and root `mdstore.json`), by `/`-separated relative name. */
+/** What a folder sends: its files (Markdown, attachments, root `mdstore.json`), by `/`-separated relative name. */
 export interface FolderFiles {
   readonly files: ReadonlyArray<{ readonly name: string; readonly absolute: string; readonly size: number }>;
   readonly skipped: LocalSkip[];
 }
 
-const MARKDOWN = /\.mdx?$/i;
-
 /**
- * The files of a folder an import sends, in name order: `.md`/`.mdx` files and the root's `mdstore.json`.
- * Left out, and reported as the server would: dot folders and dot files (`.obsidian/`, `.git/`, as one
- * line each, not walked), attachments (any other file), symlinks. The server judges the names.
+ * The files of a folder an import sends, in name order: every regular file (`.md`/`.mdx` files become
+ * files, any other an attachment, extensions §12; the root's `mdstore.json` is the manifest). Left out,
+ * and reported as the server would: dot folders and dot files (`.obsidian/`, `.git/`, as one line each,
+ * not walked), symlinks. The server judges the names and the attachments' types.
  */
 export async function folderFiles(root: string): Promise<FolderFiles> {
   const files: Array<FolderFiles['files'][number]> = [];
@@ -39,9 +38,7 @@ export async function folderFiles(root: string): Promise<FolderFiles> {
       else if (entry.isSymbolicLink()) skipped.push({ name, reason: 'symlink or link' });
       else if (entry.isDirectory()) await walk(absolute, `${name}/`);
       else if (!entry.isFile()) skipped.push({ name, reason: 'not a regular file' });
-      else if (MARKDOWN.test(entry.name) || name === 'mdstore.json') {
-        files.push({ name, absolute, size: (await lstat(absolute)).size });
-      } else skipped.push({ name, reason: 'not a Markdown file (attachment)' });
+      else files.push({ name, absolute, size: (await lstat(absolute)).size });
     }
   };
   await walk(root, '');

@@ -168,3 +168,42 @@ export async function* typeCheckedContent(
     yield* held;
   }
 }
+
+/** Types by file extension, for an attachment that comes without one (an archive entry, extensions §10). */
+const TYPES_BY_EXTENSION: Readonly<Record<string, string>> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  bmp: 'image/bmp',
+  ico: 'image/x-icon',
+  svg: 'image/svg+xml',
+  avif: 'image/avif',
+  pdf: 'application/pdf',
+  html: 'text/html',
+  htm: 'text/html',
+  xml: 'application/xml',
+  txt: 'text/plain',
+  csv: 'text/csv',
+  json: 'application/json',
+  canvas: 'application/json',
+  mp3: 'audio/mpeg',
+  m4a: 'audio/mp4',
+  wav: 'audio/wav',
+  ogg: 'audio/ogg',
+  mp4: 'video/mp4',
+  webm: 'video/webm',
+  mov: 'video/quicktime',
+  zip: 'application/zip',
+};
+
+/**
+ * The type of an attachment that comes without one: by its extension, else `application/octet-stream`.
+ * The bytes are then judged by `bytesMatchType` like any sent type's.
+ */
+export function contentTypeOfName(path: string): string {
+  const dot = path.lastIndexOf('.');
+  const extension = dot > path.lastIndexOf('/') ? path.slice(dot + 1).toLowerCase() : '';
+  return TYPES_BY_EXTENSION[extension] ?? 'application/octet-stream';
+}

@@ -76,25 +76,54 @@ export async function withStagedResources<Created, Result>(
   create: (signal: AbortSignal) => Promise<Created>,
   commit: (tx: RecordsTransaction, created: Created) => Promise<Result>,
 ): Promise<Result> {
-  const intents = resources.map((resource) => newIntent(ctx, 'staged', resource));
-  await ctx.records.withTransaction(async (tx) => {
-    for (const intent of intents) await tx.insertBlobIntent({ intent });
-  });
+  const staged = await stageResources(ctx, resources);
   try {
     const created = await create(AbortSignal.timeout(ctx.settings.writeDeadlineMs));
     return await ctx.records.withTransaction(async (tx) => {
       const result = await commit(tx, created);
+      await staged.drop(tx);
+      return result;
+    });
+  } catch (error) {
+    await staged.discard();
+    throw error;
+  }
+}
+
+/** Resources noted as staged, for a commit that runs in a transaction of its own making. */
+export interface StagedResources {
+  /** Inside the commit transaction: drops every note (fails when reconciliation reclaimed one). */
+  drop(tx: RecordsTransaction): Promise<void>;
+  /** After a failure: removes every resource no record points to, and its note. */
+  discard(): Promise<void>;
+}
+
+/**
+ * Step 1 of the write path for resources whose commit is another use case's transaction (an import's
+ * attachments join its changeset, extensions §10): one transaction notes them all as staged; the caller
+ * writes them, calls `drop` inside the transaction that commits the records pointing to them, and
+ * `discard` on any failure. A crash leaves the notes for reconciliation.
+ */
+export async function stageResources(
+  ctx: MdStoreContext,
+  resources: readonly BlobResource[],
+): Promise<StagedResources> {
+  const intents = resources.map((resource) => newIntent(ctx, 'staged', resource));
+  await ctx.records.withTransaction(async (tx) => {
+    for (const intent of intents) await tx.insertBlobIntent({ intent });
+  });
+  return {
+    async drop(tx) {
       for (const intent of intents) {
         if (!(await tx.deleteBlobIntent({ intentId: intent.id }))) {
           throw new StoreUnavailableError('The write outlived its deadline and was reclaimed');
         }
       }
-      return result;
-    });
-  } catch (error) {
-    for (const intent of intents) await discardStaged(ctx, intent);
-    throw error;
-  }
+    },
+    async discard() {
+      for (const intent of intents) await discardStaged(ctx, intent);
+    },
+  };
 }
 
 /**

@@ -32,9 +32,10 @@ export const exportProject = defineRoute(
     summary: 'Export a project',
     description:
       'A zip (default) or tar.gz archive, streamed: every file (of `prefix`) at its filename, byte for ' +
-      'byte, then `mdstore.json` (`project`: name, description, settings; `files`: filename, metadata, ' +
-      'sha256, revision, created_date, updated_date of each file, exactly the version archived). Each ' +
-      'file is one whole version, read when the export reaches it.',
+      'byte, then every attachment (of `prefix`) at its path, then `mdstore.json` (`project`: name, ' +
+      'description, settings; `files`: filename, metadata, sha256, revision, created_date, updated_date ' +
+      'of each file, exactly the version archived; `attachments`: path, content_type, size, sha256). ' +
+      'Each file and attachment is one whole version, read when the export reaches it.',
     tags: ['Projects'],
     auth: 'apiKey',
     role: 'read',
@@ -42,7 +43,7 @@ export const exportProject = defineRoute(
       format: { schema: v.picklist(FORMATS), description: 'The archive format (default `zip`).' },
       prefix: {
         schema: v.string(),
-        description: `Only files whose filename starts with this text (at most ${LIST_LIMITS.maxPrefixBytes} bytes of UTF-8).`,
+        description: `Only files and attachments whose name starts with this text (at most ${LIST_LIMITS.maxPrefixBytes} bytes of UTF-8).`,
       },
     },
     answers: {

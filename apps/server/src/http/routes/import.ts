@@ -60,10 +60,13 @@ export const importProject = defineRoute(
     summary: 'Import an archive',
     description:
       'A zip or tar.gz (such as an export): every `.md`/`.mdx` entry becomes a file at its path, with the ' +
-      'metadata `mdstore.json` gives it. Dot folders, attachments, directories, links, absolute paths, ' +
-      '`..`, names that break the filename rules, duplicates, non-UTF-8 and oversized entries are skipped ' +
-      'with a reason. A file equal in content and metadata is `unchanged` (no revision); `mode=replace` ' +
-      '(role `admin`) deletes the files the archive lacks. Archives over `MDSTORE_MAX_IMPORT_BYTES` ' +
+      'metadata `mdstore.json` gives it; every other entry an attachment at its path, with the ' +
+      '`content_type` `mdstore.json` gives it or else one by its extension, its bytes checked against it. ' +
+      'Dot folders, directories, links, absolute paths, `..`, names that break the filename rules, ' +
+      'duplicates, non-UTF-8 and oversized entries, and attachments whose bytes are not their type are ' +
+      'skipped with a reason. A file or attachment equal to the stored one is `unchanged` (no revision); ' +
+      '`mode=replace` (role `admin`) deletes the files and attachments the archive lacks. All of it is ' +
+      'one changeset, whole or nothing; attachments count toward the storage bound (413). Archives over `MDSTORE_MAX_IMPORT_BYTES` ' +
       'uncompressed (413), with more than 100 000 entries, a compression ratio above 200 or a tar name ' +
       '(PAX or long-name) header above 64 KiB (422) are refused before anything is written. `skipped` ' +
       'lists at most 1000 entries (`skipped_omitted` counts the rest), each name cut to 1024 bytes.',
@@ -74,7 +77,8 @@ export const importProject = defineRoute(
       mode: {
         schema: v.picklist(IMPORT_MODES),
         description:
-          '`merge` (default) keeps the files the archive lacks; `replace` deletes them (role `admin`).',
+          '`merge` (default) keeps the files and attachments the archive lacks; `replace` deletes them ' +
+          '(role `admin`).',
       },
       dry_run: { schema: BOOLEAN, description: 'With `true`, the answer is worked out and nothing changes.' },
       importer: {

@@ -15,7 +15,7 @@ import { auth, type Operation, perform, type WorkloadContext } from './workload.
  */
 
 /** Paths drawn from: folders, a space, a non-ASCII name, and two that differ only by case. */
-const PATHS = ['a.bin', 'A.bin', 'img/b.bin', 'img/deep/c.txt', 'd e.bin', 'caf\u00e9.bin'];
+export const ATTACHMENT_PATHS = ['a.bin', 'A.bin', 'img/b.bin', 'img/deep/c.txt', 'd e.bin', 'caf\u00e9.bin'];
 const TYPES = ['application/octet-stream', 'text/plain; charset=utf-8'];
 
 export const attachmentKey = (projectId: string, path: string) => `${projectId}\0${path}`;
@@ -30,7 +30,9 @@ const attachmentsOf = (project: ProjectModel): Map<string, AttachmentState> => {
 /** A write (create or replace) of a free path, or of one the project holds; or a delete of one. */
 export function attachmentOperation(ctx: WorkloadContext, project: ProjectModel): Operation | undefined {
   const held = attachmentsOf(project);
-  const free = PATHS.filter((path) => !ctx.cycle.busyAttachments.has(attachmentKey(project.id, path)));
+  const free = ATTACHMENT_PATHS.filter(
+    (path) => !ctx.cycle.busyAttachments.has(attachmentKey(project.id, path)),
+  );
   if (free.length === 0) return undefined;
   const path = ctx.random.pick(free);
   const before = held.get(path) ?? null;

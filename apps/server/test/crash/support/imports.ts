@@ -1,4 +1,5 @@
 import { craftTarGz, craftZip } from '../../support/crafted-archives.js';
+import { ATTACHMENT_PATHS, attachmentKey } from './attachments.js';
 import type { InFlightChangeset } from './changesets.js';
 import { continued } from './history.js';
 import { json, request } from './http-client.js';
@@ -21,7 +22,8 @@ import {
  * changeset: cut off by the kill, all of its files are found new after the restart, or none is
  * (`checkInFlightChangesets`, shared with the changesets). `replace` (only in a project without a trash,
  * and only while no other request touches the project's files) also deletes the files the archive
- * lacks, in the same changeset; a dry run must change nothing, even when the kill cuts it off.
+ * lacks, in the same changeset, and every attachment (extensions §12; while no attachment write runs in
+ * the project: all its paths are held); a dry run must change nothing, even when the kill cuts it off.
  */
 
 interface ImportedFile {
@@ -48,7 +50,11 @@ export function importOperation(ctx: WorkloadContext, project: ProjectModel): Op
   const projectKeys = FILENAMES.map((name) => fileKey(project.id, name));
   const idle = projectKeys.every((key) => !ctx.cycle.busyFiles.has(key));
   // `replace` deletes what the archive lacks: every name of the project is held for its duration.
-  const replace = project.trash === undefined && idle && ctx.random.chance(0.3);
+  const attachmentKeys = ATTACHMENT_PATHS.map((path) => attachmentKey(project.id, path));
+  const attachmentsIdle = attachmentKeys.every((key) => !ctx.cycle.busyAttachments.has(key));
+  const replace = project.trash === undefined && idle && attachmentsIdle && ctx.random.chance(0.3);
+  // What `replace` deletes of the attachments: all of them (the archive carries none).
+  const detached = replace ? [...(project.attachments?.keys() ?? [])] : [];
   const free = FILENAMES.filter((name) => !ctx.cycle.busyFiles.has(fileKey(project.id, name)));
   if (free.length === 0) return undefined;
   const count = Math.min(free.length, ctx.random.int(1, 4));
@@ -96,6 +102,7 @@ export function importOperation(ctx: WorkloadContext, project: ProjectModel): Op
   }
   const keys = replace ? projectKeys : names.map((name) => fileKey(project.id, name));
   for (const key of keys) ctx.cycle.busyFiles.add(key);
+  if (replace) for (const key of attachmentKeys) ctx.cycle.busyAttachments.add(key);
   const kind = `import${replace ? ' (replace)' : ''}${dryRun ? ' (dry run)' : ''} ${format}`;
   const query = [replace && 'mode=replace', dryRun && 'dry_run=true'].filter(Boolean).join('&');
   return async () => {
@@ -116,8 +123,9 @@ export function importOperation(ctx: WorkloadContext, project: ProjectModel): Op
             body,
           }),
         onAcknowledged: (reply) => {
-          if (!reply.truncated) checkAnswer(ctx, project, files, json(reply) as ImportAnswer);
+          if (!reply.truncated) checkAnswer(ctx, project, files, detached, json(reply) as ImportAnswer);
           if (dryRun) return;
+          for (const path of detached) project.attachments?.delete(path);
           // Acknowledged: every file at its new state (the answer gives no ETags).
           for (const file of files) {
             if (file.after === null) project.files.delete(file.filename);
@@ -126,6 +134,8 @@ export function importOperation(ctx: WorkloadContext, project: ProjectModel): Op
         },
         onInFlight: () => {
           if (dryRun) return;
+          for (const path of detached)
+            ctx.cycle.inFlightAttachments.set(attachmentKey(project.id, path), null);
           for (const file of files)
             ctx.cycle.inFlightFiles.set(fileKey(project.id, file.filename), file.after);
           const cutOff: InFlightChangeset = { projectId: project.id, files };
@@ -138,23 +148,27 @@ export function importOperation(ctx: WorkloadContext, project: ProjectModel): Op
         }
       }
     } finally {
-      if (!ctx.killed()) for (const key of keys) ctx.cycle.busyFiles.delete(key);
+      if (!ctx.killed()) {
+        for (const key of keys) ctx.cycle.busyFiles.delete(key);
+        if (replace) for (const key of attachmentKeys) ctx.cycle.busyAttachments.delete(key);
+      }
     }
   };
 }
 
-/** The answer names exactly the files created, updated and deleted, and every skipped entry. */
+/** The answer names exactly the files (and attachments) created, updated and deleted, and every skipped entry. */
 function checkAnswer(
   ctx: WorkloadContext,
   project: ProjectModel,
   files: readonly ImportedFile[],
+  detached: readonly string[],
   answer: ImportAnswer,
 ): void {
   const sorted = (names: string[]) => [...names].sort().join(', ');
   const expected = {
     created: files.filter((file) => file.before === null).map((file) => file.filename),
     updated: files.filter((file) => file.before !== null && file.after !== null).map((file) => file.filename),
-    deleted: files.filter((file) => file.after === null).map((file) => file.filename),
+    deleted: [...files.filter((file) => file.after === null).map((file) => file.filename), ...detached],
   };
   for (const list of ['created', 'updated', 'deleted'] as const) {
     if (sorted(answer[list]) !== sorted(expected[list])) {

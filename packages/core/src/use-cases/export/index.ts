@@ -1,8 +1,10 @@
+import { isMdStoreError } from '../../errors.js';
 import { LIST_LIMITS } from '../../listing/limits.js';
 import { parseFileListParams } from '../../listing/query.js';
-import type { FileRecord, ProjectRecord } from '../../model/records.js';
+import type { AttachmentRecord, FileRecord, ProjectRecord } from '../../model/records.js';
 import type { ByteStream } from '../../ports/blobs.js';
 import { loadOwnedProject, prefixesInScope } from '../access.js';
+import { type AttachmentView, toAttachmentView } from '../attachments/shared.js';
 import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
 import { openContent } from '../files/download.js';
@@ -23,6 +25,13 @@ export interface ExportedFile {
   readonly content: ByteStream;
 }
 
+/** One attachment of an export (extensions §12): the version its view describes, and its bytes. */
+export interface ExportedAttachment {
+  readonly attachment: AttachmentView;
+  /** Read it to the end (or stop iterating) before asking for the next attachment. */
+  readonly content: ByteStream;
+}
+
 export interface ProjectExport {
   readonly project: ProjectView;
   /**
@@ -30,6 +39,11 @@ export interface ProjectExport {
    * page of records and one open content at a time, whatever the project holds. Iterate once.
    */
   readonly files: AsyncIterable<ExportedFile>;
+  /**
+   * Then every attachment (of `prefix`, within the key's folders), in path order, read the same way:
+   * one page of records and one open content at a time. Iterate once, after `files`.
+   */
+  readonly attachments: AsyncIterable<ExportedAttachment>;
 }
 
 /** Records read per statement while an export walks the project. */
@@ -55,7 +69,11 @@ export async function exportProject(ctx: MdStoreContext, input: ExportProjectInp
   // Extensions §14: a key confined to folders exports what it reaches; the ranges are disjoint and in
   // filename order, so the export stays in filename order.
   const ranges = prefixesInScope(input.principal, prefix);
-  return { project: toProjectView(project), files: walkRanges(ctx, project, ranges, input.signal) };
+  return {
+    project: toProjectView(project),
+    files: walkRanges(ctx, project, ranges, input.signal),
+    attachments: walkAttachmentRanges(ctx, project, ranges, input.signal),
+  };
 }
 
 async function* walkRanges(
@@ -113,4 +131,52 @@ async function openCurrent(
   if (file === null) return null;
   // Still there, yet each version read was gone at once: not a race an export should hide.
   throw new Error(`the content of ${JSON.stringify(row.filename)} could not be read`);
+}
+
+async function* walkAttachmentRanges(
+  ctx: MdStoreContext,
+  project: ProjectRecord,
+  ranges: readonly string[],
+  signal: AbortSignal | undefined,
+): AsyncGenerator<ExportedAttachment, void, undefined> {
+  for (const range of ranges) {
+    let after: string | undefined;
+    for (;;) {
+      signal?.throwIfAborted();
+      const rows = await ctx.records.listAttachmentPage({
+        projectId: project.id,
+        prefix: range,
+        limit: EXPORT_PAGE_ROWS,
+        ...(after !== undefined && { after }),
+      });
+      for (const row of rows) {
+        const opened = await openAttachment(ctx, project, row, signal);
+        if (opened) yield opened;
+      }
+      const last = rows.at(-1);
+      if (last === undefined || rows.length < EXPORT_PAGE_ROWS) break;
+      after = last.path;
+    }
+  }
+}
+
+/** As `openCurrent`, for an attachment: its bytes in the version of `row`, or as it is now; null when gone. */
+async function openAttachment(
+  ctx: MdStoreContext,
+  project: ProjectRecord,
+  row: AttachmentRecord,
+  signal: AbortSignal | undefined,
+): Promise<ExportedAttachment | null> {
+  let record: AttachmentRecord | null = row;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS && record !== null; attempt++) {
+    try {
+      const opened = await ctx.blobs.get({ bucket: project.bucketName, key: record.blobKey, signal });
+      return { attachment: toAttachmentView(record), content: opened.content };
+    } catch (error) {
+      if (!isMdStoreError(error, 'BLOB_NOT_FOUND')) throw error;
+    }
+    record = await ctx.records.findAttachment({ projectId: project.id, path: row.path });
+  }
+  if (record === null) return null;
+  throw new Error(`the content of ${JSON.stringify(row.path)} could not be read`);
 }

@@ -1,6 +1,7 @@
 import { EditConflictError, PreconditionFailedError } from '../../errors.js';
 import { fileEtag } from '../../model/etags.js';
 import type { FileRecord } from '../../model/records.js';
+import type { RecordsTransaction } from '../../ports/records.js';
 import type { JsonObject } from '../../validation/schemas.js';
 import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
@@ -34,6 +35,8 @@ export interface ImportApplyInput {
   /** Where the puts' contents are. */
   readonly spool: ImportSpool;
   readonly signal?: AbortSignal;
+  /** More writes of the changeset's commit transaction (the import's attachments, extensions §12). */
+  readonly alsoInTransaction?: (tx: RecordsTransaction) => Promise<void>;
 }
 
 /** What applies an import's operations; `changesetId` is null for a dry run. */
@@ -80,6 +83,7 @@ export const changesetApplier: ImportApplier = {
           changeset,
           keepRecords: false,
           ...(input.signal && { signal: input.signal }),
+          ...(input.alsoInTransaction && { alsoInTransaction: input.alsoInTransaction }),
         });
         return { changesetId: changeset.id };
       } catch (error) {

@@ -1,5 +1,5 @@
 import { isMdStoreError } from '../../errors.js';
-import { checkUploadFilename } from '../../validation/schemas.js';
+import { checkAttachmentPath, checkUploadFilename } from '../../validation/schemas.js';
 import { MANIFEST_NAME } from './limits.js';
 
 /** What an archive entry is, as the archive says (not as its name suggests). */
@@ -33,6 +33,8 @@ export interface SkippedEntry {
 /** What becomes of an entry by its name and kind alone (before its bytes are read). */
 export type EntryVerdict =
   | { readonly take: 'file'; readonly filename: string }
+  /** Not Markdown: an attachment (extensions §12) at that path. */
+  | { readonly take: 'attachment'; readonly path: string }
   | { readonly take: 'manifest' }
   | { readonly take: 'skip'; readonly reason: string };
 
@@ -43,7 +45,8 @@ export const SKIP_REASONS = {
   absolute: 'absolute path',
   parent: 'path leaves the archive (..)',
   dotFolder: 'dot folder or dot file',
-  notMarkdown: 'not a Markdown file (attachment)',
+  /** An attachment whose bytes are not what its type says (extensions §12). */
+  wrongType: 'its bytes are not what its content type says',
   duplicate: 'duplicate name',
   tooLarge: 'over the size limit',
   notText: 'not UTF-8 text',
@@ -55,9 +58,9 @@ export const SKIP_REASONS = {
 const skip = (reason: string): EntryVerdict => ({ take: 'skip', reason });
 
 /**
- * Judges an entry (extensions §10): directories, links, absolute paths, `..`, dot folders (`.obsidian/`,
- * `.git/`…) and files that are not `.md`/`.mdx` are skipped; a Markdown name is then held to the
- * filename rules of an upload (their message becomes the reason). A leading `./` is dropped. The
+ * Judges an entry (extensions §10): directories, links, absolute paths, `..` and dot folders
+ * (`.obsidian/`, `.git/`…) are skipped; a Markdown name is then held to the filename rules of an
+ * upload, any other to those of an attachment path (extensions §12; their message becomes the reason). A leading `./` is dropped. The
  * root's `mdstore.json` is the manifest.
  */
 export function entryVerdict(name: string, kind: ArchiveEntryKind): EntryVerdict {
@@ -75,7 +78,10 @@ export function entryVerdict(name: string, kind: ArchiveEntryKind): EntryVerdict
   if (segments.some((segment) => segment.startsWith('.') && segment !== '.')) {
     return skip(SKIP_REASONS.dotFolder);
   }
-  if (!/\.mdx?$/i.test(filename)) return skip(SKIP_REASONS.notMarkdown);
+  if (!/\.mdx?$/i.test(filename)) {
+    const wrong = attachmentPathProblem(filename);
+    return wrong === undefined ? { take: 'attachment', path: filename } : skip(wrong);
+  }
   const broken = filenameProblem(filename);
   return broken === undefined ? { take: 'file', filename } : skip(broken);
 }
@@ -89,6 +95,18 @@ export function filenameProblem(filename: string): string | undefined {
     if (!isMdStoreError(error)) throw error;
     const issues = (error as { issues?: ReadonlyArray<{ msg: string }> }).issues;
     return `breaks the filename rules: ${issues?.[0]?.msg ?? error.message}`;
+  }
+}
+
+/** Why `path` breaks the rules of an attachment path (extensions §12), or undefined. */
+export function attachmentPathProblem(path: string): string | undefined {
+  try {
+    checkAttachmentPath(path, ['archive']);
+    return undefined;
+  } catch (error) {
+    if (!isMdStoreError(error)) throw error;
+    const issues = (error as { issues?: ReadonlyArray<{ msg: string }> }).issues;
+    return `breaks the attachment path rules: ${issues?.[0]?.msg ?? error.message}`;
   }
 }
 

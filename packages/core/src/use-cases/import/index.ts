@@ -1,15 +1,22 @@
 import { fileEtag } from '../../model/etags.js';
-import type { FileRecord } from '../../model/records.js';
+import type { AttachmentRecord, FileRecord } from '../../model/records.js';
 import type { JsonObject } from '../../validation/schemas.js';
 import { assertRole, assertWholeProjectReach, inPathScope, loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
 import { type DeferredBody, deferred } from '../deferred-body.js';
 import { IMPORT_APPLIER, type ImportOperation, sameJson } from './applier.js';
+import {
+  type AttachmentOperation,
+  type StagedAttachments,
+  sameAttachment,
+  stageAttachments,
+  storedAttachments,
+} from './attachments.js';
 import { filenameProblem, type ImportArchive, SKIP_REASONS, type SkippedEntry } from './entries.js';
 import { type Importer, importerRewrite } from './importers.js';
 import { readImportArchive } from './read.js';
-import { type ImportSpool, memorySpool, type SpooledFile } from './spool.js';
+import { type ImportSpool, memorySpool, type SpooledAttachment, type SpooledFile } from './spool.js';
 import { Turns } from './turns.js';
 
 export type { ImportApplier, ImportApplyInput, ImportOperation } from './applier.js';
@@ -18,7 +25,13 @@ export * from './entries.js';
 export * from './importers.js';
 export { IMPORT_LIMITS, MANIFEST_NAME } from './limits.js';
 export { echoedName, SkippedList } from './skipped.js';
-export { type ImportSpool, memorySpool, type SpooledFile, type SpoolRef } from './spool.js';
+export {
+  type ImportSpool,
+  memorySpool,
+  type SpooledAttachment,
+  type SpooledFile,
+  type SpoolRef,
+} from './spool.js';
 
 export const IMPORT_MODES = ['merge', 'replace'] as const;
 export type ImportMode = (typeof IMPORT_MODES)[number];
@@ -43,7 +56,10 @@ export interface ImportProjectInput {
   readonly signal?: AbortSignal;
 }
 
-/** The answer of an import (extensions §10); filenames in code-point order. */
+/**
+ * The answer of an import (extensions §10); names in code-point order. Attachments (extensions §12) are
+ * listed with the files, by path (a name ends in `.md`/`.mdx` exactly when it is a file's).
+ */
 export interface ImportResult {
   /** Null when nothing was applied (a dry run, or nothing to change). */
   readonly changesetId: string | null;
@@ -94,24 +110,54 @@ export async function importProject(ctx: MdStoreContext, input: ImportProjectInp
       taken.add(file.filename);
       files.push(file);
     }
+    const attachments: SpooledAttachment[] = [];
+    for (const attachment of read.attachments) {
+      if (!inPathScope(input.principal, attachment.path)) {
+        skipped.push({ name: attachment.path, reason: SKIP_REASONS.outsideKey });
+        continue;
+      }
+      attachments.push(attachment);
+    }
     const stored = await storedFiles(ctx, project.id);
     const plan = planImport(files, stored, mode);
-    // A dry run judges the operations too, so that it fails where the import would (412).
-    const applied =
-      plan.operations.length > 0
-        ? await IMPORT_APPLIER.apply(ctx, {
-            principal: input.principal,
-            projectId: project.id,
-            message: input.message ?? 'import',
-            dryRun: input.dryRun === true,
-            operations: plan.operations,
-            spool,
-            ...(input.signal && { signal: input.signal }),
-          })
-        : null;
+    const attached = planAttachments(attachments, await storedAttachments(ctx, project.id), mode);
+    const answer = mergeAnswers(plan.answer, attached.answer);
+    const dryRun = input.dryRun === true;
+    // The attachments are written before the changeset and committed in its transaction (attachments.ts).
+    let staged: StagedAttachments | undefined;
+    if (!dryRun && attached.operations.length > 0) {
+      staged = await stageAttachments(ctx, {
+        principal: input.principal,
+        project,
+        operations: attached.operations,
+        spool,
+        ...(input.signal && { signal: input.signal }),
+      });
+    }
+    let applied: { readonly changesetId: string | null } | null;
+    try {
+      // A dry run judges the operations too, so that it fails where the import would (412).
+      applied =
+        plan.operations.length > 0 || staged !== undefined
+          ? await IMPORT_APPLIER.apply(ctx, {
+              principal: input.principal,
+              projectId: project.id,
+              message: input.message ?? 'import',
+              dryRun,
+              operations: plan.operations,
+              spool,
+              ...(input.signal && { signal: input.signal }),
+              ...(staged && { alsoInTransaction: staged.commit }),
+            })
+          : null;
+    } catch (error) {
+      await staged?.discard();
+      throw error;
+    }
+    await staged?.cleanUp();
     return {
       changesetId: applied?.changesetId ?? null,
-      ...plan.answer,
+      ...answer,
       skipped: skipped.entries,
       skippedOmitted: skipped.omitted,
     };
@@ -186,6 +232,56 @@ async function storedFiles(ctx: MdStoreContext, projectId: string): Promise<Map<
     if (last === undefined || rows.length < 500) return stored;
     after = { filename: last.filename };
   }
+}
+
+type ImportAnswer = Omit<ImportResult, 'changesetId' | 'skipped' | 'skippedOmitted'>;
+
+/** The files' and the attachments' lists as one answer, each in code-point order. */
+function mergeAnswers(a: ImportAnswer, b: ImportAnswer): ImportAnswer {
+  const merged = (x: string[], y: string[]) => [...x, ...y].sort(byCodePoint);
+  return {
+    created: merged(a.created, b.created),
+    updated: merged(a.updated, b.updated),
+    unchanged: merged(a.unchanged, b.unchanged),
+    deleted: merged(a.deleted, b.deleted),
+  };
+}
+
+/**
+ * What the import does to the attachments (extensions §12): same bytes and type as stored is
+ * `unchanged`, else created or updated; `replace` deletes those the archive lacks.
+ */
+export function planAttachments(
+  attachments: readonly SpooledAttachment[],
+  stored: ReadonlyMap<string, AttachmentRecord>,
+  mode: ImportMode,
+): { operations: AttachmentOperation[]; answer: ImportAnswer } {
+  const operations: AttachmentOperation[] = [];
+  const answer = {
+    created: [] as string[],
+    updated: [] as string[],
+    unchanged: [] as string[],
+    deleted: [] as string[],
+  };
+  const present = new Set<string>();
+  for (const attachment of [...attachments].sort((a, b) => byCodePoint(a.path, b.path))) {
+    present.add(attachment.path);
+    const current = stored.get(attachment.path) ?? null;
+    if (current && sameAttachment(current, attachment)) {
+      answer.unchanged.push(attachment.path);
+      continue;
+    }
+    (current ? answer.updated : answer.created).push(attachment.path);
+    operations.push({ op: 'attach', attachment, current });
+  }
+  if (mode === 'replace') {
+    for (const [path, current] of [...stored].sort(([a], [b]) => byCodePoint(a, b))) {
+      if (present.has(path)) continue;
+      answer.deleted.push(path);
+      operations.push({ op: 'detach', path, current });
+    }
+  }
+  return { operations, answer };
 }
 
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,11 +1,13 @@
 import * as v from 'valibot';
+import { bytesMatchType, contentTypeOfName, essenceOf } from '../../attachments/content-types.js';
+import { ATTACHMENT_LIMITS } from '../../defaults/attachments.js';
 import { InvalidInputError } from '../../errors.js';
 import { type JsonObject, MetadataSchema } from '../../validation/schemas.js';
 import type { MdStoreContext } from '../context.js';
 import { entryVerdict, type ImportArchive, SKIP_REASONS, utf8Text } from './entries.js';
 import { IMPORT_LIMITS } from './limits.js';
 import { SkippedList } from './skipped.js';
-import type { ImportSpool, SpooledFile } from './spool.js';
+import type { ImportSpool, SpooledAttachment, SpooledFile } from './spool.js';
 import { Turns } from './turns.js';
 
 /**
@@ -14,6 +16,8 @@ import { Turns } from './turns.js';
  */
 export interface ReadArchive {
   readonly files: SpooledFile[];
+  /** The attachments (extensions §12), each judged against its type. */
+  readonly attachments: SpooledAttachment[];
   /** Bounded: at most `skippedMax` entries, names cut (`SkippedList`). */
   readonly skipped: SkippedList;
   /** Whether the archive had an `mdstore.json`. */
@@ -26,8 +30,12 @@ const MANIFEST_LOC = ['body', 'mdstore.json'] as const;
  * Reads every entry of the archive once, in order: each Markdown entry that passes the entry rules and
  * the size limit is read (its bytes must be UTF-8), hashed and put in the spool, so that only one
  * entry's bytes are in memory at a time; every other one is skipped with its reason without being read.
+ * Any other entry that passes the rules and `maxAttachmentBytes` is an attachment: its bytes go to the
+ * spool as well, and its first bytes are kept to judge its type once the manifest is read.
  * Duplicates keep the first. The archive's own bounds fail the iteration before anything is written;
- * `mdstore.json` (anywhere in the archive) then gives each file its metadata.
+ * `mdstore.json` (anywhere in the archive) then gives each file its metadata and each attachment its
+ * `content_type` (else its type goes by its extension); an attachment whose bytes are not what its type
+ * says is skipped.
  */
 export async function readImportArchive(
   ctx: MdStoreContext,
@@ -36,6 +44,7 @@ export async function readImportArchive(
 ): Promise<ReadArchive> {
   const maxFileBytes = ctx.settings.maxFileBytes;
   const files: SpooledFile[] = [];
+  const attachments: PendingAttachment[] = [];
   const skipped = new SkippedList();
   const seen = new Set<string>();
   let manifestBytes: Uint8Array | undefined;
@@ -49,6 +58,29 @@ export async function readImportArchive(
     }
     if (verdict.take === 'skip') {
       skipped.push({ name: entry.name, reason: verdict.reason });
+      continue;
+    }
+    if (verdict.take === 'attachment') {
+      const reason = seen.has(verdict.path)
+        ? SKIP_REASONS.duplicate
+        : entry.size > ctx.settings.maxAttachmentBytes
+          ? SKIP_REASONS.tooLarge
+          : undefined;
+      if (reason !== undefined) {
+        skipped.push({ name: entry.name, reason });
+        continue;
+      }
+      const bytes = await entry.read();
+      await turns.after(bytes.length);
+      seen.add(verdict.path);
+      const hash = ctx.hashing.sha256();
+      hash.update(bytes);
+      attachments.push({
+        path: verdict.path,
+        ref: await spool.put(bytes),
+        sha256: hash.digestHex(),
+        head: bytes.slice(0, ATTACHMENT_LIMITS.sniffBytes),
+      });
       continue;
     }
     const reason = seen.has(verdict.filename)
@@ -72,8 +104,50 @@ export async function readImportArchive(
     hash.update(bytes);
     files.push({ filename: verdict.filename, ref: await spool.put(bytes), sha256: hash.digestHex() });
   }
-  if (manifestBytes === undefined) return { files, skipped, manifest: false };
-  return { ...withManifest(files, skipped, manifestBytes), manifest: true };
+  if (manifestBytes === undefined) {
+    return { files, attachments: typed(attachments, new Map(), skipped), skipped, manifest: false };
+  }
+  const manifest = parseManifest(manifestBytes);
+  const typesOf = new Map<string, string>();
+  for (const entry of manifest.attachments ?? []) typesOf.set(entry.path, entry.content_type);
+  return {
+    ...withManifest(files, skipped, manifest),
+    attachments: typed(attachments, typesOf, skipped),
+    manifest: true,
+  };
+}
+
+/** An attachment read, its type not yet judged: its first bytes are kept for that. */
+type PendingAttachment = Omit<SpooledAttachment, 'contentType'> & { readonly head: Uint8Array };
+
+/**
+ * Each attachment with its type (the manifest's when it gives a media type, else by its extension),
+ * judged against its first bytes by the checks of an upload; one that fails them is skipped.
+ */
+function typed(
+  pending: readonly PendingAttachment[],
+  typesOf: ReadonlyMap<string, string>,
+  skipped: SkippedList,
+): SpooledAttachment[] {
+  const out: SpooledAttachment[] = [];
+  for (const { head, ...attachment } of pending) {
+    const declared = typesOf.get(attachment.path)?.trim();
+    const contentType =
+      declared !== undefined &&
+      declared.length <= ATTACHMENT_LIMITS.contentTypeMaxLength &&
+      essenceOf(declared) !== null
+        ? declared
+        : contentTypeOfName(attachment.path);
+    if (!bytesMatchType(contentType, head)) {
+      skipped.push({
+        name: attachment.path,
+        reason: `${SKIP_REASONS.wrongType} (${essenceOf(contentType)})`,
+      });
+      continue;
+    }
+    out.push({ ...attachment, contentType });
+  }
+  return out;
 }
 
 const manifestError = (what: string) =>
@@ -81,14 +155,13 @@ const manifestError = (what: string) =>
 
 const ManifestSchema = v.object({
   files: v.array(v.object({ filename: v.string(), metadata: v.nullish(v.unknown()) })),
+  // Extensions §12: absent in the manifests written before attachments.
+  attachments: v.optional(v.array(v.object({ path: v.string(), content_type: v.string() }))),
 });
 
-/** Each file the manifest names gets its metadata; a file whose metadata breaks the rules is skipped. */
-function withManifest(
-  files: SpooledFile[],
-  skipped: SkippedList,
-  bytes: Uint8Array,
-): Pick<ReadArchive, 'files' | 'skipped'> {
+type Manifest = v.InferOutput<typeof ManifestSchema>;
+
+function parseManifest(bytes: Uint8Array): Manifest {
   let parsed: unknown;
   try {
     parsed = JSON.parse(utf8Text(bytes) ?? '');
@@ -97,8 +170,17 @@ function withManifest(
   }
   const manifest = v.safeParse(ManifestSchema, parsed);
   if (!manifest.success) throw manifestError('does not have the shape of an export manifest');
+  return manifest.output;
+}
+
+/** Each file the manifest names gets its metadata; a file whose metadata breaks the rules is skipped. */
+function withManifest(
+  files: SpooledFile[],
+  skipped: SkippedList,
+  manifest: Manifest,
+): Pick<ReadArchive, 'files' | 'skipped'> {
   const metadataOf = new Map<string, unknown>();
-  for (const entry of manifest.output.files) metadataOf.set(entry.filename, entry.metadata ?? null);
+  for (const entry of manifest.files) metadataOf.set(entry.filename, entry.metadata ?? null);
   const kept: SpooledFile[] = [];
   for (const file of files) {
     if (!metadataOf.has(file.filename)) {

@@ -54,3 +54,13 @@ export interface SpooledFile {
   /** The metadata `mdstore.json` gives it; undefined when it gives none. */
   readonly metadata?: JsonObject | null;
 }
+
+/** One attachment of an archive (extensions §12) as an import keeps it: its bytes in the spool. */
+export interface SpooledAttachment {
+  readonly path: string;
+  readonly ref: SpoolRef;
+  /** Lower-case hex SHA-256 of those bytes. */
+  readonly sha256: string;
+  /** Its type: `mdstore.json`'s `content_type`, else by its extension; its bytes were judged against it. */
+  readonly contentType: string;
+}
