@@ -517,15 +517,19 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: PROJECT_AS_OF,
   },
   { version: 16, description: 'search chunks and embedding cursors', sql: SEARCH_CHUNKS },
+  // Postgres's version 17 keeps a word list for prefix queries (issue 34); SQLite reads FTS5's own
+  // vocabulary instead. The version is kept here all the same: a backup's schema version must be the
+  // same on both stores (extensions §16: a backup restores into either pair).
+  { version: 17, description: 'search word list (Postgres only)', sql: 'SELECT 1;' },
   // Extensions §14: the folders a key reaches (NULL: every file of its projects).
   {
-    version: 17,
+    version: 18,
     description: 'folder scopes of keys',
     sql: 'ALTER TABLE api_keys ADD COLUMN path_prefixes_json TEXT;',
   },
   // Extensions §14: the key that wrote each revision (NULL before this version, or without a key).
   {
-    version: 18,
+    version: 19,
     description: 'the key of each revision',
     sql: 'ALTER TABLE file_revisions ADD COLUMN key_id TEXT;',
   },

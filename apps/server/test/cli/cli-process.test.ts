@@ -96,6 +96,7 @@ describe('the admin CLI', () => {
         tier: 'standard',
         role: 'admin',
         projectIds: null,
+        pathPrefixes: null,
         expiresAt: null,
       });
       const projects = await runtime.store.projects.list({ principal });
@@ -155,6 +156,7 @@ describe('the admin CLI', () => {
       name: 'admin CLI',
       role: 'admin',
       project_ids: null,
+      path_prefixes: null,
       expires_date: null,
       api_key: expect.any(String),
       created_date: expect.stringMatching(ISO),

@@ -709,7 +709,7 @@ export interface paths {
         };
         /**
          * Export a project
-         * @description A zip (default) or tar.gz archive, streamed: every file (of `prefix`) at its filename, byte for byte, then `mdstore.json` (`project`: name, description, settings; `files`: filename, metadata, sha256, revision, created_date, updated_date of each file, exactly the version archived). Each file is one whole version, read when the export reaches it.
+         * @description A zip (default) or tar.gz archive, streamed: every file (of `prefix`) at its filename, byte for byte, then every attachment (of `prefix`) at its path, then `mdstore.json` (`project`: name, description, settings; `files`: filename, metadata, sha256, revision, created_date, updated_date of each file, exactly the version archived; `attachments`: path, content_type, size, sha256). Each file and attachment is one whole version, read when the export reaches it.
          */
         get: operations["exportProject"];
         put?: never;
@@ -731,7 +731,7 @@ export interface paths {
         put?: never;
         /**
          * Import an archive
-         * @description A zip or tar.gz (such as an export): every `.md`/`.mdx` entry becomes a file at its path, with the metadata `mdstore.json` gives it. Dot folders, attachments, directories, links, absolute paths, `..`, names that break the filename rules, duplicates, non-UTF-8 and oversized entries are skipped with a reason. A file equal in content and metadata is `unchanged` (no revision); `mode=replace` (role `admin`) deletes the files the archive lacks. Archives over `MDSTORE_MAX_IMPORT_BYTES` uncompressed (413), with more than 100 000 entries, a compression ratio above 200 or a tar name (PAX or long-name) header above 64 KiB (422) are refused before anything is written. `skipped` lists at most 1000 entries (`skipped_omitted` counts the rest), each name cut to 1024 bytes.
+         * @description A zip or tar.gz (such as an export): every `.md`/`.mdx` entry becomes a file at its path, with the metadata `mdstore.json` gives it; every other entry an attachment at its path, with the `content_type` `mdstore.json` gives it or else one by its extension, its bytes checked against it. Dot folders, directories, links, absolute paths, `..`, names that break the filename rules, duplicates, non-UTF-8 and oversized entries, and attachments whose bytes are not their type are skipped with a reason. A file or attachment equal to the stored one is `unchanged` (no revision); `mode=replace` (role `admin`) deletes the files and attachments the archive lacks. All of it is one changeset, whole or nothing; attachments count toward the storage bound (413). Archives over `MDSTORE_MAX_IMPORT_BYTES` uncompressed (413), with more than 100 000 entries, a compression ratio above 200 or a tar name (PAX or long-name) header above 64 KiB (422) are refused before anything is written. `skipped` lists at most 1000 entries (`skipped_omitted` counts the rest), each name cut to 1024 bytes.
          */
         post: operations["importProject"];
         delete?: never;
@@ -1315,7 +1315,7 @@ export interface components {
             changeset_id: string | null;
             /** @description The changeset's message, if any. */
             message: string | null;
-            /** @description The API key whose request wrote this revision (extensions §14); null for a write without a key (in process) or one recorded before keys were (migration 18/19). */
+            /** @description The API key whose request wrote this revision (extensions §14); null for a write without a key (in process) or one recorded before keys were (migration 19). */
             key_id: string | null;
         };
         RevisionList: {
@@ -9587,7 +9587,7 @@ export interface operations {
             query?: {
                 /** @description The archive format (default `zip`). */
                 format?: "zip" | "tar.gz";
-                /** @description Only files whose filename starts with this text (at most 1024 bytes of UTF-8). */
+                /** @description Only files and attachments whose name starts with this text (at most 1024 bytes of UTF-8). */
                 prefix?: string;
             };
             header?: never;
@@ -9716,7 +9716,7 @@ export interface operations {
     importProject: {
         parameters: {
             query?: {
-                /** @description `merge` (default) keeps the files the archive lacks; `replace` deletes them (role `admin`). */
+                /** @description `merge` (default) keeps the files and attachments the archive lacks; `replace` deletes them (role `admin`). */
                 mode?: "merge" | "replace";
                 /** @description With `true`, the answer is worked out and nothing changes. */
                 dry_run?: "true" | "false";

@@ -279,7 +279,7 @@ export interface RevisionRecord extends ContentLocation {
   /**
    * The API key whose request wrote this revision (extensions §14: who wrote each change of an agent's
    * memory); null for an in-process write without a key, or a revision written before the stores
-   * recorded it (SQLite migration 18, Postgres 19).
+   * recorded it (migration 19 of both stores).
    */
   readonly keyId: string | null;
 }

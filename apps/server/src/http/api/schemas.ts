@@ -249,7 +249,7 @@ export const Revision = v.object({
   key_id: v.pipe(
     v.nullable(v.string()),
     v.description(
-      'The API key whose request wrote this revision (extensions §14); null for a write without a key (in process) or one recorded before keys were (migration 18/19).',
+      'The API key whose request wrote this revision (extensions §14); null for a write without a key (in process) or one recorded before keys were (migration 19).',
     ),
   ),
 });
