@@ -1,6 +1,7 @@
 import { fileEtag } from '../../model/etags.js';
 import type { AttachmentRecord, FileRecord } from '../../model/records.js';
 import type { JsonObject } from '../../validation/schemas.js';
+import { compareCodePoints } from '../../validation/text.js';
 import { assertRole, assertWholeProjectReach, inPathScope, loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
@@ -238,13 +239,53 @@ type ImportAnswer = Omit<ImportResult, 'changesetId' | 'skipped' | 'skippedOmitt
 
 /** The files' and the attachments' lists as one answer, each in code-point order. */
 function mergeAnswers(a: ImportAnswer, b: ImportAnswer): ImportAnswer {
-  const merged = (x: string[], y: string[]) => [...x, ...y].sort(byCodePoint);
+  const merged = (x: string[], y: string[]) => [...x, ...y].sort(compareCodePoints);
   return {
     created: merged(a.created, b.created),
     updated: merged(a.updated, b.updated),
     unchanged: merged(a.unchanged, b.unchanged),
     deleted: merged(a.deleted, b.deleted),
   };
+}
+
+/**
+ * What an import changes among stored things of one kind (files, attachments), each item judged against
+ * the stored one of its name, in code-point order: the same is `unchanged`, else `updated` or `created`
+ * with its operation; `replace` deletes what is stored and not in the archive.
+ */
+function planAgainstStored<Item, Stored, Operation>(
+  items: readonly Item[],
+  stored: ReadonlyMap<string, Stored>,
+  mode: ImportMode,
+  rule: {
+    readonly name: (item: Item) => string;
+    readonly same: (item: Item, current: Stored) => boolean;
+    readonly write: (item: Item, current: Stored | null) => Operation;
+    readonly remove: (name: string, current: Stored) => Operation;
+  },
+): { operations: Operation[]; answer: ImportAnswer } {
+  const operations: Operation[] = [];
+  const answer: ImportAnswer = { created: [], updated: [], unchanged: [], deleted: [] };
+  const present = new Set<string>();
+  for (const item of [...items].sort((a, b) => compareCodePoints(rule.name(a), rule.name(b)))) {
+    const name = rule.name(item);
+    present.add(name);
+    const current = stored.get(name) ?? null;
+    if (current !== null && rule.same(item, current)) {
+      answer.unchanged.push(name);
+      continue;
+    }
+    (current ? answer.updated : answer.created).push(name);
+    operations.push(rule.write(item, current));
+  }
+  if (mode === 'replace') {
+    for (const [name, current] of [...stored].sort(([a], [b]) => compareCodePoints(a, b))) {
+      if (present.has(name)) continue;
+      answer.deleted.push(name);
+      operations.push(rule.remove(name, current));
+    }
+  }
+  return { operations, answer };
 }
 
 /**
@@ -256,80 +297,46 @@ export function planAttachments(
   stored: ReadonlyMap<string, AttachmentRecord>,
   mode: ImportMode,
 ): { operations: AttachmentOperation[]; answer: ImportAnswer } {
-  const operations: AttachmentOperation[] = [];
-  const answer = {
-    created: [] as string[],
-    updated: [] as string[],
-    unchanged: [] as string[],
-    deleted: [] as string[],
-  };
-  const present = new Set<string>();
-  for (const attachment of [...attachments].sort((a, b) => byCodePoint(a.path, b.path))) {
-    present.add(attachment.path);
-    const current = stored.get(attachment.path) ?? null;
-    if (current && sameAttachment(current, attachment)) {
-      answer.unchanged.push(attachment.path);
-      continue;
-    }
-    (current ? answer.updated : answer.created).push(attachment.path);
-    operations.push({ op: 'attach', attachment, current });
-  }
-  if (mode === 'replace') {
-    for (const [path, current] of [...stored].sort(([a], [b]) => byCodePoint(a, b))) {
-      if (present.has(path)) continue;
-      answer.deleted.push(path);
-      operations.push({ op: 'detach', path, current });
-    }
-  }
-  return { operations, answer };
+  return planAgainstStored<SpooledAttachment, AttachmentRecord, AttachmentOperation>(
+    attachments,
+    stored,
+    mode,
+    {
+      name: (attachment) => attachment.path,
+      same: (attachment, current) => sameAttachment(current, attachment),
+      write: (attachment, current) => ({ op: 'attach', attachment, current }),
+      remove: (path, current) => ({ op: 'detach', path, current }),
+    },
+  );
 }
-
-const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * What the import changes: an operation per created, updated or deleted file, and the answer's lists.
- * Compares digests, so it holds no text: each put names its content in the spool.
+ * Compares digests, so it holds no text: each put names its content in the spool. A file without
+ * metadata in the archive keeps the stored file's.
  */
 export function planImport(
   files: readonly SpooledFile[],
   stored: ReadonlyMap<string, StoredFile>,
   mode: ImportMode,
-): {
-  operations: ImportOperation[];
-  answer: Omit<ImportResult, 'changesetId' | 'skipped' | 'skippedOmitted'>;
-} {
-  const operations: ImportOperation[] = [];
-  const answer = {
-    created: [] as string[],
-    updated: [] as string[],
-    unchanged: [] as string[],
-    deleted: [] as string[],
-  };
-  const present = new Set<string>();
-  for (const file of [...files].sort((a, b) => byCodePoint(a.filename, b.filename))) {
-    present.add(file.filename);
-    const existing = stored.get(file.filename);
-    const metadata: JsonObject | null =
-      file.metadata !== undefined
-        ? file.metadata
-        : existing?.metadataJson
-          ? (JSON.parse(existing.metadataJson) as JsonObject)
-          : null;
-    if (existing && existing.sha256 === file.sha256 && sameJson(existing.metadataJson, metadata)) {
-      answer.unchanged.push(file.filename);
-      continue;
-    }
-    (existing ? answer.updated : answer.created).push(file.filename);
-    const ifMatch = existing ? fileEtag(existing) : null;
-    const content = { ref: file.ref, sha256: file.sha256 };
-    operations.push({ op: 'put', filename: file.filename, content, metadata, ifMatch });
-  }
-  if (mode === 'replace') {
-    for (const [filename, existing] of [...stored].sort(([a], [b]) => byCodePoint(a, b))) {
-      if (present.has(filename)) continue;
-      answer.deleted.push(filename);
-      operations.push({ op: 'delete', filename, ifMatch: fileEtag(existing) });
-    }
-  }
-  return { operations, answer };
+): { operations: ImportOperation[]; answer: ImportAnswer } {
+  const metadataOf = (file: SpooledFile, existing: StoredFile | null): JsonObject | null =>
+    file.metadata !== undefined
+      ? file.metadata
+      : existing?.metadataJson
+        ? (JSON.parse(existing.metadataJson) as JsonObject)
+        : null;
+  return planAgainstStored<SpooledFile, StoredFile, ImportOperation>(files, stored, mode, {
+    name: (file) => file.filename,
+    same: (file, existing) =>
+      existing.sha256 === file.sha256 && sameJson(existing.metadataJson, metadataOf(file, existing)),
+    write: (file, existing) => ({
+      op: 'put',
+      filename: file.filename,
+      content: { ref: file.ref, sha256: file.sha256 },
+      metadata: metadataOf(file, existing),
+      ifMatch: existing ? fileEtag(existing) : null,
+    }),
+    remove: (filename, existing) => ({ op: 'delete', filename, ifMatch: fileEtag(existing) }),
+  });
 }
