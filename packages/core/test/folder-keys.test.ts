@@ -37,7 +37,9 @@ describe('keys confined to folders (extensions §14)', () => {
       path_prefixes: ['notes/b', 'memories', 'notes/', 'memories/x/', 'memories/'],
     });
     expect(created.pathPrefixes).toEqual(['memories/', 'notes/']);
-    for (const bad of [['../x'], [''], ['a//b'], ['guide.md/'], [], ['/abs']]) {
+    // 21 folders: past the bound each list and search walks per folder (KEY_LIMITS.maxPathPrefixes).
+    const tooMany = Array.from({ length: 21 }, (_, i) => `f${i}/`);
+    for (const bad of [['../x'], [''], ['a//b'], ['guide.md/'], [], ['/abs'], tooMany]) {
       const code = await codeOf(() =>
         store.keys.create({
           principal: admin.principal,

@@ -49,6 +49,8 @@ const page = (defaultLimit: number, maxLimit: number) =>
   `one page: ${defaultLimit} entries unless \`limit\` says, at most ${maxLimit}`;
 const LIST = page(LIST_LIMITS.defaultLimit, LIST_LIMITS.maxLimit);
 const NEXT_PAGE = 'the next page, by `cursor`';
+/** Extensions §14: a key confined to folders walks each of its folders as its own range. */
+const PER_FOLDER = `; a key confined to folders reads that once per folder (at most ${KEY_LIMITS.maxPathPrefixes}), and counts once per folder`;
 const ONE_ROW = 'a few rows by key';
 const NOTHING_PAST = 'nothing can exceed it';
 const FILE_CONTENT = 'one file: at most `maxFileBytes` (10 MiB by default), streamed, never buffered whole';
@@ -74,7 +76,7 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
   },
   // Files.
   listFiles: {
-    cost: `${LIST}; at most ${LIST_LIMITS.batchRows} rows read per store round trip`,
+    cost: `${LIST}; at most ${LIST_LIMITS.batchRows} rows read per store round trip${PER_FOLDER}`,
     past: NEXT_PAGE,
   },
   uploadFile: { cost: PARSED_CONTENT, past: `${TOO_LARGE}; ${WORK_REFUSED}` },
@@ -93,7 +95,7 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
   },
   // Extensions §12.
   listAttachments: {
-    cost: `${LIST}; with \`delimiter\`, one statement of at most 32 rows per folder on the page`,
+    cost: `${LIST}; with \`delimiter\`, one statement of at most 32 rows per folder on the page${PER_FOLDER}`,
     past: NEXT_PAGE,
   },
   writeAttachment: {
@@ -202,7 +204,7 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
   deleteTrashItem: { cost: ONE_ROW, past: NOTHING_PAST },
   // Export and import (extensions §10).
   exportProject: {
-    cost: 'streams every file of the project (or of `prefix`) into one archive, one entry at a time',
+    cost: 'streams every file, then every attachment, of the project (or of `prefix`, or of the key’s folders) into one archive, one entry at a time',
     past: 'a client that stops reading holds the stream until the socket times out',
   },
   importProject: {
