@@ -446,11 +446,16 @@ abstract class TablesReader implements RecordsReader {
     return copyOrNull(findAttachment(this.tables(), q.projectId, q.path));
   }
 
-  async findAttachments(q: { projectId: string; paths: readonly string[] }) {
+  async findAttachments(q: { projectId: string; paths: readonly string[]; names?: readonly string[] }) {
     const paths = new Set(q.paths);
-    return select(this.tables().attachments, (a) => a.projectId === q.projectId && paths.has(a.path)).map(
-      (a) => ({ ...a }),
-    );
+    const names = new Set(q.names ?? []);
+    const named = (path: string) => names.has(path.slice(path.lastIndexOf('/') + 1));
+    return select(
+      this.tables().attachments,
+      (a) => a.projectId === q.projectId && (paths.has(a.path) || named(a.path)),
+    )
+      .sort((a, b) => compareCodePoints(a.path, b.path))
+      .map((a) => ({ ...a }));
   }
 
   async findAttachmentBySha256(q: { projectId: string; sha256: string }) {

@@ -184,6 +184,7 @@ export const POSTGRES_DIALECT: SqlDialect = {
   lockClause: ' FOR UPDATE',
   inList: (column, placeholder, type) => `${column} = ANY(${placeholder}::${ARRAY_TYPES[type]}[])`,
   list: (values) => [...values],
+  attachmentName: "regexp_replace(path, '^.*/', '')",
   search: SEARCH,
   // The payload names the schema: instances of other stores on the same database ignore it.
   changeNotice: "SELECT pg_notify('mdstore_changes', current_schema() || ' ' || ?)",

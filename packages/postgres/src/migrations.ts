@@ -509,6 +509,13 @@ export const MIGRATIONS: readonly Migration[] = [
     // Extensions §14: the key that wrote each revision (NULL before this version, or without a key).
     sql: 'ALTER TABLE file_revisions ADD COLUMN key_id TEXT;',
   },
+  {
+    version: 20,
+    name: 'attachments by name',
+    // Extensions §12: a wiki link names an attachment by its last path segment, as it names a file; the
+    // expression is the dialect's `lastSegment` (dialect.ts), so that the look-up uses the index.
+    sql: "CREATE INDEX attachments_name_idx ON attachments (project_id, (regexp_replace(path, '^.*/', '')));",
+  },
 ];
 
 /**

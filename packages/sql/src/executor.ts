@@ -70,6 +70,11 @@ export interface SqlDialect extends Dialect {
   inList(column: string, placeholder: string, type: ListType): string;
   /** A list as one parameter of `inList`: a JSON array (SQLite) or an array (Postgres). */
   list(values: readonly unknown[], type: ListType): unknown;
+  /**
+   * The last `/`-separated segment of the attachments' `path` column, written exactly as the index on
+   * it (the stores' migrations 20), so that a comparison with it reads the index.
+   */
+  readonly attachmentName: string;
   readonly search: SearchIndexDialect;
   /**
    * A statement run in the transaction that appends change events, with the account id as its one

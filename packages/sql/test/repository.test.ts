@@ -12,6 +12,7 @@ const dialect = (lockClause: string): SqlDialect => ({
   changeNotice: null,
   inList: (column, placeholder) => `${column} IN LIST(${placeholder})`,
   list: (values) => JSON.stringify(values),
+  attachmentName: 'NAME(path)',
   search: {
     textTable: 'texts',
     match: (param) => `MATCHES(${param('q')})`,

@@ -533,6 +533,13 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'the key of each revision',
     sql: 'ALTER TABLE file_revisions ADD COLUMN key_id TEXT;',
   },
+  // Extensions §12: a wiki link names an attachment by its last path segment, as it names a file; the
+  // expression is the dialect's `lastSegment` (records/dialect.ts), so that the look-up uses the index.
+  {
+    version: 20,
+    description: 'attachments by name',
+    sql: `CREATE INDEX attachments_name ON attachments (project_id, substr(path, length(rtrim(path, replace(path, '/', ''))) + 1));`,
+  },
 ];
 
 /** The schema version this code writes and expects (SQLite's `user_version`). */

@@ -77,3 +77,15 @@ describe('the list statements are index range scans (a page costs the same at an
     expect(page).not.toMatch(/TEMP B-TREE/);
   });
 });
+
+describe('attachments by name (extensions §12)', () => {
+  it('a look-up by last path segment searches the index on that expression', () => {
+    const names = SQLITE_DIALECT.inList(SQLITE_DIALECT.attachmentName, '?', 'text');
+    const detail = plan({
+      sql: `SELECT id FROM attachments WHERE project_id = ? AND ${names}`,
+      params: ['p', JSON.stringify(['diagram.png', 'report.pdf'])],
+    });
+    expect(detail).toMatch(/SEARCH attachments USING INDEX attachments_name \(project_id=\? AND <expr>=\?\)/);
+    expect(detail).not.toMatch(/SCAN attachments/);
+  });
+});

@@ -117,7 +117,7 @@ describe('GET …/files/{filename}?format=html', () => {
 describe('wiki links and embeds in ?format=html (extensions §12)', () => {
   test('resolved by the link index’s rule against files and attachments; unresolved ones marked', async (h) => {
     const note =
-      '[[Setup]] [[Setup#Linux|on linux]] ![[pics/cat.png]] ![[Missing]] [[report.pdf]] ![x](../pics/cat.png)\n';
+      '[[Setup]] [[Setup#Linux|on linux]] ![[pics/cat.png]] ![[Missing]] [[report.pdf]] ![x](../pics/cat.png) ![[cat.png|by name]]\n';
     const s = await scene(h, 'docs/guide.md', note);
     await h.uploadFile(s.apiKey, s.projectId, 'docs/sub/Setup.md', '# Linux\n');
     const png = Buffer.from(
@@ -144,7 +144,7 @@ describe('wiki links and embeds in ?format=html (extensions §12)', () => {
       `<p><a href="${file}">Setup</a> <a href="${file}#linux">on linux</a> ` +
         `<img alt="pics/cat.png" src="${cat}" /> <span class="broken-link">Missing</span> ` +
         `<a href="/api/projects/${s.projectId}/attachments/report.pdf">report.pdf</a> ` +
-        `<img alt="x" src="${cat}" /></p>\n`,
+        `<img alt="x" src="${cat}" /> <img alt="by name" src="${cat}" /></p>\n`,
     );
     // The image's URL is the attachment's read.
     expect((await h.fetch(cat, { key: s.apiKey })).status).toBe(200);

@@ -383,6 +383,20 @@ describe('GET /s/{token}/a/{path}: the images a shared note shows (extensions §
     expect((await h.fetch(`${created.path}/a/pics/cat.png?from=a%2Fplain.md`)).status).toBe(404);
     expect((await h.fetch(`${created.path}/a/plain.md`)).status).toBe(200);
   });
+
+  test('an image named by its name alone is served while that name is one attachment’s', async (h) => {
+    const s = await scene(h);
+    await s.upload('notes/n.md', '![[cat.png]]\n');
+    expect((await attach(h, s.apiKey, s.projectId, 'pics/cat.png', PNG, 'image/png')).status).toBe(201);
+    const created = await s.share({ filename: 'notes/n.md' });
+    expect(await (await h.fetch(created.path)).text()).toContain(`src="${created.path}/a/pics/cat.png"`);
+    expect((await h.fetch(`${created.path}/a/pics/cat.png`)).status).toBe(200);
+    // A second `cat.png`: the name is ambiguous, the note shows neither, and neither is served.
+    expect((await attach(h, s.apiKey, s.projectId, 'old/cat.png', PNG, 'image/png')).status).toBe(201);
+    expect(await (await h.fetch(created.path)).text()).toContain('<span class="broken-link">');
+    expect((await h.fetch(`${created.path}/a/pics/cat.png`)).status).toBe(404);
+    expect((await h.fetch(`${created.path}/a/old/cat.png`)).status).toBe(404);
+  });
 });
 
 describe('the share pages’ limit per client address', () => {

@@ -1,5 +1,6 @@
 import { describe, expect } from 'vitest';
 import { type ReadEntry, readTarGz, readZip, sha256Hex } from '../support/archives.js';
+import { craftTarGz, craftZip } from '../support/crafted-archives.js';
 import { type HttpHarness, serverTest } from '../support/http-harness.js';
 
 /**
@@ -146,4 +147,82 @@ describe('whole vaults: export and import carry attachments', () => {
       expect(await again.json()).toMatchObject({ changeset_id: null, created: [], unchanged: names.sort() });
     });
   }
+});
+
+/** `importer=obsidian` (extensions §12): Obsidian's names, and each note's dates from the archive. */
+describe('importer=obsidian', () => {
+  const day = 24 * 3600 * 1000;
+  const older = new Date(Date.UTC(2024, 2, 1, 10, 0, 0));
+  const newer = new Date(Date.UTC(2025, 6, 14, 8, 30, 2));
+  const entries = [
+    { name: 'Projects/Spec.md', data: '# Spec\n', modified: older },
+    { name: 'Archive/Spec.md', data: '# Old spec\n', modified: older },
+    {
+      name: 'Projects/Alpha.md',
+      data: '# Alpha\n[[Spec]] ![[diagram.png]] [[spec#Spec|s]]\n',
+      modified: newer,
+    },
+    { name: 'assets/diagram.png', data: PNG, modified: newer },
+  ];
+  const archives = {
+    zip: async () => craftZip(entries),
+    'tar.gz': () => craftTarGz(entries.map(({ modified, ...entry }) => ({ ...entry, mtime: modified }))),
+  };
+
+  for (const format of ['zip', 'tar.gz'] as const) {
+    test(`${format}: links resolve as Obsidian resolves them and notes keep the entries' times`, async (h) => {
+      const { apiKey } = await h.account();
+      const { id } = await h.createProject(apiKey, 'Obsidian');
+      const response = await h.fetch(`/api/projects/${id}/import?importer=obsidian`, {
+        method: 'POST',
+        key: apiKey,
+        headers: { 'Content-Type': TYPES[format] },
+        body: await archives[format](),
+      });
+      expect(response.status, await response.clone().text()).toBe(200);
+      const broken = await (await h.fetch(`/api/projects/${id}/links/broken`, { key: apiKey })).json();
+      expect(broken).toMatchObject({ links: [] });
+      const alpha = await h.fetch(`/api/projects/${id}/files/Projects%2FAlpha.md`, { key: apiKey });
+      // The one `diagram.png` is found by its name alone; `[[Spec]]` names the nearer of two.
+      expect(await alpha.text()).toBe(
+        '# Alpha\n[[Projects/Spec]] ![[diagram.png]] [[Projects/Spec#Spec|s]]\n',
+      );
+      const list = (await (await h.fetch(`/api/projects/${id}/files?limit=100`, { key: apiKey })).json()) as {
+        files: Array<{ filename: string; created_date: string; updated_date: string }>;
+      };
+      const dates = Object.fromEntries(list.files.map((f) => [f.filename, [f.created_date, f.updated_date]]));
+      expect(dates['Projects/Spec.md']).toEqual([older.toISOString(), older.toISOString()]);
+      expect(dates['Projects/Alpha.md']).toEqual([newer.toISOString(), newer.toISOString()]);
+      expect(Date.now() - Date.parse(dates['Archive/Spec.md']![1]!)).toBeGreaterThan(day);
+    });
+  }
+
+  test('a vault exported and imported again keeps its notes dates (mdstore.json)', async (h) => {
+    const { apiKey } = await h.account();
+    const { id } = await h.createProject(apiKey, 'First');
+    await h.fetch(`/api/projects/${id}/import?importer=obsidian`, {
+      method: 'POST',
+      key: apiKey,
+      headers: { 'Content-Type': 'application/zip' },
+      body: craftZip(entries),
+    });
+    const first = manifestOf(await readZip(await exportOf(h, apiKey, id, 'zip')));
+    const { id: copy } = await h.createProject(apiKey, 'Copy');
+    const imported = await h.fetch(`/api/projects/${copy}/import?importer=obsidian`, {
+      method: 'POST',
+      key: apiKey,
+      headers: { 'Content-Type': 'application/zip' },
+      body: await exportOf(h, apiKey, id, 'zip'),
+    });
+    expect(imported.status).toBe(200);
+    const second = manifestOf(await readZip(await exportOf(h, apiKey, copy, 'zip')));
+    const datesOf = (manifest: Manifest) =>
+      manifest.files.map(({ filename, created_date, updated_date }) => [
+        filename,
+        created_date,
+        updated_date,
+      ]);
+    expect(datesOf(second)).toEqual(datesOf(first));
+    expect(datesOf(first)).toContainEqual(['Projects/Spec.md', older.toISOString(), older.toISOString()]);
+  });
 });

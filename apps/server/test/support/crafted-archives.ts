@@ -17,6 +17,17 @@ export interface CraftedZipEntry {
   readonly declaredSize?: number;
   /** Leave the UTF-8 flag off (names then read as Latin-1). */
   readonly legacyName?: boolean;
+  /** The DOS date and time of the headers (read as UTC; two-second steps); zero when absent. */
+  readonly modified?: Date;
+}
+
+/** A date as a zip's DOS time and date fields (UTC). */
+function dosTime(date: Date | undefined): { time: number; date: number } {
+  if (date === undefined) return { time: 0, date: 0 };
+  return {
+    time: (date.getUTCHours() << 11) | (date.getUTCMinutes() << 5) | (date.getUTCSeconds() >> 1),
+    date: ((date.getUTCFullYear() - 1980) << 9) | ((date.getUTCMonth() + 1) << 5) | date.getUTCDate(),
+  };
 }
 
 /** A zip (no ZIP64) with exactly these entries, in order. */
@@ -32,11 +43,14 @@ export function craftZip(entries: readonly CraftedZipEntry[]): Buffer {
     const size = entry.declaredSize ?? data.length;
     const flags = entry.legacyName ? 0 : 0x800;
     const crc = crc32(data);
+    const dos = dosTime(entry.modified);
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
     local.writeUInt16LE(flags, 6);
     local.writeUInt16LE(method, 8);
+    local.writeUInt16LE(dos.time, 10);
+    local.writeUInt16LE(dos.date, 12);
     local.writeUInt32LE(crc, 14);
     local.writeUInt32LE(body.length, 18);
     local.writeUInt32LE(size, 22);
@@ -47,6 +61,8 @@ export function craftZip(entries: readonly CraftedZipEntry[]): Buffer {
     central.writeUInt16LE(20, 6);
     central.writeUInt16LE(flags, 8);
     central.writeUInt16LE(method, 10);
+    central.writeUInt16LE(dos.time, 12);
+    central.writeUInt16LE(dos.date, 14);
     central.writeUInt32LE(crc, 16);
     central.writeUInt32LE(body.length, 20);
     central.writeUInt32LE(size, 24);
@@ -89,6 +105,7 @@ export interface CraftedTarEntry {
   readonly data?: Buffer | string;
   readonly type?: 'file' | 'directory' | 'symlink' | 'link' | 'fifo';
   readonly linkname?: string;
+  readonly mtime?: Date;
 }
 
 /** A tar.gz with exactly these entries (names as given, `..` and all). */
@@ -108,6 +125,7 @@ export async function craftTarGz(entries: readonly CraftedTarEntry[]): Promise<B
       type,
       size: type === 'file' ? data.length : 0,
       ...(entry.linkname && { linkname: entry.linkname }),
+      ...(entry.mtime && { mtime: entry.mtime }),
     };
     packer.entry(header, type === 'file' ? data : Buffer.alloc(0));
   }

@@ -235,7 +235,15 @@ export interface RecordsReader extends ChangeFeedReader {
   // Attachments (extensions §12).
   findAttachment(q: { projectId: string; path: string }): Promise<AttachmentRecord | null>;
   /** The attachments of the project at these exact paths (those that exist, in any order): what links name. */
-  findAttachments(q: { projectId: string; paths: readonly string[] }): Promise<AttachmentRecord[]>;
+  /**
+   * The project's attachments at one of `paths`, and those whose last path segment is one of `names` (a
+   * wiki link's name, extensions §12); in path order.
+   */
+  findAttachments(q: {
+    projectId: string;
+    paths: readonly string[];
+    names?: readonly string[];
+  }): Promise<AttachmentRecord[]>;
   /** One attachment of the project with these bytes (any one of them), or null: the dedupe look-up. */
   findAttachmentBySha256(q: { projectId: string; sha256: string }): Promise<AttachmentRecord | null>;
   listAttachmentPage(q: AttachmentPageQuery): Promise<AttachmentRecord[]>;

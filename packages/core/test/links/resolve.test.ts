@@ -43,9 +43,21 @@ describe('TargetIndex with attachments', () => {
     expect(resolve(markdown('cat.png'))).toEqual([null, null, 'missing']);
   });
 
-  it('an attachment is not found by its last segment alone; a file still is, by its stem', () => {
-    expect(resolve(wiki('q3.pdf'))).toEqual([null, null, 'missing']);
+  it('a wiki link names the one attachment of its last segment, counted with the files of that stem', () => {
+    expect(resolve(wiki('q3.pdf'))).toEqual([null, 'notes/q3.pdf', null]);
+    expect(resolve(wiki('elsewhere/q3.pdf'))).toEqual([null, 'notes/q3.pdf', null]);
+    // An exact name first (`docs/cat.png.md`); else `cat.png` names two attachments and a file: several.
     expect(resolve(wiki('docs/cat.png'))).toEqual(['docs/cat.png.md', null, null]);
+    expect(resolve(wiki('elsewhere/cat.png'))).toEqual([null, null, 'ambiguous']);
+    // A name with `.md` names files only.
+    expect(resolve(wiki('q3.pdf.md'))).toEqual([null, null, 'missing']);
+    // A Markdown link names its path only.
+    expect(resolve(markdown('../q3.pdf'))).toEqual([null, null, 'missing']);
+  });
+
+  it('targetKeys asks for attachments by the last segment of wiki links that may name one', () => {
+    const links = [wiki('pics/cat.png'), wiki('Setup'), wiki('b.md'), markdown('q3.pdf')];
+    expect(targetKeys(links, 'notes/a.md').attachmentNames).toEqual(['cat.png', 'Setup']);
   });
 
   it('targetKeys asks for attachments only by paths a file cannot have (without .md/.mdx)', () => {

@@ -23,14 +23,27 @@ export function attachmentStatements(c: SqlContext) {
   return {
     reads: (x: SqlExecutor): AttachmentReads => ({
       findAttachment: async (q) => orNull(await x.get(s.byPath, [q.projectId, q.path]), attachments.fromRow),
-      // Probes of the unique `(project_id, path)` index.
+      // Probes of the unique `(project_id, path)` index, and of the index on the last segment (names).
       findAttachments: async (q) => {
-        if (q.paths.length === 0) return [];
+        const names = q.names ?? [];
+        if (q.paths.length === 0 && names.length === 0) return [];
         const params: unknown[] = [];
         const p = (value: unknown) => dialect.placeholder(params.push(value));
-        const project = p(q.projectId);
-        const paths = [...new Set(q.paths)].map(p).join(', ');
-        const sql = `${SELECT} WHERE project_id = ${project} AND path IN (${paths})`;
+        const parts: string[] = [];
+        // Parameters in the order they are written (SQLite's are positional).
+        if (q.paths.length > 0) {
+          const project = p(q.projectId);
+          const paths = [...new Set(q.paths)].map(p).join(', ');
+          parts.push(`${SELECT} WHERE project_id = ${project} AND path IN (${paths})`);
+        }
+        if (names.length > 0) {
+          const project = p(q.projectId);
+          const list = p(dialect.list([...new Set(names)], 'text'));
+          parts.push(
+            `${SELECT} WHERE project_id = ${project} AND ${dialect.inList(dialect.attachmentName, list, 'text')}`,
+          );
+        }
+        const sql = `SELECT * FROM (${parts.join(' UNION ')}) u ORDER BY u.path`;
         return (await x.all(sql, params)).map(attachments.fromRow);
       },
       findAttachmentBySha256: async (q) =>

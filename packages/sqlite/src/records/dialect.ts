@@ -124,6 +124,7 @@ export const SQLITE_DIALECT: SqlDialect = {
   lockClause: '',
   inList: (column, placeholder) => `${column} IN (SELECT value FROM json_each(${placeholder}))`,
   list: (values) => JSON.stringify(values),
+  attachmentName: "substr(path, length(rtrim(path, replace(path, '/', ''))) + 1)",
   search: SEARCH,
   changeNotice: null,
 };

@@ -71,6 +71,8 @@ export async function* readTarGz(body: Readable, bounds: ImportBounds): ImportAr
         name: header.name,
         kind: KINDS[header.type ?? 'file'] ?? 'other',
         size,
+        ...(header.mtime &&
+          Number.isFinite(header.mtime.getTime()) && { modifiedAt: header.mtime.getTime() }),
         read: async () => {
           consumed = true;
           const chunks: Buffer[] = [];

@@ -136,11 +136,18 @@ function toEntry(
     name,
     kind,
     size: raw.uncompressedSize,
+    ...modifiedAt(raw),
     read: () =>
       readsWhole(raw)
         ? readWhole(zip, handle, raw, tally, compressed)
         : readStreamed(zip, raw, tally, compressed),
   };
+}
+
+/** The entry's time: its extended timestamp when it has one, else its DOS date read as UTC. */
+function modifiedAt(raw: yauzl.Entry): { modifiedAt?: number } {
+  const time = raw.getLastModDate({ timezone: 'UTC' }).getTime();
+  return Number.isFinite(time) ? { modifiedAt: time } : {};
 }
 
 const readsWhole = (raw: yauzl.Entry) =>

@@ -24,6 +24,44 @@ export function anAttachment(projectId: string, overrides: Partial<AttachmentRec
 
 export function attachmentsSuite({ test }: SuiteContext): void {
   describe('attachments (extensions §12)', () => {
+    test('finds attachments by their last path segment (a wiki link names them so), in path order', async ({
+      repository,
+    }) => {
+      const project = await seedProject(repository);
+      const other = await seedProject(repository);
+      const at = (projectId: string, path: string) => anAttachment(projectId, { path });
+      const rows = [
+        at(project.id, 'assets/diagram.png'),
+        at(project.id, 'diagram.png'),
+        at(project.id, 'a/b/c/diagram.png'),
+        at(project.id, 'assets/diagram.png.bak'),
+        at(project.id, 'Diagram.png'),
+        at(project.id, 'x/caf\u00e9 \u65e5\u672c.png'),
+        at(project.id, 'docs/report Q3.pdf'),
+        at(other.id, 'diagram.png'),
+      ];
+      await repository.withTransaction(async (tx) => {
+        for (const attachment of rows) await tx.insertAttachment({ attachment });
+      });
+      const paths = async (q: { paths: string[]; names: string[] }) =>
+        (await repository.findAttachments({ projectId: project.id, ...q })).map((a) => a.path);
+      expect(await paths({ paths: [], names: ['diagram.png'] })).toEqual([
+        'a/b/c/diagram.png',
+        'assets/diagram.png',
+        'diagram.png',
+      ]);
+      expect(
+        await paths({ paths: [], names: ['caf\u00e9 \u65e5\u672c.png', 'report Q3.pdf', 'nothing.png'] }),
+      ).toEqual(['docs/report Q3.pdf', 'x/caf\u00e9 \u65e5\u672c.png']);
+      // Paths and names together: each attachment once.
+      expect(await paths({ paths: ['diagram.png', 'docs/report Q3.pdf'], names: ['diagram.png'] })).toEqual([
+        'a/b/c/diagram.png',
+        'assets/diagram.png',
+        'diagram.png',
+        'docs/report Q3.pdf',
+      ]);
+    });
+
     test('inserts, finds by path and by content, updates and deletes an attachment', async ({
       repository,
     }) => {

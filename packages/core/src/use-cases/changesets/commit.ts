@@ -366,6 +366,7 @@ async function applyPlan(
       at,
       author: o.principal.keyId,
       changeset,
+      ...(file.dates && { dates: file.dates }),
     });
     keep(step, file);
   }

@@ -28,6 +28,7 @@ import { issueAt } from '../../validation/issues.js';
 import { LIMITS } from '../../validation/schemas.js';
 import type { MdStoreContext } from '../context.js';
 import { isMdxFilename, readText } from '../files/parts.js';
+import type { FileDates } from '../files/steps.js';
 
 /**
  * The plan of a changeset (extensions §9), made outside any transaction: the operations are judged and
@@ -54,6 +55,8 @@ export interface PlannedFile {
   source?: ContentSource;
   /** The metadata it ends with (JSON text or null). */
   metadataJson: string | null;
+  /** The dates a new file takes instead of the commit's (an import that keeps dates). */
+  dates?: FileDates;
   /** The change its one revision records (the strongest of its operations). */
   kind: RevisionChange;
   deleted: boolean;

@@ -160,6 +160,8 @@ export async function recordRevision(
   o: {
     project: ProjectRecord;
     file: FileRecord;
+    /** When the revision is written; the file's `updatedAt` when not given. */
+    at?: number;
     change: RevisionChange;
     before: readonly RevisionContent[];
     /** What the change feed's event says beyond the revision (extensions §7). */
@@ -181,7 +183,7 @@ export async function recordRevision(
     change: o.change,
     contentKey: file.contentKey,
     inline: file.inline,
-    createdAt: file.updatedAt,
+    createdAt: o.at ?? file.updatedAt,
     changesetId: o.changeset?.id ?? null,
     message: o.changeset?.message ?? null,
     filename: file.filename,

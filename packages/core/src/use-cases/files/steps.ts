@@ -45,7 +45,17 @@ export function sumCounters(
   return sum;
 }
 
-/** A new file (upload, a changeset's put of a new name): record, search index, first revision. */
+/** A file's dates given from elsewhere (an import that keeps a note's dates), in milliseconds since 1970. */
+export interface FileDates {
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+/**
+ * A new file (upload, a changeset's put of a new name): record, search index, first revision. With
+ * `dates`, the record takes them (each at most `at`, `createdAt` at most `updatedAt`: never in the
+ * future); its revision and event are still dated `at`, when they were written.
+ */
 export async function createFileStep(
   ctx: MdStoreContext,
   tx: RecordsTransaction,
@@ -59,9 +69,12 @@ export async function createFileStep(
     changeset?: ChangesetTag;
     /** The key whose request writes it, null without one (the revision's `keyId`). */
     author: string | null;
+    dates?: FileDates;
   },
 ): Promise<StepResult> {
   const { stored, at } = o;
+  const updatedAt = o.dates ? Math.min(o.dates.updatedAt, at) : at;
+  const createdAt = o.dates ? Math.min(o.dates.createdAt, updatedAt) : at;
   const file: FileRecord = {
     id: o.fileId,
     projectId: o.project.id,
@@ -73,14 +86,15 @@ export async function createFileStep(
     contentKey: stored.contentKey,
     inline: stored.inline,
     revision: 1,
-    createdAt: at,
-    updatedAt: at,
+    createdAt,
+    updatedAt,
   };
   await tx.insertFile({ file });
   await indexFileWrite(ctx, tx, { file, contentText: stored.searchText, links: stored.links });
   const recorded = await recordRevision(ctx, tx, {
     project: o.project,
     file,
+    at,
     change: 'created',
     before: [],
     changeset: o.changeset,

@@ -9,6 +9,7 @@ import { MAX_CHANGESET_ATTEMPTS } from '../changesets/apply.js';
 import { commitChangeset } from '../changesets/commit.js';
 import { operationFailed, type PlannedFile, StalePlan } from '../changesets/plan.js';
 import type { MdStoreContext } from '../context.js';
+import type { FileDates } from '../files/steps.js';
 import type { ImportSpool, SpooledFile } from './spool.js';
 
 /**
@@ -23,6 +24,8 @@ export type ImportOperation =
       readonly content: Pick<SpooledFile, 'ref' | 'sha256'>;
       readonly metadata: JsonObject | null;
       readonly ifMatch: string | null;
+      /** The dates the file takes when the import creates it (an importer that keeps dates). */
+      readonly dates?: FileDates;
     }
   | { readonly op: 'delete'; readonly filename: string; readonly ifMatch: string };
 
@@ -126,6 +129,7 @@ function plannedFile(
     text: null,
     source: { sizeBytes: ref.size, sha256, load: () => spool.get(ref) },
     metadataJson: operation.metadata === null ? null : JSON.stringify(operation.metadata),
+    ...(origin === null && operation.dates && { dates: operation.dates }),
     kind: origin ? 'content' : 'created',
     deleted: false,
   };

@@ -15,6 +15,8 @@ export interface ArchiveEntry {
   readonly kind: ArchiveEntryKind;
   /** The uncompressed size the archive declares. */
   readonly size: number;
+  /** When the entry was last modified, as the archive says (milliseconds since 1970), if it says. */
+  readonly modifiedAt?: number;
   /**
    * The entry's bytes (at most `size`; a reader fails if more come). Call it at most once, before asking
    * for the next entry; an entry not read is skipped by the reader.

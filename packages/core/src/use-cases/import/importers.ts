@@ -1,3 +1,5 @@
+import { extractLinks, type FoundLinks } from '../../links/extract.js';
+import { isMdx } from '../../links/work.js';
 import type { JsonObject } from '../../validation/schemas.js';
 import {
   decodePath,
@@ -9,13 +11,17 @@ import {
   rewriteLinkDestinations,
   splitAnchor,
 } from './links.js';
+import { obsidianRewriter } from './obsidian.js';
 import { Turns } from './turns.js';
 
 /**
  * The importers (extensions §10): what an import does to the Markdown files of an archive before they
  * are compared with the project, chosen with `importer=` (HTTP) or `--importer` (CLI).
- * - `plain` (default), `obsidian`: files as they are (front matter, wiki links and embeds verbatim);
- *   `.obsidian/` and other dot folders are skipped and attachments reported by the entry rules.
+ * - `plain` (default): files as they are (front matter, wiki links and embeds verbatim); `.obsidian/`
+ *   and other dot folders are skipped by the entry rules.
+ * - `obsidian`: as they are, except links the link index would resolve otherwise than Obsidian does
+ *   (several notes of one name, another case, an attachment by its name alone), which are rewritten to
+ *   name their target exactly (obsidian.ts); the notes keep their dates from the archive (index.ts).
  * - `gitbook`: as they are, except links to a folder (`guides/`) become links to its `README.md`, the
  *   page GitBook shows for it, so they resolve in mdstore's link index.
  * - `notion`: names cleaned of Notion's id suffixes (`Page 0123…(32 hex).md`, folders alike) and links
@@ -36,19 +42,34 @@ export interface ImportedFile {
   readonly metadata?: JsonObject | null;
 }
 
-/** What an importer does to one file (its name and text), knowing every file's name; pure. */
-export type ImportRewrite = (file: ImportedFile) => ImportedFile;
+/**
+ * What an importer does to one file (its name and text), knowing every file's name; pure. `links` are
+ * the file's links when the importer reads them (`importerReadsLinks`), else (or past their bound) null.
+ */
+export type ImportRewrite = (file: ImportedFile, links: FoundLinks | null) => ImportedFile;
+
+/** Whether the importer's rewrite needs each file's links (found by the link index's own reader). */
+export const importerReadsLinks = (importer: Importer): boolean => importer === 'obsidian';
 
 /**
- * The rewrite `importer` makes, from the names of the archive's files alone (so that an import needs
- * their names, not their texts, in memory); undefined when it takes files as they are.
+ * The rewrite `importer` makes, from the names of the archive's files and attachments alone (so that an
+ * import needs their names, not their texts, in memory); undefined when it takes files as they are.
  */
-export function importerRewrite(importer: Importer, filenames: readonly string[]): ImportRewrite | undefined {
-  return importer === 'notion'
-    ? notionRewriter(filenames)
-    : importer === 'gitbook'
-      ? readmeRewriter(filenames)
-      : undefined;
+export function importerRewrite(
+  importer: Importer,
+  filenames: readonly string[],
+  attachments: readonly string[] = [],
+): ImportRewrite | undefined {
+  switch (importer) {
+    case 'notion':
+      return notionRewriter(filenames);
+    case 'gitbook':
+      return readmeRewriter(filenames);
+    case 'obsidian':
+      return obsidianRewriter(filenames, attachments);
+    default:
+      return undefined;
+  }
 }
 
 /**
@@ -58,16 +79,21 @@ export function importerRewrite(importer: Importer, filenames: readonly string[]
 export async function applyImporter(
   importer: Importer,
   files: readonly ImportedFile[],
+  attachments: readonly string[] = [],
 ): Promise<ImportedFile[]> {
   const rewrite = importerRewrite(
     importer,
     files.map((file) => file.filename),
+    attachments,
   );
   if (rewrite === undefined) return [...files];
   const turns = new Turns();
   const out: ImportedFile[] = [];
   for (const file of files) {
-    out.push(rewrite(file));
+    const links = importerReadsLinks(importer)
+      ? extractLinks(file.text, { mdx: isMdx(file.filename) })
+      : null;
+    out.push(rewrite(file, links));
     await turns.after(file.text.length);
   }
   return out;

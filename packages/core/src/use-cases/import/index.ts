@@ -1,3 +1,4 @@
+import { contentLinks } from '../../links/work.js';
 import { fileEtag } from '../../model/etags.js';
 import type { AttachmentRecord, FileRecord } from '../../model/records.js';
 import type { JsonObject } from '../../validation/schemas.js';
@@ -15,8 +16,8 @@ import {
   storedAttachments,
 } from './attachments.js';
 import { filenameProblem, type ImportArchive, SKIP_REASONS, type SkippedEntry } from './entries.js';
-import { type Importer, importerRewrite } from './importers.js';
-import { readImportArchive } from './read.js';
+import { type Importer, importerReadsLinks, importerRewrite } from './importers.js';
+import { type ReadArchive, readImportArchive } from './read.js';
 import { type ImportSpool, memorySpool, type SpooledAttachment, type SpooledFile } from './spool.js';
 import { Turns } from './turns.js';
 
@@ -95,7 +96,8 @@ export async function importProject(ctx: MdStoreContext, input: ImportProjectInp
   try {
     const read = await readImportArchive(ctx, await body.read(), spool);
     const skipped = read.skipped;
-    const imported = await importedFiles(ctx, input.importer ?? 'plain', read.files, spool);
+    const importer = input.importer ?? 'plain';
+    const imported = await importedFiles(ctx, importer, read, spool);
     skipped.push(...imported.skipped);
     const files: SpooledFile[] = [];
     const taken = new Set<string>();
@@ -120,7 +122,8 @@ export async function importProject(ctx: MdStoreContext, input: ImportProjectInp
       attachments.push(attachment);
     }
     const stored = await storedFiles(ctx, project.id);
-    const plan = planImport(files, stored, mode);
+    // Extensions §12: `obsidian` keeps each note's dates from the archive (for the notes it creates).
+    const plan = planImport(files, stored, mode, { keepDates: importer === 'obsidian' });
     const attached = planAttachments(attachments, await storedAttachments(ctx, project.id), mode);
     const answer = mergeAnswers(plan.answer, attached.answer);
     const dryRun = input.dryRun === true;
@@ -173,24 +176,33 @@ const ENCODER = new TextEncoder();
 /**
  * The files after the importer: renamed, and each text it rewrites read from the spool, rewritten and
  * put back (its digest anew), one at a time. A text the rewriting took past `maxFileBytes` is skipped.
+ * An importer that reads links gets each file's as the link index finds them (`contentLinks`: the
+ * scanner, else the parse within the rule of work on user content; past it, none, and the file stays
+ * as it is).
  */
 async function importedFiles(
   ctx: MdStoreContext,
   importer: Importer,
-  files: readonly SpooledFile[],
+  read: Pick<ReadArchive, 'files' | 'attachments'>,
   spool: ImportSpool,
 ): Promise<{ files: SpooledFile[]; skipped: SkippedEntry[] }> {
+  const { files } = read;
   const rewrite = importerRewrite(
     importer,
     files.map((file) => file.filename),
+    read.attachments.map((attachment) => attachment.path),
   );
   if (rewrite === undefined) return { files: [...files], skipped: [] };
+  const readsLinks = importerReadsLinks(importer);
   const turns = new Turns();
   const out: SpooledFile[] = [];
   const skipped: SkippedEntry[] = [];
   for (const file of files) {
     const text = UTF8.decode(await spool.get(file.ref));
-    const rewritten = rewrite({ filename: file.filename, text });
+    const links = readsLinks
+      ? await contentLinks(ctx.contentWork, { text, truncated: false, filename: file.filename })
+      : null;
+    const rewritten = rewrite({ filename: file.filename, text }, links === 'too_large' ? null : links);
     await turns.after(text.length);
     if (rewritten.text === text) {
       out.push({ ...file, filename: rewritten.filename });
@@ -319,6 +331,7 @@ export function planImport(
   files: readonly SpooledFile[],
   stored: ReadonlyMap<string, StoredFile>,
   mode: ImportMode,
+  o: { readonly keepDates?: boolean } = {},
 ): { operations: ImportOperation[]; answer: ImportAnswer } {
   const metadataOf = (file: SpooledFile, existing: StoredFile | null): JsonObject | null =>
     file.metadata !== undefined
@@ -336,6 +349,7 @@ export function planImport(
       content: { ref: file.ref, sha256: file.sha256 },
       metadata: metadataOf(file, existing),
       ifMatch: existing ? fileEtag(existing) : null,
+      ...(o.keepDates && existing === null && file.dates && { dates: file.dates }),
     }),
     remove: (filename, existing) => ({ op: 'delete', filename, ifMatch: fileEtag(existing) }),
   });

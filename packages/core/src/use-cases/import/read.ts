@@ -4,6 +4,7 @@ import { ATTACHMENT_LIMITS } from '../../defaults/attachments.js';
 import { InvalidInputError } from '../../errors.js';
 import { type JsonObject, MetadataSchema } from '../../validation/schemas.js';
 import type { MdStoreContext } from '../context.js';
+import type { FileDates } from '../files/steps.js';
 import { entryVerdict, type ImportArchive, SKIP_REASONS, utf8Text } from './entries.js';
 import { IMPORT_LIMITS } from './limits.js';
 import { SkippedList } from './skipped.js';
@@ -102,7 +103,14 @@ export async function readImportArchive(
     seen.add(verdict.filename);
     const hash = ctx.hashing.sha256();
     hash.update(bytes);
-    files.push({ filename: verdict.filename, ref: await spool.put(bytes), sha256: hash.digestHex() });
+    files.push({
+      filename: verdict.filename,
+      ref: await spool.put(bytes),
+      sha256: hash.digestHex(),
+      ...(entry.modifiedAt !== undefined && {
+        dates: { createdAt: entry.modifiedAt, updatedAt: entry.modifiedAt },
+      }),
+    });
   }
   if (manifestBytes === undefined) {
     return { files, attachments: typed(attachments, new Map(), skipped), skipped, manifest: false };
@@ -154,7 +162,15 @@ const manifestError = (what: string) =>
   new InvalidInputError([{ loc: MANIFEST_LOC, msg: `mdstore.json ${what}`, type: 'value_error' }]);
 
 const ManifestSchema = v.object({
-  files: v.array(v.object({ filename: v.string(), metadata: v.nullish(v.unknown()) })),
+  files: v.array(
+    v.object({
+      filename: v.string(),
+      metadata: v.nullish(v.unknown()),
+      // An export's dates (extensions §10): an importer that keeps dates takes them before the entry's.
+      created_date: v.optional(v.unknown()),
+      updated_date: v.optional(v.unknown()),
+    }),
+  ),
   // Extensions §12: absent in the manifests written before attachments.
   attachments: v.optional(v.array(v.object({ path: v.string(), content_type: v.string() }))),
 });
@@ -173,25 +189,47 @@ function parseManifest(bytes: Uint8Array): Manifest {
   return manifest.output;
 }
 
-/** Each file the manifest names gets its metadata; a file whose metadata breaks the rules is skipped. */
+/**
+ * Each file the manifest names gets its metadata (a file whose metadata breaks the rules is skipped) and
+ * its dates, when the manifest gives both as instants (else it keeps its entry's).
+ */
 function withManifest(
   files: SpooledFile[],
   skipped: SkippedList,
   manifest: Manifest,
 ): Pick<ReadArchive, 'files' | 'skipped'> {
-  const metadataOf = new Map<string, unknown>();
-  for (const entry of manifest.files) metadataOf.set(entry.filename, entry.metadata ?? null);
+  const described = new Map<string, Manifest['files'][number]>();
+  for (const entry of manifest.files) described.set(entry.filename, entry);
   const kept: SpooledFile[] = [];
   for (const file of files) {
-    if (!metadataOf.has(file.filename)) {
+    const entry = described.get(file.filename);
+    if (entry === undefined) {
       kept.push(file);
       continue;
     }
-    const metadata = metadataOf.get(file.filename);
+    const metadata = entry.metadata ?? null;
     const valid = metadata === null || v.is(MetadataSchema, metadata);
-    if (!valid)
+    if (!valid) {
       skipped.push({ name: file.filename, reason: 'its metadata in mdstore.json breaks the rules' });
-    else kept.push({ ...file, metadata: metadata as JsonObject | null });
+      continue;
+    }
+    const dates = manifestDates(entry);
+    kept.push({ ...file, metadata: metadata as JsonObject | null, ...(dates && { dates }) });
   }
   return { files: kept, skipped };
+}
+
+/** `created_date` and `updated_date` of a manifest entry, when both are ISO 8601 instants. */
+function manifestDates(entry: { created_date?: unknown; updated_date?: unknown }): FileDates | undefined {
+  const createdAt = instant(entry.created_date);
+  const updatedAt = instant(entry.updated_date);
+  return createdAt === undefined || updatedAt === undefined ? undefined : { createdAt, updatedAt };
+}
+
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+
+function instant(value: unknown): number | undefined {
+  if (typeof value !== 'string' || !ISO_INSTANT.test(value)) return undefined;
+  const time = Date.parse(value);
+  return Number.isFinite(time) ? time : undefined;
 }

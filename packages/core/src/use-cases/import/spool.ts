@@ -1,4 +1,5 @@
 import type { JsonObject } from '../../validation/schemas.js';
+import type { FileDates } from '../files/steps.js';
 
 /**
  * Where an import keeps the bytes of its archive's Markdown entries between reading the archive and
@@ -53,6 +54,8 @@ export interface SpooledFile {
   readonly sha256: string;
   /** The metadata `mdstore.json` gives it; undefined when it gives none. */
   readonly metadata?: JsonObject | null;
+  /** Its dates as the archive gives them (`mdstore.json`'s, else the entry's time); absent when it gives none. */
+  readonly dates?: FileDates;
 }
 
 /** One attachment of an archive (extensions §12) as an import keeps it: its bytes in the spool. */

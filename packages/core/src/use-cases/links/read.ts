@@ -89,15 +89,17 @@ async function resolver(records: RecordsReader, projectId: string, links: readon
     const filenames = new Set<string>();
     const stems = new Set<string>();
     const paths = new Set<string>();
+    const names = new Set<string>();
     for (const { source, link } of links.slice(at, at + LINK_LIMITS.batch)) {
       const keys = targetKeys([link], source);
       for (const name of keys.filenames) filenames.add(name);
       for (const stem of keys.stems) stems.add(stem);
       for (const path of keys.attachments) paths.add(path);
+      for (const name of keys.attachmentNames) names.add(name);
     }
     const [loaded, found] = await Promise.all([
       records.listLinkTargets({ projectId, filenames: [...filenames], stems: [...stems] }),
-      attachmentTargets(records, projectId, [...paths]),
+      attachmentTargets(records, projectId, { attachments: [...paths], attachmentNames: [...names] }),
     ]);
     for (const target of loaded) targets.set(target.fileId, target);
     for (const attachment of found) attachments.set(attachment.path, attachment);

@@ -9,33 +9,48 @@ import type { RecordsReader } from '../../ports/records.js';
 
 /**
  * Whether a file's links name the attachment at `path` (extensions §12), as the link index has them
- * (its current version's) and by its rule (an attachment by its exact path): the entry's links are read
- * `LINK_LIMITS.batch` at a time until one does (a file's links are bounded by the index's size bound).
+ * (its current version's) and by its rule: the entry's links are read `LINK_LIMITS.batch` at a time
+ * until one does (a file's links are bounded by the index's size bound). A link that could name it (its
+ * path, or its name) is then resolved against the project as the page's render resolves it, so a name
+ * that several files or attachments share names none of them.
  */
 export async function linksToAttachment(
-  records: Pick<RecordsReader, 'findFileLinks'>,
-  file: { readonly id: string; readonly filename: string },
+  records: Pick<RecordsReader, 'findFileLinks' | 'findAttachments' | 'listLinkTargets'>,
+  file: { readonly id: string; readonly projectId: string; readonly filename: string },
   path: string,
 ): Promise<boolean> {
-  const index = new TargetIndex([], [{ path, contentType: '' }]);
+  const alone = new TargetIndex([], [{ path, contentType: '' }]);
   let afterSeq = -1;
   for (;;) {
     const entry = await records.findFileLinks({ fileId: file.id, afterSeq, limit: LINK_LIMITS.batch });
     const links = entry?.links ?? [];
-    if (links.some((link) => index.resolve(link, file.filename).attachment !== null)) return true;
+    const naming = links.filter((link) => alone.resolve(link, file.filename).attachment !== null);
+    if (naming.length > 0) {
+      const keys = targetKeys(naming, file.filename);
+      const [files, attachments] = await Promise.all([
+        records.listLinkTargets({ projectId: file.projectId, filenames: keys.filenames, stems: keys.stems }),
+        attachmentTargets(records, file.projectId, keys),
+      ]);
+      const index = new TargetIndex(files, attachments);
+      if (naming.some((link) => index.resolve(link, file.filename).attachment?.path === path)) return true;
+    }
     if (links.length < LINK_LIMITS.batch) return false;
     afterSeq = links.at(-1)!.seq;
   }
 }
 
-/** The attachments of the project at these exact paths (those that exist), in one read. */
+/** The attachments of the project at these exact paths, or of these names (those that exist), in one read. */
 export async function attachmentTargets(
   records: Pick<RecordsReader, 'findAttachments'>,
   projectId: string,
-  paths: readonly string[],
+  keys: { readonly attachments: readonly string[]; readonly attachmentNames: readonly string[] },
 ): Promise<AttachmentTarget[]> {
-  if (paths.length === 0) return [];
-  const found = await records.findAttachments({ projectId, paths });
+  if (keys.attachments.length === 0 && keys.attachmentNames.length === 0) return [];
+  const found = await records.findAttachments({
+    projectId,
+    paths: keys.attachments,
+    names: keys.attachmentNames,
+  });
   return found.map((attachment) => ({ path: attachment.path, contentType: attachment.contentType }));
 }
 
@@ -62,7 +77,7 @@ export async function renderTargets(
   const keys = targetKeys(links, filename);
   const [files, attachments] = await Promise.all([
     records.listLinkTargets({ projectId, filenames: keys.filenames, stems: keys.stems }),
-    attachmentTargets(records, projectId, keys.attachments),
+    attachmentTargets(records, projectId, keys),
   ]);
   const index = new TargetIndex(
     files.filter((file) => reaches(file.filename)),
