@@ -171,9 +171,17 @@ describe('POST /api/projects/{id}/attachments/{path}/move (extensions §12)', ()
     expect((await s.move('a.png', { to: 'b.png' }, { key: stranger.apiKey })).status).toBe(403);
     expect(await s.paths()).toEqual(['a.png', 'docs/q3.pdf']);
     expect((await s.changes()).filter((e) => e.type === 'attachment.moved')).toEqual([]);
-    // With the ETag it holds: moved.
-    const held = await s.move('a.png', { to: 'b.png' }, { headers: { 'If-Match': a.etag } });
+    // With the ETag it holds: moved (with rewrite_links and no link to rewrite: a changeset of its own).
+    const held = await s.move(
+      'a.png',
+      { to: 'b.png', rewrite_links: true },
+      { headers: { 'If-Match': a.etag } },
+    );
     expect(held.status).toBe(200);
+    expect(((await held.json()) as MovedJson).rewritten).toEqual([]);
+    expect(await s.paths()).toEqual(['b.png', 'docs/q3.pdf']);
+    const [event] = (await s.changes()).filter((e) => e.type === 'attachment.moved');
+    expect(event).toMatchObject({ filename: 'b.png', from: 'a.png', changeset_id: expect.any(String) });
   });
 
   test('a key confined to folders must reach both paths: 404 outside, whichever of the two it is', async (h) => {
