@@ -89,7 +89,7 @@ async function moveRecord(
   o: { project: ProjectRecord; current: AttachmentRecord; to: string; changesetId?: string },
 ): Promise<AttachmentRecord> {
   const { current, to } = o;
-  const at = notBefore(ctx.clock.now(), current.updatedAt);
+  const at = notBefore(ctx.clock.now(), notBefore(current.updatedAt, o.project.updatedAt));
   const moved: AttachmentRecord = { ...current, path: to, revision: current.revision + 1, updatedAt: at };
   await tx.renameAttachment({ attachmentId: current.id, path: to });
   await tx.updateAttachment({ attachment: moved });
