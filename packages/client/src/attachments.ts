@@ -11,6 +11,8 @@ import type { RequestOptions, TypedApi } from './transport.js';
 
 export type Attachment = components['schemas']['Attachment'];
 export type AttachmentList = components['schemas']['AttachmentList'];
+/** A moved attachment; with `rewriteLinks`, `rewritten` lists the files whose links were rewritten. */
+export type MovedAttachment = components['schemas']['MovedAttachment'];
 
 /** The bytes of an attachment as the SDK sends them. */
 export type AttachmentBody = Uint8Array | ArrayBuffer | Blob | string;
@@ -90,6 +92,31 @@ export class AttachmentsApi {
     };
     const call = '/api/projects/{project_id}/attachments';
     return (await this.api.json('get', call, { path: { project_id: projectId }, query }, options)).data;
+  }
+
+  /**
+   * Moves the attachment to `to` (409 if it exists); its bytes are not copied. `rewriteLinks` rewrites
+   * every link and embed to it in the project's files in the same change (the answer's `rewritten`);
+   * with `dryRun` nothing changes and the answer shows what would be rewritten.
+   */
+  async move(
+    projectId: string,
+    path: string,
+    to: string,
+    options: RequestOptions & WritePreconditions & { rewriteLinks?: boolean; dryRun?: boolean } = {},
+  ): Promise<MovedAttachment> {
+    const json = {
+      to,
+      ...(options.rewriteLinks !== undefined && { rewrite_links: options.rewriteLinks }),
+      ...(options.dryRun !== undefined && { dry_run: options.dryRun }),
+    };
+    const headers = {
+      'If-Match': ifMatch(options),
+      'If-None-Match': ifNoneMatch(options),
+      'If-Unmodified-Since': ifUnmodifiedSince(options),
+    };
+    const call = { path: { project_id: projectId, path }, headers, json };
+    return (await this.api.json('post', `${PATH}/move`, call, options)).data;
   }
 
   async delete(

@@ -10,7 +10,13 @@ export type {
   KeyCreate,
   KeyCreated,
 } from './access.js';
-export { type Attachment, type AttachmentBody, type AttachmentList, AttachmentsApi } from './attachments.js';
+export {
+  type Attachment,
+  type AttachmentBody,
+  type AttachmentList,
+  AttachmentsApi,
+  type MovedAttachment,
+} from './attachments.js';
 export type { ChangeEvent, ChangeList, ChangesApi, ChangesQuery, FollowOptions } from './changes.js';
 export type { ChangesetOperation, ChangesetRequest, ChangesetResult, ChangesetsApi } from './changesets.js';
 export { createClient, MdStoreClient } from './client.js';

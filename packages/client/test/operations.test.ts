@@ -42,6 +42,11 @@ const CALLS: Record<
   listAttachments: (c, s) => c.attachments.list(s.projectId, { prefix: 'img/' }),
   readAttachment: async (c, s) => (await c.attachments.read(s.projectId, 'img/op.pdf')).arrayBuffer(),
   headAttachment: (c, s) => c.attachments.head(s.projectId, 'img/op.pdf'),
+  moveAttachment: async (c, s) => {
+    await c.attachments.move(s.projectId, 'img/op.pdf', 'docs/op.pdf', { rewriteLinks: true, dryRun: true });
+    await c.attachments.move(s.projectId, 'img/op.pdf', 'docs/op.pdf');
+    return c.attachments.move(s.projectId, 'docs/op.pdf', 'img/op.pdf');
+  },
   deleteAttachment: (c, s) => c.attachments.delete(s.projectId, 'img/op.pdf'),
   downloadFile: (c, s) => c.files.readText(s.projectId, 'op.md'),
   headFile: (c, s) => c.files.head(s.projectId, 'op.md'),

@@ -35,6 +35,8 @@ export type ErrorCode =
   | 'ATTACHMENT_NOT_FOUND'
   /** An attachment path ending in `.md`/`.mdx` (those are files): 409. */
   | 'ATTACHMENT_PATH_IS_FILE'
+  /** A move to the path of another attachment (extensions §12): 409. */
+  | 'ATTACHMENT_PATH_TAKEN'
   /** A `Content-Type` a browser would render that the bytes do not have (extensions §12): 415. */
   | 'CONTENT_TYPE_MISMATCH'
   | 'PROJECT_NAME_TAKEN'
@@ -148,6 +150,7 @@ const MESSAGES = {
   ATTACHMENT_NOT_FOUND: (_: { path: string }) => 'Attachment not found',
   ATTACHMENT_PATH_IS_FILE: (o: { path: string }) =>
     `'${o.path}' names a Markdown file: store .md and .mdx files as files, not attachments`,
+  ATTACHMENT_PATH_TAKEN: (o: { path: string }) => `Attachment with path '${o.path}' already exists`,
   CONTENT_TYPE_MISMATCH: (o: { contentType: string }) =>
     `Unsupported media type: the content is not ${o.contentType} (its first bytes say otherwise)`,
   PROJECT_NAME_TAKEN: (o: { projectName: string }) => `Project with name '${o.projectName}' already exists`,
@@ -262,6 +265,10 @@ export const AttachmentPathIsFileError = errorOfCode('ATTACHMENT_PATH_IS_FILE', 
   mdStoreError('ATTACHMENT_PATH_IS_FILE', { path }),
 );
 export type AttachmentPathIsFileError = MdStoreErrorOf<'ATTACHMENT_PATH_IS_FILE'>;
+export const AttachmentPathTakenError = errorOfCode('ATTACHMENT_PATH_TAKEN', (path: string) =>
+  mdStoreError('ATTACHMENT_PATH_TAKEN', { path }),
+);
+export type AttachmentPathTakenError = MdStoreErrorOf<'ATTACHMENT_PATH_TAKEN'>;
 export const ContentTypeMismatchError = errorOfCode('CONTENT_TYPE_MISMATCH', (contentType: string) =>
   mdStoreError('CONTENT_TYPE_MISMATCH', { contentType }),
 );

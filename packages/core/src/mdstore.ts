@@ -227,6 +227,7 @@ export function createMdStore(adapters: MdStoreAdapters) {
       read: bind(ctx, attachments.readAttachment),
       list: bind(ctx, attachments.listAttachments),
       delete: bind(ctx, attachments.deleteAttachment),
+      move: bind(ctx, attachments.moveAttachment),
     },
     // Extensions §9: the link index of a project.
     links: {

@@ -1194,6 +1194,13 @@ class MemoryTransaction extends TablesReader implements RecordsTransaction {
     this.writable('attachments').set(next.id, frozen(next));
   }
 
+  async renameAttachment(c: { attachmentId: string; path: string }) {
+    const stored = this.tables().attachments.get(c.attachmentId);
+    if (!stored || stored.path === c.path) return;
+    if (findAttachment(this.tables(), stored.projectId, c.path)) this.conflict('attachment_path');
+    this.writable('attachments').set(stored.id, frozen({ ...stored, path: c.path }));
+  }
+
   async deleteAttachment(c: { attachmentId: string }) {
     if (this.tables().attachments.has(c.attachmentId)) this.writable('attachments').delete(c.attachmentId);
   }

@@ -41,6 +41,7 @@ const FOLDER_KEY_ANSWER: Readonly<Record<string, 'file' | 'attachment' | 'refuse
   writeAttachment: 'attachment',
   readAttachment: 'attachment',
   deleteAttachment: 'attachment',
+  moveAttachment: 'attachment',
   editFile: 'file',
   getOutline: 'file',
   listRevisions: 'file',

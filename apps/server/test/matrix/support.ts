@@ -12,6 +12,7 @@ const HTTP_SUITES = [
   'files',
   // extensions §12
   'attachments',
+  'attachment-move',
   'robustness',
   'transport',
   // extensions §2

@@ -176,6 +176,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/attachments/{path}/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move (rename) an attachment
+         * @description The same attachment (its bytes are not copied) at the new path, with a new ETag. With `"rewrite_links": true` every link and embed to it in the project’s files is rewritten, the move and the rewrites one changeset; `"dry_run": true` changes nothing and answers what would be rewritten (extensions §9, §12).
+         */
+        post: operations["moveAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/files/{filename}/outline": {
         parameters: {
             query?: never;
@@ -1199,6 +1219,41 @@ export interface components {
             /** @description The next page’s cursor, or null on the last page. */
             next_cursor: string | null;
         };
+        AttachmentMoveRequest: {
+            /** @description The new path (the attachment path rules: 400; a `.md`/`.mdx` path is 409). */
+            to: string;
+            /** @description Rewrite every link and embed to the attachment in the project’s files, in the same changeset; the answer adds `rewritten`. */
+            rewrite_links?: boolean;
+            /** @description With `rewrite_links`: change nothing, answer what would be rewritten. */
+            dry_run?: boolean;
+        };
+        MovedAttachment: {
+            /** @description Unique in the project; any extension but `.md`/`.mdx`. */
+            path: string;
+            /** Format: uuid */
+            project_id: string;
+            size_bytes: number;
+            /** @description As sent on the write. */
+            content_type: string;
+            sha256: string;
+            /** @description Strong entity tag, quotes included; echo it in If-Match. */
+            etag: string;
+            /**
+             * Format: date-time
+             * @description UTC ISO 8601 with milliseconds
+             */
+            created_date: string;
+            /**
+             * Format: date-time
+             * @description UTC ISO 8601 with milliseconds
+             */
+            updated_date: string;
+            /** @description With `rewrite_links`: each file whose links were rewritten (its name after the move) and how many. */
+            rewritten?: {
+                filename: string;
+                links: number;
+            }[];
+        };
         UploadForm: {
             /** @description The content (a part with a filename). */
             file: string;
@@ -1933,11 +1988,11 @@ export interface components {
             /** @description Grows with commit order within the account (gaps allowed). */
             seq: number;
             /** @enum {string} */
-            type: "file.created" | "file.updated" | "file.moved" | "file.deleted" | "file.restored" | "attachment.created" | "attachment.updated" | "attachment.deleted" | "project.created" | "project.updated" | "project.deleted" | "draft.opened" | "draft.updated" | "draft.published" | "draft.closed";
+            type: "file.created" | "file.updated" | "file.moved" | "file.deleted" | "file.restored" | "attachment.created" | "attachment.updated" | "attachment.deleted" | "attachment.moved" | "project.created" | "project.updated" | "project.deleted" | "draft.opened" | "draft.updated" | "draft.published" | "draft.closed";
             project_id: string;
             /** @description The file after the change; null for a project event. */
             filename: string | null;
-            /** @description The old name of a moved file. */
+            /** @description The old name of a moved file (or the old path of a moved attachment). */
             from: string | null;
             revision: number | null;
             etag: string | null;
@@ -1952,7 +2007,7 @@ export interface components {
             /** @description The `since` of the next read. */
             next_since: number;
         };
-        /** @description `url`: http(s), at most 2048 bytes, a host resolving to public addresses only. `events`: types (file.created, file.updated, file.moved, file.deleted, file.restored, attachment.created, attachment.updated, attachment.deleted, project.created, project.updated, project.deleted, draft.opened, draft.updated, draft.published, draft.closed) or families (`file.*`, `project.*`); none: every event. `project_id`: events of that project only (required of a project-scoped key). */
+        /** @description `url`: http(s), at most 2048 bytes, a host resolving to public addresses only. `events`: types (file.created, file.updated, file.moved, file.deleted, file.restored, attachment.created, attachment.updated, attachment.deleted, attachment.moved, project.created, project.updated, project.deleted, draft.opened, draft.updated, draft.published, draft.closed) or families (`file.*`, `project.*`); none: every event. `project_id`: events of that project only (required of a project-scoped key). */
         WebhookCreate: {
             /** Format: uri */
             url: string;
@@ -5420,6 +5475,198 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    moveAttachment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETags (or `*`) the current version must match, else 412. */
+                "If-Match"?: string;
+                /** @description ETags (or `*`) the current version must not match: 304 on reads, 412 on writes. */
+                "If-None-Match"?: string;
+                /** @description HTTP date; 412 when modified since (ignored with If-Match). */
+                "If-Unmodified-Since"?: string;
+            };
+            path: {
+                project_id: components["parameters"]["ProjectId"];
+                /** @description The attachment’s path (`img/a.png`; `/` as `%2F`): any extension but `.md`/`.mdx`. */
+                path: components["parameters"]["AttachmentPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AttachmentMoveRequest"];
+            };
+        };
+        responses: {
+            /** @description The attachment at its new path */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    "Last-Modified": components["headers"]["Last-Modified"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MovedAttachment"];
+                };
+            };
+            /** @description Malformed request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnyError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description The API key’s role does not allow this operation, another account’s project, or the default project on delete */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description No such project or file */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Conflict: the name is taken */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description A precondition (If-Match, If-Unmodified-Since…) failed */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Content too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Invalid input */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description The project requires If-Match for this write */
+            428: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
+            };
+            /** @description Unavailable: starting, or a store does not answer */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorMessage"];
+                };
             };
         };
     };

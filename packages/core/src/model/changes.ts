@@ -10,6 +10,7 @@ export type ChangeEventType =
   | 'attachment.created'
   | 'attachment.updated'
   | 'attachment.deleted'
+  | 'attachment.moved'
   | 'project.created'
   | 'project.updated'
   | 'project.deleted'

@@ -476,6 +476,11 @@ export interface RecordsTransaction extends RecordsReader, ChangeFeedWriter {
   insertAttachment(c: { attachment: AttachmentRecord }): Promise<void>;
   /** Writes every mutable field (all but id, projectId, path, createdAt). */
   updateAttachment(c: { attachment: AttachmentRecord }): Promise<void>;
+  /**
+   * Gives the attachment another path (a move, extensions §12): the same record and blob, nothing else
+   * written. Unique rule `attachment_path` (per project).
+   */
+  renameAttachment(c: { attachmentId: string; path: string }): Promise<void>;
   deleteAttachment(c: { attachmentId: string }): Promise<void>;
 
   /**

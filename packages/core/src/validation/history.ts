@@ -71,20 +71,29 @@ export function parseRestoreBody(body: unknown): { revision: number } {
   return { revision: result.output };
 }
 
-/** `to` of a move or copy: a string (else 422) following the filename rules (400, or 415). */
-function parseTarget(object: JsonObject): string {
+/** The rules a move's or copy's `to` follows: a file's name (400, or 415) unless told otherwise. */
+type TargetRules = (name: string, loc: Loc) => void;
+
+/** `to` of a move or copy: a string (else 422) following `rules` (the filename rules by default). */
+function parseTarget(object: JsonObject, rules: TargetRules = checkUploadFilename): string {
   const loc = ['body', 'to'];
   if (!('to' in object)) throw new InvalidInputError([issueAt(loc, 'missing')]);
   if (typeof object.to !== 'string') throw new InvalidInputError([issueAt(loc, 'stringType')]);
-  checkUploadFilename(object.to, loc);
+  rules(object.to, loc);
   return object.to;
 }
 
-/** Move body `{"to": "new.md", "rewrite_links"?: bool, "dry_run"?: bool}` (extensions §5, §9). */
-export function parseMoveBody(body: unknown): { to: string; rewriteLinks: boolean; dryRun: boolean } {
+/**
+ * Move body `{"to": "new.md", "rewrite_links"?: bool, "dry_run"?: bool}` (extensions §5, §9); an
+ * attachment's move (extensions §12) holds `to` to the attachment path rules instead (`rules`).
+ */
+export function parseMoveBody(
+  body: unknown,
+  rules?: TargetRules,
+): { to: string; rewriteLinks: boolean; dryRun: boolean } {
   const object = requireObject(body);
   return {
-    to: parseTarget(object),
+    to: parseTarget(object, rules),
     rewriteLinks: optionalBoolean(object, 'rewrite_links'),
     dryRun: optionalBoolean(object, 'dry_run'),
   };

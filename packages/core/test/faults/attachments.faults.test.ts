@@ -19,7 +19,7 @@ import { bucketRecorder, readAll, storeProblems } from './support.js';
  * counters exact, any blob without a record noted by an intent); and after reconciliation no blob or
  * intent is left over. The operations cover the dedupe paths: a write whose bytes the project already
  * holds (its own blob dropped), a replace that frees the old bytes, a delete of one of two twins, and a
- * delete of the last holder.
+ * delete of the last holder; and moves, alone or with the rewrite of a note's links (one changeset).
  */
 
 const PDF = new TextEncoder().encode('%PDF-1.4\n1 0 obj <<>> endobj\n%%EOF\n');
@@ -29,7 +29,8 @@ const PNG = Uint8Array.from(
     'base64',
   ),
 );
-const TEXT = new TextEncoder().encode('plain text, other bytes');
+const TEXT_OF = (text: string) => new TextEncoder().encode(text);
+const TEXT = TEXT_OF('plain text, other bytes');
 
 /** Strikes once, at the n-th call (any port, any method), when armed. */
 function nthCall() {
@@ -81,12 +82,20 @@ async function setup() {
   const write = (path: string, content: Uint8Array, contentType: string) =>
     store.attachments.write({ principal, projectId, path, contentType, content: bytes(content) });
   const remove = (path: string) => store.attachments.delete({ principal, projectId, path });
+  const move = (path: string, to: string, rewrite_links = false) =>
+    store.attachments.move({ principal, projectId, path, body: { to, rewrite_links } });
   await write('a.pdf', PDF, 'application/pdf');
   await write('b.pdf', PDF, 'application/pdf');
   await write('c.png', PNG, 'image/png');
-  /** Every attachment as `path → type:bytes`, read through the use cases. */
+  const note = '![pixel](c.png) ![[c.png]] [doc](a.pdf)\n';
+  await store.files.upload({ principal, projectId, filename: 'n.md', content: bytes(TEXT_OF(note)) });
+  /** Every attachment as `path → type:bytes`, and every file's text, read through the use cases. */
   const snapshot = async () => {
     const state: Record<string, string> = {};
+    for (const file of (await store.files.list({ principal, projectId })).files) {
+      const download = await store.files.download({ principal, projectId, filename: file.filename });
+      state[`file:${file.filename}`] = new TextDecoder().decode(await readAll(download.content!));
+    }
     const { attachments } = await store.attachments.list({ principal, projectId });
     for (const a of attachments) {
       const read = await store.attachments.read({ principal, projectId, path: a.path });
@@ -103,7 +112,7 @@ async function setup() {
       accountIds: [principal.accountId],
       settled,
     });
-  return { store, faults, snapshot, problems, write, remove };
+  return { store, faults, snapshot, problems, write, remove, move };
 }
 
 type World = Awaited<ReturnType<typeof setup>>;
@@ -115,6 +124,8 @@ const OPERATIONS: Record<string, (w: World) => Promise<unknown>> = {
   'a replace of one twin': (w) => w.write('a.pdf', PNG, 'image/png'),
   'a delete of one of two twins': (w) => w.remove('a.pdf'),
   'a delete of the last holder': (w) => w.remove('c.png'),
+  'a move': (w) => w.move('a.pdf', 'docs/a.pdf'),
+  'a move with rewrite_links (one changeset with the note)': (w) => w.move('c.png', 'img/c.png', true),
 };
 
 describe.each(Object.entries(OPERATIONS))('attachments under faults: %s', (_name, operation) => {

@@ -8,7 +8,7 @@ type AttachmentReads = Pick<
 >;
 type AttachmentWrites = Pick<
   RecordsTransaction,
-  'insertAttachment' | 'updateAttachment' | 'deleteAttachment'
+  'insertAttachment' | 'updateAttachment' | 'renameAttachment' | 'deleteAttachment'
 >;
 
 /** Attachments (extensions §12). */
@@ -19,6 +19,7 @@ export function attachmentStatements(c: SqlContext) {
     byPath: c.sql(`${SELECT} WHERE project_id = ? AND path = ?`),
     bySha256: c.sql(`${SELECT} WHERE project_id = ? AND sha256 = ? LIMIT 1`),
     delete: c.sql('DELETE FROM attachments WHERE id = ?'),
+    rename: c.sql('UPDATE attachments SET path = ? WHERE id = ?'),
   };
   return {
     reads: (x: SqlExecutor): AttachmentReads => ({
@@ -69,6 +70,9 @@ export function attachmentStatements(c: SqlContext) {
       },
       updateAttachment: async (c) => {
         await x.write(attachments.update, attachments.updateValues(c.attachment));
+      },
+      renameAttachment: async (c) => {
+        await x.write(s.rename, [c.path, c.attachmentId]);
       },
       deleteAttachment: async (c) => {
         await x.write(s.delete, [c.attachmentId]);

@@ -63,6 +63,9 @@ const WORK_REFUSED = '409 `work_budget`, or 503 `CONTENT_WORK_BUSY` with `Retry-
 /** Extensions §13: what `?merge_base=` adds to a content write or an edit. */
 const MERGE = `with \`merge_base\`: the body and three texts (base revision, current, result) held whole, each at most \`maxFileBytes\`, from the content budget; the three-way merge's LCS priced before it runs (at most ${MERGE_LIMITS.maxLines} lines a text, ${MERGE_LIMITS.maxLineComparisons} line comparisons)`;
 const MERGE_PAST = '413 `MERGE_TOO_LARGE` before any LCS runs, nothing written';
+/** What `rewrite_links` on a move (of a file or an attachment) may cost, and what happens past it. */
+const MOVE_REWRITES = `at most ${REWRITE_LIMITS.maxLinks} links looked at (index reads with \`LIMIT ${REWRITE_LIMITS.maxLinks + 1}\`) and at most ${REWRITE_LIMITS.bytesFactor} × \`maxFileBytes\` of files to rewrite (from their records), both judged before any content is read; then one file at a time, a turn of the event loop every ${REWRITE_LIMITS.linksPerTurn} links`;
+const MOVE_REWRITES_PAST = '409 `work_budget` at `["body","rewrite_links"]`, nothing read or written';
 
 export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
   // Projects.
@@ -107,9 +110,13 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
     past: NOTHING_PAST,
   },
   deleteAttachment: { cost: ONE_ROW, past: NOTHING_PAST },
+  moveAttachment: {
+    cost: `one attachment record (its bytes are not read or copied); with \`rewrite_links\` (and its \`dry_run\`): ${MOVE_REWRITES}`,
+    past: MOVE_REWRITES_PAST,
+  },
   moveFile: {
-    cost: `one file; with \`rewrite_links\` (and its \`dry_run\`): at most ${REWRITE_LIMITS.maxLinks} links looked at (index reads with \`LIMIT ${REWRITE_LIMITS.maxLinks + 1}\`) and at most ${REWRITE_LIMITS.bytesFactor} × \`maxFileBytes\` of files to rewrite (from their records), both judged before any content is read; then one file at a time, a turn of the event loop every ${REWRITE_LIMITS.linksPerTurn} links`,
-    past: '409 `work_budget` at `["body","rewrite_links"]`, nothing read or written',
+    cost: `one file; with \`rewrite_links\` (and its \`dry_run\`): ${MOVE_REWRITES}`,
+    past: MOVE_REWRITES_PAST,
   },
   copyFile: { cost: FILE_CONTENT, past: '413 when the project is full' },
   // Editing (extensions §4).

@@ -188,6 +188,23 @@ export const Attachment = v.object({
   updated_date: Timestamp,
 });
 
+/** Extensions §12: the move of an attachment, as a file's (§5, §9). */
+export const AttachmentMoveRequest = v.object({
+  ...MoveRequestSchema.entries,
+  to: v.pipe(
+    v.string(),
+    v.description('The new path (the attachment path rules: 400; a `.md`/`.mdx` path is 409).'),
+  ),
+  rewrite_links: v.optional(
+    v.pipe(
+      v.boolean(),
+      v.description(
+        'Rewrite every link and embed to the attachment in the project’s files, in the same changeset; the answer adds `rewritten`.',
+      ),
+    ),
+  ),
+});
+
 export const AttachmentList = v.object({
   attachments: v.array(Attachment),
   folders: v.optional(
@@ -323,6 +340,12 @@ export const MovedFile = v.object({
       ),
     ),
   ),
+});
+
+/** Extensions §12: an attachment at its new path; with `rewrite_links`, the files rewritten. */
+export const MovedAttachment = v.object({
+  ...Attachment.entries,
+  rewritten: MovedFile.entries.rewritten,
 });
 
 export const RestoreRequest = RestoreRequestSchema;
@@ -586,6 +609,8 @@ export const COMPONENTS = {
   FileList,
   Attachment,
   AttachmentList,
+  AttachmentMoveRequest,
+  MovedAttachment,
   UploadForm,
   MetadataUpdate,
   FileEdit,

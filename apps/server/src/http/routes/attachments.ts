@@ -13,12 +13,12 @@ import { attachmentJson, attachmentListJson } from '../../views.js';
 import { errors, FILE_VALIDATORS, json } from '../api/answers.js';
 import { FILE_LIST_QUERY } from '../api/parameters.js';
 import { defineRoute, type RequestHeader, type ResponseHeader } from '../api/route.js';
-import { Attachment, AttachmentList } from '../api/schemas.js';
+import { Attachment, AttachmentList, AttachmentMoveRequest, MovedAttachment } from '../api/schemas.js';
 import { auditFilename } from '../audit.js';
 import { principalOf } from '../auth.js';
 import { attachmentDisposition } from '../content-disposition.js';
 import { singleQueryParams } from '../query.js';
-import { rawRequestBody } from '../request-body.js';
+import { jsonRequestBody, rawRequestBody } from '../request-body.js';
 import { conditionsOf, headerValue } from '../validators.js';
 import { projectIdOf, type RouteDeps, signalOf } from './context.js';
 import { sendContent } from './download.js';
@@ -233,4 +233,45 @@ export const deleteAttachment = defineRoute(
     },
 );
 
-export const attachmentRoutes = [listAttachments, writeAttachment, readAttachment, deleteAttachment];
+export const moveAttachment = defineRoute(
+  {
+    method: 'POST',
+    path: `${ATTACHMENT}/move`,
+    operationId: 'moveAttachment',
+    summary: 'Move (rename) an attachment',
+    description:
+      'The same attachment (its bytes are not copied) at the new path, with a new ETag. With `"rewrite_links": true` every link and embed to it in the project’s files is rewritten, the move and the rewrites one changeset; `"dry_run": true` changes nothing and answers what would be rewritten (extensions §9, §12).',
+    tags: ['Attachments'],
+    auth: 'apiKey',
+    role: 'write',
+    headers: WRITE_CONDITIONS,
+    body: { contentType: 'application/json', schema: AttachmentMoveRequest },
+    answers: {
+      200: json('The attachment at its new path', MovedAttachment, FILE_VALIDATORS),
+      ...errors(400, 403, 404, 409, 412, 413, 422, 428),
+    },
+  },
+  (deps) => async (req, res) => {
+    const path = pathOf(req);
+    const moved = await deps.store.attachments.move({
+      principal: principalOf(res),
+      projectId: projectIdOf(req),
+      path,
+      body: jsonRequestBody(req, res, deps.maxJsonBytes),
+      conditions: conditionsOf(req),
+    });
+    setAttachmentValidators(res, moved);
+    auditFilename(res, path);
+    res
+      .status(200)
+      .json({ ...attachmentJson(moved), ...(moved.rewritten && { rewritten: moved.rewritten }) });
+  },
+);
+
+export const attachmentRoutes = [
+  listAttachments,
+  writeAttachment,
+  readAttachment,
+  deleteAttachment,
+  moveAttachment,
+];

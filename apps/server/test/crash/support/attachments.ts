@@ -7,9 +7,10 @@ import { auth, type Operation, perform, type WorkloadContext } from './workload.
 
 /**
  * Attachments in the crash suite (extensions §12): creates, replaces (sometimes with bytes another path
- * already holds, so the commit points at the existing blob and drops its own) and deletes, with bodies
- * sometimes sent slowly so that the kill lands mid-stream. After each restart every acknowledged write
- * is there byte for byte and every cut-off one whole or not at all (checked through the API), and in the
+ * already holds, so the commit points at the existing blob and drops its own), deletes and moves, with
+ * bodies sometimes sent slowly so that the kill lands mid-stream. After each restart every acknowledged
+ * write is there byte for byte and every cut-off one whole or not at all (a cut-off move: at exactly one
+ * of its two paths; checked through the API), and in the
  * stores the counters equal the records, every record's blob is there with its digest, and no blob is
  * left that neither a revision nor an attachment points to (verify.ts, `checkContents`).
  */
@@ -36,6 +37,9 @@ export function attachmentOperation(ctx: WorkloadContext, project: ProjectModel)
   if (free.length === 0) return undefined;
   const path = ctx.random.pick(free);
   const before = held.get(path) ?? null;
+  const targets = free.filter((target) => !held.has(target));
+  if (before !== null && targets.length > 0 && ctx.random.chance(0.25))
+    return move(ctx, project, path, ctx.random.pick(targets), before);
   if (before !== null && ctx.random.chance(0.3)) return write(ctx, project, path, before, null);
   // One time in five, bytes another path of the project already holds: stored once.
   const others = [...held.values()].filter((state) => state !== before);
@@ -84,6 +88,46 @@ function write(
       });
     } finally {
       if (!ctx.killed()) ctx.cycle.busyAttachments.delete(key);
+    }
+  };
+}
+
+/** A move of a held attachment to a free path (the same bytes there, none at the old path). */
+function move(
+  ctx: WorkloadContext,
+  project: ProjectModel,
+  from: string,
+  to: string,
+  state: AttachmentState,
+): Operation {
+  const keys = [attachmentKey(project.id, from), attachmentKey(project.id, to)];
+  for (const key of keys) ctx.cycle.busyAttachments.add(key);
+  return async () => {
+    try {
+      await perform(ctx, {
+        kind: 'attachment move',
+        projectId: project.id,
+        expected: 200,
+        send: () =>
+          request(ctx.baseUrl, {
+            method: 'POST',
+            path: `${attachmentUrl(project.id, from)}/move`,
+            headers: { ...auth(ctx.model), 'content-type': 'application/json' },
+            body: Buffer.from(JSON.stringify({ to })),
+          }),
+        onAcknowledged: (reply) => {
+          const etag = typeof reply.headers.etag === 'string' ? reply.headers.etag : undefined;
+          attachmentsOf(project).delete(from);
+          attachmentsOf(project).set(to, { ...state, ...(etag !== undefined && { etag }) });
+        },
+        onInFlight: () => {
+          ctx.cycle.inFlightAttachments.set(keys[0]!, null);
+          ctx.cycle.inFlightAttachments.set(keys[1]!, state);
+          ctx.cycle.inFlightAttachmentMoves.push({ projectId: project.id, from, to });
+        },
+      });
+    } finally {
+      if (!ctx.killed()) for (const key of keys) ctx.cycle.busyAttachments.delete(key);
     }
   };
 }
@@ -169,6 +213,15 @@ export async function verifyAttachments(
         () => `attachment ${project.id}/${path}: ETag ${seen.etag}, acknowledged as ${acknowledged.etag}`,
       );
     }
+  }
+  // A cut-off move is whole or not at all: the attachment at exactly one of its two paths.
+  for (const moved of input.cycle.inFlightAttachmentMoves.filter((m) => m.projectId === project.id)) {
+    checker.check(
+      observed.has(moved.from) !== observed.has(moved.to),
+      () =>
+        `attachment move ${project.id}/${moved.from} → ${moved.to} cut off: found at ` +
+        `${[moved.from, moved.to].filter((path) => observed.has(path)).join(' and ') || 'neither path'}`,
+    );
   }
   held.clear();
   for (const [path, state] of observed) held.set(path, state);

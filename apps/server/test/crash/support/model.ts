@@ -113,6 +113,8 @@ export interface Cycle {
   readonly inFlightChangesets: InFlightChangeset[];
   /** `projectId\0path` → what an attachment write cut off by the kill would leave (null: deleted). */
   readonly inFlightAttachments: Map<string, AttachmentState | null>;
+  /** Attachment moves cut off by the kill: after the restart, at exactly one of the two paths. */
+  readonly inFlightAttachmentMoves: { projectId: string; from: string; to: string }[];
   readonly busyAttachments: Set<string>;
 }
 
@@ -131,6 +133,7 @@ export const newCycle = (): Cycle => ({
   busyTrash: new Set(),
   inFlightChangesets: [],
   inFlightAttachments: new Map(),
+  inFlightAttachmentMoves: [],
   busyAttachments: new Set(),
 });
 

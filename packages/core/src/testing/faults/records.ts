@@ -113,6 +113,7 @@ const WRITE_METHODS = Object.keys({
   deleteWebhookDeliveriesBefore: true,
   insertAttachment: true,
   updateAttachment: true,
+  renameAttachment: true,
   deleteAttachment: true,
   insertDraft: true,
   updateDraft: true,

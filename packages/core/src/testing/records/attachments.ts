@@ -120,6 +120,45 @@ export function attachmentsSuite({ test }: SuiteContext): void {
       expect(await repository.findAttachment({ projectId: project.id, path: 'a.pdf' })).toEqual(first);
     });
 
+    test('renameAttachment: the same record under another path; a taken path is attachment_path', async ({
+      repository,
+    }) => {
+      const project = await seedProject(repository);
+      const a = anAttachment(project.id, { path: 'img/a.png' });
+      const b = anAttachment(project.id, { path: 'b.png' });
+      await repository.withTransaction(async (tx) => {
+        await tx.insertAttachment({ attachment: a });
+        await tx.insertAttachment({ attachment: b });
+      });
+      await repository.withTransaction((tx) =>
+        tx.renameAttachment({ attachmentId: a.id, path: 'pics/ü a.png' }),
+      );
+      expect(await repository.findAttachment({ projectId: project.id, path: 'img/a.png' })).toBeNull();
+      // Nothing but the path changes: the id, the blob, the revision and the dates stay.
+      expect(await repository.findAttachment({ projectId: project.id, path: 'pics/ü a.png' })).toEqual({
+        ...a,
+        path: 'pics/ü a.png',
+      });
+      await expect(
+        repository.withTransaction((tx) => tx.renameAttachment({ attachmentId: a.id, path: 'b.png' })),
+      ).rejects.toMatchObject(conflict('attachment_path'));
+      // The refused transaction changed nothing.
+      expect(await repository.findAttachment({ projectId: project.id, path: 'b.png' })).toEqual(b);
+      expect(await repository.findAttachment({ projectId: project.id, path: 'pics/ü a.png' })).toMatchObject({
+        id: a.id,
+      });
+      // Another project's path is no conflict; a rename back frees the new path again.
+      const other = await seedProject(repository);
+      await repository.withTransaction((tx) =>
+        tx.insertAttachment({ attachment: anAttachment(other.id, { path: 'img/a.png' }) }),
+      );
+      await repository.withTransaction((tx) =>
+        tx.renameAttachment({ attachmentId: a.id, path: 'img/a.png' }),
+      );
+      expect(await repository.findAttachment({ projectId: project.id, path: 'img/a.png' })).toEqual(a);
+      expect(await repository.findAttachment({ projectId: project.id, path: 'pics/ü a.png' })).toBeNull();
+    });
+
     test('listAttachmentPage: path order (code points), prefix, after, inclusive, limit', async ({
       repository,
     }) => {

@@ -96,11 +96,21 @@ export function checkAttachmentRead(
   return outcome;
 }
 
-/** The change event of an attachment write (extensions §12), in the write's transaction. */
+/**
+ * The change event of an attachment write (extensions §12), in the write's transaction; a move's names
+ * the old path in `from` (and, with `rewrite_links`, the changeset it is part of).
+ */
 export async function emitAttachmentEvent(
   ctx: MdStoreContext,
   tx: RecordsTransaction,
-  o: { project: ProjectRecord; type: ChangeEventType; path: string; attachment: AttachmentRecord | null },
+  o: {
+    project: ProjectRecord;
+    type: ChangeEventType;
+    path: string;
+    attachment: AttachmentRecord | null;
+    from?: string;
+    changesetId?: string;
+  },
 ): Promise<void> {
   const { attachment } = o;
   await tx.appendChangeEvents({
@@ -110,12 +120,12 @@ export async function emitAttachmentEvent(
         type: o.type,
         projectId: o.project.id,
         filename: o.path,
-        from: null,
+        from: o.from ?? null,
         revision: attachment?.revision ?? null,
         etag: attachment ? attachmentEtag(attachment) : null,
         sizeBytes: attachment?.sizeBytes ?? null,
         sha256: attachment?.sha256 ?? null,
-        changesetId: null,
+        changesetId: o.changesetId ?? null,
         at: ctx.clock.now(),
       },
     ],

@@ -1,4 +1,4 @@
-import { FilenameTakenError, isMdStoreError, isRecordConflict, OperationFailedError } from '../../errors.js';
+import { FilenameTakenError, isRecordConflict } from '../../errors.js';
 import type { ProjectRecord } from '../../model/records.js';
 import type { MoveRequestInput } from '../../validation/bodies.js';
 import { parseMoveBody } from '../../validation/history.js';
@@ -6,16 +6,9 @@ import { assertPathInScope, inPathScope, loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
 import { removeDoomed } from '../blob-intents.js';
 import { commitChangeset } from '../changesets/commit.js';
-import { StalePlan } from '../changesets/plan.js';
 import { type MdStoreContext, notBefore } from '../context.js';
 import { type BodyOf, deferred } from '../deferred-body.js';
-import {
-  type MovePlan,
-  moveChangesetPlan,
-  planMoveRewrites,
-  REWRITE_ATTEMPTS,
-  staleRewriteConflict,
-} from '../links/move-rewrite.js';
+import { moveChangesetPlan, planMoveRewrites, rewrittenOf, withReplanning } from '../links/move-rewrite.js';
 import { type FileView, toFileView } from '../views.js';
 import { checkWriteConditions, conditionsOf, type RequestConditions } from './conditions.js';
 import { findFileOr404, lockActiveProject, withCounterChange } from './shared.js';
@@ -62,7 +55,7 @@ async function moveRewritingLinks(
   o: { project: ProjectRecord; conditions: Conditions; to: string; dryRun: boolean },
 ): Promise<MovedFileView> {
   const { conditions, to } = o;
-  for (let attempt = 1; ; attempt++) {
+  return withReplanning(async (attempt) => {
     const project =
       attempt === 1
         ? o.project
@@ -70,37 +63,23 @@ async function moveRewritingLinks(
     const current = await findFileOr404(ctx.records, project.id, input.filename);
     checkWriteConditions(project, current, conditions);
     if (await ctx.records.findFile({ projectId: project.id, filename: to })) throw new FilenameTakenError(to);
-    try {
-      const plan = await planMoveRewrites(ctx, project, current, to, (name) =>
-        inPathScope(input.principal, name),
-      );
-      const rewritten = rewrittenOf(plan);
-      if (o.dryRun)
-        return { ...toFileView({ ...current, filename: to }, project, ctx.blobs.scheme), rewritten };
-      const { changeset, moved } = moveChangesetPlan(project, current, to, plan);
-      const committed = await commitChangeset(ctx, {
-        principal: input.principal,
-        plan: changeset,
-        changeset: { id: ctx.ids.uuid(), message: null },
-      });
-      const file = committed.records.get(moved)!;
-      return { ...toFileView(file, committed.project, ctx.blobs.scheme), rewritten };
-    } catch (error) {
-      if (!(error instanceof StalePlan)) throw moveError(error);
-      if (attempt >= REWRITE_ATTEMPTS) throw staleRewriteConflict();
-    }
-  }
+    const subject = { kind: 'file', file: current } as const;
+    const plan = await planMoveRewrites(ctx, project, subject, to, (name) =>
+      inPathScope(input.principal, name),
+    );
+    const rewritten = rewrittenOf(plan);
+    if (o.dryRun)
+      return { ...toFileView({ ...current, filename: to }, project, ctx.blobs.scheme), rewritten };
+    const { changeset, moved } = moveChangesetPlan(project, subject, to, plan);
+    const committed = await commitChangeset(ctx, {
+      principal: input.principal,
+      plan: changeset,
+      changeset: { id: ctx.ids.uuid(), message: null },
+    });
+    const file = committed.records.get(moved)!;
+    return { ...toFileView(file, committed.project, ctx.blobs.scheme), rewritten };
+  });
 }
-
-/** A changeset operation's error (e.g. the storage cap, at `body.operations`) answered as the move's own. */
-const moveError = (error: unknown): unknown =>
-  error instanceof OperationFailedError && isMdStoreError(error.cause) ? error.cause : error;
-
-/** The answer's `rewritten`: each rewritten file (by its name after the move) and its links, by name. */
-const rewrittenOf = (plan: MovePlan) =>
-  plan.rewrites
-    .map(({ rewrite }) => ({ filename: rewrite.newFilename, links: rewrite.links }))
-    .sort((a, b) => (a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0));
 
 /** The move's answer: the file under its new name; with `rewrite_links`, the files rewritten. */
 export type MovedFileView = FileView & {

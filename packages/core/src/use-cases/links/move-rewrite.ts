@@ -1,14 +1,20 @@
 import { REWRITE_LIMITS } from '../../defaults/rewrites.js';
-import { ContentTooLargeError, EditConflictError } from '../../errors.js';
+import {
+  ContentTooLargeError,
+  EditConflictError,
+  isMdStoreError,
+  OperationFailedError,
+} from '../../errors.js';
 import { resolveLink } from '../../links/entry.js';
 import { stemOf, wikiExactNames } from '../../links/paths.js';
-import { TargetIndex, targetKeys } from '../../links/resolve.js';
+import { type AttachmentTarget, type Resolution, TargetIndex, targetKeys } from '../../links/resolve.js';
 import { type FileRewrite, planLinkRewrites, type RewriteFile } from '../../links/rewrite.js';
 import { giveTurn } from '../../markdown/work-budget.js';
 import type { FileRecord, LinkRecord, LinkTargetRecord, ProjectRecord } from '../../model/records.js';
 import { type ChangesetPlan, type PlannedFile, StalePlan, utf8Length } from '../changesets/plan.js';
 import type { MdStoreContext } from '../context.js';
 import { readText } from '../files/parts.js';
+import { attachmentTargets } from './targets.js';
 
 /**
  * Move with `rewrite_links` (extensions §9): the rewrites are planned before any transaction (the
@@ -17,6 +23,10 @@ import { readText } from '../files/parts.js';
  * changeset's id, the new contents stored by its rules (inline, or staged blobs), all or nothing. A
  * linking file written between the plan and the commit makes the commit refuse (`StalePlan`); the move
  * plans again (`REWRITE_ATTEMPTS`), then answers 409.
+ *
+ * What moves is a file or an attachment (extensions §12: links to attachments are rewritten on moves
+ * like links to files); an attachment has no links of its own, and the changeset then holds only the
+ * linking files (the attachment's record moves in the same transaction: `alsoInTransaction`).
  */
 
 export const REWRITE_ATTEMPTS = 3;
@@ -31,6 +41,18 @@ export interface MovePlan {
   readonly rewrites: PlannedRewrite[];
 }
 
+/** What a move moves: a file (its own relative links move with it), or an attachment, by its path. */
+export type MoveSubject =
+  | { readonly kind: 'file'; readonly file: FileRecord }
+  | { readonly kind: 'attachment'; readonly path: string };
+
+const nameOf = (subject: MoveSubject): string =>
+  subject.kind === 'file' ? subject.file.filename : subject.path;
+
+/** The file or attachment a link resolves to, by its name or path; null when it resolves to neither. */
+const resolvedName = (resolution: Resolution): string | null =>
+  resolution.target?.filename ?? resolution.attachment?.path ?? null;
+
 /** The names a file is linked by: its filename, and without its extension (wiki links). */
 const namesOf = (filename: string): string[] => {
   const bare = filename.replace(/\.mdx?$/, '');
@@ -38,26 +60,28 @@ const namesOf = (filename: string): string[] => {
 };
 
 /**
- * Plans the rewrites of moving `file` to `to`: which files change, and their new contents. Only files
- * the key `reaches` are rewritten (extensions §14: a key scoped to folders changes nothing outside them;
- * links from outside keep their text).
+ * Plans the rewrites of moving `subject` (a file or an attachment) to `to`: which files change, and their
+ * new contents. Only files the key `reaches` are rewritten (extensions §14: a key scoped to folders
+ * changes nothing outside them; links from outside keep their text).
  */
 export async function planMoveRewrites(
   ctx: MdStoreContext,
   project: ProjectRecord,
-  file: FileRecord,
+  subject: MoveSubject,
   to: string,
   reaches: (filename: string) => boolean = () => true,
 ): Promise<MovePlan> {
   const { records } = ctx;
-  const moved = new Map([[file.filename, to]]);
+  const from = nameOf(subject);
+  const file = subject.kind === 'file' ? subject.file : null;
+  const moved = new Map([[from, to]]);
   // The links to look at, read with the bound's LIMIT (one more, to know it is passed): never all.
   const bounded = { limit: REWRITE_LIMITS.maxLinks + 1 };
   const candidates = [
     ...(await records.listLinksTo({
       projectId: project.id,
-      paths: namesOf(file.filename),
-      stems: [stemOf(file.filename)],
+      paths: namesOf(from),
+      stems: [stemOf(from)],
       ...bounded,
     })),
     ...(await records.listLinksTo({
@@ -67,30 +91,33 @@ export async function planMoveRewrites(
       ...bounded,
     })),
   ];
-  const own = (await records.findFileLinks({ fileId: file.id, ...bounded }))?.links ?? [];
+  const own = file ? ((await records.findFileLinks({ fileId: file.id, ...bounded }))?.links ?? []) : [];
   if (candidates.length + own.length > REWRITE_LIMITS.maxLinks)
     throw rewriteRefusal(`more than ${REWRITE_LIMITS.maxLinks} links to look at`);
-  const linksBySource = new Map<string, Map<number, LinkRecord>>([
-    [file.filename, new Map(own.map((l) => [l.seq, l]))],
-  ]);
+  const linksBySource = new Map<string, Map<number, LinkRecord>>(
+    file ? [[file.filename, new Map(own.map((l) => [l.seq, l]))]] : [],
+  );
   for (const { source, link } of candidates) {
     if (!reaches(source)) continue;
     const links = linksBySource.get(source) ?? new Map<number, LinkRecord>();
     links.set(link.seq, link);
     linksBySource.set(source, links);
   }
-  const targets = await loadTargets(ctx, project.id, linksBySource, moved);
-  const before = new TargetIndex(targets);
+  const { targets, attachments } = await loadTargets(ctx, project.id, linksBySource, moved);
+  const before = new TargetIndex(targets, attachments);
   const after = new TargetIndex(
     targets.map((target) =>
-      target.fileId === file.id ? { ...target, filename: to, stem: stemOf(to) } : target,
+      target.fileId === file?.id ? { ...target, filename: to, stem: stemOf(to) } : target,
+    ),
+    attachments.map((attachment) =>
+      file === null && attachment.path === from ? { ...attachment, path: to } : attachment,
     ),
   );
   // The files to rewrite, by their records (one read), and their bytes judged before any is read.
-  const others = [...linksBySource.keys()].filter((name) => name !== file.filename);
+  const others = [...linksBySource.keys()].filter((name) => name !== file?.filename);
   const found = await records.findFiles({ projectId: project.id, filenames: others });
   const recordOf = new Map<string, FileRecord>([
-    [file.filename, file],
+    ...(file ? [[file.filename, file] as const] : []),
     ...found.map((f) => [f.filename, f] as const),
   ]);
   let bytes = 0;
@@ -99,8 +126,8 @@ export async function planMoveRewrites(
   if (bytes > maxBytes) throw rewriteRefusal(`more than ${maxBytes} bytes of files to rewrite`);
   const rules = {
     moved,
-    before: (link: LinkRecord, source: string) => before.resolve(link, source).target?.filename ?? null,
-    after: (link: LinkRecord, source: string) => after.resolve(link, source).target?.filename ?? null,
+    before: (link: LinkRecord, source: string) => resolvedName(before.resolve(link, source)),
+    after: (link: LinkRecord, source: string) => resolvedName(after.resolve(link, source)),
   };
   // One file at a time: read, planned, its content dropped; a turn of the event loop every
   // `linksPerTurn` links, so that other requests run between the steps.
@@ -140,18 +167,23 @@ const rewriteRefusal = (what: string): EditConflictError =>
     },
   ]);
 
-/** The targets the plan resolves against, before the move, and the names a rewrite may write. */
+/**
+ * The targets the plan resolves against, before the move, and the names a rewrite may write: files, and
+ * the attachments the links name by their exact paths (extensions §12).
+ */
 async function loadTargets(
   ctx: MdStoreContext,
   projectId: string,
   linksBySource: ReadonlyMap<string, ReadonlyMap<number, LinkRecord>>,
   moved: ReadonlyMap<string, string>,
-): Promise<LinkTargetRecord[]> {
+): Promise<{ targets: LinkTargetRecord[]; attachments: AttachmentTarget[] }> {
   const filenames = new Set<string>();
   const stems = new Set<string>();
-  const add = (keys: { filenames: string[]; stems: string[] }) => {
+  const paths = new Set<string>();
+  const add = (keys: { filenames: string[]; stems: string[]; attachments?: string[] }) => {
     for (const name of keys.filenames) filenames.add(name);
     for (const stem of keys.stems) stems.add(stem);
+    for (const path of keys.attachments ?? []) paths.add(path);
   };
   for (const [source, links] of linksBySource) {
     const list = [...links.values()];
@@ -166,34 +198,51 @@ async function loadTargets(
       );
   }
   for (const [from, to] of moved)
-    add({ filenames: [from, to, ...wikiExactNames(stemOf(to))], stems: [stemOf(to)] });
-  const first = await ctx.records.listLinkTargets({
-    projectId,
-    filenames: [...filenames],
-    stems: [...stems],
-  });
+    add({
+      filenames: [from, to, ...wikiExactNames(stemOf(to))],
+      stems: [stemOf(to)],
+      attachments: [from, to],
+    });
+  const [first, attachments] = await Promise.all([
+    ctx.records.listLinkTargets({ projectId, filenames: [...filenames], stems: [...stems] }),
+    attachmentTargets(ctx.records, projectId, [...paths]),
+  ]);
   // A rewritten wiki link may name its target by its bare last segment: the names that could take it.
   const more = new Set<string>();
   for (const target of first)
     for (const name of wikiExactNames(stemOf(target.filename))) if (!filenames.has(name)) more.add(name);
-  if (more.size === 0) return first;
+  if (more.size === 0) return { targets: first, attachments };
   const second = await ctx.records.listLinkTargets({ projectId, filenames: [...more], stems: [] });
   const known = new Set(first.map((target) => target.fileId));
-  return [...first, ...second.filter((target) => !known.has(target.fileId))];
+  return { targets: [...first, ...second.filter((target) => !known.has(target.fileId))], attachments };
 }
 
 /**
  * The move and its rewrites as a changeset plan (extensions §9): the moved file under its new name (with
  * its rewritten content when its own links changed), and each linking file with its rewritten content,
  * every one an `edit`. What the plan read is what the commit checks under the project lock (`seen`:
- * the files as read, and the new name free), so a file written in between makes it plan again.
+ * the files as read, and the new name free), so a file written in between makes it plan again. An
+ * attachment's move (extensions §12) plans the linking files only (`moved` null): its record is the
+ * caller's to check and move in the commit's transaction.
  */
 export function moveChangesetPlan(
   project: ProjectRecord,
-  file: FileRecord,
+  subject: MoveSubject & { kind: 'file' },
   to: string,
   plan: MovePlan,
-): { changeset: ChangesetPlan; moved: PlannedFile } {
+): { changeset: ChangesetPlan; moved: PlannedFile };
+export function moveChangesetPlan(
+  project: ProjectRecord,
+  subject: MoveSubject,
+  to: string,
+  plan: MovePlan,
+): { changeset: ChangesetPlan; moved: PlannedFile | null };
+export function moveChangesetPlan(
+  project: ProjectRecord,
+  subject: MoveSubject,
+  to: string,
+  plan: MovePlan,
+): { changeset: ChangesetPlan; moved: PlannedFile | null } {
   const planned = (origin: FileRecord, filename: string): PlannedFile => ({
     origin,
     fileId: origin.id,
@@ -203,14 +252,19 @@ export function moveChangesetPlan(
     kind: 'move',
     deleted: false,
   });
-  const moved = planned(file, to);
-  const files = [moved];
-  const seen = new Map<string, FileRecord | null>([
-    [file.filename, file],
-    [to, null],
-  ]);
+  const file = subject.kind === 'file' ? subject.file : null;
+  const moved = file ? planned(file, to) : null;
+  const files = moved ? [moved] : [];
+  const seen = new Map<string, FileRecord | null>(
+    file
+      ? [
+          [file.filename, file],
+          [to, null],
+        ]
+      : [],
+  );
   for (const { rewrite, file: source } of plan.rewrites) {
-    const rewritten = source.id === file.id ? moved : planned(source, source.filename);
+    const rewritten = moved && source.id === moved.fileId ? moved : planned(source, source.filename);
     rewritten.text = rewrite.content;
     rewritten.kind = 'edit';
     if (rewritten === moved) continue;
@@ -220,6 +274,31 @@ export function moveChangesetPlan(
   const touched = files.map((f) => ({ file: f, filename: f.filename }));
   return { changeset: { project, files, touched, seen }, moved };
 }
+
+/** The answer's `rewritten`: each rewritten file (by its name after the move) and its links, by name. */
+export const rewrittenOf = (plan: MovePlan): Array<{ filename: string; links: number }> =>
+  plan.rewrites
+    .map(({ rewrite }) => ({ filename: rewrite.newFilename, links: rewrite.links }))
+    .sort((a, b) => (a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0));
+
+/**
+ * A move with `rewrite_links`, attempt by attempt (`attempt` plans and commits once): planned again when
+ * a file changed before the commit (`StalePlan`), at most `REWRITE_ATTEMPTS` times, then 409.
+ */
+export async function withReplanning<T>(attempt: (n: number) => Promise<T>): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt(n);
+    } catch (error) {
+      if (!(error instanceof StalePlan)) throw moveError(error);
+      if (n >= REWRITE_ATTEMPTS) throw staleRewriteConflict();
+    }
+  }
+}
+
+/** A changeset operation's error (e.g. the storage cap, at `body.operations`) answered as the move's own. */
+const moveError = (error: unknown): unknown =>
+  error instanceof OperationFailedError && isMdStoreError(error.cause) ? error.cause : error;
 
 export const staleRewriteConflict = (): EditConflictError =>
   new EditConflictError([

@@ -10,6 +10,7 @@ export const CHANGE_EVENT_TYPES: readonly ChangeEventType[] = Object.freeze([
   'attachment.created',
   'attachment.updated',
   'attachment.deleted',
+  'attachment.moved',
   'project.created',
   'project.updated',
   'project.deleted',
