@@ -183,15 +183,33 @@ describe('attachment move (extensions §12)', () => {
     );
     expect(events).toHaveLength(3);
 
-    // A wiki embed by its exact path, and a Markdown link to a PDF.
+    // A wiki embed by its exact path (written bare, it stays bare: `a2.png` is that attachment's name
+    // alone), and a Markdown link to a PDF.
     await s.move('a.png', { to: 'img/a2.png', rewrite_links: true });
-    expect(await s.text('notes/n.md')).toBe('See ![](../pics/b.png "title") and ![[img/a2.png]].\n');
+    expect(await s.text('notes/n.md')).toBe('See ![](../pics/b.png "title") and ![[a2.png]].\n');
     const pdf = await s.move('docs/q3.pdf', { to: 'reports/2026 q3.pdf', rewrite_links: true });
     expect(pdf.rewritten).toEqual([{ filename: 'index.md', links: 1 }]);
     expect(await s.text('index.md')).toContain('[report](reports/2026%20q3.pdf)');
     // The link index follows: the links resolve to the attachments at their new paths.
     const broken = await s.store.links.broken({ ...s.at });
     expect(broken.links.filter((l) => l.source !== 'other.md')).toEqual([]);
+  });
+
+  it('rewrite_links: an embed by the name alone keeps naming it while the name is its own', async () => {
+    const s = await scene();
+    await s.write('img/solo.png', PNG, 'image/png');
+    await s.write('other/twin.png', PNG, 'image/png');
+    await s.put('n.md', '![[solo.png|100]] [[solo.png]]\n');
+    // Same name in another folder: the bare name still names it; nothing to rewrite.
+    expect((await s.move('img/solo.png', { to: 'pics/solo.png', rewrite_links: true })).rewritten).toEqual([]);
+    expect(await s.text('n.md')).toBe('![[solo.png|100]] [[solo.png]]\n');
+    // A new name: the bare new name, as it was written.
+    const renamed = await s.move('pics/solo.png', { to: 'pics/renamed.png', rewrite_links: true });
+    expect(renamed.rewritten).toEqual([{ filename: 'n.md', links: 2 }]);
+    expect(await s.text('n.md')).toBe('![[renamed.png|100]] [[renamed.png]]\n');
+    // A name another attachment has: the full path, since the bare name would be ambiguous.
+    await s.move('pics/renamed.png', { to: 'pics/twin.png', rewrite_links: true });
+    expect(await s.text('n.md')).toBe('![[pics/twin.png|100]] [[pics/twin.png]]\n');
   });
 
   it('rewrite_links with no link to rewrite still moves, in a changeset of its own', async () => {

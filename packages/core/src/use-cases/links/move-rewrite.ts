@@ -167,9 +167,11 @@ const rewriteRefusal = (what: string): EditConflictError =>
     },
   ]);
 
+const lastSegment = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
+
 /**
  * The targets the plan resolves against, before the move, and the names a rewrite may write: files, and
- * the attachments the links name by their exact paths (extensions §12).
+ * the attachments the links name by their paths or names (extensions §12).
  */
 async function loadTargets(
   ctx: MdStoreContext,
@@ -180,10 +182,17 @@ async function loadTargets(
   const filenames = new Set<string>();
   const stems = new Set<string>();
   const paths = new Set<string>();
-  const add = (keys: { filenames: string[]; stems: string[]; attachments?: string[] }) => {
+  const names = new Set<string>();
+  const add = (keys: {
+    filenames: string[];
+    stems: string[];
+    attachments?: string[];
+    attachmentNames?: string[];
+  }) => {
     for (const name of keys.filenames) filenames.add(name);
     for (const stem of keys.stems) stems.add(stem);
     for (const path of keys.attachments ?? []) paths.add(path);
+    for (const name of keys.attachmentNames ?? []) names.add(name);
   };
   for (const [source, links] of linksBySource) {
     const list = [...links.values()];
@@ -202,10 +211,12 @@ async function loadTargets(
       filenames: [from, to, ...wikiExactNames(stemOf(to))],
       stems: [stemOf(to)],
       attachments: [from, to],
+      // The attachments that share the new name: a bare `![[name]]` still names the moved one only alone.
+      attachmentNames: [lastSegment(to)],
     });
   const [first, attachments] = await Promise.all([
     ctx.records.listLinkTargets({ projectId, filenames: [...filenames], stems: [...stems] }),
-    attachmentTargets(ctx.records, projectId, [...paths]),
+    attachmentTargets(ctx.records, projectId, { attachments: [...paths], attachmentNames: [...names] }),
   ]);
   // A rewritten wiki link may name its target by its bare last segment: the names that could take it.
   const more = new Set<string>();
