@@ -23,6 +23,7 @@ export type {
   DraftCreate,
   DraftDiff,
   DraftList,
+  DraftOperation,
   DraftPublished,
   DraftReviewCreate,
   DraftsApi,

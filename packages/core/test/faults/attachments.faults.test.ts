@@ -19,7 +19,8 @@ import { bucketRecorder, readAll, storeProblems } from './support.js';
  * counters exact, any blob without a record noted by an intent); and after reconciliation no blob or
  * intent is left over. The operations cover the dedupe paths: a write whose bytes the project already
  * holds (its own blob dropped), a replace that frees the old bytes, a delete of one of two twins, and a
- * delete of the last holder.
+ * delete of the last holder; and changesets (extensions §9) that write a note and attachments together
+ * (`attach`, `detach`): whole or nothing, their staged blobs removed again.
  */
 
 const PDF = new TextEncoder().encode('%PDF-1.4\n1 0 obj <<>> endobj\n%%EOF\n');
@@ -62,6 +63,8 @@ function nthCall() {
   };
 }
 
+const b64 = (value: Uint8Array) => Buffer.from(value).toString('base64');
+
 async function* bytes(value: Uint8Array): AsyncIterable<Uint8Array> {
   yield value;
 }
@@ -81,12 +84,15 @@ async function setup() {
   const write = (path: string, content: Uint8Array, contentType: string) =>
     store.attachments.write({ principal, projectId, path, contentType, content: bytes(content) });
   const remove = (path: string) => store.attachments.delete({ principal, projectId, path });
+  const changeset = (operations: unknown[]) => store.changesets.apply({ principal, projectId, operations });
   await write('a.pdf', PDF, 'application/pdf');
   await write('b.pdf', PDF, 'application/pdf');
   await write('c.png', PNG, 'image/png');
-  /** Every attachment as `path → type:bytes`, read through the use cases. */
+  /** Every attachment as `path → type:bytes`, and every file as `name → sha256`, read through the use cases. */
   const snapshot = async () => {
     const state: Record<string, string> = {};
+    for (const file of (await store.files.list({ principal, projectId })).files)
+      state[file.filename] = file.sha256;
     const { attachments } = await store.attachments.list({ principal, projectId });
     for (const a of attachments) {
       const read = await store.attachments.read({ principal, projectId, path: a.path });
@@ -103,7 +109,7 @@ async function setup() {
       accountIds: [principal.accountId],
       settled,
     });
-  return { store, faults, snapshot, problems, write, remove };
+  return { store, faults, snapshot, problems, write, remove, changeset };
 }
 
 type World = Awaited<ReturnType<typeof setup>>;
@@ -115,6 +121,18 @@ const OPERATIONS: Record<string, (w: World) => Promise<unknown>> = {
   'a replace of one twin': (w) => w.write('a.pdf', PNG, 'image/png'),
   'a delete of one of two twins': (w) => w.remove('a.pdf'),
   'a delete of the last holder': (w) => w.remove('c.png'),
+  'a changeset: a note and a new image': (w) =>
+    w.changeset([
+      { op: 'put', filename: 'n.md', content: '![](e.txt)' },
+      { op: 'attach', path: 'e.txt', content_base64: b64(TEXT), content_type: 'text/plain' },
+    ]),
+  'a changeset: a note, a dedupe, a replace that frees bytes and a detach of a twin': (w) =>
+    w.changeset([
+      { op: 'put', filename: 'n.md', content: '![](d.pdf)' },
+      { op: 'attach', path: 'd.pdf', content_base64: b64(PDF), content_type: 'application/pdf' },
+      { op: 'attach', path: 'c.png', content_base64: b64(TEXT), content_type: 'text/plain' },
+      { op: 'detach', path: 'a.pdf' },
+    ]),
 };
 
 describe.each(Object.entries(OPERATIONS))('attachments under faults: %s', (_name, operation) => {

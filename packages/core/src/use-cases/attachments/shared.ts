@@ -100,7 +100,14 @@ export function checkAttachmentRead(
 export async function emitAttachmentEvent(
   ctx: MdStoreContext,
   tx: RecordsTransaction,
-  o: { project: ProjectRecord; type: ChangeEventType; path: string; attachment: AttachmentRecord | null },
+  o: {
+    project: ProjectRecord;
+    type: ChangeEventType;
+    path: string;
+    attachment: AttachmentRecord | null;
+    /** The changeset that wrote it (extensions §9), if any. */
+    changesetId?: string;
+  },
 ): Promise<void> {
   const { attachment } = o;
   await tx.appendChangeEvents({
@@ -115,7 +122,7 @@ export async function emitAttachmentEvent(
         etag: attachment ? attachmentEtag(attachment) : null,
         sizeBytes: attachment?.sizeBytes ?? null,
         sha256: attachment?.sha256 ?? null,
-        changesetId: null,
+        changesetId: o.changesetId ?? null,
         at: ctx.clock.now(),
       },
     ],
