@@ -181,7 +181,11 @@ describe('changesets with attachments', () => {
       attach('a.bin', 'application/octet-stream', fifty),
       attach('b.bin', 'application/octet-stream', fifty),
     ]);
-    expect(total).toMatchObject({ code: 'CONTENT_TOO_LARGE', operation: 1 });
+    expect(total).toMatchObject({
+      code: 'CONTENT_TOO_LARGE',
+      operation: 1,
+      issues: [{ loc: ['body', 'operations', 1, 'content_base64'] }],
+    });
     // `op` names the attachment operations; drafts still take file operations only.
     const unknown = await s.failure([{ op: 'frobnicate', path: 'x' }]);
     expect(unknown).toMatchObject({

@@ -229,8 +229,8 @@ export async function planChangeset(
 const contentLimit = (ctx: MdStoreContext, input: PlanInput) =>
   input.maxContentBytes ?? ctx.settings.maxFileBytes * CHANGESET_LIMITS.contentFactor;
 
-const contentTotalError = (limit: number, index: number) => {
-  const loc = [...operationLoc(index), 'content'];
+const contentTotalError = (limit: number, index: number, field = 'content') => {
+  const loc = [...operationLoc(index), field];
   return new OperationFailedError(
     'CONTENT_TOO_LARGE',
     [
@@ -245,8 +245,8 @@ const contentTotalError = (limit: number, index: number) => {
 };
 
 /**
- * The changeset's put content (and attachments' bytes) in all, judged BEFORE any operation is planned (no file read, no content
- * worked on): one linear pass over the contents' lengths. Past the bound, 413 at the operation whose
+ * The changeset's put content (and attachments' bytes) in all, judged BEFORE any operation is planned
+ * (no file read, no content worked on): one linear pass over the contents' lengths. Past the bound, 413 at the operation whose
  * content passes it (issue 34).
  */
 function checkContentTotal(ctx: MdStoreContext, input: PlanInput): void {
@@ -264,7 +264,8 @@ function checkContentTotal(ctx: MdStoreContext, input: PlanInput): void {
       // A string's UTF-8 size is at least its length: only those that may pass are counted exactly.
       total += raw.content.length > limit ? raw.content.length : utf8Length(raw.content);
     } else continue;
-    if (total > limit) throw contentTotalError(limit, index);
+    if (total > limit)
+      throw contentTotalError(limit, index, raw.op === 'attach' ? 'content_base64' : 'content');
   }
 }
 
@@ -473,7 +474,7 @@ class Planner {
   #countContent(bytes: number, loc: readonly (string | number)[]): void {
     this.#contentBytes += bytes;
     const limit = contentLimit(this.ctx, this.input);
-    if (this.#contentBytes > limit) throw contentTotalError(limit, loc[2] as number);
+    if (this.#contentBytes > limit) throw contentTotalError(limit, loc[2] as number, loc[3] as string);
   }
 
   async #originText(origin: FileRecord): Promise<string> {
