@@ -2,6 +2,7 @@ import type {
   AttachmentList,
   AttachmentView,
   ChangeEventRecord,
+  ChangesetFileResult,
   FileList as CoreFileList,
   DraftDiffPage,
   DraftSummaryView,
@@ -84,6 +85,20 @@ export function attachmentJson(a: AttachmentView): v.InferOutput<typeof Attachme
     created_date: isoDate(a.createdAt),
     updated_date: isoDate(a.updatedAt),
   };
+}
+
+/** One operation's result of a changeset (extensions §9, §12): a file's (as `file` shows it) or an attachment's. */
+export function changesetItemJson<F>(
+  item: ChangesetFileResult,
+  file: (view: FileView) => F,
+):
+  | F
+  | v.InferOutput<typeof Attachment>
+  | { filename: string; deleted: true }
+  | { path: string; deleted: true } {
+  if ('attachment' in item) return attachmentJson(item.attachment);
+  if ('deleted' in item) return item;
+  return file(item);
 }
 
 export function attachmentListJson(list: AttachmentList): v.InferOutput<typeof AttachmentListSchema> {

@@ -1,4 +1,3 @@
-import type { ChangesetOperation } from './changesets.js';
 import type { components } from './generated/openapi.js';
 import type { RequestOptions, TypedApi } from './transport.js';
 
@@ -8,6 +7,8 @@ export type DraftList = components['schemas']['DraftList'];
 export type DraftDiff = components['schemas']['DraftDiff'];
 export type DraftPublished = components['schemas']['DraftPublished'];
 export type DraftReviewCreate = components['schemas']['DraftReviewCreate'];
+/** An operation a draft takes: a changeset's file operations (`put`, `edit`, `delete`, `move`). */
+export type DraftOperation = components['schemas']['DraftOperations']['operations'][number];
 /** A refused publish (or write with `mergeBase`): the overlapping hunks of each file. */
 export type DraftConflicts = components['schemas']['MergeConflicts'];
 
@@ -30,7 +31,7 @@ export class DraftsApi {
   async addOperations(
     projectId: string,
     draftId: string,
-    operations: readonly ChangesetOperation[],
+    operations: readonly DraftOperation[],
     options?: RequestOptions,
   ): Promise<Draft> {
     const path = { project_id: projectId, draft_id: draftId };

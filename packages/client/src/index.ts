@@ -29,6 +29,7 @@ export type {
   DraftCreate,
   DraftDiff,
   DraftList,
+  DraftOperation,
   DraftPublished,
   DraftReviewCreate,
   DraftsApi,

@@ -104,8 +104,11 @@ export {
 export { LocalChangeNotifier, noticingRecords } from './use-cases/changes/notices.js';
 export {
   type ApplyChangesetInput,
+  type AttachmentChangeResult,
   type ChangesetFileResult,
   type ChangesetResult,
+  type FileChangeResult,
+  isFileResult,
   MAX_CHANGESET_ATTEMPTS,
 } from './use-cases/changesets/index.js';
 export {

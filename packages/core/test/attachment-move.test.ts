@@ -201,7 +201,9 @@ describe('attachment move (extensions §12)', () => {
     await s.write('other/twin.png', PNG, 'image/png');
     await s.put('n.md', '![[solo.png|100]] [[solo.png]]\n');
     // Same name in another folder: the bare name still names it; nothing to rewrite.
-    expect((await s.move('img/solo.png', { to: 'pics/solo.png', rewrite_links: true })).rewritten).toEqual([]);
+    expect((await s.move('img/solo.png', { to: 'pics/solo.png', rewrite_links: true })).rewritten).toEqual(
+      [],
+    );
     expect(await s.text('n.md')).toBe('![[solo.png|100]] [[solo.png]]\n');
     // A new name: the bare new name, as it was written.
     const renamed = await s.move('pics/solo.png', { to: 'pics/renamed.png', rewrite_links: true });

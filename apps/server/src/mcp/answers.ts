@@ -11,7 +11,9 @@ import * as v from 'valibot';
 import { ChangeList } from '../http/api/changes-schemas.js';
 import { CONVERSION } from '../http/api/json-schema.js';
 import {
+  Attachment,
   BrokenLinkList,
+  ChangesetAttachmentDeleted,
   ChangesetDeleted,
   ChangesetResult,
   File,
@@ -27,7 +29,14 @@ import {
   SearchAnswer as SearchAnswerSchema,
   SearchResult,
 } from '../http/api/schemas.js';
-import { editJson, fileJson, fileListJson, projectJson, searchAnswerJson } from '../views.js';
+import {
+  changesetItemJson,
+  editJson,
+  fileJson,
+  fileListJson,
+  projectJson,
+  searchAnswerJson,
+} from '../views.js';
 import type { JsonSchema } from './tool-kit.js';
 
 /**
@@ -83,7 +92,14 @@ export const ANSWERS = {
   // Extensions §9.
   changeset: strict({
     changeset_id: ChangesetResult.entries.changeset_id,
-    files: v.array(v.union([ToolFile, ChangesetDeleted])),
+    files: v.array(
+      v.union([
+        ToolFile,
+        ChangesetDeleted,
+        strict(Attachment.entries),
+        strict(ChangesetAttachmentDeleted.entries),
+      ]),
+    ),
     dry_run: v.pipe(v.boolean(), v.description('true: nothing was changed.')),
   }),
 } as const;
@@ -138,6 +154,6 @@ export function searchAnswer(answer: SearchAnswer): Answer<'search'> {
 
 export const changesetAnswer = (result: CoreChangesetResult): Answer<'changeset'> => ({
   changeset_id: result.changesetId,
-  files: result.files.map((file) => ('deleted' in file ? file : fileAnswer(file))),
+  files: result.files.map((item) => changesetItemJson(item, fileAnswer)),
   dry_run: result.dryRun,
 });

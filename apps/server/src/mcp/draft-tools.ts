@@ -1,6 +1,6 @@
 import { DRAFT_LIMITS, wireBody } from '@mdstore/core';
 import * as v from 'valibot';
-import { Draft, DraftDiff, DraftList } from '../http/api/draft-schemas.js';
+import { Draft, DraftDiff, DraftList, DraftOperations } from '../http/api/draft-schemas.js';
 import { draftDiffJson, draftJson, draftListJson } from '../views.js';
 import { toolOutput } from './answers.js';
 import { type McpTool, READ_ONLY, type ToolArguments, writes } from './tool-kit.js';
@@ -32,13 +32,14 @@ export const DRAFT_TOOLS: readonly McpTool[] = [
     title: 'Propose changes',
     description:
       'Proposes changes to files without changing them: a draft a person reviews and publishes. Give ' +
-      'operations as apply_changeset takes them (put, edit, delete, move). Without draft_id a new draft ' +
+      'operations as apply_changeset takes them (put, edit, delete, move; not attach or detach). Without draft_id a new draft ' +
       'is opened with your title (and description); with draft_id the operations are added to that open ' +
       'draft (an edit applies to the draft’s text of the file). Each file records the etag it had when ' +
       'the draft first touched it; publishing merges changes made since, or reports the conflicts.',
     inputSchema: toolInput({
       project_id: ARG.projectId,
-      operations: ARG.operations,
+      // A draft's operations: a changeset's file operations (no attach or detach).
+      operations: DraftOperations.entries.operations,
       title: v.optional(
         described(
           v.pipe(v.string(), v.minLength(1), v.maxLength(DRAFT_LIMITS.titleMaxLength)),

@@ -439,7 +439,9 @@ export const TOOLS: readonly McpTool[] = [
     description:
       'Changes many files at once, all or nothing: operations (put: create or replace a file with ' +
       'content and optional metadata; edit: the edits of edit_file; delete; move: rename "filename" to ' +
-      '"to") applied in order, each seeing the earlier ones. Give each operation on an existing file ' +
+      '"to"; attach: create or replace the attachment at "path" from content_base64 and content_type; ' +
+      'detach: delete the attachment at "path") applied in order, each seeing the earlier ones, so a ' +
+      'note and its images land together. Give each operation on an existing file ' +
       'if_match (its etag, or "*": it must exist; null: it must not). One new revision per file, with ' +
       'your message. An error names the failing operation (loc ["body","operations",i,…]); nothing ' +
       'was changed then. Use dry_run to check first. Use it to restructure a folder in one step.',

@@ -804,6 +804,33 @@ describe('MCP changesets (extensions §9)', () => {
     });
     expect((await s.ok('read_file', { project_id: s.projectId, filename: 'index.md' })).revision).toBe(1);
   });
+
+  test('apply_changeset takes attach and detach (extensions §12): a note and its image together', async (h) => {
+    const s = await scene(h);
+    const png =
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+    const applied = await s.ok('apply_changeset', {
+      project_id: s.projectId,
+      operations: [
+        { op: 'put', filename: 'pic.md', content: '![](img/a.png)\n' },
+        { op: 'attach', path: 'img/a.png', content_base64: png, content_type: 'image/png' },
+      ],
+    });
+    expect(applied.files).toMatchObject([
+      { filename: 'pic.md', revision: 1 },
+      { path: 'img/a.png', content_type: 'image/png', size_bytes: 70 },
+    ]);
+    const detached = await s.ok('apply_changeset', {
+      project_id: s.projectId,
+      operations: [{ op: 'detach', path: 'img/a.png' }],
+    });
+    expect(detached.files).toEqual([{ path: 'img/a.png', deleted: true }]);
+    const refused = await s.fails('apply_changeset', {
+      project_id: s.projectId,
+      operations: [{ op: 'attach', path: 'img/b.png', content_base64: png, content_type: 'image/jpeg' }],
+    });
+    expect(refused.status).toBe(415);
+  });
 });
 
 describe('MCP history tools (extensions §5)', () => {

@@ -347,7 +347,7 @@ export interface paths {
         put?: never;
         /**
          * Apply a changeset
-         * @description Up to 1000 operations (`put`, `edit`, `delete`, `move`, each with an optional `if_match`) applied in order as one transaction: all of them or none. Each touched file gets one new revision carrying the changeset id and message. The first failing operation decides the answer, its `detail` a list of issues under `["body","operations",i,…]`.
+         * @description Up to 1000 operations (`put`, `edit`, `delete`, `move`, and for attachments `attach` and `detach`, each with an optional `if_match`) applied in order as one transaction: all of them or none, so a note and its images land together. Each touched file gets one new revision carrying the changeset id and message. The first failing operation decides the answer, its `detail` a list of issues under `["body","operations",i,…]`.
          */
         post: operations["applyChangeset"];
         delete?: never;
@@ -1516,6 +1516,24 @@ export interface components {
                 to: string;
                 /** @description An ETag of the file, `"*"` (the file must exist) or null (it must not). */
                 if_match?: string | null;
+            } | {
+                /** @constant */
+                op: "attach";
+                /** @description An attachment path (extensions §12: the filename rules, any extension but .md/.mdx). */
+                path: string;
+                /** @description The bytes, base64 (standard alphabet, padded). */
+                content_base64: string;
+                /** @description The media type, checked against the bytes as the PUT route checks it. */
+                content_type: string;
+                /** @description An ETag of the file, `"*"` (the file must exist) or null (it must not). */
+                if_match?: string | null;
+            } | {
+                /** @constant */
+                op: "detach";
+                /** @description An attachment path (extensions §12: the filename rules, any extension but .md/.mdx). */
+                path: string;
+                /** @description An ETag of the file, `"*"` (the file must exist) or null (it must not). */
+                if_match?: string | null;
             })[];
         };
         MemoryCommandRequest: {
@@ -1569,11 +1587,16 @@ export interface components {
             /** @constant */
             deleted: true;
         };
+        ChangesetAttachmentDeleted: {
+            path: string;
+            /** @constant */
+            deleted: true;
+        };
         ChangesetResult: {
             /** @description null for a dry run. */
             changeset_id: string | null;
-            /** @description The file each operation touched, after the change, in operation order. */
-            files: (components["schemas"]["File"] | components["schemas"]["ChangesetDeleted"])[];
+            /** @description The file each operation touched, after the change, in operation order; for `attach` and `detach`, the attachment (its `path`, no `filename`). */
+            files: (components["schemas"]["File"] | components["schemas"]["ChangesetDeleted"] | components["schemas"]["Attachment"] | components["schemas"]["ChangesetAttachmentDeleted"])[];
         };
         ImportResult: {
             /** @description The changeset that applied the import; null for a dry run or when nothing changed. */
@@ -6965,7 +6988,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorMessage"];
                 };
             };
-            /** @description No such project or file */
+            /** @description The project, or (an operation) a file or attachment outside the key, or a `detach` of no attachment */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6975,10 +6998,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorMessage"];
+                    "application/json": components["schemas"]["AnyError"];
                 };
             };
-            /** @description An operation names a taken or missing file, or its edits do not apply */
+            /** @description An operation names a taken or missing file, its edits do not apply, or an `attach` names a .md/.mdx path */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7004,7 +7027,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Content above the size limits (of a file, or of the changeset in all) */
+            /** @description Content above the size limits (of a file, of an attachment, or of the changeset in all) */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7017,7 +7040,7 @@ export interface operations {
                     "application/json": components["schemas"]["AnyError"];
                 };
             };
-            /** @description An operation names a file that is not .md or .mdx */
+            /** @description An operation names a file that is not .md or .mdx, or attaches bytes that are not of their content_type */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -19,7 +19,9 @@ import { bucketRecorder, readAll, storeProblems } from './support.js';
  * counters exact, any blob without a record noted by an intent); and after reconciliation no blob or
  * intent is left over. The operations cover the dedupe paths: a write whose bytes the project already
  * holds (its own blob dropped), a replace that frees the old bytes, a delete of one of two twins, and a
- * delete of the last holder; and moves, alone or with the rewrite of a note's links (one changeset).
+ * delete of the last holder; moves, alone or with the rewrite of a note's links (one changeset); and
+ * changesets (extensions §9) that write a note and attachments together (`attach`, `detach`): whole or
+ * nothing, their staged blobs removed again.
  */
 
 const PDF = new TextEncoder().encode('%PDF-1.4\n1 0 obj <<>> endobj\n%%EOF\n');
@@ -63,6 +65,8 @@ function nthCall() {
   };
 }
 
+const b64 = (value: Uint8Array) => Buffer.from(value).toString('base64');
+
 async function* bytes(value: Uint8Array): AsyncIterable<Uint8Array> {
   yield value;
 }
@@ -82,6 +86,7 @@ async function setup() {
   const write = (path: string, content: Uint8Array, contentType: string) =>
     store.attachments.write({ principal, projectId, path, contentType, content: bytes(content) });
   const remove = (path: string) => store.attachments.delete({ principal, projectId, path });
+  const changeset = (operations: unknown[]) => store.changesets.apply({ principal, projectId, operations });
   const move = (path: string, to: string, rewrite_links = false) =>
     store.attachments.move({ principal, projectId, path, body: { to, rewrite_links } });
   await write('a.pdf', PDF, 'application/pdf');
@@ -112,7 +117,7 @@ async function setup() {
       accountIds: [principal.accountId],
       settled,
     });
-  return { store, faults, snapshot, problems, write, remove, move };
+  return { store, faults, snapshot, problems, write, remove, move, changeset };
 }
 
 type World = Awaited<ReturnType<typeof setup>>;
@@ -126,6 +131,18 @@ const OPERATIONS: Record<string, (w: World) => Promise<unknown>> = {
   'a delete of the last holder': (w) => w.remove('c.png'),
   'a move': (w) => w.move('a.pdf', 'docs/a.pdf'),
   'a move with rewrite_links (one changeset with the note)': (w) => w.move('c.png', 'img/c.png', true),
+  'a changeset: a note and a new image': (w) =>
+    w.changeset([
+      { op: 'put', filename: 'n.md', content: '![](e.txt)' },
+      { op: 'attach', path: 'e.txt', content_base64: b64(TEXT), content_type: 'text/plain' },
+    ]),
+  'a changeset: a note, a dedupe, a replace that frees bytes and a detach of a twin': (w) =>
+    w.changeset([
+      { op: 'put', filename: 'n.md', content: '![](d.pdf)' },
+      { op: 'attach', path: 'd.pdf', content_base64: b64(PDF), content_type: 'application/pdf' },
+      { op: 'attach', path: 'c.png', content_base64: b64(TEXT), content_type: 'text/plain' },
+      { op: 'detach', path: 'a.pdf' },
+    ]),
 };
 
 describe.each(Object.entries(OPERATIONS))('attachments under faults: %s', (_name, operation) => {

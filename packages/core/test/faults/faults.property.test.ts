@@ -152,7 +152,11 @@ type ChangesetStep =
   | { op: 'put'; filename: string; content: string }
   | { op: 'edit'; filename: string; text: string }
   | { op: 'delete'; filename: string }
-  | { op: 'move'; filename: string; to: string };
+  | { op: 'move'; filename: string; to: string }
+  // Extensions §12: attachments in the same transaction (their staged blobs removed on a failure;
+  // `problems` checks every record's blob, the counters and that no blob is left without a record).
+  | { op: 'attach'; path: string; content: string }
+  | { op: 'detach'; path: string };
 
 /**
  * One Markdown file of an imported archive (extensions §10); `metadata` given (an object, or null) puts
@@ -193,6 +197,7 @@ const changesetName = fc.oneof(
   { weight: 2, arbitrary: fc.constant('seed.md') },
   { weight: 3, arbitrary: fc.constantFrom(...FILENAMES) },
 );
+const attachmentPath = fc.constantFrom('a.bin', 'img/b.bin');
 const changesetStep: fc.Arbitrary<ChangesetStep> = fc.oneof(
   {
     weight: 3,
@@ -215,6 +220,16 @@ const changesetStep: fc.Arbitrary<ChangesetStep> = fc.oneof(
     weight: 1,
     arbitrary: fc.record({ op: fc.constant('move' as const), filename: changesetName, to: changesetName }),
   },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      op: fc.constant('attach' as const),
+      path: attachmentPath,
+      // Few distinct contents: identical bytes (stored once) come up often.
+      content: fc.constantFrom('x', 'y', 'zz'),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('detach' as const), path: attachmentPath }) },
 );
 
 const importEntry: fc.Arbitrary<ImportEntry> = fc.record(
@@ -797,9 +812,15 @@ async function changesetCommand(
       principal: world.principals[cmd.actor],
       projectId,
       message: 'faults',
-      operations: cmd.ops.map((o) =>
-        o.op === 'edit' ? { op: 'edit', filename: o.filename, edits: [{ op: 'append', text: o.text }] } : o,
-      ),
+      operations: cmd.ops.map((o) => {
+        if (o.op === 'edit')
+          return { op: 'edit', filename: o.filename, edits: [{ op: 'append', text: o.text }] };
+        if (o.op === 'attach') {
+          const content_base64 = Buffer.from(o.content).toString('base64');
+          return { op: 'attach', path: o.path, content_base64, content_type: 'application/octet-stream' };
+        }
+        return o;
+      }),
     }),
   );
   if (outcome !== 'ok') return { outcome, expect: { after: model } };
@@ -808,6 +829,8 @@ async function changesetCommand(
   for (const [filename, file] of project.files) files.set(filename, { ...file, origin: filename });
   const deleted: ModelTrashed[] = [];
   for (const o of cmd.ops) {
+    // The model holds files only; attachments are checked by `problems` (records, blobs, counters).
+    if (o.op === 'attach' || o.op === 'detach') continue;
     const file = files.get(o.filename);
     if (o.op === 'put') {
       files.set(o.filename, {

@@ -138,7 +138,7 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
   restoreRevision: { cost: FILE_CONTENT, past: '413 when the project is full' },
   // Changesets (extensions §9).
   applyChangeset: {
-    cost: `at most ${CHANGESET_LIMITS.maxOperations} operations; at most ${CHANGESET_LIMITS.contentFactor} × \`maxFileBytes\` of \`put\` content, summed in one pass before any operation is planned; edits within the edit budget; the per-file work (encode, digest, search fields, links) gives the event loop a turn every ${CHANGESET_WORK.unitsPerTurn / 1024} Ki code units`,
+    cost: `at most ${CHANGESET_LIMITS.maxOperations} operations; at most ${CHANGESET_LIMITS.contentFactor} × \`maxFileBytes\` of \`put\` content and \`attach\` bytes (each attachment at most \`maxAttachmentBytes\`, decoded and its head checked once, written to the blob store one at a time before the transaction), summed in one pass before any operation is planned; edits within the edit budget; the per-file work (encode, digest, search fields, links) gives the event loop a turn every ${CHANGESET_WORK.unitsPerTurn / 1024} Ki code units`,
     past: `413 at the operation where the total passes (nothing read or written); 422 past ${CHANGESET_LIMITS.maxOperations} operations; ${WORK_REFUSED}`,
   },
   // A project as it was (extensions §16).

@@ -1,4 +1,4 @@
-import { ChangesetOperationSchema, DRAFT_LIMITS } from '@mdstore/core';
+import { DRAFT_LIMITS, FileOperationSchema } from '@mdstore/core';
 import * as v from 'valibot';
 
 /** The shapes of drafts (extensions §13). */
@@ -8,11 +8,7 @@ const described = <S extends v.GenericSchema>(schema: S, description: string) =>
 
 const Operations = (min: number) =>
   described(
-    v.pipe(
-      v.array(ChangesetOperationSchema),
-      v.minLength(min),
-      v.maxLength(DRAFT_LIMITS.maxOperationsPerRequest),
-    ),
+    v.pipe(v.array(FileOperationSchema), v.minLength(min), v.maxLength(DRAFT_LIMITS.maxOperationsPerRequest)),
     'Operations as in a changeset (§9), staged on the draft in order; each sees the earlier ones.',
   );
 

@@ -549,12 +549,17 @@ export const MemoryResult = v.object({
 });
 
 export const ChangesetDeleted = v.object({ filename: v.string(), deleted: v.literal(true) });
+/** Extensions §12: what a `detach` (or an `attach` undone by a later `detach`) leaves. */
+export const ChangesetAttachmentDeleted = v.object({ path: v.string(), deleted: v.literal(true) });
 
 export const ChangesetResult = v.object({
   changeset_id: v.pipe(v.nullable(v.string()), v.description('null for a dry run.')),
   files: v.pipe(
-    v.array(v.union([File, ChangesetDeleted])),
-    v.description('The file each operation touched, after the change, in operation order.'),
+    v.array(v.union([File, ChangesetDeleted, Attachment, ChangesetAttachmentDeleted])),
+    v.description(
+      'The file each operation touched, after the change, in operation order; for `attach` and ' +
+        '`detach`, the attachment (its `path`, no `filename`).',
+    ),
   ),
 });
 
@@ -627,6 +632,7 @@ export const COMPONENTS = {
   MemoryCommandRequest,
   MemoryResult,
   ChangesetDeleted,
+  ChangesetAttachmentDeleted,
   ChangesetResult,
   ImportResult,
   SearchRequest,

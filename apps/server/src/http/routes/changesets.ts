@@ -1,5 +1,5 @@
 import { CHANGESET_LIMITS, type ChangesetResult as ChangesetOutcome } from '@mdstore/core';
-import { fileJson } from '../../views.js';
+import { changesetItemJson, fileJson } from '../../views.js';
 import { errors, json } from '../api/answers.js';
 import { defineRoute } from '../api/route.js';
 import { AnyError, ChangesetRequest, ChangesetResult, ValidationError } from '../api/schemas.js';
@@ -16,7 +16,7 @@ export const changesetBodyLimit = (deps: RouteDeps): number =>
 
 export const changesetJson = (result: ChangesetOutcome) => ({
   changeset_id: result.changesetId,
-  files: result.files.map((file) => ('deleted' in file ? file : fileJson(file))),
+  files: result.files.map((item) => changesetItemJson(item, fileJson)),
 });
 
 export const applyChangeset = defineRoute(
@@ -26,8 +26,9 @@ export const applyChangeset = defineRoute(
     operationId: 'applyChangeset',
     summary: 'Apply a changeset',
     description:
-      'Up to 1000 operations (`put`, `edit`, `delete`, `move`, each with an optional `if_match`) ' +
-      'applied in order as one transaction: all of them or none. Each touched file gets one new ' +
+      'Up to 1000 operations (`put`, `edit`, `delete`, `move`, and for attachments `attach` and ' +
+      '`detach`, each with an optional `if_match`) applied in order as one transaction: all of them or ' +
+      'none, so a note and its images land together. Each touched file gets one new ' +
       'revision carrying the changeset id and message. The first failing operation decides the ' +
       'answer, its `detail` a list of issues under `["body","operations",i,…]`.',
     tags: ['Changesets'],
@@ -36,12 +37,25 @@ export const applyChangeset = defineRoute(
     body: { contentType: 'application/json', schema: ChangesetRequest },
     answers: {
       200: json('The changeset id and the files after it', ChangesetResult),
-      ...errors(400, 403, 404, 422),
+      ...errors(400, 403, 422),
+      404: json(
+        'The project, or (an operation) a file or attachment outside the key, or a `detach` of no attachment',
+        AnyError,
+      ),
       // The first failing operation's answer: its status, its detail a list of issues naming it.
-      409: json('An operation names a taken or missing file, or its edits do not apply', ValidationError),
+      409: json(
+        'An operation names a taken or missing file, its edits do not apply, or an `attach` names a .md/.mdx path',
+        ValidationError,
+      ),
       412: json("An operation's if_match does not hold", ValidationError),
-      413: json('Content above the size limits (of a file, or of the changeset in all)', AnyError),
-      415: json('An operation names a file that is not .md or .mdx', ValidationError),
+      413: json(
+        'Content above the size limits (of a file, of an attachment, or of the changeset in all)',
+        AnyError,
+      ),
+      415: json(
+        'An operation names a file that is not .md or .mdx, or attaches bytes that are not of their content_type',
+        ValidationError,
+      ),
       428: json('The project requires if_match for writes to existing files', ValidationError),
     },
   },

@@ -51,6 +51,53 @@ export function attachmentOperation(ctx: WorkloadContext, project: ProjectModel)
   return write(ctx, project, path, before, after);
 }
 
+/**
+ * An attachment operation of a changeset (extensions §9, §12; changesets.ts): an `attach` of new bytes
+ * (sometimes bytes another path holds) or a `detach` of a held path, on a path no other operation is
+ * writing (marked busy until `done`). The changeset lands it with its files, or none of them.
+ */
+export function changesetAttachment(ctx: WorkloadContext, project: ProjectModel) {
+  const held = attachmentsOf(project);
+  const free = ATTACHMENT_PATHS.filter(
+    (path) => !ctx.cycle.busyAttachments.has(attachmentKey(project.id, path)),
+  );
+  if (free.length === 0) return undefined;
+  const path = ctx.random.pick(free);
+  const key = attachmentKey(project.id, path);
+  const before = held.get(path) ?? null;
+  let after: AttachmentState | null = null;
+  if (before === null || !ctx.random.chance(0.3)) {
+    const others = [...held.values()].filter((state) => state !== before);
+    const bytes =
+      others.length > 0 && ctx.random.chance(0.2)
+        ? ctx.random.pick(others).bytes
+        : randomBytes(ctx.random.int(1, 8192));
+    after = { bytes, sha256: sha256(bytes), contentType: ctx.random.pick(TYPES) };
+  }
+  ctx.cycle.busyAttachments.add(key);
+  const operation =
+    after === null
+      ? { op: 'detach', path }
+      : {
+          op: 'attach',
+          path,
+          content_base64: after.bytes.toString('base64'),
+          content_type: after.contentType,
+        };
+  return {
+    path,
+    after,
+    operation,
+    /** Acknowledged: the path as the changeset left it (its ETag when the answer gave one). */
+    acknowledged(etag: string | undefined) {
+      if (after === null) held.delete(path);
+      else held.set(path, { ...after, ...(etag !== undefined && { etag }) });
+    },
+    inFlight: () => ctx.cycle.inFlightAttachments.set(key, after),
+    done: () => ctx.cycle.busyAttachments.delete(key),
+  };
+}
+
 function write(
   ctx: WorkloadContext,
   project: ProjectModel,
@@ -223,8 +270,43 @@ export async function verifyAttachments(
         `${[moved.from, moved.to].filter((path) => observed.has(path)).join(' and ') || 'neither path'}`,
     );
   }
+  checkInFlightChangesetAttachments(input, checker, project, observed);
   held.clear();
   for (const [path, state] of observed) held.set(path, state);
+}
+
+/**
+ * Of each changeset cut off by the kill that carried attachments: its files (as `verifyFiles` observed
+ * them, now the model's) and its attachments all landed, or none of them.
+ */
+function checkInFlightChangesetAttachments(
+  input: VerifyInput,
+  checker: Checker,
+  project: ProjectModel,
+  observed: ReadonlyMap<string, AttachmentState>,
+): void {
+  for (const changeset of input.cycle.inFlightChangesets) {
+    if (changeset.projectId !== project.id || !changeset.attachments?.length) continue;
+    const landed = [
+      ...changeset.files.map((file) => {
+        const seen = project.files.get(file.filename);
+        return file.after === null ? seen === undefined : seen?.sha256 === file.after.sha256;
+      }),
+      ...changeset.attachments.map((attachment) => {
+        const seen = observed.get(attachment.path);
+        return attachment.after === null ? seen === undefined : seen?.sha256 === attachment.after.sha256;
+      }),
+    ];
+    const count = landed.filter(Boolean).length;
+    checker.check(
+      count === 0 || count === landed.length,
+      () =>
+        `changeset with attachments cut off by the kill landed partly in ${project.id}: ` +
+        [...changeset.files.map((f) => f.filename), ...changeset.attachments!.map((a) => a.path)]
+          .map((name, i) => `${name} ${landed[i] ? 'new' : 'old'}`)
+          .join(', '),
+    );
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
+import { changesetAttachment } from './attachments.js';
 import { acknowledgedState, continued } from './history.js';
 import { json, request } from './http-client.js';
-import { type FileState, fileKey, fileState, type ProjectModel } from './model.js';
+import { type AttachmentState, type FileState, fileKey, fileState, type ProjectModel } from './model.js';
 import type { Checker, VerifyInput } from './verify.js';
 import {
   auth,
@@ -18,7 +19,8 @@ import {
  * contents of existing files, and new files), some above the inline threshold, sometimes with the
  * current ETags as `if_match` and sometimes with one stale ETag (then 412 and nothing changes). A
  * changeset cut off by the kill must be found after the restart with all of its files at the new state,
- * or none of them (`checkInFlightChangesets`).
+ * or none of them (`checkInFlightChangesets`). Half the plain changesets also attach (or detach) an
+ * attachment (extensions §12): it lands with the files or not at all (`verifyAttachments`).
  */
 
 interface ChangesetFile {
@@ -34,6 +36,8 @@ interface ChangesetFile {
 export interface InFlightChangeset {
   readonly projectId: string;
   readonly files: readonly { readonly filename: string; readonly after: FileState | null }[];
+  /** The attachments it attached (or, `after` null, detached). */
+  readonly attachments?: readonly { readonly path: string; readonly after: AttachmentState | null }[];
 }
 
 export function changesetOperation(ctx: WorkloadContext, project: ProjectModel): Operation | undefined {
@@ -80,13 +84,15 @@ export function changesetOperation(ctx: WorkloadContext, project: ProjectModel):
   // Extensions §13: sometimes the same puts go through a draft, and its publish is the request the kill
   // may cut off (the draft's opening changes no file): all of it lands with the publish, or none.
   const viaDraft = !stale && ctx.random.chance(0.3);
+  // Drafts hold file operations only; a stale changeset is refused whole anyway.
+  const attachment =
+    !stale && !viaDraft && ctx.random.chance(0.5) ? changesetAttachment(ctx, project) : undefined;
+  const sent = attachment ? [...operations, attachment.operation] : operations;
   const kind = stale
     ? 'changeset (stale if_match)'
     : viaDraft
       ? 'draft publish'
-      : withEtags
-        ? 'changeset (if_match)'
-        : 'changeset';
+      : `${withEtags ? 'changeset (if_match)' : 'changeset'}${attachment ? ' + attachment' : ''}`;
   const headers = { ...auth(ctx.model), 'content-type': 'application/json' };
   return async () => {
     try {
@@ -123,16 +129,18 @@ export function changesetOperation(ctx: WorkloadContext, project: ProjectModel):
                 method: 'POST',
                 path: `/api/projects/${project.id}/changesets`,
                 headers,
-                body: Buffer.from(JSON.stringify({ message: 'crash suite', operations })),
+                body: Buffer.from(JSON.stringify({ message: 'crash suite', operations: sent })),
               }),
         onAcknowledged: (reply) => {
           if (stale) return;
           if (reply.truncated) {
             // Acknowledged, answer cut off: every file is at its new state, ETags unknown.
             for (const file of files) project.files.set(file.filename, file.after);
+            attachment?.acknowledged(undefined);
             return;
           }
           const answer = json(reply) as { files: { etag: string }[] };
+          attachment?.acknowledged(answer.files[files.length]?.etag);
           for (const [index, file] of files.entries()) {
             project.files.set(file.filename, {
               ...acknowledgedState(file.after, answer.files[index]?.etag),
@@ -144,7 +152,12 @@ export function changesetOperation(ctx: WorkloadContext, project: ProjectModel):
           if (stale) return;
           for (const file of files)
             ctx.cycle.inFlightFiles.set(fileKey(project.id, file.filename), file.after);
-          ctx.cycle.inFlightChangesets.push({ projectId: project.id, files });
+          attachment?.inFlight();
+          ctx.cycle.inFlightChangesets.push({
+            projectId: project.id,
+            files,
+            ...(attachment && { attachments: [{ path: attachment.path, after: attachment.after }] }),
+          });
         },
       });
       if (acknowledged && ctx.random.chance(0.25)) {
@@ -158,7 +171,10 @@ export function changesetOperation(ctx: WorkloadContext, project: ProjectModel):
         }
       }
     } finally {
-      if (!ctx.killed()) for (const key of keys) ctx.cycle.busyFiles.delete(key);
+      if (!ctx.killed()) {
+        for (const key of keys) ctx.cycle.busyFiles.delete(key);
+        attachment?.done();
+      }
     }
   };
 }

@@ -109,6 +109,7 @@ export async function emitAttachmentEvent(
     path: string;
     attachment: AttachmentRecord | null;
     from?: string;
+    /** The changeset that wrote it (extensions §9), if any. */
     changesetId?: string;
   },
 ): Promise<void> {

@@ -4,12 +4,14 @@ import type { RecordsTransaction } from '../../ports/records.js';
 import type { ChangesetOperationInput } from '../../validation/changesets.js';
 import { parseChangesetEnvelope } from '../../validation/changesets.js';
 import { inPathScope, loadOwnedProject } from '../access.js';
+import { type AttachmentView, toAttachmentView } from '../attachments/shared.js';
 import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
 import { type BodyOf, deferred } from '../deferred-body.js';
 import { type FileView, toFileView } from '../views.js';
 import { commitChangeset, prepareContents } from './commit.js';
 import { type ChangesetPlan, type PlannedFile, planChangeset, StalePlan } from './plan.js';
+import { dryRunAttachmentView, type PlannedAttachment } from './plan-attachments.js';
 
 export interface ApplyChangesetInput {
   readonly principal: Principal;
@@ -31,8 +33,18 @@ export interface ApplyChangesetInput {
   readonly alsoInTransaction?: (tx: RecordsTransaction, changesetId: string) => Promise<void>;
 }
 
-/** What an operation left: the file after the changeset, or the name it deleted. */
-export type ChangesetFileResult = FileView | { readonly filename: string; readonly deleted: true };
+/**
+ * What an operation left: the file after the changeset, or the name it deleted; for `attach` and
+ * `detach` (extensions §12), the attachment after the changeset, or the path it deleted.
+ */
+export type ChangesetFileResult = FileChangeResult | AttachmentChangeResult;
+export type FileChangeResult = FileView | { readonly filename: string; readonly deleted: true };
+export type AttachmentChangeResult =
+  | { readonly attachment: AttachmentView }
+  | { readonly path: string; readonly deleted: true };
+
+/** Whether an operation's result is a file's (not an attachment's). */
+export const isFileResult = (result: ChangesetFileResult): result is FileChangeResult => 'filename' in result;
 
 export interface ChangesetResult {
   /** null for a dry run (nothing was written). */
@@ -86,10 +98,17 @@ async function applyOn(
       });
       return {
         changesetId: changeset.id,
-        files: results(plan, (file) => {
-          const record = committed.records.get(file);
-          return record && toFileView(record, committed.project, ctx.blobs.scheme);
-        }),
+        files: results(
+          plan,
+          (file) => {
+            const record = committed.records.get(file);
+            return record && toFileView(record, committed.project, ctx.blobs.scheme);
+          },
+          (planned) => {
+            const record = committed.attachments.get(planned.path);
+            return record && toAttachmentView(record);
+          },
+        ),
         dryRun: false,
       };
     } catch (error) {
@@ -131,8 +150,14 @@ export async function applyChangesetRequest(
 function results(
   plan: ChangesetPlan,
   viewOf: (file: PlannedFile) => FileView | undefined,
+  attachmentViewOf: (attachment: PlannedAttachment) => AttachmentView | undefined,
 ): ChangesetFileResult[] {
-  return plan.touched.map(({ file, filename }) => viewOf(file) ?? { filename, deleted: true as const });
+  return plan.touched.map((touched) => {
+    if ('file' in touched)
+      return viewOf(touched.file) ?? { filename: touched.filename, deleted: true as const };
+    const attachment = attachmentViewOf(touched.attachment);
+    return attachment ? { attachment } : { path: touched.path, deleted: true as const };
+  });
 }
 
 /** A dry run: every file as it would be (size and digest of the new content; ETag and revision unchanged). */
@@ -142,30 +167,34 @@ async function dryRunResult(ctx: MdStoreContext, plan: ChangesetPlan): Promise<C
   return {
     changesetId: null,
     dryRun: true,
-    files: results(plan, (file) => {
-      if (file.deleted) return undefined;
-      const content = contents.get(file);
-      const base: FileRecord = file.origin ?? {
-        id: file.fileId,
-        projectId: plan.project.id,
-        filename: file.filename,
-        sizeBytes: 0,
-        sha256: '',
-        metadataJson: null,
-        frontmatterJson: null,
-        contentKey: '',
-        inline: true,
-        revision: 1,
-        createdAt: now,
-        updatedAt: now,
-      };
-      const record: FileRecord = {
-        ...base,
-        filename: file.filename,
-        metadataJson: file.metadataJson,
-        ...(content && { sizeBytes: content.bytes.byteLength, sha256: content.sha256 }),
-      };
-      return toFileView(record, plan.project, ctx.blobs.scheme);
-    }),
+    files: results(
+      plan,
+      (file) => {
+        if (file.deleted) return undefined;
+        const content = contents.get(file);
+        const base: FileRecord = file.origin ?? {
+          id: file.fileId,
+          projectId: plan.project.id,
+          filename: file.filename,
+          sizeBytes: 0,
+          sha256: '',
+          metadataJson: null,
+          frontmatterJson: null,
+          contentKey: '',
+          inline: true,
+          revision: 1,
+          createdAt: now,
+          updatedAt: now,
+        };
+        const record: FileRecord = {
+          ...base,
+          filename: file.filename,
+          metadataJson: file.metadataJson,
+          ...(content && { sizeBytes: content.bytes.byteLength, sha256: content.sha256 }),
+        };
+        return toFileView(record, plan.project, ctx.blobs.scheme);
+      },
+      (planned) => dryRunAttachmentView(ctx, plan.project, planned),
+    ),
   };
 }

@@ -1,10 +1,11 @@
 import { CHANGESET_WORK } from '../../defaults/changesets.js';
-import { isRecordConflict } from '../../errors.js';
+import { isMdStoreError, isRecordConflict } from '../../errors.js';
 import { giveTurn, LARGE_TEXT } from '../../markdown/work-budget.js';
-import type { BlobIntentRecord, FileRecord, ProjectRecord } from '../../model/records.js';
+import type { AttachmentRecord, BlobIntentRecord, FileRecord, ProjectRecord } from '../../model/records.js';
 import type { ByteStream } from '../../ports/blobs.js';
 import type { RecordsTransaction } from '../../ports/records.js';
 import { SEARCH_LIMITS } from '../../search/limits.js';
+import { type StagedAttachments, stageAttachments } from '../attachments/staged.js';
 import type { Principal } from '../authentication.js';
 import { removeDoomed, withStagedResources } from '../blob-intents.js';
 import { type MdStoreContext, notBefore } from '../context.js';
@@ -26,6 +27,7 @@ import {
   type PlannedFile,
   StalePlan,
 } from './plan.js';
+import { stagedOperationOf } from './plan-attachments.js';
 
 /**
  * The commit of a planned changeset (extensions §9), by the write path's rules: every new content is
@@ -39,6 +41,11 @@ import {
  * needed, one at a time: a blob content is streamed from its source to the blob store before the
  * transaction, like the others; an inline one is read, hashed, indexed and inserted by the transaction
  * when it reaches the file. So a changeset of 10 000 imported files holds no more than one of them.
+ *
+ * The attachments a changeset writes or deletes (`attach`, `detach`, extensions §12) take the batch
+ * write path of attachments (`stageAttachments`): their blobs are noted staged and written before the
+ * transaction, which commits their records after the files' (an attachment no longer the one the plan
+ * read: plan again), so a note and its images land together or not at all.
  */
 
 /** Blob contents of one changeset written at once (each is a whole content, at most `maxFileBytes`). */
@@ -95,6 +102,24 @@ export interface CommittedChangeset {
   readonly project: ProjectRecord;
   /** The record each planned file ends as (absent: deleted). */
   readonly records: ReadonlyMap<PlannedFile, FileRecord>;
+  /** The record of each attachment path the changeset wrote (absent: deleted or untouched). */
+  readonly attachments: ReadonlyMap<string, AttachmentRecord>;
+}
+
+/** The plan's attachment writes, staged (their blobs written) before the commit; none: undefined. */
+async function stagePlannedAttachments(
+  ctx: MdStoreContext,
+  o: { principal: Principal; plan: ChangesetPlan; signal?: AbortSignal },
+): Promise<StagedAttachments | undefined> {
+  const operations = (o.plan.attachments ?? []).flatMap((planned) => stagedOperationOf(planned) ?? []);
+  if (operations.length === 0) return undefined;
+  return stageAttachments(ctx, {
+    principal: o.principal,
+    project: o.plan.project,
+    operations,
+    ...(o.signal && { signal: o.signal }),
+    changed: () => new StalePlan(),
+  });
 }
 
 export async function commitChangeset(
@@ -127,6 +152,8 @@ export async function commitChangeset(
       .filter(([file]) => file.source!.sizeBytes > ctx.settings.inlineMaxBytes)
       .map(([file, contentKey]) => ({ contentKey, open: () => loaded(file.source!) })),
   ];
+  const staged = await stagePlannedAttachments(ctx, o);
+  const attachments = staged && ((tx: RecordsTransaction) => staged.commit(tx, o.changeset.id));
   const commit = async (tx: RecordsTransaction, written: WrittenBlobs) => {
     for (const content of contents) {
       if (content.inline) {
@@ -166,7 +193,7 @@ export async function commitChangeset(
       }
       return version;
     };
-    return applyPlan(ctx, tx, { ...o, stored });
+    return applyPlan(ctx, tx, { ...o, stored, attachments });
   };
   let done: { committed: CommittedChangeset; doomed: readonly BlobIntentRecord[] };
   try {
@@ -180,11 +207,14 @@ export async function commitChangeset(
             (tx, written) => commit(tx, written),
           );
   } catch (error) {
+    await staged?.discard();
     // Another write took a name the plan found free: plan again (it then answers as it should).
-    if (isRecordConflict(error, 'filename')) throw new StalePlan();
+    if (isRecordConflict(error, 'filename') || isRecordConflict(error, 'attachment_path'))
+      throw new StalePlan();
     throw error;
   }
   for (const intent of done.doomed) await removeDoomed(ctx, intent);
+  await staged?.cleanUp();
   return done.committed;
 }
 
@@ -283,6 +313,8 @@ async function applyPlan(
     /** The content version a file gets (undefined: its content stays), worked out when it is reached. */
     stored: (file: PlannedFile) => Promise<StoredContent | undefined>;
     keepRecords?: boolean;
+    /** The attachments' commit (their records, counters, events), after the files'. */
+    attachments?: (tx: RecordsTransaction) => Promise<ReadonlyMap<string, AttachmentRecord>>;
     alsoInTransaction?: (tx: RecordsTransaction) => Promise<void>;
   },
 ): Promise<{ committed: CommittedChangeset; doomed: BlobIntentRecord[] }> {
@@ -377,6 +409,18 @@ async function applyPlan(
     throw operationFailed(error as never, -1, ['body', 'operations']);
   }
   await tx.updateProject({ project });
+  let attachments: ReadonlyMap<string, AttachmentRecord> = new Map();
+  if (o.attachments) {
+    try {
+      attachments = await o.attachments(tx);
+    } catch (error) {
+      // The storage bound, which counts attachments (extensions §12), judged on the whole changeset.
+      if (isMdStoreError(error, 'STORAGE_LIMIT_REACHED'))
+        throw operationFailed(error, -1, ['body', 'operations']);
+      throw error;
+    }
+    project = (await tx.findProjectById({ projectId: locked.id }))!;
+  }
   await o.alsoInTransaction?.(tx);
-  return { committed: { project, records }, doomed };
+  return { committed: { project, records, attachments }, doomed };
 }

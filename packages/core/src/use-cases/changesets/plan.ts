@@ -16,8 +16,10 @@ import {
 import { applyEditsInTurns } from '../../markdown/edits.js';
 import { giveTurn, LARGE_TEXT, newWorkBudget, type WorkBudget } from '../../markdown/work-budget.js';
 import { fileEtag } from '../../model/etags.js';
-import type { FileRecord, ProjectRecord, RevisionChange } from '../../model/records.js';
+import type { AttachmentRecord, FileRecord, ProjectRecord, RevisionChange } from '../../model/records.js';
 import {
+  type AttachmentOperation,
+  base64DecodedLength,
   CHANGESET_LIMITS,
   type ChangesetOperation,
   type IfMatchInput,
@@ -29,6 +31,13 @@ import { LIMITS } from '../../validation/schemas.js';
 import type { MdStoreContext } from '../context.js';
 import { isMdxFilename, readText } from '../files/parts.js';
 import type { FileDates } from '../files/steps.js';
+import {
+  attachmentBytes,
+  attachmentExists,
+  missingAttachment,
+  type PlannedAttachment,
+  prefetchAttachments,
+} from './plan-attachments.js';
 
 /**
  * The plan of a changeset (extensions §9), made outside any transaction: the operations are judged and
@@ -74,11 +83,18 @@ export interface ChangesetPlan {
   readonly project: ProjectRecord;
   /** Every file an operation touched, in the order first touched. */
   readonly files: readonly PlannedFile[];
-  /** The file each operation touched, by operation, and its name at that operation. */
-  readonly touched: readonly { readonly file: PlannedFile; readonly filename: string }[];
+  /** The file (or attachment) each operation touched, by operation, and its name at that operation. */
+  readonly touched: readonly Touched[];
+  /** Every attachment path an operation touched (extensions §12), in the order first touched. */
+  readonly attachments?: readonly PlannedAttachment[];
   /** What the plan read of the store, by filename (null: no such file). */
   readonly seen: ReadonlyMap<string, FileRecord | null>;
 }
+
+/** What one operation touched: a file under a name, or an attachment path. */
+export type Touched =
+  | { readonly file: PlannedFile; readonly filename: string }
+  | { readonly attachment: PlannedAttachment; readonly path: string };
 
 /** The store changed between the plan and the commit: plan again. */
 export class StalePlan extends Error {
@@ -111,6 +127,9 @@ const OPERATION_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'CONTENT_TOO_LARGE',
   'UNSUPPORTED_EXTENSION',
   'OUTLINE_TOO_LARGE',
+  'ATTACHMENT_NOT_FOUND',
+  'ATTACHMENT_PATH_IS_FILE',
+  'CONTENT_TYPE_MISMATCH',
 ]);
 
 const TYPE_BY_CODE: Readonly<Record<string, string>> = {
@@ -121,6 +140,9 @@ const TYPE_BY_CODE: Readonly<Record<string, string>> = {
   CONTENT_TOO_LARGE: 'content_too_large',
   UNSUPPORTED_EXTENSION: 'unsupported_extension',
   STORAGE_LIMIT_REACHED: 'storage_limit',
+  ATTACHMENT_NOT_FOUND: 'attachment_not_found',
+  ATTACHMENT_PATH_IS_FILE: 'attachment_path_is_file',
+  CONTENT_TYPE_MISMATCH: 'content_type_mismatch',
 };
 
 /**
@@ -148,7 +170,8 @@ export interface PlanInput {
   readonly signal?: AbortSignal;
   /**
    * The paths the writing key reaches (extensions §14): an operation naming another (its `filename` or
-   * its `to`) is 404 "File not found", as a single write there is, and nothing is written.
+   * its `to`) is 404 "File not found", as a single write there is (an attachment's `path`: 404
+   * "Attachment not found"), and nothing is written.
    */
   readonly reaches?: (path: string) => boolean;
 }
@@ -164,14 +187,20 @@ export async function planChangeset(
   let sinceTurn = 0;
   for (let index = 0; index < input.operations.length; index++) {
     // Puts are judged whole (their size, in one pass): other requests get a turn after every megabyte.
-    const raw = input.operations[index] as { content?: unknown };
+    const raw = input.operations[index] as { content?: unknown; content_base64?: unknown };
     sinceTurn += typeof raw?.content === 'string' ? raw.content.length : 0;
+    sinceTurn += typeof raw?.content_base64 === 'string' ? raw.content_base64.length : 0;
     if (sinceTurn >= LARGE_TEXT) {
       sinceTurn = 0;
       await giveTurn();
     }
     try {
       const operation = parseOperation(input.operations[index], index);
+      if (operation.op === 'attach' || operation.op === 'detach') {
+        if (input.reaches && !input.reaches(operation.path)) throw missingAttachment(operation.path);
+        await planner.attachment(operation, index);
+        continue;
+      }
       if (input.reaches) {
         for (const path of [operation.filename, operation.op === 'move' ? operation.to : undefined]) {
           if (path !== undefined && !input.reaches(path)) throw new FileNotFoundError(path);
@@ -190,15 +219,21 @@ export async function planChangeset(
       throw error;
     }
   }
-  return { project, files: planner.files, touched: planner.touched, seen: planner.seen };
+  return {
+    project,
+    files: planner.files,
+    touched: planner.touched,
+    seen: planner.seen,
+    attachments: planner.attachments,
+  };
 }
 
 /** The bytes of put content a changeset may hold in all. */
 const contentLimit = (ctx: MdStoreContext, input: PlanInput) =>
   input.maxContentBytes ?? ctx.settings.maxFileBytes * CHANGESET_LIMITS.contentFactor;
 
-const contentTotalError = (limit: number, index: number) => {
-  const loc = [...operationLoc(index), 'content'];
+const contentTotalError = (limit: number, index: number, field = 'content') => {
+  const loc = [...operationLoc(index), field];
   return new OperationFailedError(
     'CONTENT_TOO_LARGE',
     [
@@ -213,26 +248,39 @@ const contentTotalError = (limit: number, index: number) => {
 };
 
 /**
- * The changeset's put content in all, judged BEFORE any operation is planned (no file read, no content
- * worked on): one linear pass over the contents' lengths. Past the bound, 413 at the operation whose
+ * The changeset's put content (and attachments' bytes) in all, judged BEFORE any operation is planned
+ * (no file read, no content worked on): one linear pass over the contents' lengths. Past the bound, 413 at the operation whose
  * content passes it (issue 34).
  */
 function checkContentTotal(ctx: MdStoreContext, input: PlanInput): void {
   const limit = contentLimit(ctx, input);
   let total = 0;
   for (let index = 0; index < input.operations.length; index++) {
-    const raw = input.operations[index] as { op?: unknown; content?: unknown } | null;
-    if (raw?.op !== 'put' || typeof raw.content !== 'string') continue;
-    // A string's UTF-8 size is at least its length: only those that may pass are counted exactly.
-    total += raw.content.length > limit ? raw.content.length : utf8Length(raw.content);
-    if (total > limit) throw contentTotalError(limit, index);
+    const raw = input.operations[index] as {
+      op?: unknown;
+      content?: unknown;
+      content_base64?: unknown;
+    } | null;
+    if (raw?.op === 'attach' && typeof raw.content_base64 === 'string') {
+      total += base64DecodedLength(raw.content_base64);
+    } else if (raw?.op === 'put' && typeof raw.content === 'string') {
+      // A string's UTF-8 size is at least its length: only those that may pass are counted exactly.
+      total += raw.content.length > limit ? raw.content.length : utf8Length(raw.content);
+    } else continue;
+    if (total > limit)
+      throw contentTotalError(limit, index, raw.op === 'attach' ? 'content_base64' : 'content');
   }
 }
 
 class Planner {
   readonly files: PlannedFile[] = [];
-  readonly touched: { file: PlannedFile; filename: string }[] = [];
+  readonly touched: Touched[] = [];
   readonly seen = new Map<string, FileRecord | null>();
+  readonly attachments: PlannedAttachment[] = [];
+  /** The attachment paths the changeset touched, by path. */
+  readonly #attachmentView = new Map<string, PlannedAttachment>();
+  /** The attachments read up front, by path (null: none). */
+  #storedAttachments = new Map<string, AttachmentRecord | null>();
   /** The project as the plan has it so far, by name (null: nothing there now). */
   readonly #view = new Map<string, PlannedFile | null>();
   /** The files read up front, by name (null: none). */
@@ -246,12 +294,52 @@ class Planner {
     private readonly input: PlanInput,
   ) {}
 
+  /**
+   * `attach` (create or replace: its bytes judged as the PUT route judges them, counted in the
+   * changeset's content) and `detach` (404 when no attachment is there), each with `if_match` as a file
+   * operation's, against the attachment as the changeset has it at that point.
+   */
+  async attachment(op: AttachmentOperation, index: number): Promise<void> {
+    const planned = await this.#attachmentAt(op.path);
+    const exists = attachmentExists(planned);
+    if (op.op === 'detach' && !exists) throw missingAttachment(op.path);
+    if (exists) this.#checkIfMatch(planned.origin, op.ifMatch);
+    else if (op.ifMatch !== undefined && op.ifMatch !== null) throw new PreconditionFailedError(undefined);
+    if (op.op === 'attach') {
+      const loc = [...operationLoc(index), 'content_base64'];
+      try {
+        planned.content = attachmentBytes(this.ctx, op);
+      } catch (error) {
+        throw isMdStoreError(error) && error.code === 'CONTENT_TOO_LARGE'
+          ? operationFailedAt(error, loc)
+          : error;
+      }
+      this.#countContent(op.bytes.byteLength, loc);
+    } else planned.content = null;
+    if (!this.attachments.includes(planned)) this.attachments.push(planned);
+    this.touched.push({ attachment: planned, path: op.path });
+  }
+
+  async #attachmentAt(path: string): Promise<PlannedAttachment> {
+    const known = this.#attachmentView.get(path);
+    if (known) return known;
+    const prefetched = this.#storedAttachments.get(path);
+    const origin =
+      prefetched !== undefined
+        ? prefetched
+        : await this.ctx.records.findAttachment({ projectId: this.project.id, path });
+    const planned: PlannedAttachment = { path, origin, content: undefined };
+    this.#attachmentView.set(path, planned);
+    return planned;
+  }
+
   async apply(op: ChangesetOperation, index: number): Promise<void> {
+    if (op.op === 'attach' || op.op === 'detach') return this.attachment(op, index);
     const loc = operationLoc(index);
     const file = await this.#lookup(op.filename);
     if (op.op === 'put') return this.#put(op, file, index);
     if (!file) throw mdStoreError('FILE_MISSING', { filename: op.filename });
-    this.#checkIfMatch(file, op.ifMatch);
+    this.#checkIfMatch(file.origin, op.ifMatch);
     this.#touch(file, op.filename);
     if (op.op === 'delete') {
       file.deleted = true;
@@ -284,7 +372,7 @@ class Planner {
     const metadataJson = op.metadata === undefined ? undefined : op.metadata && JSON.stringify(op.metadata);
     this.#checkContent(op.content, [...operationLoc(index), 'content'], true);
     if (file) {
-      this.#checkIfMatch(file, op.ifMatch);
+      this.#checkIfMatch(file.origin, op.ifMatch);
       file.text = op.content;
       if (metadataJson !== undefined) file.metadataJson = metadataJson;
       file.kind = stronger(file.kind, file.origin ? 'content' : 'created');
@@ -312,11 +400,13 @@ class Planner {
   async prefetch(operations: readonly unknown[]): Promise<void> {
     const names = new Set<string>();
     for (const raw of operations) {
-      const op = raw as { filename?: unknown; to?: unknown };
+      const op = raw as { op?: unknown; filename?: unknown; to?: unknown };
+      if (op?.op === 'attach' || op?.op === 'detach') continue;
       for (const name of [op?.filename, op?.to])
         if (typeof name === 'string' && name.length <= LIMITS.filenameMaxBytes) names.add(name);
     }
     const found = await this.ctx.records.findFiles({ projectId: this.project.id, filenames: [...names] });
+    this.#storedAttachments = await prefetchAttachments(this.ctx, this.project.id, operations);
     const byName = new Map(found.map((file) => [file.filename, file]));
     for (const name of names) this.#stored.set(name, byName.get(name) ?? null);
   }
@@ -355,22 +445,22 @@ class Planner {
    * matches only `"*"`. Without it, a project that requires `If-Match` refuses a write to an existing
    * file (428), but for a dry run.
    */
-  #checkIfMatch(file: PlannedFile, ifMatch: IfMatchInput): void {
-    const etag = file.origin ? fileEtag(file.origin) : undefined;
+  #checkIfMatch(origin: FileRecord | AttachmentRecord | null, ifMatch: IfMatchInput): void {
+    const etag = origin ? fileEtag(origin) : undefined;
     if (ifMatch === null) throw new PreconditionFailedError(etag);
     if (ifMatch === undefined) {
-      if (file.origin && this.project.requireIfMatch && !this.input.dryRun) {
+      if (origin && this.project.requireIfMatch && !this.input.dryRun) {
         throw new PreconditionRequiredError();
       }
       return;
     }
     const conditions = parsePreconditions({ ifMatch });
-    const state = file.origin
-      ? { etag: fileEtag(file.origin), lastModified: file.origin.updatedAt }
+    const state = origin
+      ? { etag: fileEtag(origin), lastModified: origin.updatedAt }
       : { etag: '"new"', lastModified: 0 };
     const matches =
       ifMatch.trim() === '*' ||
-      (file.origin !== null && evaluatePreconditions(conditions, state, 'write') === 'proceed');
+      (origin !== null && evaluatePreconditions(conditions, state, 'write') === 'proceed');
     if (!matches) throw new PreconditionFailedError(etag);
   }
 
@@ -380,10 +470,14 @@ class Planner {
     const bytes = utf8Length(text);
     if (bytes === 0) throw new MalformedInputError([issueAt(loc, 'contentEmpty')]);
     if (bytes > maxFileBytes) throw operationFailedAt(new ContentTooLargeError(maxFileBytes), loc);
-    if (!counted) return;
+    if (counted) this.#countContent(bytes, loc);
+  }
+
+  /** Bytes of the changeset's content in all (puts and attachments): 413 past the limit. */
+  #countContent(bytes: number, loc: readonly (string | number)[]): void {
     this.#contentBytes += bytes;
     const limit = contentLimit(this.ctx, this.input);
-    if (this.#contentBytes > limit) throw contentTotalError(limit, loc[2] as number);
+    if (this.#contentBytes > limit) throw contentTotalError(limit, loc[2] as number, loc[3] as string);
   }
 
   async #originText(origin: FileRecord): Promise<string> {

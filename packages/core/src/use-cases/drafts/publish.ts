@@ -5,7 +5,7 @@ import { fileEtag } from '../../model/etags.js';
 import type { DraftFileRecord, DraftRecord, ProjectRecord } from '../../model/records.js';
 import { loadOwnedProject } from '../access.js';
 import type { Principal } from '../authentication.js';
-import { applyChangeset, type ChangesetFileResult } from '../changesets/index.js';
+import { applyChangeset, type FileChangeResult, isFileResult } from '../changesets/index.js';
 import type { MdStoreContext } from '../context.js';
 import { draftBase } from './base.js';
 import { draftViewOf } from './manage.js';
@@ -40,7 +40,7 @@ export interface PublishedDraft {
   readonly draft: DraftView;
   readonly changesetId: string;
   readonly merged: readonly string[];
-  readonly files: readonly ChangesetFileResult[];
+  readonly files: readonly FileChangeResult[];
 }
 
 interface Prepared {
@@ -90,7 +90,8 @@ export async function publishDraft(
         draft: draftViewOf(published!, rows, reviews),
         changesetId: result.changesetId!,
         merged: prepared.merged,
-        files: result.files,
+        // A draft holds file operations only (extensions §13).
+        files: result.files.filter(isFileResult),
       };
     } catch (error) {
       const retry =

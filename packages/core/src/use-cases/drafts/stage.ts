@@ -18,10 +18,10 @@ import { fileEtag } from '../../model/etags.js';
 import type { DraftFileRecord, FileRecord, ProjectRecord } from '../../model/records.js';
 import {
   CHANGESET_LIMITS,
-  type ChangesetOperation,
+  type FileOperation,
   type IfMatchInput,
   operationLoc,
-  parseOperation,
+  parseFileOperation,
 } from '../../validation/changesets.js';
 import { issueAt } from '../../validation/issues.js';
 import { operationFailed, utf8Length } from '../changesets/plan.js';
@@ -87,7 +87,7 @@ export async function stageOperations(
   for (let index = 0; index < o.operations.length; index++) {
     const loc = operationLoc(index);
     try {
-      const op = parseOperation(o.operations[index], index);
+      const op = parseFileOperation(o.operations[index], index);
       const row = rows.get(op.filename);
       if (row?.op === 'delete' || row?.op === 'move' || movedTo(op.filename)) {
         throw new EditConflictError([{ loc: [...loc, 'filename'], msg: BUSY_MSG, type: 'draft_conflict' }]);
@@ -150,7 +150,7 @@ async function stage(
   ctx: MdStoreContext,
   o: { project: ProjectRecord; signal?: AbortSignal },
   s: {
-    op: ChangesetOperation;
+    op: FileOperation;
     row: DraftFileRecord | undefined;
     file: FileRecord | null;
     loc: readonly (string | number)[];

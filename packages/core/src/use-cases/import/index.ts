@@ -4,15 +4,15 @@ import type { AttachmentRecord, FileRecord } from '../../model/records.js';
 import type { JsonObject } from '../../validation/schemas.js';
 import { compareCodePoints } from '../../validation/text.js';
 import { assertRole, assertWholeProjectReach, inPathScope, loadOwnedProject } from '../access.js';
+import { type StagedAttachments, stageAttachments } from '../attachments/staged.js';
 import type { Principal } from '../authentication.js';
 import type { MdStoreContext } from '../context.js';
 import { type DeferredBody, deferred } from '../deferred-body.js';
 import { IMPORT_APPLIER, type ImportOperation, sameJson } from './applier.js';
 import {
   type AttachmentOperation,
-  type StagedAttachments,
   sameAttachment,
-  stageAttachments,
+  stagedOperation,
   storedAttachments,
 } from './attachments.js';
 import { filenameProblem, type ImportArchive, SKIP_REASONS, type SkippedEntry } from './entries.js';
@@ -133,8 +133,7 @@ export async function importProject(ctx: MdStoreContext, input: ImportProjectInp
       staged = await stageAttachments(ctx, {
         principal: input.principal,
         project,
-        operations: attached.operations,
-        spool,
+        operations: attached.operations.map((operation) => stagedOperation(spool, operation)),
         ...(input.signal && { signal: input.signal }),
       });
     }
@@ -151,7 +150,7 @@ export async function importProject(ctx: MdStoreContext, input: ImportProjectInp
               operations: plan.operations,
               spool,
               ...(input.signal && { signal: input.signal }),
-              ...(staged && { alsoInTransaction: staged.commit }),
+              ...(staged && { alsoInTransaction: async (tx) => void (await staged!.commit(tx)) }),
             })
           : null;
     } catch (error) {
