@@ -237,19 +237,19 @@ describe('POST /api/projects/{id}/attachments/{path}/move (extensions §12)', ()
     expect(ids.size).toBe(1);
     expect([...ids][0]).toEqual(expect.any(String));
 
-    // A wiki embed and a wiki link by path, and a Markdown link to a PDF.
+    // A wiki embed by its name alone still names it in its new folder (the name is its own): nothing to
+    // rewrite.
     const embed = await s.move('a.png', { to: 'img/a.png', rewrite_links: true });
-    expect(((await embed.json()) as MovedJson).rewritten).toEqual([{ filename: 'notes/n.md', links: 1 }]);
+    expect(((await embed.json()) as MovedJson).rewritten).toEqual([]);
     const pdf = await s.move('docs/q3.pdf', { to: 'reports/2026/q3.pdf', rewrite_links: true });
-    expect(((await pdf.json()) as MovedJson).rewritten).toEqual([
-      { filename: 'index.md', links: 1 },
-      { filename: 'notes/n.md', links: 1 },
-    ]);
+    // `[[docs/q3.pdf]]` still resolves by its last segment, the name being this attachment's alone (the
+    // rule of files, extensions §9): only the Markdown link changes.
+    expect(((await pdf.json()) as MovedJson).rewritten).toEqual([{ filename: 'index.md', links: 1 }]);
     expect(await s.text('index.md')).toBe(
       '# Index\n\n![alt](pics/b.png) and [report](reports/2026/q3.pdf)\n',
     );
     expect(await s.text('notes/n.md')).toBe(
-      'See ![](../pics/b.png) and ![[img/a.png]] and [[reports/2026/q3.pdf]].\n',
+      'See ![](../pics/b.png) and ![[a.png]] and [[docs/q3.pdf]].\n',
     );
     // Every link resolves to the attachments at their new paths.
     const broken = await h.fetch(`${s.base}/links/broken`, { key: s.apiKey });
