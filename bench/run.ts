@@ -9,6 +9,7 @@ import { closeHttpAgent } from './lib/load.js';
 import { REPO_ROOT } from './lib/processes.js';
 import { markdownTable, Results } from './lib/results.js';
 import { adversaryScenario } from './scenarios/adversary.js';
+import { attachmentScenarios } from './scenarios/attachments.js';
 import { auditScenarios } from './scenarios/audit.js';
 import { changeScenarios } from './scenarios/changes.js';
 import { changesetScenarios } from './scenarios/changeset.js';
@@ -49,6 +50,7 @@ const SCENARIOS: readonly Scenario[] = [
   ...workersScenarios,
   mergeScenario,
   ...publishScenarios,
+  ...attachmentScenarios,
 ];
 const RESULTS_FILE = path.join(REPO_ROOT, 'bench/results/latest.json');
 

@@ -2,6 +2,7 @@
 // the same time):
 // - the minimal durable upload server: Express 5 + busboy, the `file` part streamed into a temp file,
 //   fsync, rename, fsync of the directory, then a JSON answer; no authentication, no records, no checks;
+//   A raw variant (`PUT /upload-raw/<name>`) takes the body itself as the bytes, as an attachment's write;
 // - the download ceiling: a bare Express route sending bytes held in memory, with the headers mdstore
 //   sent for the same file (loaded with `PUT /__downloads/<name>` before measuring).
 // Usage: transfer-server.ts <data dir>. Prints one JSON line `{"url": ...}` when listening.
@@ -58,6 +59,13 @@ async function writeDurably(source: NodeJS.ReadableStream, target: string): Prom
   }
   return sink.bytesWritten;
 }
+
+app.put('/upload-raw/:name', (req, res, next) => {
+  writeDurably(req, path.join(dir!, randomUUID())).then(
+    (size) => res.status(201).json({ path: req.params.name, size_bytes: size }),
+    next,
+  );
+});
 
 app.post('/upload', (req, res, next) => {
   const parser = busboy({ headers: req.headers, defParamCharset: 'utf8' });
