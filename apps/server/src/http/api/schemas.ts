@@ -15,6 +15,7 @@ import {
   ProjectUpdateSchema,
   RESTORE_LIMITS,
   REVISION_CHANGES,
+  RenderRequestSchema,
   RestoreRequestSchema,
   SETTING_SCHEMAS,
   SearchAllRequestSchema,
@@ -327,6 +328,12 @@ export const MovedFile = v.object({
 
 export const RestoreRequest = RestoreRequestSchema;
 
+/** Extensions §11: unsaved text to render, and its render. */
+export const RenderRequest = RenderRequestSchema;
+export const Rendered = v.object({
+  html: v.pipe(v.string(), v.description('The sanitised HTML fragment, as `?format=html` answers it.')),
+});
+
 /** Extensions §16: a project as it was. */
 export const ProjectRestoreRequest = ProjectAsOfRequestSchema;
 const ListedName = v.object({ filename: v.string() });
@@ -591,6 +598,8 @@ export const COMPONENTS = {
   FileEdit,
   FileEdited,
   Outline,
+  RenderRequest,
+  Rendered,
   Revision,
   RevisionList,
   RestoreRequest,
