@@ -1,27 +1,19 @@
+import { frontMatterLength as blockLength } from '../../../packages/core/src/markdown/front-matter.ts';
+
 /**
  * The leading YAML front matter block of a Markdown text, and its lines cut into the parts the console
- * colours (keys, values, comments, markers), for the file view and the editor alike. The block's rule
- * is the core's (packages/core/src/markdown/front-matter.ts, which the console cannot import: it is not
- * a browser bundle): the text starts with a line `---`, and a later line `---` or `...` closes it;
- * spaces and tabs may follow either marker.
+ * colours (keys, values, comments, markers), for the file view and the editor alike. The block is the
+ * core's (extensions §3: a first line `---`, closed by a later `---` or `...`), by the core's own
+ * function (a pure module the console's bundle takes as it is), so the console colours as front matter
+ * exactly what the server reads as front matter.
  */
-
-const OPENING = /^---[ \t]*(?:\r\n|\n|\r)/;
-const CLOSING = /^(?:---|\.\.\.)[ \t]*$/;
 
 /** Length of the front matter block up to the end of its closing line (no line ending), or 0. */
 export function frontMatterLength(text: string): number {
-  const opening = OPENING.exec(text);
-  if (!opening) return 0;
-  const lineEnds = /\r\n|\n|\r/g;
-  lineEnds.lastIndex = opening[0].length;
-  for (let lineStart = opening[0].length; lineStart < text.length; lineStart = lineEnds.lastIndex) {
-    const found = lineEnds.exec(text);
-    const lineEnd = found ? found.index : text.length;
-    if (CLOSING.test(text.slice(lineStart, lineEnd))) return lineEnd;
-    if (!found) break;
-  }
-  return 0;
+  const length = blockLength(text);
+  if (length === 0) return 0;
+  const block = text.slice(0, length);
+  return length - (block.endsWith('\r\n') ? 2 : /[\r\n]$/.test(block) ? 1 : 0);
 }
 
 export type YamlPart = 'mark' | 'key' | 'punct' | 'value' | 'comment';
