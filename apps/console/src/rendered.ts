@@ -61,10 +61,38 @@ async function imageBlob(src: string, signal: AbortSignal, budget: { left: numbe
 }
 
 /**
- * Loads `images` through object URLs; returns the cleanup that stops the reads and revokes the URLs.
- * Those past `MAX_IMAGES` or the byte bounds keep their alt text.
+ * Object URLs kept from one render to the next of the same view (the live preview renders the text
+ * again at every pause: its images are read once), at most `MAX_IMAGES` of them and `MAX_TOTAL_BYTES`
+ * in all. Its owner revokes them (`clear`) when the view goes.
  */
-export function loadAttachmentImages(images: readonly HTMLImageElement[]): () => void {
+export class ImageCache {
+  private readonly urls = new Map<string, string>();
+  private bytes = 0;
+
+  get(src: string): string | undefined {
+    return this.urls.get(src);
+  }
+
+  /** Keeps `url` for `src` if it fits; false when it does not (the caller revokes it itself). */
+  keep(src: string, url: string, size: number): boolean {
+    if (this.urls.size >= MAX_IMAGES || this.bytes + size > MAX_TOTAL_BYTES) return false;
+    this.urls.set(src, url);
+    this.bytes += size;
+    return true;
+  }
+
+  clear(): void {
+    for (const url of this.urls.values()) URL.revokeObjectURL(url);
+    this.urls.clear();
+    this.bytes = 0;
+  }
+}
+
+/**
+ * Loads `images` through object URLs; returns the cleanup that stops the reads and revokes the URLs
+ * (but those `cache` keeps). Those past `MAX_IMAGES` or the byte bounds keep their alt text.
+ */
+export function loadAttachmentImages(images: readonly HTMLImageElement[], cache?: ImageCache): () => void {
   const controller = new AbortController();
   const urls: string[] = [];
   const queue = images.slice(0, MAX_IMAGES);
@@ -73,11 +101,16 @@ export function loadAttachmentImages(images: readonly HTMLImageElement[]): () =>
     for (let img = queue.shift(); img !== undefined; img = queue.shift()) {
       const src = img.getAttribute(PENDING);
       if (src === null) continue;
+      const kept = cache?.get(src);
+      if (kept !== undefined) {
+        img.src = kept;
+        continue;
+      }
       const blob = await imageBlob(src, controller.signal, budget).catch(() => null);
       if (controller.signal.aborted) return;
       if (blob === null) continue;
       const url = URL.createObjectURL(blob);
-      urls.push(url);
+      if (!cache?.keep(src, url, blob.size)) urls.push(url);
       img.src = url;
     }
   };
@@ -99,6 +132,7 @@ export function showHtml(
   html: string,
   projectId: string,
   done: () => void = () => {},
+  cache?: ImageCache,
 ): () => void {
   const template = document.createElement('template');
   template.innerHTML = html;
@@ -115,7 +149,7 @@ export function showHtml(
   };
   if (at < nodes.length) timer = setTimeout(more, 0);
   else done();
-  const stopImages = loadAttachmentImages(images);
+  const stopImages = loadAttachmentImages(images, cache);
   return () => {
     clearTimeout(timer);
     stopImages();
@@ -128,9 +162,10 @@ export function useShownHtml(
   html: string | null,
   projectId: string,
   done?: () => void,
+  cache?: ImageCache,
 ): void {
   useEffect(() => {
     if (!ref.current || html === null) return undefined;
-    return showHtml(ref.current, html, projectId, done);
+    return showHtml(ref.current, html, projectId, done, cache);
   }, [html, projectId]);
 }

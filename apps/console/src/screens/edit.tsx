@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, fileObject, getJson, request, upload } from '../api';
 import { DiffView, ScrollPre } from '../diff';
 import type { Editor } from '../editor';
-import { useShownHtml } from '../rendered';
+import { ImageCache, useShownHtml } from '../rendered';
 import { go, href } from '../route';
 import { errorText, filePath, type Loaded, loadText } from './file';
 
@@ -211,7 +211,10 @@ function LivePreview(props: {
       controller.abort();
     };
   }, [changes, ready]);
-  useShownHtml(container, html, projectId);
+  // The images of the text are read once for all its renders, and revoked when the editor closes.
+  const [cache] = useState(() => new ImageCache());
+  useEffect(() => () => cache.clear(), []);
+  useShownHtml(container, html, projectId, undefined, cache);
   // Links in the preview do not leave the editor (its text is not saved yet).
   useEffect(() => {
     const element = container.current;

@@ -501,11 +501,22 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
     expect(headingLike).toBe(false);
     const preview = main().getByRole('region', { name: 'Preview' });
     await preview.getByRole('heading', { name: 'Configure' }).waitFor();
+    const imageReads: string[] = [];
+    const countReads = (request: { url(): string }) => {
+      if (request.url().endsWith('/attachments/a.png')) imageReads.push(request.url());
+    };
+    page.on('request', countReads);
     await editor.press('Control+End');
     await page.keyboard.type('\n## Live heading\n\n![[a.png]]\n');
     // Rendered by the server (POST …/render) after a pause: the new heading, the embed as an image.
     await preview.getByRole('heading', { name: 'Live heading' }).waitFor();
     await expect.poll(() => widths(preview.locator('img'))).toEqual([1]);
+    // Rendered again after more typing: the image is not read again (kept while the editor is open).
+    await page.keyboard.type('More words.');
+    await preview.getByText('More words.').waitFor();
+    await expect.poll(() => widths(preview.locator('img'))).toEqual([1]);
+    page.off('request', countReads);
+    expect(imageReads).toHaveLength(1);
     expect(await content('guides/setup.md')).toBe(SETUP);
     await scan('editor with live preview');
     // On a phone: one at a time, a toggle between them.
