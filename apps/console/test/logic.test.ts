@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { frontMatterLength as coreFrontMatterLength } from '../../../packages/core/src/markdown/front-matter.ts';
 import { consoleFileHref } from '../../../packages/core/src/markdown/hrefs.ts';
 import { can, type Me } from '../src/api';
+import { frontMatterLength, yamlLineTokens } from '../src/frontmatter';
 import { decodePart, href, parseRoute } from '../src/route';
 import { keyBody } from '../src/screens/admin';
 import { draftActions, hunkPlace } from '../src/screens/drafts';
@@ -307,5 +309,57 @@ describe('new file names (issue 37)', () => {
     expect(newFileName('notes.txt')).toEqual({ ask: 'notes.txt.md' });
     expect(newFileName('v1.2/notes')).toEqual({ name: 'v1.2/notes.md' });
     expect(newFileName('.hidden')).toEqual({ name: '.hidden.md' });
+  });
+});
+
+describe('front matter coloured as YAML (issue 37)', () => {
+  it('finds the block by the core’s rule (the same texts have one; it ends at the closing line)', () => {
+    for (const text of [
+      '---\ntitle: A\n---\n# H\n',
+      '---\r\na: 1\r\n...\r\nbody',
+      '---  \na: 1\n---\t',
+      '---\na: 1\n',
+      '--- x\na: 1\n---\n',
+      '# H\n---\na: 1\n---\n',
+      '---\n---\n',
+      '',
+    ]) {
+      const core = coreFrontMatterLength(text);
+      const mine = frontMatterLength(text);
+      expect(mine === 0, JSON.stringify(text)).toBe(core === 0);
+      if (core > 0) expect(text.slice(mine, core), JSON.stringify(text)).toMatch(/^(\r\n|\n|\r)?$/);
+    }
+  });
+
+  it('cuts a line into keys, values, comments, markers and punctuation', () => {
+    const parts = (line: string, marker = false) =>
+      yamlLineTokens(line, marker).map((t) => [t.part, line.slice(t.from, t.to)]);
+    expect(parts('---', true)).toEqual([['mark', '---']]);
+    expect(parts('title: Setup')).toEqual([
+      ['key', 'title'],
+      ['punct', ':'],
+      ['value', 'Setup'],
+    ]);
+    expect(parts('  - name: x # note')).toEqual([
+      ['punct', '-'],
+      ['key', 'name'],
+      ['punct', ':'],
+      ['value', 'x'],
+      ['comment', '# note'],
+    ]);
+    expect(parts('tags:')).toEqual([
+      ['key', 'tags'],
+      ['punct', ':'],
+    ]);
+    expect(parts('  - guide')).toEqual([
+      ['punct', '-'],
+      ['value', 'guide'],
+    ]);
+    expect(parts('# a comment')).toEqual([['comment', '# a comment']]);
+    expect(parts('url: "http://x#y"')).toEqual([
+      ['key', 'url'],
+      ['punct', ':'],
+      ['value', '"http://x#y"'],
+    ]);
   });
 });

@@ -363,6 +363,20 @@ export class FilesApi {
     ).text();
   }
 
+  /**
+   * Text that is not stored rendered as `html` renders a file of that name (extensions §11): the same
+   * sanitised HTML, links and embeds resolved against the project. `filename` defaults to `untitled.md`.
+   */
+  async render(
+    projectId: string,
+    content: string,
+    options: RequestOptions & { filename?: string } = {},
+  ): Promise<string> {
+    const json = { content, ...(options.filename !== undefined && { filename: options.filename }) };
+    const call = { path: { project_id: projectId }, json };
+    return (await this.api.json('post', '/api/projects/{project_id}/render', call, options)).data.html;
+  }
+
   async outline(projectId: string, filename: string, options?: RequestOptions): Promise<Outline> {
     const path = { project_id: projectId, filename };
     const url = '/api/projects/{project_id}/files/{filename}/outline' as const;

@@ -111,6 +111,10 @@ const CALLS: Record<
   },
   editFile: (c, s) => c.files.edit(s.projectId, 'op.md', { edits: [{ op: 'append', text: 'more\n' }] }),
   getOutline: (c, s) => c.files.outline(s.projectId, 'op.md'),
+  renderText: async (c, s) => {
+    if (!(await c.files.render(s.projectId, '# Hi\n', { filename: 'op.md' })).includes('<h1'))
+      throw new Error('not rendered');
+  },
   // Extensions §9.
   getFileLinks: (c, s) => c.links.ofFile(s.projectId, 'op.md'),
   listBrokenLinks: (c, s) => c.links.broken(s.projectId, { limit: 10 }),

@@ -206,6 +206,8 @@ export function createMdStore(adapters: MdStoreAdapters) {
       outline: bind(ctx, files.readOutline),
       // Extensions §11.
       html: bind(ctx, files.readFileHtml),
+      // Extensions §11: unsaved text, rendered as a file of the project would be.
+      render: bind(ctx, files.renderText),
       // Extensions §5.
       listRevisions: bind(ctx, files.listRevisions),
       readRevision: bind(ctx, files.readRevision),

@@ -191,6 +191,32 @@ describe('keys confined to folders (extensions §14)', () => {
     expect(full.kind === 'not-modified' ? '' : full.html).toContain('notes/n.md');
   });
 
+  it('renders unsaved text (render) as it renders a file: only targets under the folders; a name outside is 404', async () => {
+    const { store, agent, projectId, admin } = await scene();
+    const text = '# Links\n\n[[n]] and [[a]]\n';
+    const html = await store.files.render({
+      principal: agent,
+      projectId,
+      body: { content: text, filename: 'memories/draft.md' },
+    });
+    expect(html).toContain('broken-link');
+    expect(html).not.toContain('notes/n.md');
+    expect(html).toContain('memories/a.md');
+    const full = await store.files.render({
+      principal: admin.principal,
+      projectId,
+      body: { content: text, filename: 'memories/draft.md' },
+    });
+    expect(full).toContain('notes/n.md');
+    const outside = () =>
+      store.files.render({
+        principal: agent,
+        projectId,
+        body: { content: text, filename: 'notes/draft.md' },
+      });
+    expect(await codeOf(outside)).toBe('FILE_NOT_FOUND');
+  });
+
   it('search finds only files under the folders, by words and the account-wide search alike', async () => {
     const { store, agent, projectId, admin } = await scene();
     const found = async (principal: Principal, o: { projectId?: string }) =>

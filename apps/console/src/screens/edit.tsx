@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, fileObject, request, upload } from '../api';
+import { ApiError, fileObject, getJson, request, upload } from '../api';
 import { DiffView, ScrollPre } from '../diff';
 import type { Editor } from '../editor';
+import { ImageCache, useShownHtml } from '../rendered';
 import { go, href } from '../route';
 import { errorText, filePath, type Loaded, loadText } from './file';
 
@@ -36,6 +37,9 @@ export function EditPanel(props: {
   const [busy, setBusy] = useState(false);
   /** The text the edit started from and its ETag, which the save sends as If-Match. */
   const base = useRef<{ text: string; etag: string } | null>(null);
+  /** Bumped on every change of the text: the preview renders the text after a pause. */
+  const [changes, setChanges] = useState(0);
+  const [showPreview, setShowPreview] = useState(false);
   useEffect(() => {
     let made: Editor | undefined;
     let gone = false;
@@ -46,7 +50,7 @@ export function EditPanel(props: {
     void Promise.all([import('../editor'), start]).then(([{ createEditor }, from]) => {
       if (gone || !host.current) return;
       base.current = from;
-      made = createEditor(host.current, from.text, `Content of ${filename}`);
+      made = createEditor(host.current, from.text, `Content of ${filename}`, () => setChanges((n) => n + 1));
       editor.current = made;
       setReady(true);
       made.focus();
@@ -105,22 +109,42 @@ export function EditPanel(props: {
 
   return (
     <section aria-label="Editor" class="editor">
-      <div ref={host} class="cm-host" />
-      {!ready && <p>Loading the editor…</p>}
-      <div class="toolbar">
-        {!conflict && (
-          <button type="button" onClick={save} disabled={!ready || busy}>
-            Save
-          </button>
-        )}
-        <button type="button" onClick={onDone} disabled={busy}>
-          {conflict ? 'Reload' : 'Cancel'}
-        </button>
-        {conflict && (
-          <button type="button" onClick={saveAsCopy} disabled={busy}>
-            Save as copy
-          </button>
-        )}
+      <div class={`edit-split ${showPreview ? 'showing-preview' : ''}`}>
+        <div class="edit-pane">
+          <div ref={host} class="cm-host" />
+          {!ready && <p>Loading the editor…</p>}
+          <div class="toolbar">
+            {!conflict && (
+              <button type="button" onClick={save} disabled={!ready || busy}>
+                Save
+              </button>
+            )}
+            <button type="button" onClick={onDone} disabled={busy}>
+              {conflict ? 'Reload' : 'Cancel'}
+            </button>
+            {conflict && (
+              <button type="button" onClick={saveAsCopy} disabled={busy}>
+                Save as copy
+              </button>
+            )}
+            <button
+              type="button"
+              class="preview-toggle"
+              aria-pressed={showPreview}
+              onClick={() => setShowPreview((shown) => !shown)}
+            >
+              {showPreview ? 'Show editor' : 'Show preview'}
+            </button>
+          </div>
+        </div>
+        <LivePreview
+          projectId={projectId}
+          filename={filename}
+          text={() => editor.current?.text() ?? null}
+          changes={changes}
+          ready={ready}
+          initial={loaded.html}
+        />
       </div>
       <p role="status">{status}</p>
       {conflict && (
@@ -139,6 +163,72 @@ export function EditPanel(props: {
           )}
         </section>
       )}
+    </section>
+  );
+}
+
+/** How long the text must rest before the preview renders it. */
+export const PREVIEW_DEBOUNCE_MS = 300;
+
+/**
+ * The editor's text rendered by the server (`POST …/render`, the renderer of `?format=html`) after each
+ * pause of `PREVIEW_DEBOUNCE_MS`; a render still under way when the text changes again is cancelled.
+ * Until the first change it shows the file's render as loaded.
+ */
+function LivePreview(props: {
+  projectId: string;
+  filename: string;
+  text: () => string | null;
+  changes: number;
+  ready: boolean;
+  initial: string | null;
+}) {
+  const { projectId, filename, text, changes, ready, initial } = props;
+  const container = useRef<HTMLDivElement>(null);
+  const [html, setHtml] = useState<string | null>(initial);
+  const [problem, setProblem] = useState<string | null>(null);
+  useEffect(() => {
+    if (!ready || (changes === 0 && initial !== null)) return undefined;
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      const content = text();
+      if (content === null) return;
+      void getJson<{ html: string }>(`/api/projects/${projectId}/render`, {
+        method: 'POST',
+        json: { content, filename },
+        signal: controller.signal,
+      })
+        .then((answer) => {
+          setHtml(answer.html);
+          setProblem(null);
+        })
+        .catch((caught: unknown) => {
+          if (!controller.signal.aborted) setProblem(errorText(caught));
+        });
+    }, PREVIEW_DEBOUNCE_MS);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+  }, [changes, ready]);
+  // The images of the text are read once for all its renders, and revoked when the editor closes.
+  const [cache] = useState(() => new ImageCache());
+  useEffect(() => () => cache.clear(), []);
+  useShownHtml(container, html, projectId, undefined, cache);
+  // Links in the preview do not leave the editor (its text is not saved yet).
+  useEffect(() => {
+    const element = container.current;
+    const stay = (event: MouseEvent) => {
+      if ((event.target as Element).closest('a')) event.preventDefault();
+    };
+    element?.addEventListener('click', stay);
+    return () => element?.removeEventListener('click', stay);
+  }, []);
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take keyboard focus.
+    <section aria-label="Preview" class="preview" tabIndex={0}>
+      {problem && <p role="status">Preview not updated: {problem}</p>}
+      <div ref={container} class="rendered" />
     </section>
   );
 }

@@ -1,9 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, can, type FileObject, fileObject, getJson, type Me, request, seg } from '../api';
 import { ScrollPre } from '../diff';
+import { frontMatterLength } from '../frontmatter';
 import { useLiveVersion } from '../live';
+import { useShownHtml } from '../rendered';
 import { decodePart, folderOf, go, href } from '../route';
 import { useLoad } from '../use-load';
+import { loadFrontMatter, SourceText, YamlLines } from '../yaml-view';
 import { EditPanel } from './edit';
 import { FileActions } from './file-actions';
 import { HistoryPanel } from './history';
@@ -181,38 +184,6 @@ export function FileScreen(props: { me: Me; projectId: string; filename: string;
   );
 }
 
-/** Top-level blocks inserted at once; the rest follow in batches, one per task. */
-const FIRST_BLOCKS = 200;
-const BATCH_BLOCKS = 1000;
-
-/**
- * Puts the server's sanitised HTML (extensions §11) into the page: parsed inert in a template, the first
- * blocks at once and the others in later tasks, so a 1 MiB file never holds the page in one long layout.
- * The page's CSP runs no script whatever the HTML holds. Returns the cleanup of the pending batches.
- */
-function insertHtml(
-  element: HTMLElement | null,
-  html: string | null,
-  done: () => void,
-): (() => void) | undefined {
-  if (!element || html === null) return undefined;
-  const template = document.createElement('template');
-  template.innerHTML = html;
-  const nodes = [...template.content.childNodes];
-  element.replaceChildren(...nodes.slice(0, FIRST_BLOCKS));
-  let at = FIRST_BLOCKS;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const more = () => {
-    element.append(...nodes.slice(at, at + BATCH_BLOCKS));
-    at += BATCH_BLOCKS;
-    if (at < nodes.length) timer = setTimeout(more, 0);
-    else done();
-  };
-  if (at < nodes.length) timer = setTimeout(more, 0);
-  else done();
-  return () => clearTimeout(timer);
-}
-
 /** Resolves a relative link of a rendered file to another file of the project, or null. */
 export function linkedFile(fromFilename: string, target: string): string | null {
   if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('#') || target.startsWith('//')) return null;
@@ -231,7 +202,7 @@ function FileView(props: { projectId: string; filename: string; loaded: Loaded; 
   const { projectId, filename, loaded, anchor } = props;
   const container = useRef<HTMLDivElement>(null);
   const [inserted, setInserted] = useState(false);
-  useEffect(() => insertHtml(container.current, loaded.html, () => setInserted(true)), [loaded.html]);
+  useShownHtml(container, loaded.html, projectId, () => setInserted(true));
   useEffect(() => {
     if (anchor && inserted) document.getElementById(anchor)?.scrollIntoView();
   }, [anchor, inserted]);
@@ -262,7 +233,7 @@ function FileView(props: { projectId: string; filename: string; loaded: Loaded; 
         <div ref={container} class="rendered" />
       ) : (
         <ScrollPre label="File source" class="source">
-          {loaded.text}
+          <SourceText text={loaded.text ?? ''} />
         </ScrollPre>
       )}
       <aside aria-label="File details" class="details">
@@ -282,10 +253,7 @@ function FileView(props: { projectId: string; filename: string; loaded: Loaded; 
           <h2>Metadata</h2>
           <pre>{shownJson(loaded.file?.metadata)}</pre>
         </section>
-        <section>
-          <h2>Front matter</h2>
-          <pre>{shownJson(loaded.file?.frontmatter)}</pre>
-        </section>
+        <FrontMatterPanel projectId={projectId} filename={filename} loaded={loaded} />
         <LinksPanel projectId={projectId} filename={filename} etag={loaded.etag} />
         {loaded.file && (
           <p class="muted">
@@ -294,6 +262,40 @@ function FileView(props: { projectId: string; filename: string; loaded: Loaded; 
         )}
       </aside>
     </div>
+  );
+}
+
+/**
+ * The file's front matter as it is written, coloured as YAML: from the text when it is loaded, else from
+ * the file's first lines (only when the file has front matter); the parsed JSON when the block is not
+ * found there (longer than those lines).
+ */
+function FrontMatterPanel(props: { projectId: string; filename: string; loaded: Loaded }) {
+  const { projectId, filename, loaded } = props;
+  const parsed = loaded.file?.frontmatter;
+  const has = parsed !== null && parsed !== undefined && Object.keys(parsed).length > 0;
+  const { data: block } = useLoad(
+    async (signal) => {
+      if (!has) return null;
+      if (loaded.text !== null) {
+        const end = frontMatterLength(loaded.text);
+        return end === 0 ? null : loaded.text.slice(0, end);
+      }
+      return loadFrontMatter(filePath(projectId, filename), signal);
+    },
+    [projectId, filename, loaded.etag, has],
+  );
+  return (
+    <section>
+      <h2>Front matter</h2>
+      {block ? (
+        <ScrollPre label="Front matter (YAML)" class="front-matter">
+          <YamlLines block={block} />
+        </ScrollPre>
+      ) : (
+        <pre>{shownJson(parsed)}</pre>
+      )}
+    </section>
   );
 }
 

@@ -4,6 +4,7 @@ import { useLiveVersion } from '../live';
 import { go, href } from '../route';
 import { droppedFiles, type PendingFile, type UploadResult, uploadAll } from '../upload';
 import { useLoad } from '../use-load';
+import { AttachmentsPanel } from './attachments';
 import { RestorePanel } from './restore';
 
 export const loadProject = (projectId: string, signal?: AbortSignal) =>
@@ -41,6 +42,7 @@ export function ProjectHome({ me, projectId, dir }: { me: Me; projectId: string;
       {dir && <p>Folder: {dir}</p>}
       {can(me, 'write') && <CreateFile projectId={projectId} dir={dir} />}
       {can(me, 'write') && <DropZone projectId={projectId} dir={dir} />}
+      <AttachmentsPanel me={me} projectId={projectId} dir={dir} />
       {me.role === 'admin' && !dir && <RestorePanel projectId={projectId} />}
     </section>
   );

@@ -7,6 +7,7 @@
 import { mkdir } from 'node:fs/promises';
 import { request } from 'node:http';
 import path from 'node:path';
+import { deflateSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
 import { createRuntime } from '../../src/composition/index.js';
 import { loadConfig } from '../../src/config/index.js';
@@ -16,6 +17,7 @@ import { launchChromium, startConsoleServer, uploadForm } from './support.js';
 
 declare const document: {
   documentElement: { scrollWidth: number };
+  querySelectorAll(selector: string): Iterable<{ naturalWidth: number }>;
 };
 declare const window: { __longest: number };
 declare class PerformanceObserver {
@@ -50,6 +52,55 @@ function rawBytes(url: string, headers: Record<string, string>): Promise<number>
   });
 }
 
+/** CRC-32 of PNG chunks. */
+function crc32(bytes: Buffer): number {
+  let crc = 0xffffffff;
+  for (const byte of bytes) {
+    crc ^= byte;
+    for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0xedb88320 : crc >>> 1;
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+/** A small PNG of a colour gradient (an attachment to show), made here: no image file in the repository. */
+function gradientPng(width: number, height: number, tint: [number, number, number]): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(data.length, 0);
+    head.write(type, 4, 'ascii');
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
+    return Buffer.concat([head, data, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 2, 0, 0, 0], 8);
+  const rows = Buffer.alloc(height * (1 + width * 3));
+  for (let y = 0; y < height; y++) {
+    const at = y * (1 + width * 3);
+    for (let x = 0; x < width; x++) {
+      const mix = (x + y) / (width + height);
+      for (let c = 0; c < 3; c++) rows[at + 1 + x * 3 + c] = Math.round(255 - (255 - tint[c]!) * mix);
+    }
+  }
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(rows)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+async function putAttachment(path: string, body: Buffer, type: string): Promise<void> {
+  const answer = await api(`/api/projects/${project}/attachments/${encodeURIComponent(path)}`, {
+    method: 'PUT',
+    headers: { 'Content-Type': type },
+    body,
+  });
+  if (answer.status !== 201) throw new Error(`${path}: ${answer.status} ${await answer.text()}`);
+}
+
 async function upload(name: string, text: string): Promise<void> {
   const answer = await api(`/api/projects/${project}/files`, {
     method: 'POST',
@@ -81,9 +132,12 @@ try {
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ description: 'Team handbook', settings: { trash_retention_days: 30 } }),
   });
+  await putAttachment('handbook/team.png', gradientPng(240, 120, [9, 105, 218]), 'image/png');
+  await putAttachment('handbook/office-map.png', gradientPng(160, 120, [26, 127, 55]), 'image/png');
+  await putAttachment('handbook/policies.pdf', Buffer.from('%PDF-1.4\n%%EOF\n'), 'application/pdf');
   await upload(
     'handbook/onboarding.md',
-    `---\ntitle: Onboarding\nowner: people-team\n---\n# Onboarding\n\nWelcome! Start with the [setup guide](setup.md).\n\n## First week\n\n- Meet your *buddy*\n- Read the **handbook**\n\n## Tools\n\n| Tool | Why |\n| --- | --- |\n| mdstore | notes |\n\n\`\`\`sh\nnpm start\n\`\`\`\n`,
+    `---\ntitle: Onboarding\nowner: people-team\n---\n# Onboarding\n\nWelcome! Start with the [setup guide](setup.md).\n\n![The team](team.png)\n\n## First week\n\n- Meet your *buddy*\n- Read the **handbook**\n\n## Tools\n\n| Tool | Why |\n| --- | --- |\n| mdstore | notes |\n\n\`\`\`sh\nnpm start\n\`\`\`\n`,
   );
   await upload('handbook/setup.md', '# Setup\n\nInstall the tools, then sign in.\n');
   await upload('readme.md', '# Readme\n\nThe handbook lives in `handbook/`.\n');
@@ -113,17 +167,42 @@ try {
     .getByRole('link', { name: 'onboarding.md' })
     .click();
   await main().getByRole('heading', { name: 'First week' }).waitFor();
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('.rendered img')].every((img) => img.naturalWidth > 0),
+  );
   await shot('file');
   await main().getByRole('button', { name: 'Edit' }).click();
   await main().getByRole('textbox').waitFor();
+  await main().getByRole('region', { name: 'Preview' }).getByRole('img').waitFor();
   await shot('editor');
   await main().getByRole('textbox').press('Control+End');
-  await page.keyboard.type('\nMy addition.');
+  await page.keyboard.type('\n## Office\n\n![[handbook/office-map.png]]\n\nMy addition.');
+  // The live preview: the unsaved text rendered by the server after a pause.
+  const preview = main().getByRole('region', { name: 'Preview' });
+  await preview.getByRole('heading', { name: 'Office' }).waitFor();
+  await preview.getByRole('img', { name: 'handbook/office-map.png' }).waitFor();
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('.preview img')].every((img) => img.naturalWidth > 0),
+  );
+  await preview.evaluate((element) => {
+    const scrolled = element as unknown as { scrollTop: number; scrollHeight: number };
+    scrolled.scrollTop = scrolled.scrollHeight;
+  });
+  await shot('live-preview');
   await put('handbook/onboarding.md', '# Onboarding\n\nRewritten by someone else.\n');
   await main().getByRole('button', { name: 'Save' }).click();
   await main().getByRole('heading', { name: 'Conflict: the other change' }).scrollIntoViewIfNeeded();
   await shot('conflict');
   await main().getByRole('button', { name: 'Reload' }).click();
+  // The attachments panel of a folder: images previewed, others downloaded.
+  await page.goto(`${server.url}/#/p/${project}?dir=handbook%2F`);
+  const attachments = main().getByRole('region', { name: 'Attachments' });
+  await attachments.getByRole('button', { name: 'Download policies.pdf' }).waitFor();
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll('.attachments img')].every((img) => img.naturalWidth > 0),
+  );
+  await attachments.scrollIntoViewIfNeeded();
+  await attachments.screenshot({ path: path.join(SHOTS, 'attachments.png') });
   await page.goto(`${server.url}/#/p/${project}/f/${encodeURIComponent('handbook/setup.md')}`);
   await main().getByRole('button', { name: 'History' }).click();
   await main().getByRole('button', { name: 'Show diff' }).click();

@@ -33,8 +33,10 @@ declare class DataTransfer {
   items: { add(file: File): void };
 }
 declare class File {
-  constructor(parts: string[], name: string, options: { type: string });
+  constructor(parts: (string | Uint8Array)[], name: string, options: { type: string });
 }
+/** An `<img>` as the checks below read it in the page. */
+type Img = { naturalWidth: number; src: string };
 
 if (!haveChromium && process.env.CI !== 'true') {
   console.log(`the console in Chromium: skipped, ${CHROMIUM} is missing (apt-get install -y chromium)`);
@@ -84,6 +86,19 @@ async function seriousViolations(screen: string, on: Page = page): Promise<strin
 
 const violations: string[] = [];
 const scan = async (screen: string) => violations.push(...(await seriousViolations(screen)));
+
+/** A 1×1 PNG. */
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
+const attachment = (path: string) =>
+  `/api/projects/${server.projectId}/attachments/${encodeURIComponent(path)}`;
+const putAttachment = (path: string, body: Buffer | string, type: string) =>
+  api(attachment(path), { method: 'PUT', headers: { 'Content-Type': type }, body });
+/** The natural widths of the images `locator` finds (0 for one not loaded). */
+const widths = (locator: ReturnType<Page['locator']>) =>
+  locator.evaluateAll((images) => images.map((image) => (image as unknown as Img).naturalWidth));
 
 const nav = (name: string) => page.getByRole('navigation', { name });
 const main = () => page.getByRole('main');
@@ -187,7 +202,12 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
     expect(await main().locator('.rendered strong').textContent()).toBe('mdstore');
     // Metadata, front matter and outline beside it.
     const details = main().getByRole('complementary', { name: 'File details' });
-    expect(await details.textContent()).toContain('"title": "Setup"');
+    // The front matter as written, coloured as YAML (issue 37): its keys, values and markers.
+    const yaml = details.getByRole('region', { name: 'Front matter (YAML)' });
+    expect(await yaml.textContent()).toBe('---\ntitle: Setup\ntags: [guide]\n---');
+    expect(await yaml.locator('.yaml-key').allTextContents()).toEqual(['title', 'tags']);
+    expect(await yaml.locator('.yaml-value').allTextContents()).toEqual(['Setup', '[guide]']);
+    expect(await yaml.locator('.yaml-mark').allTextContents()).toEqual(['---', '---']);
     expect(await details.getByRole('list').first().textContent()).toContain('Configure');
     await scan('file view');
     // A link to another file of the project opens it in the console.
@@ -346,6 +366,172 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
     expect((await api(files('notes.txt.md'))).status).toBe(404);
     await main().getByRole('button', { name: 'Create notes.txt.md' }).click();
     await main().getByRole('heading', { name: 'notes.txt.md' }).waitFor();
+    await page.goto(`${server.url}/#/p/${server.projectId}`);
+  });
+
+  it('images of attachments in a rendered file are read with the key and shown through blob: URLs', async () => {
+    expect((await putAttachment('a.png', PNG, 'image/png')).status).toBe(201);
+    const note = '# Pictures\n\n![[a.png]]\n\n![x](a.png)\n';
+    expect(
+      (
+        await api(`/api/projects/${server.projectId}/files`, {
+          method: 'POST',
+          body: uploadForm('pics.md', note),
+        })
+      ).status,
+    ).toBe(201);
+    await page.goto(`${server.url}/#/p/${server.projectId}/f/pics.md`);
+    const images = main().locator('.rendered img');
+    await main().getByRole('heading', { name: 'Pictures' }).waitFor();
+    expect(await images.count()).toBe(2);
+    // Without the key in the request an image would not load (401): each is read with it, then shown.
+    await expect.poll(() => widths(images)).toEqual([1, 1]);
+    const urls = await images.evaluateAll((all) => all.map((image) => (image as unknown as Img).src));
+    expect(urls.every((url) => url.startsWith('blob:'))).toBe(true);
+    expect(await images.first().getAttribute('alt')).toBe('a.png');
+    await scan('file with images');
+    // Another file shown: the object URLs are revoked (an image of one no longer loads).
+    await page.goto(`${server.url}/#/p/${server.projectId}/f/readme.md`);
+    await main().getByRole('heading', { name: 'readme.md' }).waitFor();
+    const revoked = await page.evaluate(
+      (url) =>
+        new Promise<boolean>((resolve) => {
+          const probe = new (
+            globalThis as unknown as { Image: new () => Img & { onload: unknown; onerror: unknown } }
+          ).Image();
+          probe.onload = () => resolve(false);
+          probe.onerror = () => resolve(true);
+          probe.src = url;
+        }),
+      urls[0]!,
+    );
+    expect(revoked).toBe(true);
+    // The probe's failed load is the one console error expected here.
+    const probeError = (e: string) => e.includes('net::ERR_FILE_NOT_FOUND');
+    await expect.poll(() => errors.some(probeError)).toBe(true);
+    errors.splice(0, errors.length, ...errors.filter((e) => !probeError(e)));
+  });
+
+  it('attachments panel: listed by folder and paged, uploaded by drop and by picking, previewed, deleted', async () => {
+    expect((await putAttachment('pics/c.png', PNG, 'image/png')).status).toBe(201);
+    for (let i = 0; i < 53; i++)
+      expect(
+        (await putAttachment(`many/f${String(i).padStart(2, '0')}.txt`, `${i}`, 'text/plain')).status,
+      ).toBe(201);
+    await page.goto(`${server.url}/#/p/${server.projectId}`);
+    const panel = main().getByRole('region', { name: 'Attachments' });
+    const list = panel.getByRole('list', { name: 'Attachments in this folder' });
+    // An image is previewed inline (read with the key), folders fold.
+    await expect.poll(() => widths(panel.getByRole('img', { name: 'a.png' }))).toEqual([1]);
+    await list.getByRole('link', { name: 'pics/' }).waitFor();
+    // Dropped onto the panel: raw bytes with each file's type.
+    const transfer = await page.evaluateHandle(() => {
+      const data = new DataTransfer();
+      data.items.add(new File(['plain words\n'], 'words.txt', { type: 'text/plain' }));
+      data.items.add(new File(['%PDF-1.4\n%%EOF\n'], 'report.pdf', { type: 'application/pdf' }));
+      return data;
+    });
+    await panel.dispatchEvent('dragover', { dataTransfer: transfer });
+    await panel.dispatchEvent('drop', { dataTransfer: transfer });
+    await expect.poll(() => panel.getByRole('status').textContent()).toBe('Uploaded 2 attachment(s).');
+    expect(await (await api(attachment('words.txt'))).text()).toBe('plain words\n');
+    expect((await api(attachment('report.pdf'))).headers.get('content-type')).toBe('application/pdf');
+    // Picked: bytes that are not the declared type are refused with the server's message (415).
+    await panel.getByLabel('Choose attachments to upload').setInputFiles([
+      { name: 'fake.png', mimeType: 'image/png', buffer: Buffer.from('not a png at all') },
+      { name: 'b.png', mimeType: 'image/png', buffer: PNG },
+    ]);
+    const refused = await api(attachment('fake.png'), {
+      method: 'PUT',
+      headers: { 'Content-Type': 'image/png' },
+      body: 'not a png at all',
+    });
+    expect(refused.status).toBe(415);
+    const detail = ((await refused.json()) as { detail: string }).detail;
+    await expect
+      .poll(() => panel.getByRole('status').textContent())
+      .toBe(`Uploaded 1 attachment(s). Refused: fake.png: ${detail}`);
+    await expect.poll(() => widths(panel.getByRole('img', { name: 'b.png' }))).toEqual([1]);
+    // Others are downloaded on demand (read with the key), under their name.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      panel.getByRole('button', { name: 'Download report.pdf' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('report.pdf');
+    await scan('attachments');
+    // Deleted after a confirmation.
+    await panel.getByRole('button', { name: 'Delete words.txt' }).click();
+    await panel.getByRole('button', { name: 'Confirm delete words.txt' }).click();
+    await expect.poll(() => panel.getByRole('status').textContent()).toBe('Deleted words.txt.');
+    expect((await api(attachment('words.txt'))).status).toBe(404);
+    await expect.poll(() => list.getByRole('button', { name: 'Download words.txt' }).count()).toBe(0);
+    // A folder: its attachments alone, a page of 50 at a time.
+    await list.getByRole('link', { name: 'many/' }).click();
+    await list.getByRole('button', { name: 'Download f00.txt' }).waitFor();
+    expect(await list.getByRole('listitem').count()).toBe(50);
+    await panel.getByRole('button', { name: 'Next page' }).click();
+    await list.getByRole('button', { name: 'Download f52.txt' }).waitFor();
+    expect(await list.getByRole('listitem').count()).toBe(3);
+    await page.goto(`${server.url}/#/p/${server.projectId}`);
+  });
+
+  it('editor: front matter coloured as YAML, and a live preview the server renders as the text changes', async () => {
+    await page.goto(`${server.url}/#/p/${server.projectId}/f/${encodeURIComponent('guides/setup.md')}`);
+    await main().getByRole('button', { name: 'Edit' }).click();
+    const editor = main().getByRole('textbox', { name: 'Content of guides/setup.md' });
+    await editor.waitFor();
+    expect(await editor.locator('.yaml-key').allTextContents()).toEqual(['title', 'tags']);
+    expect(await editor.locator('.yaml-mark').allTextContents()).toEqual(['---', '---']);
+    // Not a Markdown setext heading (`tags: [guide]` over `---`): nothing in the block is underlined/bold.
+    const headingLike = await editor.locator('.cm-line').evaluateAll((lines) =>
+      lines.slice(0, 4).some((line) =>
+        [
+          line,
+          ...(line as unknown as { querySelectorAll(s: string): unknown[] }).querySelectorAll('span'),
+        ].some((element) => {
+          const style = (
+            globalThis as unknown as {
+              getComputedStyle(e: unknown): { textDecorationLine: string; fontWeight: string };
+            }
+          ).getComputedStyle(element);
+          return style.textDecorationLine.includes('underline');
+        }),
+      ),
+    );
+    expect(headingLike).toBe(false);
+    const preview = main().getByRole('region', { name: 'Preview' });
+    await preview.getByRole('heading', { name: 'Configure' }).waitFor();
+    const imageReads: string[] = [];
+    const countReads = (request: { url(): string }) => {
+      if (request.url().endsWith('/attachments/a.png')) imageReads.push(request.url());
+    };
+    page.on('request', countReads);
+    await editor.press('Control+End');
+    await page.keyboard.type('\n## Live heading\n\n![[a.png]]\n');
+    // Rendered by the server (POST …/render) after a pause: the new heading, the embed as an image.
+    await preview.getByRole('heading', { name: 'Live heading' }).waitFor();
+    await expect.poll(() => widths(preview.locator('img'))).toEqual([1]);
+    // Rendered again after more typing: the image is not read again (kept while the editor is open).
+    await page.keyboard.type('More words.');
+    await preview.getByText('More words.').waitFor();
+    await expect.poll(() => widths(preview.locator('img'))).toEqual([1]);
+    page.off('request', countReads);
+    expect(imageReads).toHaveLength(1);
+    expect(await content('guides/setup.md')).toBe(SETUP);
+    await scan('editor with live preview');
+    // On a phone: one at a time, a toggle between them.
+    await page.setViewportSize({ width: 375, height: 812 });
+    const toggle = main().getByRole('button', { name: 'Show preview' });
+    expect(await preview.isVisible()).toBe(false);
+    await toggle.click();
+    await preview.getByRole('heading', { name: 'Live heading' }).waitFor();
+    expect(await editor.isVisible()).toBe(false);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    await main().getByRole('button', { name: 'Show editor' }).click();
+    await editor.waitFor();
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await main().getByRole('button', { name: 'Cancel' }).click();
+    await main().getByRole('button', { name: 'Edit' }).waitFor();
     await page.goto(`${server.url}/#/p/${server.projectId}`);
   });
 
@@ -714,6 +900,11 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
     await page.goto(`${server.url}/#/p/${server.projectId}`);
     await main().getByRole('link', { name: 'Trash' }).waitFor();
     expect(await main().getByRole('heading', { name: 'Upload' }).count()).toBe(0);
+    // Attachments: listed and downloadable, never uploaded or deleted with a read key.
+    const attachments = main().getByRole('region', { name: 'Attachments' });
+    await attachments.getByRole('button', { name: 'Download report.pdf' }).waitFor();
+    expect(await attachments.getByLabel('Choose attachments to upload').count()).toBe(0);
+    expect(await attachments.getByRole('button', { name: /^Delete / }).count()).toBe(0);
     expect(await main().getByRole('button', { name: 'Create file' }).count()).toBe(0);
     expect(await main().getByRole('link', { name: 'Settings' }).count()).toBe(0);
     await page.goto(`${server.url}/#/p/${server.projectId}/trash`);

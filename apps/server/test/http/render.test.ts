@@ -166,3 +166,83 @@ describe('bounded rendering over HTTP', () => {
     },
   );
 });
+
+describe('POST …/render: unsaved text rendered as ?format=html renders a file (extensions §11)', () => {
+  const render = (h: HttpHarness, projectId: string, key: string, body: unknown) =>
+    h.fetch(`/api/projects/${projectId}/render`, {
+      method: 'POST',
+      key,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  test('the same HTML as the stored file’s render, links resolved from the named file’s folder', async (h) => {
+    const s = await scene(h);
+    const stored = await (await s.get('?format=html')).text();
+    const response = await render(h, s.projectId, s.apiKey, { content: DOC, filename: 'docs/guide.md' });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ html: stored });
+    expect(stored).toBe(HTML.replaceAll('{P}', s.projectId));
+  });
+
+  test('wiki embeds resolve against the project; without a filename the text is a root file', async (h) => {
+    const s = await scene(h, 'docs/guide.md', '# G\n');
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    const put = await h.fetch(`/api/projects/${s.projectId}/attachments/a.png`, {
+      method: 'PUT',
+      key: s.apiKey,
+      headers: { 'Content-Type': 'image/png' },
+      body: png,
+    });
+    expect(put.status).toBe(201);
+    const response = await render(h, s.projectId, s.apiKey, {
+      content: '![[a.png]] [[guide]] ![y](a.png)\n',
+    });
+    const cat = `/api/projects/${s.projectId}/attachments/a.png`;
+    expect(await response.json()).toEqual({
+      html:
+        `<p><img alt="a.png" src="${cat}" /> <a href="/#/p/${s.projectId}/f/docs/guide.md">guide</a> ` +
+        `<img alt="y" src="${cat}" /></p>\n`,
+    });
+  });
+
+  test('a read key may; an .mdx name shows the escaped source', async (h) => {
+    const s = await scene(h);
+    const created = await h.json('/api/keys', 'POST', s.apiKey, { name: 'reader', role: 'read' });
+    const reader = ((await created.json()) as { api_key: string }).api_key;
+    const response = await render(h, s.projectId, reader, { content: '# Hi <b>x</b>\n', filename: 'p.mdx' });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      html: '<pre class="mdx-source"><code># Hi &lt;b&gt;x&lt;/b&gt;\n</code></pre>\n',
+    });
+  });
+
+  test('refusals: 422 content, 400/415 filename, 413 past the file size limit, 404 project, 415 media type', async (h) => {
+    const s = await scene(h);
+    const missing = await render(h, s.projectId, s.apiKey, { filename: 'a.md' });
+    expect(missing.status).toBe(422);
+    expect(((await missing.json()) as { detail: { loc: unknown[] }[] }).detail[0]!.loc).toEqual([
+      'body',
+      'content',
+    ]);
+    expect((await render(h, s.projectId, s.apiKey, { content: 7 })).status).toBe(422);
+    expect((await render(h, s.projectId, s.apiKey, [])).status).toBe(422);
+    expect((await render(h, s.projectId, s.apiKey, { content: '', filename: 'a.txt' })).status).toBe(415);
+    expect((await render(h, s.projectId, s.apiKey, { content: '', filename: '../a.md' })).status).toBe(400);
+    // TEST_SETTINGS: files of at most 1024 bytes.
+    const big = await render(h, s.projectId, s.apiKey, { content: 'é'.repeat(513) });
+    expect(big.status).toBe(413);
+    const other = await render(h, '00000000-0000-4000-8000-000000000000', s.apiKey, { content: '' });
+    expect(other.status).toBe(404);
+    const text = await h.fetch(`/api/projects/${s.projectId}/render`, {
+      method: 'POST',
+      key: s.apiKey,
+      headers: { 'Content-Type': 'text/plain' },
+      body: '# x',
+    });
+    expect(text.status).toBe(415);
+  });
+});

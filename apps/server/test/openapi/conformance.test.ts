@@ -284,6 +284,20 @@ const CALLS: Call[] = [
     path: (s) => `${file(s)}/outline`,
     expect: 200,
   },
+  {
+    operationId: 'renderText',
+    method: 'POST',
+    path: (s) => `${project(s)}/render`,
+    body: json({ content: '# Draft\n', filename: 'notes/a.md' }),
+    expect: 200,
+  },
+  {
+    operationId: 'renderText',
+    method: 'POST',
+    path: (s) => `${project(s)}/render`,
+    body: json({ content: 1 }),
+    expect: 422,
+  },
   // Extensions §9.
   { operationId: 'getFileLinks', method: 'GET', path: (s) => `${file(s)}/links`, expect: 200 },
   { operationId: 'getFileLinks', method: 'GET', path: (s) => `${file(s, 'none.md')}/links`, expect: 404 },

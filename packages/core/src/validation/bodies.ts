@@ -77,6 +77,22 @@ export const CopyRequestSchema = v.object({
   ),
 });
 
+/** Render body (extensions §11): unsaved text rendered as the file it would be. */
+export const RenderRequestSchema = v.object({
+  content: v.pipe(
+    v.string(),
+    v.description('The Markdown to render (at most the file size limit, in UTF-8 bytes, else 413).'),
+  ),
+  filename: v.optional(
+    v.pipe(
+      v.string(),
+      v.description(
+        'The file the text is rendered as (its folder resolves relative links; `.mdx` is shown as source). Default `untitled.md`.',
+      ),
+    ),
+  ),
+});
+
 export const TrashRestoreSchema = v.object({
   to: v.optional(
     v.pipe(
@@ -165,6 +181,7 @@ export type MetadataUpdateInput = Fields<typeof MetadataUpdateSchema>;
 export type RestoreRequestInput = Fields<typeof RestoreRequestSchema>;
 export type MoveRequestInput = Fields<typeof MoveRequestSchema>;
 export type CopyRequestInput = Fields<typeof CopyRequestSchema>;
+export type RenderRequestInput = Fields<typeof RenderRequestSchema>;
 export type TrashRestoreInput = Fields<typeof TrashRestoreSchema>;
 export type SearchRequestInput = Fields<typeof SearchRequestSchema>;
 export type SearchAllRequestInput = Fields<typeof SearchAllRequestSchema>;

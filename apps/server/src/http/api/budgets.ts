@@ -125,6 +125,11 @@ export const ROUTE_BUDGETS: Readonly<Record<string, OperationBudget>> = {
     past: `${WORK_REFUSED}; ${MERGE_PAST}`,
   },
   getOutline: { cost: PARSED_CONTENT, past: '413 `OUTLINE_TOO_LARGE`' },
+  // Extensions §11: the live preview's render of unsaved text.
+  renderText: {
+    cost: 'the body (at most twice `maxFileBytes`, JSON-escaped) held whole, its text at most `maxFileBytes`, reserved from the content budget; the render priced before it runs, as `?format=html` (bounded-work rule); at most 500 distinct link targets resolved in two reads of the store',
+    past: '413 when the text passes `maxFileBytes` or the render its bound (`OUTLINE_TOO_LARGE`); 503 `CONTENT_WORK_BUSY` with `Retry-After` when the pool is full',
+  },
   // History (extensions §5).
   listRevisions: {
     cost: page(HISTORY_LIMITS.revisionsPageDefault, HISTORY_LIMITS.revisionsPageMax),

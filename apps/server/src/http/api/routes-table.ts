@@ -14,6 +14,7 @@ import { linkRoutes } from '../routes/links.js';
 import { memoryRoutes } from '../routes/memory.js';
 import { operationRoutes } from '../routes/operations.js';
 import { projectRoutes } from '../routes/projects.js';
+import { renderProjectText } from '../routes/rendered.js';
 import { restoreRoutes } from '../routes/restore.js';
 import { searchRoutes } from '../routes/search.js';
 import { shareRoutes } from '../routes/shares.js';
@@ -46,6 +47,8 @@ export const ROUTES: readonly DefinedRoute[] = [
   // Extensions §12.
   ...attachmentRoutes,
   ...editingRoutes,
+  // Extensions §11.
+  renderProjectText,
   ...historyRoutes,
   // Extensions §9.
   ...changesetRoutes,

@@ -15,6 +15,7 @@ import {
   ProjectUpdateSchema,
   RESTORE_LIMITS,
   REVISION_CHANGES,
+  RenderRequestSchema,
   RestoreRequestSchema,
   SETTING_SCHEMAS,
   SearchAllRequestSchema,
@@ -350,6 +351,12 @@ export const MovedAttachment = v.object({
 
 export const RestoreRequest = RestoreRequestSchema;
 
+/** Extensions §11: unsaved text to render, and its render. */
+export const RenderRequest = RenderRequestSchema;
+export const Rendered = v.object({
+  html: v.pipe(v.string(), v.description('The sanitised HTML fragment, as `?format=html` answers it.')),
+});
+
 /** Extensions §16: a project as it was. */
 export const ProjectRestoreRequest = ProjectAsOfRequestSchema;
 const ListedName = v.object({ filename: v.string() });
@@ -621,6 +628,8 @@ export const COMPONENTS = {
   FileEdit,
   FileEdited,
   Outline,
+  RenderRequest,
+  Rendered,
   Revision,
   RevisionList,
   RestoreRequest,

@@ -16,14 +16,16 @@ export const CONSOLE_DIST = fileURLToPath(new URL('../../../../console/dist/', i
  * inline script, no `eval`), requests only to the server itself, nothing from anywhere else. Styles come
  * from the server's stylesheet and from the `<style>` elements CodeMirror makes, which carry the page's
  * nonce (new on every load, read by the editor from `<meta name="csp-nonce">`); any other inline style,
- * such as a `style` attribute in a rendered file, is refused.
+ * such as a `style` attribute in a rendered file, is refused. Images: the server's, `data:`, and the
+ * `blob:` URLs the console makes of attachments it read with the key (nothing from elsewhere).
  */
 export const consoleCsp = (nonce: string) =>
   [
     "default-src 'none'",
     "script-src 'self'",
     `style-src 'self' 'nonce-${nonce}'`,
-    "img-src 'self' data:",
+    // `blob:`: the images of attachments, read with the key and shown through object URLs.
+    "img-src 'self' data: blob:",
     "font-src 'self'",
     "connect-src 'self'",
     "manifest-src 'self'",

@@ -1,13 +1,17 @@
 import type { Request, Response } from 'express';
 import * as v from 'valibot';
 import { isoDate } from '../../views.js';
-import type { QueryParameter } from '../api/route.js';
+import { errors, json } from '../api/answers.js';
+import { defineRoute, type QueryParameter } from '../api/route.js';
+import { Rendered, RenderRequest } from '../api/schemas.js';
 import { principalOf } from '../auth.js';
 import { attachmentDisposition } from '../content-disposition.js';
 import { HttpError } from '../errors.js';
 import { queryIssue, singleQueryParams } from '../query.js';
+import { jsonRequestBody } from '../request-body.js';
 import { conditionsOf, setFileValidators } from '../validators.js';
 import { filenameOf, projectIdOf, type RouteDeps, signalOf } from './context.js';
+import { editBodyLimit } from './editing.js';
 
 /** `?format=html` of a download (extensions §11). */
 export const FORMAT_QUERY: Readonly<Record<string, QueryParameter>> = {
@@ -65,3 +69,33 @@ export function renderedBody(req: Request, res: Response, html: string): void {
   res.setHeader('Content-Length', String(body.byteLength));
   res.end(req.method === 'HEAD' ? undefined : body);
 }
+
+/**
+ * `POST …/render` (extensions §11): unsaved text rendered as `?format=html` renders a stored file (the
+ * console's live preview). The body is bounded as an edit's is (text as large as a file, JSON-escaped).
+ */
+export const renderProjectText = defineRoute(
+  {
+    method: 'POST',
+    path: '/api/projects/:project_id/render',
+    operationId: 'renderText',
+    summary: 'Render text',
+    description:
+      "Renders Markdown that is not stored (an editor's unsaved text) as `?format=html` renders a file of " +
+      'that name and content: the same sanitised HTML, links and embeds resolved against the project.',
+    tags: ['Files'],
+    auth: 'apiKey',
+    role: 'read',
+    body: { contentType: 'application/json', schema: RenderRequest },
+    answers: { 200: json('The rendered HTML', Rendered), ...errors(400, 403, 404, 413, 415, 422) },
+  },
+  (deps) => async (req, res) => {
+    const html = await deps.store.files.render({
+      principal: principalOf(res),
+      projectId: projectIdOf(req),
+      body: jsonRequestBody(req, res, editBodyLimit(deps), { parse: deps.jsonParser, signal: signalOf(res) }),
+      signal: signalOf(res),
+    });
+    res.status(200).json({ html });
+  },
+);

@@ -16,7 +16,13 @@ export {
   readOutline,
 } from './parts.js';
 // Extensions §11.
-export { type RenderedRead, readFileHtml } from './render.js';
+export {
+  parseRenderBody,
+  RENDER_DEFAULT_FILENAME,
+  type RenderedRead,
+  readFileHtml,
+  renderText,
+} from './render.js';
 export { type RestoreRevisionInput, restoreRevision } from './restore.js';
 export { type DiffRevisionsInput, diffRevisions } from './revision-diff.js';
 export {
