@@ -58,6 +58,8 @@ function put(url: string, apiKey: string | null, body: Buffer, expect: number): 
 
 const IMAGE = 5 * MiB;
 const CONNECTIONS = 4;
+/** Seconds per measurement: a 5 MiB request takes tens of milliseconds, `--quick`'s 0.3 s is too few. */
+const secondsOf = (bench: Bench) => Math.max(bench.settings.durationSec, 2);
 
 /** mdstore's PUT of a new attachment per request, and the minimal durable server's raw PUT. */
 async function uploadTargets(bench: Bench, session: Session, image: Buffer) {
@@ -145,7 +147,7 @@ const attachmentTransfer: Scenario = {
       const session = await bench.session(flavour);
       if (!session) continue;
       const [up, minimal] = await uploadTargets(bench, session, image);
-      const [upload, baseline] = await compare(bench, [up, minimal]);
+      const [upload, baseline] = await compare(bench, [up, minimal], secondsOf(bench));
       bench.results.higher(
         `attachment PUT 5 MiB [${flavour}]`,
         THROUGHPUT,
@@ -154,7 +156,7 @@ const attachmentTransfer: Scenario = {
         'Express + fsync (raw body); target 0.8×',
       );
       const [down, ceiling] = await downloadTargets(bench, session, image);
-      const [download, bare] = await compare(bench, [down, ceiling]);
+      const [download, bare] = await compare(bench, [down, ceiling], secondsOf(bench));
       bench.results.higher(
         `attachment GET 5 MiB [${flavour}]`,
         THROUGHPUT,
