@@ -1,4 +1,6 @@
 import { type Principal, type Role, roleCovers } from '@mdstore/core';
+import { ROUTES } from '../http/api/routes-table.js';
+import { TOOL_OPERATIONS } from './tool-budgets.js';
 import type { McpTool } from './tool-kit.js';
 
 /**
@@ -42,6 +44,24 @@ export function toolRole(name: string): Role {
   return role;
 }
 
-/** The tools the principal's key may call: the only ones `tools/list` shows. */
+/** The operations a key confined to folders is refused (extensions §14), as the route table says. */
+const REFUSED_TO_FOLDER_KEYS = new Set(
+  ROUTES.filter((route) => route.description.folderKeys === 'refused').map(
+    (route) => route.description.operationId,
+  ),
+);
+
+/** Whether a key confined to folders is refused the tool's operation (its call would be a 403). */
+export const refusedToFolderKeys = (name: string): boolean =>
+  REFUSED_TO_FOLDER_KEYS.has(TOOL_OPERATIONS[name] ?? '');
+
+/**
+ * The tools the principal's key may call: the only ones `tools/list` shows. Those of its role, less,
+ * for a key confined to folders, those whose operation it is refused.
+ */
 export const toolsOfRole = (tools: readonly McpTool[], principal: Principal): McpTool[] =>
-  tools.filter((tool) => roleCovers(principal.role, toolRole(tool.name)));
+  tools.filter(
+    (tool) =>
+      roleCovers(principal.role, toolRole(tool.name)) &&
+      !(principal.pathPrefixes !== null && refusedToFolderKeys(tool.name)),
+  );

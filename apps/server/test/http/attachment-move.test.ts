@@ -248,9 +248,7 @@ describe('POST /api/projects/{id}/attachments/{path}/move (extensions §12)', ()
     expect(await s.text('index.md')).toBe(
       '# Index\n\n![alt](pics/b.png) and [report](reports/2026/q3.pdf)\n',
     );
-    expect(await s.text('notes/n.md')).toBe(
-      'See ![](../pics/b.png) and ![[a.png]] and [[docs/q3.pdf]].\n',
-    );
+    expect(await s.text('notes/n.md')).toBe('See ![](../pics/b.png) and ![[a.png]] and [[docs/q3.pdf]].\n');
     // Every link resolves to the attachments at their new paths.
     const broken = await h.fetch(`${s.base}/links/broken`, { key: s.apiKey });
     expect(((await broken.json()) as { links: unknown[] }).links).toEqual([]);

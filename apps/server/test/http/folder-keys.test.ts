@@ -44,6 +44,7 @@ const FOLDER_KEY_ANSWER: Readonly<Record<string, 'file' | 'attachment' | 'refuse
   moveAttachment: 'attachment',
   editFile: 'file',
   getOutline: 'file',
+  renderText: 'reached',
   listRevisions: 'file',
   downloadRevision: 'file',
   diffRevisions: 'file',
@@ -149,6 +150,12 @@ describe('keys confined to folders (extensions §14)', () => {
     const agent = await s.folderKey('admin', ['memories/']);
     const missing = KEYED_ROUTES.filter((route) => !(route.operationId in FOLDER_KEY_ANSWER));
     expect(missing.map((route) => route.operationId)).toEqual([]);
+    // The rows that say `refused` are the routes whose description says so (what MCP's tools/list reads).
+    expect(KEYED_ROUTES.filter((route) => route.folderKeys === 'refused').map((r) => r.operationId)).toEqual(
+      KEYED_ROUTES.filter((route) => FOLDER_KEY_ANSWER[route.operationId] === 'refused').map(
+        (r) => r.operationId,
+      ),
+    );
     for (const route of KEYED_ROUTES) {
       const answer = await call(h, route.method, concretePath(route.path, s.defaultProjectId), agent);
       const label = `${route.method} ${route.path}: ${answer.status} ${answer.body.slice(0, 200)}`;
@@ -247,6 +254,23 @@ describe('keys confined to folders (extensions §14)', () => {
       expect(memory.isError).not.toBe(true);
       const listed = await tool('list_files', {});
       expect(JSON.stringify(listed.structuredContent ?? listed.content)).not.toContain('outside.md');
+      // tools/list shows only what the key may call: not the drafts' tools, refused to a folder key.
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(['read_file', 'memory', 'apply_changeset']));
+      for (const refused of ['propose_changes', 'list_drafts', 'read_draft'])
+        expect(names, refused).not.toContain(refused);
+      // A key of the same role without folders is shown them.
+      const whole = new Client({ name: 'mdstore-whole', version: '1.0.0' });
+      await whole.connect(
+        new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), {
+          requestInit: { headers: { Authorization: `Bearer ${s.apiKey}` } },
+        }),
+      );
+      try {
+        expect((await whole.listTools()).tools.map((t) => t.name)).toContain('list_drafts');
+      } finally {
+        await whole.close();
+      }
     } finally {
       await client.close();
     }

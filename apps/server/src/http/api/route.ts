@@ -130,6 +130,13 @@ export interface RouteDescription {
    * refuses an `apiKey` route without a role, and a route without a key with one (`null`).
    */
   readonly role: Role | null;
+  /**
+   * Extensions §14: `refused` when a key confined to folders gets `403` whatever it names (the operation
+   * spans the project, or does not keep to folders yet); the core refuses it (`notForFolderKeys`), MCP
+   * does not list the tool of such an operation to such a key. Absent: the operation keeps to the
+   * key's folders.
+   */
+  readonly folderKeys?: 'refused';
   readonly query?: Readonly<Record<string, QueryParameter>>;
   readonly headers?: readonly RequestHeader[];
   readonly body?: RequestBody;

@@ -31,6 +31,7 @@ export const listAudit = defineRoute(
     method: 'GET',
     path: '/api/audit',
     operationId: 'listAudit',
+    folderKeys: 'refused',
     summary: 'Read the audit log',
     description:
       'Changes, refusals (401, 403, 404 on a project, 412, 428) and key operations of the account, newest first. Never a key, content or metadata. Entries are written within about a second.',

@@ -44,6 +44,7 @@ export const createDraft = defineRoute(
     method: 'POST',
     path: DRAFTS,
     operationId: 'createDraft',
+    folderKeys: 'refused',
     summary: 'Open a draft',
     description:
       'A proposed change to several files, kept apart until it is published. Operations are those of a changeset; each records the ETag its file has now (`base_etag`, null when the file does not exist). Nothing live changes.',
@@ -72,6 +73,7 @@ export const addDraftOperations = defineRoute(
     method: 'POST',
     path: `${ONE}/operations`,
     operationId: 'addDraftOperations',
+    folderKeys: 'refused',
     summary: 'Add operations to a draft',
     description:
       'Staged on the draft’s files as they are: an edit applies to the draft’s text of the file; a file keeps the base of the first operation that touched it.',
@@ -111,6 +113,7 @@ export const listDrafts = defineRoute(
     method: 'GET',
     path: DRAFTS,
     operationId: 'listDrafts',
+    folderKeys: 'refused',
     summary: 'List drafts',
     description: 'The project’s drafts, newest first, paged.',
     tags: TAGS,
@@ -135,6 +138,7 @@ export const getDraft = defineRoute(
     method: 'GET',
     path: ONE,
     operationId: 'getDraft',
+    folderKeys: 'refused',
     summary: 'Get a draft',
     description: 'The draft with its files (operation and base, never the content) and its reviews.',
     tags: TAGS,
@@ -158,6 +162,7 @@ export const readDraftFile = defineRoute(
     method: 'GET',
     path: `${ONE}/files/:filename`,
     operationId: 'readDraftFile',
+    folderKeys: 'refused',
     summary: 'Read a draft’s text of a file',
     description:
       'The whole text the draft proposes for a file it puts or edits (404 for one it deletes or moves).',
@@ -195,6 +200,7 @@ export const diffDraft = defineRoute(
     method: 'GET',
     path: `${ONE}/diff`,
     operationId: 'diffDraft',
+    folderKeys: 'refused',
     summary: 'Diff a draft',
     description:
       'Per file, in the order first touched: the unified diff from its base to the draft, and `stale: true` when the file changed since the base.',
@@ -225,6 +231,7 @@ export const reviewDraft = defineRoute(
     method: 'POST',
     path: `${ONE}/reviews`,
     operationId: 'reviewDraft',
+    folderKeys: 'refused',
     summary: 'Review a draft',
     description: 'Approve or request changes, with a comment.',
     tags: TAGS,
@@ -253,6 +260,7 @@ export const closeDraft = defineRoute(
     method: 'POST',
     path: `${ONE}/close`,
     operationId: 'closeDraft',
+    folderKeys: 'refused',
     summary: 'Close a draft',
     description:
       'Nothing is published. Its author may close it (a `propose` key too); other keys need `write`.',
@@ -281,6 +289,7 @@ export const publishDraft = defineRoute(
     method: 'POST',
     path: `${ONE}/publish`,
     operationId: 'publishDraft',
+    folderKeys: 'refused',
     summary: 'Publish a draft',
     description:
       'Applies the draft as one changeset (all or nothing; each revision carries the changeset id and the draft’s title). Files changed since their base are merged three ways and listed in `merged`; overlapping changes are 409 `Draft conflicts` with the hunks, and nothing changes.',

@@ -16,6 +16,7 @@ export const restoreProject = defineRoute(
     method: 'POST',
     path: '/api/projects/:project_id/restore',
     operationId: 'restoreProject',
+    folderKeys: 'refused',
     summary: 'Restore a project as of a time',
     description:
       'Brings every file back to what it was at `as_of`, from the kept revisions of the files and of the trash: ' +

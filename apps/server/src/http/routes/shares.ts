@@ -32,6 +32,7 @@ export const createShare = defineRoute(
     method: 'POST',
     path: SHARES,
     operationId: 'createShare',
+    folderKeys: 'refused',
     summary: 'Create a share link',
     description:
       'A link that shows one file, or every file under a folder, of the project without a key, until it expires or is revoked. The link (its token) is in this answer only.',
@@ -63,6 +64,7 @@ export const listShares = defineRoute(
     method: 'GET',
     path: SHARES,
     operationId: 'listShares',
+    folderKeys: 'refused',
     summary: 'List share links',
     description:
       'The project’s links that still work (not revoked, not expired), oldest first; never a token.',
@@ -83,6 +85,7 @@ export const revokeShare = defineRoute(
     method: 'DELETE',
     path: `${SHARES}/:share_id`,
     operationId: 'revokeShare',
+    folderKeys: 'refused',
     summary: 'Revoke a share link',
     description: 'The link stops working at once on this instance, and on every instance sharing the store.',
     tags: ['Access'],

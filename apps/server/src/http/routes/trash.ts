@@ -29,6 +29,7 @@ export const listTrash = defineRoute(
     method: 'GET',
     path: TRASH,
     operationId: 'listTrash',
+    folderKeys: 'refused',
     summary: 'List the trash',
     description:
       'Deleted files kept for `settings.trash_retention_days`, newest deletion first; items past ' +
@@ -61,6 +62,7 @@ export const restoreTrashItem = defineRoute(
     method: 'POST',
     path: `${TRASH}/:trash_id/restore`,
     operationId: 'restoreTrashItem',
+    folderKeys: 'refused',
     summary: 'Restore a file from the trash',
     description:
       "The same file back under its own name or `to`, with a new revision (`change: restore`); `{}` or no body: the item's own name.",
@@ -88,6 +90,7 @@ export const deleteTrashItem = defineRoute(
     method: 'DELETE',
     path: `${TRASH}/:trash_id`,
     operationId: 'deleteTrashItem',
+    folderKeys: 'refused',
     summary: 'Remove a file from the trash for good',
     description: 'Its content and revisions go too.',
     tags: ['Trash'],

@@ -49,6 +49,7 @@ export const createWebhook = defineRoute(
     method: 'POST',
     path: WEBHOOKS,
     operationId: 'createWebhook',
+    folderKeys: 'refused',
     summary: 'Create a webhook',
     description:
       'Events of the account (or of one project) are POSTed to `url`, signed per Standard Webhooks, in `seq` order, at least once. The secret is in this answer only.',
@@ -76,6 +77,7 @@ export const listWebhooks = defineRoute(
     method: 'GET',
     path: WEBHOOKS,
     operationId: 'listWebhooks',
+    folderKeys: 'refused',
     summary: 'List webhooks',
     description:
       'The account’s webhooks (a project-scoped key: those of its projects), oldest first; never a secret.',
@@ -96,6 +98,7 @@ export const getWebhook = defineRoute(
     method: 'GET',
     path: ONE,
     operationId: 'getWebhook',
+    folderKeys: 'refused',
     summary: 'Get a webhook',
     description: 'Its settings and state (`active`, `disabled_reason`); never its secret.',
     tags: TAGS,
@@ -115,6 +118,7 @@ export const deleteWebhook = defineRoute(
     method: 'DELETE',
     path: ONE,
     operationId: 'deleteWebhook',
+    folderKeys: 'refused',
     summary: 'Delete a webhook',
     description: 'With its deliveries log; nothing more is sent (an attempt in flight may still arrive).',
     tags: TAGS,
@@ -134,6 +138,7 @@ export const enableWebhook = defineRoute(
     method: 'POST',
     path: `${ONE}/enable`,
     operationId: 'enableWebhook',
+    folderKeys: 'refused',
     summary: 'Enable a webhook',
     description:
       'Active again after it was disabled: delivery resumes from the event that failed, with a fresh retry schedule. The URL is checked again.',
@@ -166,6 +171,7 @@ export const listWebhookDeliveries = defineRoute(
     method: 'GET',
     path: `${ONE}/deliveries`,
     operationId: 'listWebhookDeliveries',
+    folderKeys: 'refused',
     summary: 'List a webhook’s deliveries',
     description:
       'Every attempt, newest first: the event, the attempt number, the answer’s status or the error, the time taken.',
