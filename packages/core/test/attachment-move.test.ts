@@ -214,6 +214,33 @@ describe('attachment move (extensions §12)', () => {
     expect(await s.text('n.md')).toBe('![[pics/twin.png|100]] [[pics/twin.png]]\n');
   });
 
+  it('the revisions a rewrite writes name it as such, for an attachment move and a file move', async () => {
+    const s = await scene();
+    await s.write('img/a.png', PNG, 'image/png');
+    await s.put('n.md', '![](img/a.png) [x](other.md)\n');
+    await s.put('other.md', '# Other\n');
+    await s.move('img/a.png', { to: 'pics/a.png', rewrite_links: true });
+    const messages = async (filename: string) =>
+      (await s.store.files.listRevisions({ ...s.at, filename })).revisions.map((r) => [
+        r.revision,
+        r.message,
+      ]);
+    expect(await messages('n.md')).toEqual([
+      [2, 'Links rewritten: img/a.png moved to pics/a.png'],
+      [1, null],
+    ]);
+    await s.store.files.move({
+      ...s.at,
+      filename: 'other.md',
+      body: { to: 'docs/other.md', rewrite_links: true },
+    });
+    expect((await messages('n.md'))[0]).toEqual([3, 'Links rewritten: other.md moved to docs/other.md']);
+    expect((await messages('docs/other.md'))[0]).toEqual([
+      2,
+      'Links rewritten: other.md moved to docs/other.md',
+    ]);
+  });
+
   it('rewrite_links with no link to rewrite still moves, in a changeset of its own', async () => {
     const s = await scene();
     await s.write('a.png', PNG, 'image/png');

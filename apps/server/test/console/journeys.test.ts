@@ -746,6 +746,11 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
     // ...and the files that link here, each a link into the console.
     await details.getByRole('link', { name: 'linker.md' }).click();
     await main().getByRole('heading', { name: 'linker.md' }).waitFor();
+    // Issue 37: its history names the rewrite as such, and which move it followed.
+    await main().getByRole('button', { name: 'History' }).click();
+    await main()
+      .getByRole('cell', { name: /\(Links rewritten: target\.md moved to archive\/target\.md\)$/ })
+      .waitFor();
   });
 
   it('webhooks: create one to a loopback URL, see it listed, delete it', async () => {

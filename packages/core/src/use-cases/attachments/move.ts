@@ -12,7 +12,13 @@ import { type MdStoreContext, notBefore } from '../context.js';
 import { type BodyOf, deferred } from '../deferred-body.js';
 import { conditionsOf, type RequestConditions } from '../files/conditions.js';
 import { lockActiveProject, withCounterChange } from '../files/shared.js';
-import { moveChangesetPlan, planMoveRewrites, rewrittenOf, withReplanning } from '../links/move-rewrite.js';
+import {
+  moveChangesetPlan,
+  planMoveRewrites,
+  rewriteMessage,
+  rewrittenOf,
+  withReplanning,
+} from '../links/move-rewrite.js';
 import {
   type AttachmentView,
   checkAttachmentWrite,
@@ -153,7 +159,7 @@ async function moveRewritingLinks(
       await commitChangeset(ctx, {
         principal: input.principal,
         plan: changeset,
-        changeset: { id: changesetId, message: null },
+        changeset: { id: changesetId, message: rewriteMessage(current.path, to) },
         alsoInTransaction: async (tx) => {
           const now = await tx.findAttachment({ projectId: project.id, path: current.path });
           if (now?.id !== current.id || now.revision !== current.revision) throw new StalePlan();

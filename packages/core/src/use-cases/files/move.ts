@@ -8,7 +8,13 @@ import { removeDoomed } from '../blob-intents.js';
 import { commitChangeset } from '../changesets/commit.js';
 import { type MdStoreContext, notBefore } from '../context.js';
 import { type BodyOf, deferred } from '../deferred-body.js';
-import { moveChangesetPlan, planMoveRewrites, rewrittenOf, withReplanning } from '../links/move-rewrite.js';
+import {
+  moveChangesetPlan,
+  planMoveRewrites,
+  rewriteMessage,
+  rewrittenOf,
+  withReplanning,
+} from '../links/move-rewrite.js';
 import { type FileView, toFileView } from '../views.js';
 import { checkWriteConditions, conditionsOf, type RequestConditions } from './conditions.js';
 import { findFileOr404, lockActiveProject, withCounterChange } from './shared.js';
@@ -74,7 +80,7 @@ async function moveRewritingLinks(
     const committed = await commitChangeset(ctx, {
       principal: input.principal,
       plan: changeset,
-      changeset: { id: ctx.ids.uuid(), message: null },
+      changeset: { id: ctx.ids.uuid(), message: rewriteMessage(input.filename, to) },
     });
     const file = committed.records.get(moved)!;
     return { ...toFileView(file, committed.project, ctx.blobs.scheme), rewritten };

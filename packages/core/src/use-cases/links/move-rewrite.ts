@@ -31,6 +31,17 @@ import { attachmentTargets } from './targets.js';
 
 export const REWRITE_ATTEMPTS = 3;
 
+/** At most this many code points of a rewrite's changeset message (a changeset's own bound). */
+const MESSAGE_MAX = 1000;
+
+/**
+ * The message of a move's changeset with `rewrite_links`: each revision it writes says it is a link
+ * rewrite, and of which move (history, the console's "Change" column). Cut to a changeset message's bound.
+ */
+export function rewriteMessage(from: string, to: string): string {
+  return [...`Links rewritten: ${from} moved to ${to}`].slice(0, MESSAGE_MAX).join('');
+}
+
 export interface PlannedRewrite {
   readonly rewrite: FileRewrite;
   /** The linking file as it was read (its revision is checked again in the transaction). */
