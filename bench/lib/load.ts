@@ -178,3 +178,34 @@ export function postStatus(
 /** The median of some values (the upper one of an even count). */
 export const median = (values: number[]): number =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** POSTs a zip to `url` with the key (an import), on a connection of its own; its status and text. */
+export function postZip(
+  url: string,
+  apiKey: string,
+  body: Buffer,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${apiKey}`,
+          'content-type': 'application/zip',
+          'content-length': String(body.length),
+        },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}

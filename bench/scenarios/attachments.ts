@@ -12,7 +12,7 @@ import { ZipFile } from 'yazl';
 import { autocannonTarget, compare } from '../lib/compare.js';
 import { KiB, MiB, markdownBytes } from '../lib/content.js';
 import type { Bench, Session } from '../lib/context.js';
-import { httpRequest } from '../lib/load.js';
+import { httpRequest, postZip } from '../lib/load.js';
 import type { BenchAccount, MdstoreServer } from '../lib/mdstore.js';
 import { readMemory, sampleMemory } from '../lib/processes.js';
 import { FLAVOURS, type Scenario } from './types.js';
@@ -239,32 +239,6 @@ async function vaultZip(notes: number, images: number): Promise<Buffer> {
   zip.end();
   await ended;
   return Buffer.concat(chunks);
-}
-
-function postZip(url: string, apiKey: string, body: Buffer): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      url,
-      {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${apiKey}`,
-          'content-type': 'application/zip',
-          'content-length': String(body.length),
-        },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
-        );
-        response.on('error', reject);
-      },
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
 }
 
 const importVault: Scenario = {

@@ -1,10 +1,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import http from 'node:http';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { ZipFile } from 'yazl';
 import { run as runCli } from '../../packages/cli/src/run.js';
 import { KiB, MiB, markdownBytes } from '../lib/content.js';
+import { postZip } from '../lib/load.js';
 import type { BenchAccount } from '../lib/mdstore.js';
 import { readMemory, sampleMemory } from '../lib/processes.js';
 import type { Scenario } from './types.js';
@@ -32,32 +32,6 @@ async function zipOf(count: number): Promise<Buffer> {
   zip.end();
   await ended;
   return Buffer.concat(chunks);
-}
-
-function post(url: string, account: BenchAccount, body: Buffer): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      url,
-      {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${account.api_key}`,
-          'content-type': 'application/zip',
-          'content-length': String(body.length),
-        },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
-        );
-        response.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
 }
 
 /** A new project of the account; its id. */
@@ -122,9 +96,9 @@ const importScenario: Scenario = {
     const idle = readMemory(server.pid);
     const sampler = sampleMemory(server.pid, 50);
     const started = performance.now();
-    const answer = await post(
+    const answer = await postZip(
       `${server.url}/api/projects/${account.default_project_id}/import`,
-      account,
+      account.api_key,
       archive,
     );
     const seconds = (performance.now() - started) / 1000;
