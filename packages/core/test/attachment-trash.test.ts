@@ -8,7 +8,8 @@ import { anAccount, blobKeys, codeOf, createFixture, textStream } from './suppor
  * A deleted attachment goes to the trash when the project keeps one (extensions §12, §5): listed with
  * `kind: attachment` and its path, restored with the same bytes, its blob held while any item or twin
  * references it and freed by purge, delete from the trash and expiry; a taken path is 409; a project
- * without a trash deletes for good, as before; a project restored as of a time leaves attachments alone.
+ * without a trash deletes for good, as before; a changeset's `detach` goes to the trash too; a project
+ * restored as of a time leaves attachments alone.
  */
 
 const PNG = Uint8Array.from(
@@ -163,6 +164,19 @@ describe('attachments in the trash (extensions §12)', () => {
     expect(await s.store.maintenance.expireTrash()).toEqual({ purged: 1, failures: 0 });
     expect(await s.keys()).toEqual([]);
     expect(await s.counters()).toEqual({ attachments: 0, attachmentBytes: 0, trash: 0 });
+  });
+
+  it("a changeset's detach goes to the trash too, as its file deletes do", async () => {
+    const s = await scene();
+    await s.write('a.png');
+    await s.store.changesets.apply({ ...s.at, operations: [{ op: 'detach', path: 'a.png' }] });
+    expect(await codeOf(() => s.read('a.png'))).toBe('ATTACHMENT_NOT_FOUND');
+    const [item] = await s.trash();
+    expect(item).toMatchObject({ kind: 'attachment', path: 'a.png', sizeBytes: PNG.length });
+    expect(await s.counters()).toEqual({ attachments: 0, attachmentBytes: 0, trash: PNG.length });
+    expect(await s.keys()).toHaveLength(1);
+    await s.store.trash.restore({ ...s.at, trashId: item!.trashId });
+    expect(Buffer.from(await s.read('a.png'))).toEqual(Buffer.from(PNG));
   });
 
   it('without a trash the delete is final, as before', async () => {

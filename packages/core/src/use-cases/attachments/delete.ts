@@ -1,10 +1,9 @@
-import type { BlobIntentRecord } from '../../model/records.js';
 import type { Principal } from '../authentication.js';
-import { doomResource, removeDoomed } from '../blob-intents.js';
+import { removeDoomed } from '../blob-intents.js';
 import type { MdStoreContext } from '../context.js';
 import { conditionsOf, type RequestConditions } from '../files/conditions.js';
-import { type CounterChange, lockActiveProject, withCounterChange } from '../files/shared.js';
-import { moveAttachmentToTrash } from '../trash/attachments.js';
+import { lockActiveProject, withCounterChange } from '../files/shared.js';
+import { removeAttachmentStep } from './remove.js';
 import {
   checkAttachmentWrite,
   emitAttachmentEvent,
@@ -32,17 +31,12 @@ export async function deleteAttachment(ctx: MdStoreContext, input: DeleteAttachm
     const locked = await lockActiveProject(tx, input.principal, project.id);
     const current = await findAttachmentOr404(tx, locked.id, input.path);
     checkAttachmentWrite(locked, current, conditions);
-    await tx.deleteAttachment({ attachmentId: current.id });
     const at = ctx.clock.now();
-    const intents: BlobIntentRecord[] = [];
-    let change: CounterChange;
-    if (locked.trashRetentionDays > 0) {
-      change = await moveAttachmentToTrash(ctx, tx, { project: locked, attachment: current, at });
-    } else {
-      const resource = { bucket: locked.bucketName, key: current.blobKey };
-      if (!(await tx.isBlobReferenced(resource))) intents.push(await doomResource(ctx, tx, resource));
-      change = { attachments: -1, attachmentBytes: -current.sizeBytes };
-    }
+    const { change, doomed } = await removeAttachmentStep(ctx, tx, {
+      project: locked,
+      attachment: current,
+      at,
+    });
     await tx.updateProject({ project: withCounterChange(ctx, locked, change, at) });
     await emitAttachmentEvent(ctx, tx, {
       project: locked,
@@ -50,7 +44,7 @@ export async function deleteAttachment(ctx: MdStoreContext, input: DeleteAttachm
       path: input.path,
       attachment: null,
     });
-    return intents;
+    return doomed;
   });
   for (const intent of doomed) await removeDoomed(ctx, intent);
 }
