@@ -11,7 +11,7 @@ import { type HttpHarness, serverTest } from '../support/http-harness.js';
  * `kind: "attachment"` and its `path` (file items gain `kind: "file"` only); a restore answers 201 with
  * the Attachment, readable again with the same bytes; twin bytes stay while a twin is in the trash; a
  * delete from the trash and expiry free the blob once nothing references it; a taken path is 409; with
- * 0 the delete is final, as before.
+ * 0 the delete is final, as before. A changeset's `detach` goes to the trash the same way.
  */
 const test = serverTest();
 
@@ -184,6 +184,21 @@ describe('attachments in the trash (extensions §12)', () => {
     expect(Buffer.from(await (await s.get('old/a.png')).arrayBuffer())).toEqual(PNG);
     expect(Buffer.from(await (await s.get('a.png')).arrayBuffer())).toEqual(PDF);
     expect(await s.exact()).toEqual([2, PNG.length + PDF.length, 0]);
+  });
+
+  test("a changeset's detach goes to the trash too", async (h) => {
+    const s = await scene(h, 7);
+    await s.put('a.png');
+    const body = { operations: [{ op: 'detach', path: 'a.png' }] };
+    const applied = await h.json(`/api/projects/${s.projectId}/changesets`, 'POST', s.apiKey, body);
+    expect(applied.status).toBe(200);
+    expect((await s.get('a.png')).status).toBe(404);
+    const [item] = await s.trash();
+    expect(item).toMatchObject({ kind: 'attachment', path: 'a.png', size_bytes: PNG.length });
+    expect(await s.keys()).toHaveLength(1);
+    expect(await s.exact()).toEqual([0, 0, PNG.length]);
+    expect((await s.restore(item!.trash_id)).status).toBe(201);
+    expect(Buffer.from(await (await s.get('a.png')).arrayBuffer())).toEqual(PNG);
   });
 
   test('a project without a trash deletes for good, as before', async (h) => {
