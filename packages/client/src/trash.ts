@@ -1,3 +1,4 @@
+import type { Attachment } from './attachments.js';
 import type { MdStoreFile } from './files.js';
 import type { components } from './generated/openapi.js';
 import type { PageOptions } from './projects.js';
@@ -37,12 +38,15 @@ export class TrashApi {
     } while (cursor);
   }
 
-  /** Puts the file back, under its own name or `to` (409 if the name is taken). */
+  /**
+   * Puts the file back, under its own name or `to` (409 if the name is taken); an item of `kind`
+   * `attachment` comes back as the Attachment (extensions §12).
+   */
   async restore(
     projectId: string,
     trashId: string,
     options: RequestOptions & { to?: string } = {},
-  ): Promise<MdStoreFile> {
+  ): Promise<MdStoreFile | Attachment> {
     const path = { project_id: projectId, trash_id: trashId };
     const json = options.to === undefined ? {} : { to: options.to };
     const call = '/api/projects/{project_id}/trash/{trash_id}/restore';

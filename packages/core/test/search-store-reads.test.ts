@@ -1,4 +1,9 @@
-import { BlobNotFoundError, type RecordsRepository, type SearchCandidatesQuery } from '@mdstore/core';
+import {
+  BlobNotFoundError,
+  type FileView,
+  type RecordsRepository,
+  type SearchCandidatesQuery,
+} from '@mdstore/core';
 import { aFile } from '@mdstore/core/testing';
 import { describe, expect, it } from 'vitest';
 import { textStream } from './support/fixture.js';
@@ -223,7 +228,11 @@ describe('the content read again when a write reuses a stored version', () => {
       await store.files.delete({ ...at, filename: 'a.md' });
       expect(await names({ query: 'delta' })).toEqual([]);
       const [item] = (await store.trash.list(at)).trash;
-      const back = await store.trash.restore({ ...at, trashId: item!.trashId, body: { to: 'b.md' } });
+      const back = (await store.trash.restore({
+        ...at,
+        trashId: item!.trashId,
+        body: { to: 'b.md' },
+      })) as FileView;
       expect(back.frontmatter).toEqual({ owner: 'ann' });
       expect(await names({ query: 'delta' })).toEqual(['b.md']);
       expect(await names({ query: 'ann' })).toEqual(['b.md']);

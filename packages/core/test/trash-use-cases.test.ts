@@ -1,4 +1,4 @@
-import type { MdStore, RecordsRepository } from '@mdstore/core';
+import type { FileView, MdStore, RecordsRepository } from '@mdstore/core';
 import { describe, expect, it } from 'vitest';
 import { DAY_MS, TRASH_LIMITS } from '../src/defaults/trash.js';
 import { parseTrashRestoreBody } from '../src/validation/trash.js';
@@ -98,6 +98,7 @@ describe('the list of the trash', () => {
         revision: 1,
         deletedAt: deletedAt[2],
         expiresAt: deletedAt[2]! + RETENTION_DAYS * DAY_MS,
+        kind: 'file',
       },
       expect.objectContaining({ filename: 'b.md', deletedAt: deletedAt[1] }),
     ]);
@@ -158,7 +159,7 @@ describe('restoring an item', () => {
     ]).toEqual([0, 0, 0, 9]);
     const [item] = (await store.trash.list(at)).trash;
     clock.advance(10);
-    const restored = await store.trash.restore({ ...at, trashId: item!.trashId });
+    const restored = (await store.trash.restore({ ...at, trashId: item!.trashId })) as FileView;
     expect(restored.filename).toBe('a.md');
     expect(restored.revision).toBe(3);
     expect(restored.updatedAt).toBe(clock.now());
@@ -188,7 +189,7 @@ describe('restoring an item', () => {
     expect(await codeOf(() => store.trash.restore({ ...at, trashId: id }))).toBe('FILENAME_TAKEN');
     expect(await projectNow()).toEqual(before);
     expect((await store.trash.list(at)).totalCount).toBe(1);
-    const moved = await store.trash.restore({ ...at, trashId: id, body: { to: 'old/a.md' } });
+    const moved = (await store.trash.restore({ ...at, trashId: id, body: { to: 'old/a.md' } })) as FileView;
     expect(moved.filename).toBe('old/a.md');
     const gone = await trashed('b.md');
     const expiry = (await store.trash.list(at)).trash[0]!.expiresAt;

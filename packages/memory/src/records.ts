@@ -164,7 +164,14 @@ const CAPABILITIES: RecordsCapabilities = Object.freeze({ durable: false, shared
 const copy = <R extends object>(record: R): R => {
   if ('vector' in record && record.vector instanceof Uint8Array)
     return { ...record, vector: new Uint8Array(record.vector) };
-  if ('file' in record) return { ...record, file: { ...(record.file as object) } };
+  if ('file' in record) {
+    const { attachment } = record as { attachment?: object };
+    return {
+      ...record,
+      file: { ...(record.file as object) },
+      ...(attachment !== undefined && { attachment: { ...attachment } }),
+    };
+  }
   // An API key's project list and folders are arrays: copied too, so a caller never holds the stored ones.
   if ('projectIds' in record && 'pathPrefixes' in record) {
     const { projectIds, pathPrefixes } = record as { projectIds: unknown; pathPrefixes: unknown };
@@ -432,13 +439,19 @@ abstract class TablesReader implements RecordsReader {
     const owners = select(projects, (project) => project.bucketName === q.bucket);
     if (q.key === null) return owners.some((project) => project.status !== 'deleted');
     const ownerIds = new Set(owners.map((project) => project.id));
-    const { revisions, attachments } = this.tables();
+    const { revisions, attachments, trash } = this.tables();
     return (
       find(
         revisions,
         (revision) => ownerIds.has(revision.projectId) && !revision.inline && revision.contentKey === q.key,
       ) !== undefined ||
-      find(attachments, (a) => ownerIds.has(a.projectId) && a.blobKey === q.key) !== undefined
+      find(attachments, (a) => ownerIds.has(a.projectId) && a.blobKey === q.key) !== undefined ||
+      // An attachment in the trash holds its blob until it is purged (extensions §12).
+      find(
+        trash,
+        (item) =>
+          ownerIds.has(item.projectId) && item.attachment !== undefined && item.file.contentKey === q.key,
+      ) !== undefined
     );
   }
 

@@ -516,6 +516,19 @@ export const MIGRATIONS: readonly Migration[] = [
     // expression is the dialect's `lastSegment` (dialect.ts), so that the look-up uses the index.
     sql: "CREATE INDEX attachments_name_idx ON attachments (project_id, (regexp_replace(path, '^.*/', '')));",
   },
+  {
+    version: 21,
+    name: 'attachments in the trash',
+    // Extensions §12: a deleted attachment goes to the trash (issue 37): its item is a `trash_items` row
+    // of kind `attachment`, the attachment's id, path, size, sha256, blob key (`content_key`) and revision
+    // in the file columns, its content type in `content_type`; `(project_id, content_key)` finds the items
+    // that hold a blob.
+    sql: `
+      ALTER TABLE trash_items ADD COLUMN kind TEXT NOT NULL DEFAULT 'file' CHECK (kind IN ('file', 'attachment'));
+      ALTER TABLE trash_items ADD COLUMN content_type TEXT;
+      CREATE INDEX trash_items_blob_idx ON trash_items (project_id, content_key);
+    `,
+  },
 ];
 
 /**

@@ -177,8 +177,14 @@ const TRASHED_FILE_FIELDS = {
 } as const satisfies Partial<Record<keyof FileRecord, string>>;
 type Renamed = keyof typeof TRASHED_FILE_FIELDS;
 
-/** A trash item as one row: the item's own fields, and the file's (those of `TRASHED_FILE_FIELDS` renamed). */
-export type TrashRow = Omit<TrashRecord, 'file'> &
+/**
+ * A trash item as one row: the item's own fields, its kind and (an attachment's) content type, and the
+ * file's (those of `TRASHED_FILE_FIELDS` renamed).
+ */
+export type TrashRow = Omit<TrashRecord, 'file' | 'attachment'> & {
+  readonly kind: 'file' | 'attachment';
+  readonly contentType: string | null;
+} & Omit<FileRecord, Renamed> &
   Omit<FileRecord, Renamed> & { readonly [K in Renamed as (typeof TRASHED_FILE_FIELDS)[K]]: FileRecord[K] };
 
 /** Each file field and the row field it is stored in. */
@@ -199,8 +205,13 @@ export const TRASH = defineTable<TrashRow>(
     projectId: ['project_id', 'text'],
     deletedAt: ['deleted_at', 'integer'],
     expiresAt: ['expires_at', 'integer'],
+    kind: ['kind', 'text'],
+    contentType: ['content_type', 'text'],
     ...(Object.fromEntries(TRASHED_FILE.map(({ field, row }) => [row, fileColumn(field)])) as {
-      readonly [K in Exclude<keyof TrashRow, keyof Omit<TrashRecord, 'file'>>]: readonly [string, ColumnType];
+      readonly [K in Exclude<
+        keyof TrashRow,
+        keyof Omit<TrashRecord, 'file' | 'attachment'> | 'kind' | 'contentType'
+      >]: readonly [string, ColumnType];
     }),
   },
   { key: ['id'] },
@@ -212,6 +223,8 @@ export function toTrashRow(item: TrashRecord): TrashRow {
     projectId: item.projectId,
     deletedAt: item.deletedAt,
     expiresAt: item.expiresAt,
+    kind: item.attachment ? 'attachment' : 'file',
+    contentType: item.attachment?.contentType ?? null,
   };
   for (const { field, row: name } of TRASHED_FILE) if (field !== 'projectId') row[name] = item.file[field];
   return row as unknown as TrashRow;
@@ -227,6 +240,7 @@ export function fromTrashRow(row: TrashRow): TrashRecord {
     deletedAt: row.deletedAt,
     expiresAt: row.expiresAt,
     file: file as unknown as FileRecord,
+    ...(row.kind === 'attachment' && { attachment: { contentType: row.contentType ?? '' } }),
   };
 }
 

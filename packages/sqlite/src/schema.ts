@@ -540,6 +540,19 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'attachments by name',
     sql: `CREATE INDEX attachments_name ON attachments (project_id, substr(path, length(rtrim(path, replace(path, '/', ''))) + 1));`,
   },
+  // Extensions §12: a deleted attachment goes to the trash (issue 37): its item is a `trash_items` row of
+  // kind `attachment`, the attachment's id, path, size, sha256, blob key (`content_key`) and revision in
+  // the file columns, its content type in `content_type`; `(project_id, content_key)` finds the items
+  // that hold a blob.
+  {
+    version: 21,
+    description: 'attachments in the trash',
+    sql: `
+ALTER TABLE trash_items ADD COLUMN kind TEXT NOT NULL DEFAULT 'file' CHECK (kind IN ('file', 'attachment'));
+ALTER TABLE trash_items ADD COLUMN content_type TEXT;
+CREATE INDEX trash_items_blob ON trash_items (project_id, content_key);
+`,
+  },
 ];
 
 /** The schema version this code writes and expects (SQLite's `user_version`). */

@@ -31,14 +31,19 @@ export function TrashScreen({ me, projectId }: { me: Me; projectId: string }) {
         setStatus(`${item.filename} purged.`);
         reload();
       } else {
-        const file = await getJson<{ filename: string }>(
+        const restored = await getJson<{ filename?: string }>(
           `/api/projects/${projectId}/trash/${item.trash_id}/restore`,
           {
             method: 'POST',
             json: {},
           },
         );
-        go(href.file(projectId, file.filename));
+        // A file opens; an attachment (extensions §12, no screen of its own) is back at its path.
+        if (restored.filename !== undefined) go(href.file(projectId, restored.filename));
+        else {
+          setStatus(`${item.filename} restored.`);
+          reload();
+        }
       }
     } catch (caught) {
       setStatus(errorText(caught));

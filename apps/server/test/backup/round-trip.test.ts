@@ -52,6 +52,14 @@ async function fill(store: MdStore): Promise<Filled> {
   await store.files.updateContent({ ...at, filename: 'a.md', content: text(`${BIG}\n[b](b.md)\n`) });
   await store.files.updateContent({ ...at, filename: 'a.md', content: text('# A again\n[b](b.md)\n') });
   await store.files.delete({ ...at, filename: 'gone.md' });
+  // An attachment in the trash (extensions §12): its item's kind and content type are backed up too.
+  await store.attachments.write({
+    ...at,
+    path: 'files/gone.bin',
+    contentType: 'application/octet-stream',
+    content: text(`${BIG}\nbin\n`),
+  });
+  await store.attachments.delete({ ...at, path: 'files/gone.bin' });
   // Another account's default project, with one file of each form.
   const bobPrincipal = await store.authenticate({ apiKey: bob.apiKey.apiKey });
   const bobAt = { principal: bobPrincipal, projectId: bob.defaultProject.id };
@@ -109,7 +117,7 @@ async function roundTrip(from: PairName, to: PairName) {
     expect((await verifyBackup(first.path)).problems).toEqual([]);
     expect(first.manifest.blobs.count).toBeGreaterThan(0);
     expect(first.manifest.tables.find((t) => t.name === 'inline_contents')?.rows).toBeGreaterThan(0);
-    expect(first.manifest.tables.find((t) => t.name === 'trash_items')?.rows).toBe(1);
+    expect(first.manifest.tables.find((t) => t.name === 'trash_items')?.rows).toBe(2);
     expect(first.manifest.tables.find((t) => t.name === 'links')?.rows).toBeGreaterThan(0);
 
     const restored = await restoreBackup(target, { from: first.path });

@@ -583,6 +583,20 @@ describe.skipIf(!browserSuite)('the console in headless Chromium', () => {
       trash: { filename: string }[];
     };
     expect(trash.trash.map((item) => item.filename)).not.toContain('created.md');
+    // A deleted attachment (extensions §12) is restored in place: the trash screen says so and stays.
+    const pixel = `/api/projects/${server.projectId}/attachments/pixel.png`;
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    const put = await api(pixel, { method: 'PUT', headers: { 'Content-Type': 'image/png' }, body: png });
+    expect(put.status).toBe(201);
+    expect((await api(pixel, { method: 'DELETE' })).status).toBe(204);
+    await page.goto(`${server.url}/#/p/${server.projectId}`);
+    await page.goto(`${server.url}/#/p/${server.projectId}/trash`);
+    await main().getByRole('button', { name: 'Restore pixel.png' }).click();
+    await expect.poll(() => main().getByRole('status').first().textContent()).toBe('pixel.png restored.');
+    expect(Buffer.from(await (await api(pixel)).arrayBuffer())).toEqual(png);
   });
 
   it('settings and keys screens for an admin key pass the scan too', async () => {

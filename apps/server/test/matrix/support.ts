@@ -13,6 +13,7 @@ const HTTP_SUITES = [
   // extensions §12
   'attachments',
   'attachment-move',
+  'attachment-trash',
   'robustness',
   'transport',
   // extensions §2

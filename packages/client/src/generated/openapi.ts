@@ -691,7 +691,7 @@ export interface paths {
         put?: never;
         /**
          * Restore a file from the trash
-         * @description The same file back under its own name or `to`, with a new revision (`change: restore`); `{}` or no body: the item's own name.
+         * @description The same file back under its own name or `to`, with a new revision (`change: restore`); `{}` or no body: the item's own name. An attachment's item (`kind: attachment`, extensions §12) comes back as the same attachment at its path or `to` (an attachment path), answered as an Attachment.
          */
         post: operations["restoreTrashItem"];
         delete?: never;
@@ -1748,6 +1748,15 @@ export interface components {
              * @description Fixed at deletion; changing the setting later does not move it.
              */
             expires_date: string;
+            /**
+             * @description A deleted file, or a deleted attachment (extensions §12).
+             * @enum {string}
+             */
+            kind: "file" | "attachment";
+            /** @description An attachment's path (also in `filename`). */
+            path?: string;
+            /** @description An attachment's content type. */
+            content_type?: string;
         };
         TrashList: {
             trash: components["schemas"]["TrashItem"][];
@@ -9603,7 +9612,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The restored file */
+            /** @description The restored file, or attachment */
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9616,7 +9625,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["File"];
+                    "application/json": components["schemas"]["File"] | components["schemas"]["Attachment"];
                 };
             };
             /** @description Malformed request */

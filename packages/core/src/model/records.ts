@@ -293,7 +293,13 @@ export interface TrashRecord {
   /** The trash id: new for every deletion, so a file deleted, restored and deleted again has another. */
   readonly id: string;
   readonly projectId: string;
+  /**
+   * The deleted file; for an attachment (extensions §12) its id, path (`filename`), size, sha256, blob
+   * key (`contentKey`, never inline) and revision, no metadata and no revisions of its own.
+   */
   readonly file: FileRecord;
+  /** Present when the item is a deleted attachment: what the file fields do not carry. */
+  readonly attachment?: { readonly contentType: string };
   readonly deletedAt: EpochMillis;
   /** Fixed at deletion (deletion time + the project's retention then); at or after it the item is gone. */
   readonly expiresAt: EpochMillis;

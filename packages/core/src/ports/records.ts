@@ -228,7 +228,8 @@ export interface RecordsReader extends ChangeFeedReader {
    * Whether a non-deleted record points at this blob-store resource: with `key` null, a project whose
    * status is not `deleted` owns the bucket; otherwise a kept revision (of any file, current or not) of
    * the project owning `bucket` has this `contentKey` and is not inline, or an attachment of that
-   * project has this `blobKey` (extensions §12).
+   * project has this `blobKey`, or an attachment's trash item of that project has it as `contentKey`
+   * (extensions §12).
    */
   isBlobReferenced(q: { bucket: string; key: string | null }): Promise<boolean>;
 

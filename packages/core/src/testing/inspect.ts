@@ -38,6 +38,12 @@ export async function expectedAccounting(records: RecordsReader, project: Pick<P
   const trash = await records.listTrash({ projectId: project.id, now: Number.MIN_SAFE_INTEGER, limit: 1e9 });
   let trashBytes = 0;
   for (const item of trash) {
+    // An attachment's item (extensions §12) holds its blob and its size, no revisions.
+    if (item.attachment) {
+      trashBytes += item.file.sizeBytes;
+      blobKeys.add(item.file.contentKey);
+      continue;
+    }
     const revisions = await records.listRevisionContents({ fileId: item.file.id });
     trashBytes += heldBytes(item.file, revisions);
     for (const revision of revisions) if (!revision.inline) blobKeys.add(revision.contentKey);
@@ -61,7 +67,7 @@ export async function expectedAccounting(records: RecordsReader, project: Pick<P
     historySizeBytes: history,
     trash,
     trashSizeBytes: trashBytes,
-    /** Keys of the project's bucket that kept revisions (current ones and trashed files' included) point to. */
+    /** Keys of the project's bucket that kept revisions (current ones and trashed files' included), attachments and their trash items point to. */
     blobKeys,
   };
 }

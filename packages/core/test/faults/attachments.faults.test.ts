@@ -21,7 +21,9 @@ import { bucketRecorder, readAll, storeProblems } from './support.js';
  * holds (its own blob dropped), a replace that frees the old bytes, a delete of one of two twins, and a
  * delete of the last holder; moves, alone or with the rewrite of a note's links (one changeset); and
  * changesets (extensions §9) that write a note and attachments together (`attach`, `detach`): whole or
- * nothing, their staged blobs removed again.
+ * nothing, their staged blobs removed again. In a project that keeps a trash: deletes to it, restores
+ * from it, deletes from it and a changeset's `detach` to it, the trash listed in each snapshot, the blob freed only when no
+ * attachment or trash item holds it.
  */
 
 const PDF = new TextEncoder().encode('%PDF-1.4\n1 0 obj <<>> endobj\n%%EOF\n');
@@ -71,7 +73,8 @@ async function* bytes(value: Uint8Array): AsyncIterable<Uint8Array> {
   yield value;
 }
 
-async function setup() {
+/** `trash`: the project keeps a trash (extensions §5), holding `x.txt` (its bytes' only holder) and `y.pdf` (a twin). */
+async function setup(o: { trash?: boolean } = {}) {
   const records = createMemoryRecords();
   const recorded = bucketRecorder(createMemoryBlobStore());
   const faults = nthCall();
@@ -89,9 +92,26 @@ async function setup() {
   const changeset = (operations: unknown[]) => store.changesets.apply({ principal, projectId, operations });
   const move = (path: string, to: string, rewrite_links = false) =>
     store.attachments.move({ principal, projectId, path, body: { to, rewrite_links } });
+  const trashIdOf = async (path: string) => {
+    const { trash } = await store.trash.list({ principal, projectId });
+    return trash.find((item) => item.path === path)!.trashId;
+  };
+  const restore = async (path: string, to?: string) =>
+    store.trash.restore({ principal, projectId, trashId: await trashIdOf(path), body: { to } });
+  const purge = async (path: string) =>
+    store.trash.delete({ principal, projectId, trashId: await trashIdOf(path) });
+  if (o.trash) {
+    await store.projects.update({ principal, projectId, body: { settings: { trash_retention_days: 7 } } });
+  }
   await write('a.pdf', PDF, 'application/pdf');
   await write('b.pdf', PDF, 'application/pdf');
   await write('c.png', PNG, 'image/png');
+  if (o.trash) {
+    await write('x.txt', TEXT, 'text/plain');
+    await remove('x.txt');
+    await write('y.pdf', PDF, 'application/pdf');
+    await remove('y.pdf');
+  }
   const note = '![pixel](c.png) ![[c.png]] [doc](a.pdf)\n';
   await store.files.upload({ principal, projectId, filename: 'n.md', content: bytes(TEXT_OF(note)) });
   /** Every attachment as `path → type:bytes`, and every file's text, read through the use cases. */
@@ -107,6 +127,9 @@ async function setup() {
       if (read.kind !== 'content' || !read.content) throw new Error('unreachable');
       state[a.path] = `${a.contentType}:${Buffer.from(await readAll(read.content)).toString('base64')}`;
     }
+    for (const item of (await store.trash.list({ principal, projectId })).trash) {
+      state[`trash:${item.filename}`] = `${item.kind}:${item.contentType ?? ''}:${item.sizeBytes}`;
+    }
     return state;
   };
   const problems = (settled = false) =>
@@ -117,7 +140,7 @@ async function setup() {
       accountIds: [principal.accountId],
       settled,
     });
-  return { store, faults, snapshot, problems, write, remove, move, changeset };
+  return { store, faults, snapshot, problems, write, remove, move, changeset, restore, purge };
 }
 
 type World = Awaited<ReturnType<typeof setup>>;
@@ -145,9 +168,29 @@ const OPERATIONS: Record<string, (w: World) => Promise<unknown>> = {
     ]),
 };
 
-describe.each(Object.entries(OPERATIONS))('attachments under faults: %s', (_name, operation) => {
+/** In a project that keeps a trash: deletes to it, restores from it, deletes from it (extensions §12, §5). */
+const TRASH_OPERATIONS: Record<string, (w: World) => Promise<unknown>> = {
+  'a delete to the trash of one of two twins': (w) => w.remove('a.pdf'),
+  'a delete to the trash of the last holder': (w) => w.remove('c.png'),
+  'a restore from the trash': (w) => w.restore('x.txt'),
+  'a restore from the trash under `to`, bytes a live twin holds too': (w) => w.restore('y.pdf', 'docs/y.pdf'),
+  'a delete from the trash of the last holder': (w) => w.purge('x.txt'),
+  'a delete from the trash of bytes a live twin holds': (w) => w.purge('y.pdf'),
+  'a changeset: a note and a detach to the trash': (w) =>
+    w.changeset([
+      { op: 'put', filename: 'n.md', content: 'no image' },
+      { op: 'detach', path: 'c.png' },
+    ]),
+};
+
+const CASES = [
+  ...Object.entries(OPERATIONS).map(([name, operation]) => [name, operation, false] as const),
+  ...Object.entries(TRASH_OPERATIONS).map(([name, operation]) => [name, operation, true] as const),
+];
+
+describe.each(CASES)('attachments under faults: %s', (_name, operation, trash) => {
   it('a failed operation changes nothing, a successful one is the fault-free result, nothing is left over', async () => {
-    const reference = await setup();
+    const reference = await setup({ trash });
     const before = await reference.snapshot();
     await operation(reference);
     const after = await reference.snapshot();
@@ -156,7 +199,7 @@ describe.each(Object.entries(OPERATIONS))('attachments under faults: %s', (_name
     expect(await reference.problems(true)).toEqual([]);
     let failures = 0;
     for (let n = 1; n < 200; n++) {
-      const world = await setup();
+      const world = await setup({ trash });
       world.faults.arm(n);
       const outcome = await operation(world).then(
         () => 'done' as const,

@@ -43,6 +43,11 @@ export function fileStatements(c: SqlContext) {
       `SELECT 1 AS found FROM attachments a JOIN projects p ON p.id = a.project_id
        WHERE p.bucket_name = ? AND a.blob_key = ? LIMIT 1`,
     ),
+    // An attachment in the trash holds its blob until it is purged (extensions §12).
+    trashedAttachmentKeyReferenced: c.sql(
+      `SELECT 1 AS found FROM trash_items t JOIN projects p ON p.id = t.project_id
+       WHERE p.bucket_name = ? AND t.content_key = ? AND t.kind = 'attachment' LIMIT 1`,
+    ),
     delete: c.sql('DELETE FROM files WHERE id = ?'),
     /**
      * A deleting project's rows go batch by batch (issue 34): each statement removes at most the rows
@@ -80,7 +85,8 @@ export function fileStatements(c: SqlContext) {
         key === null
           ? (await x.get(s.bucketReferenced, [bucket])) !== undefined
           : (await x.get(s.keyReferenced, [bucket, key, notInline])) !== undefined ||
-            (await x.get(s.attachmentKeyReferenced, [bucket, key])) !== undefined,
+            (await x.get(s.attachmentKeyReferenced, [bucket, key])) !== undefined ||
+            (await x.get(s.trashedAttachmentKeyReferenced, [bucket, key])) !== undefined,
     }),
     writes: (x: SqlExecutor): FileWrites => ({
       insertFile: async (c) => {

@@ -512,6 +512,12 @@ export const TrashItem = v.object({
     Timestamp,
     v.description('Fixed at deletion; changing the setting later does not move it.'),
   ),
+  kind: v.pipe(
+    v.picklist(['file', 'attachment']),
+    v.description('A deleted file, or a deleted attachment (extensions §12).'),
+  ),
+  path: v.pipe(v.optional(v.string()), v.description("An attachment's path (also in `filename`).")),
+  content_type: v.pipe(v.optional(v.string()), v.description("An attachment's content type.")),
 });
 export const TrashList = v.object({
   trash: v.array(TrashItem),

@@ -48,7 +48,7 @@ const ATTACHMENT_LIST_QUERY = {
 
 const pathOf = (req: Request): string => String(req.params.path ?? '');
 
-function setAttachmentValidators(res: Response, a: AttachmentView): void {
+export function setAttachmentValidators(res: Response, a: AttachmentView): void {
   res.setHeader('ETag', a.etag);
   res.setHeader('Last-Modified', formatHttpDate(a.updatedAt));
   res.setHeader('Cache-Control', 'private, no-cache');

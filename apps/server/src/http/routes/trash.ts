@@ -1,13 +1,14 @@
 import type { Request, Response } from 'express';
 import * as v from 'valibot';
-import { fileJson, trashPageJson } from '../../views.js';
+import { attachmentJson, fileJson, trashPageJson } from '../../views.js';
 import { errors, FILE_VALIDATORS, json } from '../api/answers.js';
 import { defineRoute } from '../api/route.js';
-import { File, TrashList, TrashRestore } from '../api/schemas.js';
+import { Attachment, File, TrashList, TrashRestore } from '../api/schemas.js';
 import { principalOf } from '../auth.js';
 import { singleQueryParams } from '../query.js';
 import { jsonRequestBody } from '../request-body.js';
 import { setFileValidators } from '../validators.js';
+import { setAttachmentValidators } from './attachments.js';
 import { projectIdOf } from './context.js';
 
 /** The trash of a project (extensions §5): list, restore, remove for good. */
@@ -65,23 +66,28 @@ export const restoreTrashItem = defineRoute(
     folderKeys: 'refused',
     summary: 'Restore a file from the trash',
     description:
-      "The same file back under its own name or `to`, with a new revision (`change: restore`); `{}` or no body: the item's own name.",
+      "The same file back under its own name or `to`, with a new revision (`change: restore`); `{}` or no body: the item's own name. An attachment's item (`kind: attachment`, extensions §12) comes back as the same attachment at its path or `to` (an attachment path), answered as an Attachment.",
     tags: ['Trash'],
     auth: 'apiKey',
     role: 'write',
     body: { contentType: 'application/json', schema: TrashRestore },
     answers: {
-      201: json('The restored file', File, FILE_VALIDATORS),
+      201: json('The restored file, or attachment', v.union([File, Attachment]), FILE_VALIDATORS),
       ...errors(400, 403, 404, 409, 413, 415, 422),
     },
   },
   (deps) => async (req, res) => {
-    const file = await deps.store.trash.restore({
+    const restored = await deps.store.trash.restore({
       ...item(req, res),
       body: hasNoBody(req) ? undefined : jsonRequestBody(req, res, deps.maxJsonBytes),
     });
-    setFileValidators(res, file);
-    res.status(201).json(fileJson(file));
+    if ('attachment' in restored) {
+      setAttachmentValidators(res, restored.attachment);
+      res.status(201).json(attachmentJson(restored.attachment));
+      return;
+    }
+    setFileValidators(res, restored);
+    res.status(201).json(fileJson(restored));
   },
 );
 

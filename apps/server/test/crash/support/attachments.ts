@@ -310,9 +310,9 @@ function checkInFlightChangesetAttachments(
 }
 
 /**
- * In the stores: the project's attachment counters equal its records, and every record's blob is in
- * the project's bucket with the record's size and digest. Returns the blob keys the records point to,
- * which `checkContents` counts as referenced.
+ * In the stores: the project's attachment counters equal its records, and every record's blob (and every
+ * blob a deleted attachment's trash item holds) is in the project's bucket with the record's size and
+ * digest. Returns the blob keys they point to, which `checkContents` counts as referenced.
  */
 export function checkAttachmentRecords(
   checker: Checker,
@@ -327,8 +327,12 @@ export function checkAttachmentRecords(
       `project ${project.id} attachment counters ${project.attachmentCount}/${project.attachmentBytes} ` +
       `disagree with its records (${records.length}/${bytes})`,
   );
+  // A deleted attachment in the trash (extensions §12) holds its blob until it is purged.
+  const trashed = store.trash
+    .filter((item) => item.projectId === project.id && item.kind === 'attachment')
+    .map((item) => ({ path: `${item.filename} (in the trash)`, ...item, blobKey: item.contentKey }));
   const objects = store.buckets.get(project.bucket);
-  for (const attachment of records) {
+  for (const attachment of [...records, ...trashed]) {
     const stored = objects?.get(attachment.blobKey);
     checker.check(
       stored !== undefined &&
@@ -339,5 +343,5 @@ export function checkAttachmentRecords(
         `${stored ? 'different' : 'missing'}`,
     );
   }
-  return new Set(records.map((attachment) => attachment.blobKey));
+  return new Set([...records, ...trashed].map((attachment) => attachment.blobKey));
 }

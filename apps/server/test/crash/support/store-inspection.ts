@@ -28,7 +28,10 @@ export interface StoreSnapshot {
     sha256: string;
     blobKey: string;
   }[];
-  /** Trash items (extensions §5): the file as deleted, its revisions still in `revisions`. */
+  /**
+   * Trash items (extensions §5): the file as deleted, its revisions still in `revisions`; or (kind
+   * `attachment`, extensions §12) a deleted attachment, its path in `filename`, its blob key in `contentKey`.
+   */
   readonly trash: readonly {
     id: string;
     projectId: string;
@@ -40,6 +43,7 @@ export interface StoreSnapshot {
     inline: boolean;
     revision: number;
     expiresAt: number;
+    kind: 'file' | 'attachment';
   }[];
   readonly files: readonly {
     id: string;
@@ -117,6 +121,7 @@ interface TrashRow {
   inline: number | boolean;
   revision: number;
   expires_at: number | string;
+  kind: 'file' | 'attachment';
 }
 interface FileRow {
   id: string;
@@ -157,7 +162,7 @@ const QUERIES = {
     'attachment_count, attachment_bytes FROM projects',
   attachments: 'SELECT project_id, path, size_bytes, sha256, blob_key FROM attachments',
   trash:
-    'SELECT id, project_id, file_id, filename, size_bytes, sha256, content_key, inline, revision, expires_at FROM trash_items',
+    'SELECT id, project_id, file_id, filename, size_bytes, sha256, content_key, inline, revision, expires_at, kind FROM trash_items',
   files:
     'SELECT id, project_id, filename, size_bytes, sha256, content_key, inline, revision, metadata_json FROM files',
   revisions:
@@ -222,6 +227,7 @@ function fromRows(rows: {
       inline: r.inline === 1 || r.inline === true,
       revision: Number(r.revision),
       expiresAt: Number(r.expires_at),
+      kind: r.kind,
     })),
     files: rows.files.map((r) => ({
       projectId: r.project_id,

@@ -3,10 +3,10 @@ import type { StoreSnapshot } from './store-inspection.js';
 
 type Check = (ok: boolean, message: () => string) => boolean;
 
-/** The trash items of a project shaped as file records (id = the file's id), for the revision checks. */
+/** The file trash items of a project shaped as file records (id = the file's id), for the revision checks. */
 export const liveTrashFiles = (store: StoreSnapshot, projectId: string): StoreSnapshot['files'][number][] =>
   store.trash
-    .filter((item) => item.projectId === projectId)
+    .filter((item) => item.projectId === projectId && item.kind === 'file')
     .map((item) => ({
       id: item.fileId,
       projectId: item.projectId,
@@ -21,8 +21,9 @@ export const liveTrashFiles = (store: StoreSnapshot, projectId: string): StoreSn
 
 /**
  * The trash as stored (extensions §5): `trash_size_bytes` is what its items hold (content plus earlier
- * contents, each once), as many items as the client knows of, and none past its `expires_date` (the
- * start-up reconciliation purged them before the server listened).
+ * contents, each once; a deleted attachment's item its size, extensions §12), as many file items as the
+ * client knows of, and none past its `expires_date` (the start-up reconciliation purged them before the
+ * server listened). Attachments' items are checked with the attachments (attachments.ts).
  */
 export function checkTrashRecords(
   check: Check,
@@ -48,8 +49,9 @@ export function checkTrashRecords(
     project.trashSizeBytes === held,
     () => `project ${project.id} trash_size_bytes ${project.trashSizeBytes}, its trash holds ${held}`,
   );
+  const files = items.filter((item) => item.kind === 'file');
   check(
-    items.length === (model.trash?.length ?? 0),
-    () => `project ${project.id} has ${items.length} trash items, ${model.trash?.length ?? 0} known`,
+    files.length === (model.trash?.length ?? 0),
+    () => `project ${project.id} has ${files.length} file trash items, ${model.trash?.length ?? 0} known`,
   );
 }

@@ -106,6 +106,7 @@ interface TrashJson {
   filename: string;
   size_bytes: number;
   deleted_date: string;
+  kind: 'file' | 'attachment';
 }
 
 /** Every page of a project's trash, through the API. */
@@ -121,7 +122,8 @@ async function listAll(input: VerifyInput, projectId: string): Promise<TrashJson
     });
     if (reply.status !== 200) throw new Error(`GET trash of ${projectId}: ${reply.status}`);
     const page = json(reply) as { trash: TrashJson[]; next_cursor: string | null; total_count: number };
-    items.push(...page.trash);
+    // Deleted attachments' items (extensions §12) are checked with the attachments (attachments.ts).
+    items.push(...page.trash.filter((item) => item.kind === 'file'));
     cursor = page.next_cursor;
   } while (cursor !== null);
   return items;

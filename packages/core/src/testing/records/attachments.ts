@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import type { AttachmentRecord } from '../../model/records.js';
-import { BASE_TIME } from '../builders.js';
+import { aFile, aTrashItem, BASE_TIME } from '../builders.js';
 import { conflict, type SuiteContext, seedFile, seedProject } from './support.js';
 
 /** An attachment record of the project, for the records suite. */
@@ -207,6 +207,54 @@ export function attachmentsSuite({ test }: SuiteContext): void {
       await repository.withTransaction((tx) => tx.deleteAttachment({ attachmentId: a.id }));
       expect(await referenced(project.bucketName)).toBe(true);
       await repository.withTransaction((tx) => tx.deleteAttachment({ attachmentId: twin.id }));
+      expect(await referenced(project.bucketName)).toBe(false);
+    });
+
+    test('an attachment trash item round-trips with its content type, and holds its blob until claimed', async ({
+      repository,
+    }) => {
+      const project = await seedProject(repository);
+      const other = await seedProject(repository);
+      const a = anAttachment(project.id, { path: 'img/ü a.svg', contentType: 'image/svg+xml', revision: 3 });
+      const twin = anAttachment(project.id, { sha256: a.sha256, blobKey: a.blobKey });
+      const item = aTrashItem(
+        aFile({
+          id: a.id,
+          projectId: project.id,
+          filename: a.path,
+          sizeBytes: a.sizeBytes,
+          sha256: a.sha256,
+          contentKey: a.blobKey,
+          inline: false,
+          metadataJson: null,
+          frontmatterJson: null,
+          revision: a.revision,
+        }),
+        { attachment: { contentType: a.contentType } },
+      );
+      // A file's item with the same key in another project's bucket references nothing here.
+      const fileItem = aTrashItem(aFile({ projectId: other.id, contentKey: a.blobKey, inline: false }));
+      await repository.withTransaction(async (tx) => {
+        await tx.insertAttachment({ attachment: twin });
+        await tx.insertTrashItem({ item });
+        await tx.insertTrashItem({ item: fileItem });
+      });
+      expect(await repository.findTrashItem({ projectId: project.id, trashId: item.id })).toEqual(item);
+      const [listed] = await repository.listTrash({ projectId: project.id, now: BASE_TIME, limit: 10 });
+      expect(listed).toEqual(item);
+      expect(await repository.findTrashItem({ projectId: other.id, trashId: fileItem.id })).toEqual(fileItem);
+      expect(
+        await repository.findTrashItem({ projectId: other.id, trashId: fileItem.id }),
+      ).not.toHaveProperty('attachment');
+      const referenced = (bucket: string) => repository.isBlobReferenced({ bucket, key: a.blobKey });
+      await repository.withTransaction((tx) => tx.deleteAttachment({ attachmentId: twin.id }));
+      // The twin gone, the trash item still holds the bytes.
+      expect(await referenced(project.bucketName)).toBe(true);
+      expect(await referenced(other.bucketName)).toBe(false);
+      const claimed = await repository.withTransaction((tx) =>
+        tx.deleteTrashItem({ projectId: project.id, trashId: item.id }),
+      );
+      expect(claimed).toEqual(item);
       expect(await referenced(project.bucketName)).toBe(false);
     });
 

@@ -1,9 +1,9 @@
-import type { BlobIntentRecord } from '../../model/records.js';
 import type { Principal } from '../authentication.js';
-import { doomResource, removeDoomed } from '../blob-intents.js';
+import { removeDoomed } from '../blob-intents.js';
 import type { MdStoreContext } from '../context.js';
 import { conditionsOf, type RequestConditions } from '../files/conditions.js';
 import { lockActiveProject, withCounterChange } from '../files/shared.js';
+import { removeAttachmentStep } from './remove.js';
 import {
   checkAttachmentWrite,
   emitAttachmentEvent,
@@ -20,8 +20,9 @@ export interface DeleteAttachmentInput {
 
 /**
  * Delete an attachment (extensions §12): one transaction under the project lock removes the record,
- * moves the counters, writes the event and, when no other attachment has the same bytes, dooms the blob,
- * removed after the commit. Attachments do not go to the trash yet (docs/api.md): the delete is final.
+ * moves the counters and writes the event. When the project keeps a trash the attachment goes there
+ * (its blob stays, held by the item); otherwise the delete is final and, when no other record has the
+ * same bytes, the blob is doomed, removed after the commit.
  */
 export async function deleteAttachment(ctx: MdStoreContext, input: DeleteAttachmentInput): Promise<void> {
   const project = await loadAttachmentProject(ctx.records, input);
@@ -30,14 +31,12 @@ export async function deleteAttachment(ctx: MdStoreContext, input: DeleteAttachm
     const locked = await lockActiveProject(tx, input.principal, project.id);
     const current = await findAttachmentOr404(tx, locked.id, input.path);
     checkAttachmentWrite(locked, current, conditions);
-    await tx.deleteAttachment({ attachmentId: current.id });
-    const bucket = locked.bucketName;
-    const intents: BlobIntentRecord[] = [];
-    if (!(await tx.isBlobReferenced({ bucket, key: current.blobKey }))) {
-      intents.push(await doomResource(ctx, tx, { bucket, key: current.blobKey }));
-    }
     const at = ctx.clock.now();
-    const change = { attachments: -1, attachmentBytes: -current.sizeBytes };
+    const { change, doomed } = await removeAttachmentStep(ctx, tx, {
+      project: locked,
+      attachment: current,
+      at,
+    });
     await tx.updateProject({ project: withCounterChange(ctx, locked, change, at) });
     await emitAttachmentEvent(ctx, tx, {
       project: locked,
@@ -45,7 +44,7 @@ export async function deleteAttachment(ctx: MdStoreContext, input: DeleteAttachm
       path: input.path,
       attachment: null,
     });
-    return intents;
+    return doomed;
   });
   for (const intent of doomed) await removeDoomed(ctx, intent);
 }

@@ -6,6 +6,7 @@ import type { Principal } from '../authentication.js';
 import { doomResource, removeDoomed, stageResources } from '../blob-intents.js';
 import { type MdStoreContext, notBefore } from '../context.js';
 import { lockActiveProject, withCounterChange } from '../files/shared.js';
+import { removeAttachmentStep } from './remove.js';
 import { attachmentEtag, emitAttachmentEvent, newAttachmentKey } from './shared.js';
 
 /** The bytes of one attachment a batch writes: known size, digest and type, read when written. */
@@ -120,7 +121,7 @@ export async function stageAttachments(
       const found = await tx.findAttachments({ projectId: locked.id, paths: o.operations.map(pathOf) });
       const byPath = new Map(found.map((record) => [record.path, record]));
       const at = notBefore(ctx.clock.now(), locked.updatedAt);
-      const change = { attachments: 0, attachmentBytes: 0 };
+      const change = { attachments: 0, attachmentBytes: 0, trashBytes: 0 };
       const event = { project: locked, ...(changesetId !== undefined && { changesetId }) };
       const dropBlob = async (key: string) => {
         if (!(await tx.isBlobReferenced({ bucket, key })))
@@ -139,10 +140,16 @@ export async function stageAttachments(
       // Deletes first: what they free may be written again below.
       for (const operation of o.operations) {
         if (operation.op !== 'detach') continue;
-        await tx.deleteAttachment({ attachmentId: operation.current.id });
-        await dropBlob(operation.current.blobKey);
-        change.attachments -= 1;
-        change.attachmentBytes -= operation.current.sizeBytes;
+        // To the trash when the project keeps one, as a changeset's file delete.
+        const removed = await removeAttachmentStep(ctx, tx, {
+          project: locked,
+          attachment: operation.current,
+          at,
+        });
+        doomed.push(...removed.doomed);
+        change.attachments += removed.change.attachments ?? 0;
+        change.attachmentBytes += removed.change.attachmentBytes ?? 0;
+        change.trashBytes += removed.change.trashBytes ?? 0;
         await emitAttachmentEvent(ctx, tx, {
           ...event,
           type: 'attachment.deleted',

@@ -2,6 +2,7 @@ import { mdStoreError } from '../../errors.js';
 import type { FileRecord, ProjectRecord, RevisionRecord } from '../../model/records.js';
 import { RESTORE_LIMITS } from '../../validation/restore.js';
 import type { MdStoreContext } from '../context.js';
+import { isAttachmentItem } from '../trash/attachments.js';
 
 /**
  * What a file was at a time (extensions §16), from its kept revisions: the revision current then and the
@@ -58,7 +59,7 @@ export async function stateAsOf(
   }
 }
 
-/** The trash items that may matter at `asOf`: those deleted after it (newest deletion first). */
+/** The file trash items that may matter at `asOf`: those deleted after it (newest deletion first). */
 export async function* trashDeletedAfter(
   ctx: MdStoreContext,
   project: ProjectRecord,
@@ -75,6 +76,8 @@ export async function* trashDeletedAfter(
     });
     for (const item of page) {
       if (item.deletedAt <= asOf) return;
+      // A project as it was is its files' (extensions §16): deleted attachments stay in the trash.
+      if (isAttachmentItem(item)) continue;
       yield item;
     }
     if (page.length < REVISION_PAGE) return;

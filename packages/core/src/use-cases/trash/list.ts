@@ -14,6 +14,11 @@ export interface TrashItemView {
   readonly revision: number;
   readonly deletedAt: number;
   readonly expiresAt: number;
+  /** A file's item, or a deleted attachment's (extensions §12). */
+  readonly kind: 'file' | 'attachment';
+  /** An attachment's: its path (also in `filename`) and content type. */
+  readonly path?: string;
+  readonly contentType?: string;
 }
 
 export interface TrashPage {
@@ -30,6 +35,8 @@ export const toTrashItemView = (item: TrashRecord): TrashItemView => ({
   revision: item.file.revision,
   deletedAt: item.deletedAt,
   expiresAt: item.expiresAt,
+  kind: item.attachment ? 'attachment' : 'file',
+  ...(item.attachment && { path: item.file.filename, contentType: item.attachment.contentType }),
 });
 
 /**

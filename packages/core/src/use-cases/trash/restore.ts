@@ -1,8 +1,10 @@
 import { FilenameTakenError, isRecordConflict, TrashItemNotFoundError } from '../../errors.js';
 import type { FileRecord } from '../../model/records.js';
 import type { TrashRestoreInput } from '../../validation/bodies.js';
+import { checkAttachmentPath } from '../../validation/schemas.js';
 import { parseTrashRestoreBody } from '../../validation/trash.js';
 import { loadOwnedProject } from '../access.js';
+import type { AttachmentView } from '../attachments/shared.js';
 import type { Principal } from '../authentication.js';
 import { removeDoomed } from '../blob-intents.js';
 import { type MdStoreContext, notBefore } from '../context.js';
@@ -12,14 +14,20 @@ import { lockActiveProject, withCounterChange } from '../files/shared.js';
 import { indexFileWrite, storedContentLinks } from '../links/index-step.js';
 import { contentSearchFields } from '../search/content-fields.js';
 import { type FileView, toFileView } from '../views.js';
+import { isAttachmentItem } from './attachments.js';
 import { heldBytes, isLive } from './held.js';
+import { restoreAttachmentItem } from './restore-attachment.js';
+
+/** What a restore puts back: a file, or an attachment (extensions §12) as `{ attachment }`. */
+export type TrashRestored = FileView | { readonly attachment: AttachmentView };
 
 /**
  * Puts a trash item back (extensions §5): the same file (id, content, metadata, history) under its old
  * name or `to`, with a new revision `change: "restore"`, in one transaction that claims the item. Its
  * bytes move from `trashSizeBytes` back to current and history (the storage cap is checked like any
  * write; a restore never adds bytes, it may free some when the new revision prunes the oldest). A taken
- * name is `409`; an unknown or expired item `404`.
+ * name is `409`; an unknown or expired item `404`. An attachment's item goes back through
+ * `restoreAttachmentItem` (`to` then follows the attachment path rules).
  */
 export async function restoreTrashItem(
   ctx: MdStoreContext,
@@ -30,12 +38,17 @@ export async function restoreTrashItem(
     /** `{"to"?: "…"}`, absent, or (HTTP) a deferred body: read once the item is known to exist. */
     body?: BodyOf<TrashRestoreInput>;
   },
-): Promise<FileView> {
+): Promise<TrashRestored> {
   const project = await loadOwnedProject(ctx.records, input.principal, input.projectId);
   const seen = await ctx.records.findTrashItem({ projectId: project.id, trashId: input.trashId });
   if (!isLive(seen, ctx)) throw new TrashItemNotFoundError();
   const body = deferred<unknown>(input.body);
   body.check();
+  if (isAttachmentItem(seen)) {
+    const { to } = parseTrashRestoreBody(await body.read(), checkAttachmentPath);
+    const attachment = await restoreAttachmentItem(ctx, { ...input, project, to });
+    return { attachment };
+  }
   const { to } = parseTrashRestoreBody(await body.read());
   // The text to index the file with again, read before the transaction (no blob I/O inside it): the
   // item's content key never changes what it holds, and the transaction claims the very same item.
