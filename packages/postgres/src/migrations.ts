@@ -549,6 +549,9 @@ export const migrate = async (o: {
   schema: string | undefined;
 }): Promise<number[]> => {
   const { client } = o;
+  // Already up to date (every start but the first): no lock. The lock is one for the whole database, so
+  // an instance of one schema would otherwise wait for another schema's migration to finish.
+  if (await upToDate(client)) return [];
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
@@ -575,6 +578,17 @@ export const migrate = async (o: {
     throw error;
   }
 };
+
+/** Whether the schema (the connection's `search_path`) has every migration applied; false when unknown. */
+async function upToDate(client: pg.PoolClient): Promise<boolean> {
+  const found = await client.query<{ present: string | null }>(
+    `SELECT to_regclass('${MIGRATIONS_TABLE}') AS present`,
+  );
+  if (found.rows[0]?.present == null) return false;
+  const { rows } = await client.query<{ version: number }>(`SELECT version FROM ${MIGRATIONS_TABLE}`);
+  const applied = new Set(rows.map((row) => row.version));
+  return MIGRATIONS.every((migration) => applied.has(migration.version));
+}
 
 /**
  * `CREATE SCHEMA IF NOT EXISTS` needs the CREATE right on the database even when the schema exists,

@@ -2,6 +2,7 @@ import { ARCHIVE_TABLES, RECORD_TABLES, UNARCHIVED_TABLES } from '@mdstore/sql';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../src/index.js';
+import { MIGRATION_LOCK_KEY } from '../src/migrations.js';
 import { aFile, anAccount, aProject, useStores } from './support/fixtures.js';
 import { adminQuery, skipPostgres, TEST_DATABASE_URL } from './support/pg-available.js';
 
@@ -188,6 +189,24 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
     expect(rows).toEqual(MIGRATIONS.map((m) => ({ version: m.version, n: '1' })));
     // Every store works on the shared tables.
     for (const store of stores) await expect(store.records.listAccounts()).resolves.toEqual([]);
+  });
+
+  it('an up-to-date schema opens without waiting for the database-wide migration lock', async () => {
+    const schema = await newSchema();
+    await open({ schema });
+    // Another instance migrating another schema holds the lock.
+    const holder = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+      // A store whose every statement may take 1 s: its migration check must not queue for the lock.
+      const store = await open({ schema, statementTimeoutMs: 1_000 });
+      expect(store.records).toBeDefined();
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+    }
   });
 
   it('applies nothing again on reopen and keeps the data', async () => {
