@@ -241,6 +241,23 @@ describe('attachment move (extensions §12)', () => {
     ]);
   });
 
+  it('dry_run without rewrite_links writes nothing, for an attachment and a file; the same refusals', async () => {
+    const s = await scene();
+    await s.write('a.png', PNG, 'image/png');
+    await s.write('taken.png', PNG, 'image/png');
+    await s.put('n.md', '# N\n');
+    const before = (await s.events()).length;
+    expect((await s.move('a.png', { to: 'b.png', dry_run: true })).path).toBe('b.png');
+    expect(await codeOf(() => s.move('a.png', { to: 'taken.png', dry_run: true }))).toBe(
+      'ATTACHMENT_PATH_TAKEN',
+    );
+    const file = await s.store.files.move({ ...s.at, filename: 'n.md', body: { to: 'm.md', dry_run: true } });
+    expect(file.filename).toBe('m.md');
+    expect(await s.paths()).toEqual(['a.png', 'taken.png']);
+    expect(await s.text('n.md')).toBe('# N\n');
+    expect((await s.events()).length).toBe(before);
+  });
+
   it('rewrite_links with no link to rewrite still moves, in a changeset of its own', async () => {
     const s = await scene();
     await s.write('a.png', PNG, 'image/png');

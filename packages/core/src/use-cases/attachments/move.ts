@@ -68,6 +68,11 @@ export async function moveAttachment(
   const { to, rewriteLinks, dryRun } = parseMoveBody(await body.read(), checkAttachmentPath);
   assertPathInScope(input.principal, to, (path) => new AttachmentNotFoundError(path));
   const o = { project, conditions, to };
+  // A dry run never writes, with `rewrite_links` or without: the checks, then the answer.
+  if (!rewriteLinks && dryRun) {
+    const current = await checkedSource(ctx.records, { ...o, path: input.path });
+    return toAttachmentView({ ...current, path: to });
+  }
   if (!rewriteLinks) return commitMove(ctx, input, o);
   return moveRewritingLinks(ctx, input, { ...o, dryRun });
 }

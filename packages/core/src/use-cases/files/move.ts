@@ -46,6 +46,11 @@ export async function moveFile(ctx: MdStoreContext, input: MoveFileInput): Promi
   checkWriteConditions(project, existing, conditions);
   const { to, rewriteLinks, dryRun } = parseMoveBody(await body.read());
   assertPathInScope(input.principal, to);
+  // A dry run never writes, with `rewrite_links` or without: the checks, then the answer.
+  if (!rewriteLinks && dryRun) {
+    if (await ctx.records.findFile({ projectId: project.id, filename: to })) throw new FilenameTakenError(to);
+    return toFileView({ ...existing, filename: to }, project, ctx.blobs.scheme);
+  }
   if (!rewriteLinks) return commitMove(ctx, input, { project, conditions, to });
   return moveRewritingLinks(ctx, input, { project, conditions, to, dryRun });
 }
