@@ -17,7 +17,7 @@ import {
 } from './attachments.js';
 import { filenameProblem, type ImportArchive, SKIP_REASONS, type SkippedEntry } from './entries.js';
 import { type Importer, importerReadsLinks, importerRewrite } from './importers.js';
-import { type ReadArchive, readImportArchive } from './read.js';
+import { type ReadArchive, readImportArchive, sha256Of } from './read.js';
 import { type ImportSpool, memorySpool, type SpooledAttachment, type SpooledFile } from './spool.js';
 import { Turns } from './turns.js';
 
@@ -212,13 +212,11 @@ async function importedFiles(
       skipped.push({ name: file.filename, reason: SKIP_REASONS.tooLarge });
       continue;
     }
-    const hash = ctx.hashing.sha256();
-    hash.update(bytes);
     out.push({
       ...file,
       filename: rewritten.filename,
       ref: await spool.put(bytes),
-      sha256: hash.digestHex(),
+      sha256: sha256Of(ctx, bytes),
     });
   }
   return { files: out, skipped };

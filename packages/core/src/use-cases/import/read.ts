@@ -62,11 +62,7 @@ export async function readImportArchive(
       continue;
     }
     if (verdict.take === 'attachment') {
-      const reason = seen.has(verdict.path)
-        ? SKIP_REASONS.duplicate
-        : entry.size > ctx.settings.maxAttachmentBytes
-          ? SKIP_REASONS.tooLarge
-          : undefined;
+      const reason = takeProblem(seen, verdict.path, entry.size, ctx.settings.maxAttachmentBytes);
       if (reason !== undefined) {
         skipped.push({ name: entry.name, reason });
         continue;
@@ -74,21 +70,15 @@ export async function readImportArchive(
       const bytes = await entry.read();
       await turns.after(bytes.length);
       seen.add(verdict.path);
-      const hash = ctx.hashing.sha256();
-      hash.update(bytes);
       attachments.push({
         path: verdict.path,
         ref: await spool.put(bytes),
-        sha256: hash.digestHex(),
+        sha256: sha256Of(ctx, bytes),
         head: bytes.slice(0, ATTACHMENT_LIMITS.sniffBytes),
       });
       continue;
     }
-    const reason = seen.has(verdict.filename)
-      ? SKIP_REASONS.duplicate
-      : entry.size > maxFileBytes
-        ? SKIP_REASONS.tooLarge
-        : undefined;
+    const reason = takeProblem(seen, verdict.filename, entry.size, maxFileBytes);
     if (reason !== undefined) {
       skipped.push({ name: entry.name, reason });
       continue;
@@ -101,12 +91,10 @@ export async function readImportArchive(
       continue;
     }
     seen.add(verdict.filename);
-    const hash = ctx.hashing.sha256();
-    hash.update(bytes);
     files.push({
       filename: verdict.filename,
       ref: await spool.put(bytes),
-      sha256: hash.digestHex(),
+      sha256: sha256Of(ctx, bytes),
       ...(entry.modifiedAt !== undefined && {
         dates: { createdAt: entry.modifiedAt, updatedAt: entry.modifiedAt },
       }),
@@ -124,6 +112,17 @@ export async function readImportArchive(
     manifest: true,
   };
 }
+
+/** Why an entry of a name already taken, or past its size limit, is skipped; undefined when it is not. */
+const takeProblem = (seen: ReadonlySet<string>, name: string, size: number, max: number) =>
+  seen.has(name) ? SKIP_REASONS.duplicate : size > max ? SKIP_REASONS.tooLarge : undefined;
+
+/** Lower-case hex SHA-256 of bytes an import keeps. */
+export const sha256Of = (ctx: MdStoreContext, bytes: Uint8Array): string => {
+  const hash = ctx.hashing.sha256();
+  hash.update(bytes);
+  return hash.digestHex();
+};
 
 /** An attachment read, its type not yet judged: its first bytes are kept for that. */
 type PendingAttachment = Omit<SpooledAttachment, 'contentType'> & { readonly head: Uint8Array };
