@@ -97,9 +97,36 @@ const concretePath = (template: string, projectId: string) =>
     .replace(':revision', '1')
     .replace(':trash_id', 'no-such-item')
     .replace(':key_id', RANDOM_ID)
-    .replace(':draft_id', RANDOM_ID);
+    .replace(':draft_id', RANDOM_ID)
+    .replace(':path', 'matrix.png')
+    .replace(/:(share_id|webhook_id)/, RANDOM_ID);
 
 const KEYED_ROUTES = ROUTES.map((route) => route.description).filter((route) => route.auth === 'apiKey');
+
+describe("another account's project: every route of the table (extensions §0)", () => {
+  test('an admin key of another account gets the interface’s 403 on every route naming the project', async (h) => {
+    const s = await scene(h);
+    const stranger = await h.account();
+    const routes = KEYED_ROUTES.filter((route) => route.path.includes(':project_id'));
+    expect(routes.length).toBeGreaterThan(40);
+    for (const route of routes) {
+      const answer = await probe(
+        h,
+        route.method,
+        concretePath(route.path, s.defaultProjectId),
+        stranger.apiKey,
+      );
+      const label = `${route.method} ${route.path}: ${answer.status} ${answer.body.slice(0, 200)}`;
+      expect(answer.status, label).toBe(403);
+      expect(JSON.parse(answer.body), label).toEqual({
+        detail: 'You do not have permission to access this resource',
+      });
+    }
+    // Nothing of the project changed.
+    const listed = await h.fetch(`/api/projects/${s.defaultProjectId}/files`, { key: s.apiKey });
+    expect(((await listed.json()) as { files: unknown[] }).files).toEqual([]);
+  });
+});
 
 describe('roles: every route of the table, every role (extensions §8)', () => {
   test('a key whose role is below the route’s is 403 before the body is read; any other is not refused for its role', async (h) => {
