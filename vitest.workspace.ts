@@ -67,4 +67,6 @@ export default [
   project('client', 'packages/client'),
   project('cli', 'packages/cli', { testTimeout: 60_000 }),
   project('examples', 'examples', { testTimeout: 120_000, isolate: true }),
+  // The bench's own checks (its evaluation sets), not the benchmarks: those are `npm run bench`.
+  project('bench', 'bench'),
 ];

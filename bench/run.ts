@@ -25,6 +25,7 @@ import { mergeScenario } from './scenarios/merge.js';
 import { metadataScenarios } from './scenarios/metadata.js';
 import { publishScenarios } from './scenarios/publish.js';
 import { searchScenarios } from './scenarios/search.js';
+import { searchQualityScenarios } from './scenarios/search-quality.js';
 import { stallScenario } from './scenarios/stall.js';
 import { transferScenarios } from './scenarios/transfer.js';
 import type { Scenario } from './scenarios/types.js';
@@ -38,6 +39,7 @@ const SCENARIOS: readonly Scenario[] = [
   ...memoryScenarios,
   inlineScenario,
   ...searchScenarios,
+  ...searchQualityScenarios,
   ...findingScenarios,
   ...exportScenarios,
   ...importScenarios,

@@ -1,33 +1,8 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
-import path from 'node:path';
 import { compare, loopTarget } from '../lib/compare.js';
 import type { Bench } from '../lib/context.js';
 import { httpJson, httpRequest } from '../lib/load.js';
-import { REPO_ROOT } from '../lib/processes.js';
+import { readmeCorpus } from '../search-quality/corpus.js';
 import { FLAVOURS, type Scenario } from './types.js';
-
-/** Real Markdown: README.md files (1–64 KiB) of the packages under node_modules, by path. */
-async function readmeCorpus(count: number): Promise<{ filename: string; content: Buffer }[]> {
-  const root = path.join(REPO_ROOT, 'node_modules');
-  const dirs: string[] = [];
-  for (const entry of (await readdir(root)).sort()) {
-    if (entry.startsWith('.')) continue;
-    if (!entry.startsWith('@')) dirs.push(entry);
-    else for (const inner of (await readdir(path.join(root, entry))).sort()) dirs.push(`${entry}/${inner}`);
-  }
-  const corpus: { filename: string; content: Buffer }[] = [];
-  for (const dir of dirs) {
-    const file = path.join(root, dir, 'README.md');
-    const size = await stat(file).then(
-      (info) => (info.isFile() ? info.size : 0),
-      () => 0,
-    );
-    if (size < 1024 || size > 64 * 1024) continue;
-    corpus.push({ filename: `${dir.replaceAll('/', '__')}.md`, content: await readFile(file) });
-    if (corpus.length === count) break;
-  }
-  return corpus;
-}
 
 /** A common word (many matches to rank and snippet) and a phrase with a filter-free AND. */
 const QUERIES = [
