@@ -26,7 +26,7 @@ describe('the search-quality evaluation set', () => {
     const named = questions.flatMap(({ question, answers }) =>
       answers
         .map(answerPackage)
-        .flatMap((name) => [name, name.split('/').pop()!])
+        .flatMap((name) => [...new Set([name, name.split('/').pop()!])])
         .filter((name) =>
           new RegExp(`(^|[^\\p{L}\\p{N}])${escapeRegExp(name)}($|[^\\p{L}\\p{N}])`, 'iu').test(question),
         )
