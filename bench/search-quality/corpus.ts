@@ -1,4 +1,4 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { REPO_ROOT } from '../lib/processes.js';
 
@@ -17,7 +17,7 @@ export const readmeFilename = (packageDir: string): string => `${packageDir.repl
 
 /**
  * Real Markdown, fixed by package-lock.json: the README.md of every package directly under the repository's
- * node_modules (scoped ones included) of 1–64 KiB, in sorted order (by package directory, code units), so
+ * node_modules (scoped ones included; not the workspace's own, which are links) of 1–64 KiB, in sorted order (by package directory, code units), so
  * the same lock file gives the same corpus. `count` keeps the first ones only.
  */
 export async function readmeCorpus(count = Number.POSITIVE_INFINITY): Promise<CorpusFile[]> {
@@ -31,6 +31,8 @@ export async function readmeCorpus(count = Number.POSITIVE_INFINITY): Promise<Co
   const corpus: CorpusFile[] = [];
   for (const dir of dirs) {
     if (corpus.length >= count) break;
+    // The workspace's own packages are links to this repository's folders, not installed packages.
+    if ((await lstat(path.join(root, dir))).isSymbolicLink()) continue;
     const file = path.join(root, dir, 'README.md');
     const size = await stat(file).then(
       (info) => (info.isFile() ? info.size : 0),
