@@ -122,7 +122,7 @@ export async function createRuntime(config: ServerConfig, options: RuntimeOption
       useValue: httpWebhookTransport({ allowPrivate: config.webhookAllowPrivate }),
     });
 
-    container.register(TOKENS.embedder, { useFactory: () => embedderOf(config.embeddings) ?? null });
+    container.register(TOKENS.embedder, { useValue: embedderOf(config.embeddings, closers) ?? null });
 
     container.register(TOKENS.store, { useFactory: instancePerContainerCachingFactory(buildStore) });
     const scope = options.override ? withOverrides(container, options.override) : container;

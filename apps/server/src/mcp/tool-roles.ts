@@ -2,41 +2,25 @@ import { type Principal, type Role, roleCovers } from '@mdstore/core';
 import { ROUTES } from '../http/api/routes-table.js';
 import { TOOL_OPERATIONS } from './tool-budgets.js';
 import type { McpTool } from './tool-kit.js';
+import { TOOLS } from './tools.js';
+
+const ROUTE_ROLES = new Map(ROUTES.map((route) => [route.description.operationId, route.description.role]));
 
 /**
- * Extensions §8: the least role each MCP tool needs, as the route table declares it for HTTP (the tool
- * does what that route does). A tool missing here cannot be served (`toolsOfRole` throws).
+ * Extensions §8: the least role each MCP tool needs, the role the route table declares for the HTTP
+ * operation the tool performs (`McpTool.operation`): one description, so a tool cannot ask less than
+ * its route. (The memory tool's operation is `read`, like its route: the core asks for `write` for
+ * every command but `view`. Proposing a draft is `propose`; publishing it needs `write`.) A tool whose
+ * operation no route has fails this module's loading.
  */
-export const TOOL_ROLES: Readonly<Record<string, Role>> = {
-  list_projects: 'read',
-  list_files: 'read',
-  read_file: 'read',
-  outline: 'read',
-  search: 'read',
-  list_revisions: 'read',
-  read_revision: 'read',
-  recent_changes: 'read',
-  links: 'read',
-  broken_links: 'read',
-  create_file: 'write',
-  edit_file: 'write',
-  write_file: 'write',
-  set_metadata: 'write',
-  delete_file: 'write',
-  restore_revision: 'write',
-  move_file: 'write',
-  apply_changeset: 'write',
-  // Extensions §14: `view` reads; the core asks for `write` for every other command (as the HTTP route).
-  memory: 'read',
-  // Extensions §13: a `propose` key proposes; publishing needs `write`.
-  propose_changes: 'propose',
-  list_drafts: 'read',
-  read_draft: 'read',
-  publish_draft: 'write',
-  list_attachments: 'read',
-  read_attachment: 'read',
-  write_attachment: 'write',
-};
+export const TOOL_ROLES: Readonly<Record<string, Role>> = Object.fromEntries(
+  TOOLS.map((tool) => {
+    const role = ROUTE_ROLES.get(tool.operation);
+    if (role === undefined || role === null)
+      throw new Error(`MCP tool ${tool.name} names operation ${tool.operation}, which no keyed route has`);
+    return [tool.name, role];
+  }),
+);
 
 export function toolRole(name: string): Role {
   const role = TOOL_ROLES[name];

@@ -64,6 +64,7 @@ const FILE = FILE_ARGS;
 export const TOOLS: readonly McpTool[] = [
   {
     name: 'list_projects',
+    operation: 'listProjects',
     title: 'List projects',
     description: 'The projects of your account, with their ids, file counts and settings.',
     inputSchema: toolInput({}),
@@ -75,6 +76,7 @@ export const TOOLS: readonly McpTool[] = [
   },
   {
     name: 'list_files',
+    operation: 'listFiles',
     title: 'List files',
     description:
       'The files of a project (by filename) with their size, metadata, etag and revision. Give "prefix" ' +
@@ -103,6 +105,7 @@ export const TOOLS: readonly McpTool[] = [
   },
   {
     name: 'read_file',
+    operation: 'downloadFile',
     title: 'Read a file',
     description:
       'The content of a file, or only some lines ("lines": "10-20") or one section ("section": a heading ' +
@@ -140,6 +143,7 @@ export const TOOLS: readonly McpTool[] = [
   },
   {
     name: 'outline',
+    operation: 'getOutline',
     title: 'Outline of a file',
     description:
       'The headings of a file (level, text, line, path) and its links, with its etag. Use a heading path ' +
@@ -152,6 +156,7 @@ export const TOOLS: readonly McpTool[] = [
   },
   {
     name: 'links',
+    operation: 'getFileLinks',
     title: 'Links of a file',
     description:
       'The links of a file (Markdown links to .md/.mdx files and [[wiki links]]): outgoing ones with the ' +
@@ -173,6 +178,7 @@ export const TOOLS: readonly McpTool[] = [
   },
   {
     name: 'broken_links',
+    operation: 'listBrokenLinks',
     title: 'Broken links of a project',
     description:
       'Links that resolve to no file (missing), to several (ambiguous wiki link) or to a file without ' +
@@ -194,6 +200,7 @@ export const TOOLS: readonly McpTool[] = [
   },
   {
     name: 'create_file',
+    operation: 'uploadFile',
     title: 'Create a file',
     description: 'Creates a new file; refuses (409) a name that exists already. Use edit_file to change one.',
     inputSchema: toolInput({ ...FILE, content: ARG.content, metadata: v.optional(ARG.metadata) }),
@@ -212,6 +219,7 @@ export const TOOLS: readonly McpTool[] = [
   },
   {
     name: 'edit_file',
+    operation: 'editFile',
     title: 'Edit a file',
     description:
       'Applies precise edits in order, all or nothing, as one new revision: replace exact text (it must ' +
@@ -243,6 +251,7 @@ export const TOOLS: readonly McpTool[] = [
   },
   {
     name: 'write_file',
+    operation: 'updateFileContent',
     title: 'Replace a file',
     description:
       'Replaces the whole content of an existing file (metadata kept). Requires if_match (the etag of the ' +
@@ -272,6 +281,7 @@ export const TOOLS: readonly McpTool[] = [
   },
   {
     name: 'set_metadata',
+    operation: 'updateFileMetadata',
     title: 'Set metadata',
     description: "Replaces a file's metadata object (null clears it). Takes if_match.",
     inputSchema: toolInput({ ...FILE, metadata: ARG.metadata, if_match: v.optional(ARG.ifMatch) }),
@@ -288,6 +298,7 @@ export const TOOLS: readonly McpTool[] = [
   },
   {
     name: 'search',
+    operation: 'searchProject',
     title: 'Search files',
     description:
       'Finds files by words (all must occur; "a phrase", -exclude, prefix*, a OR b) in filename, content, ' +
@@ -314,6 +325,7 @@ export const TOOLS: readonly McpTool[] = [
   },
   {
     name: 'delete_file',
+    operation: 'deleteFile',
     title: 'Delete a file',
     description:
       'Deletes a file (into the project trash when its trash_retention_days is above 0). Requires if_match: the etag of the version you mean to delete.',
@@ -329,6 +341,7 @@ export const TOOLS: readonly McpTool[] = [
   // Extensions §5.
   {
     name: 'list_revisions',
+    operation: 'listRevisions',
     title: 'List revisions',
     description:
       'The kept revisions of a file, newest first: revision, etag, size, sha256, metadata, change ' +
@@ -348,6 +361,7 @@ export const TOOLS: readonly McpTool[] = [
   },
   {
     name: 'read_revision',
+    operation: 'downloadRevision',
     title: 'Read a revision',
     description: 'The content of one kept revision of a file (see list_revisions), with its etag.',
     inputSchema: toolInput({ ...FILE, revision: ARG.revision }),
@@ -367,6 +381,7 @@ export const TOOLS: readonly McpTool[] = [
   },
   {
     name: 'restore_revision',
+    operation: 'restoreRevision',
     title: 'Restore a revision',
     description:
       'Makes the content and metadata of a kept revision the current ones, as a new revision (nothing ' +
@@ -385,6 +400,7 @@ export const TOOLS: readonly McpTool[] = [
   },
   {
     name: 'move_file',
+    operation: 'moveFile',
     title: 'Move or rename a file',
     description:
       'Gives a file a new name (folders included); content, metadata and history go with it. Refuses ' +
@@ -412,6 +428,7 @@ export const TOOLS: readonly McpTool[] = [
   // Extensions §7.
   {
     name: 'recent_changes',
+    operation: 'listChanges',
     title: 'Recent changes',
     description:
       'What changed in your projects, oldest first: files created, updated, moved (from), deleted or ' +
@@ -435,6 +452,7 @@ export const TOOLS: readonly McpTool[] = [
   // Extensions §9.
   {
     name: 'apply_changeset',
+    operation: 'applyChangeset',
     title: 'Apply a changeset',
     description:
       'Changes many files at once, all or nothing: operations (put: create or replace a file with ' +

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, type Environment, loadConfig } from '../../src/config/index.js';
-import { embedderOf } from '../../src/embeddings/index.js';
+import { BUILTIN_MODEL, embedderOf } from '../../src/embeddings/index.js';
 
-/** `MDSTORE_EMBEDDINGS*` (extensions §15): off by default; builtin refuses to start; openai needs its URL and model. */
+/** `MDSTORE_EMBEDDINGS*` (extensions §15): off by default; builtin is the model shipped in a package; openai needs its URL and model. */
 const load = (env: Environment) => loadConfig(env, { cwd: '/srv/mdstore' });
 const refusal = (env: Environment): ConfigError => {
   try {
@@ -20,10 +20,15 @@ describe('MDSTORE_EMBEDDINGS', () => {
     expect(embedderOf(load({ MDSTORE_EMBEDDINGS: 'off' }).embeddings)).toBeUndefined();
   });
 
-  it('builtin fails the start with a clear message', () => {
-    const error = refusal({ MDSTORE_EMBEDDINGS: 'builtin' });
-    expect(error.variable).toBe('MDSTORE_EMBEDDINGS');
-    expect(error.message).toMatch(/builtin is not available yet/);
+  it('builtin is the model shipped in a package, whose thread the runtime closes', async () => {
+    const config = load({ MDSTORE_EMBEDDINGS: 'Builtin' });
+    expect(config.embeddings).toEqual({ kind: 'builtin' });
+    const closers: Array<() => Promise<void>> = [];
+    const embedder = embedderOf(config.embeddings, closers);
+    expect(embedder?.model).toBe(BUILTIN_MODEL);
+    expect(embedder?.dimensions).toBe(512);
+    expect(closers).toHaveLength(1);
+    await closers[0]!();
   });
 
   it('openai needs a URL and a model; the key is optional and never echoed', () => {

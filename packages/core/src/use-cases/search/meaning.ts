@@ -156,7 +156,7 @@ const meaningOf = (
 async function embedQuery(embedder: Embedder, text: string): Promise<Float32Array> {
   let vectors: Float32Array[];
   try {
-    vectors = await embedder.embed({ texts: [text] });
+    vectors = await embedder.embed({ texts: [text], purpose: 'query' });
   } catch (error) {
     throw StoreUnavailableError('Search by meaning is unavailable: the embedding service failed', {
       cause: error,

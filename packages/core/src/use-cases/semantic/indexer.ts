@@ -86,7 +86,7 @@ export function createSemanticIndexer(o: SemanticIndexerOptions) {
     const entries = [...texts];
     for (let start = 0; start < entries.length; start += limits.embedBatch) {
       const batch = entries.slice(start, start + limits.embedBatch);
-      const vectors = await embedder.embed({ texts: batch.map(([, text]) => text) });
+      const vectors = await embedder.embed({ texts: batch.map(([, text]) => text), purpose: 'document' });
       if (vectors.length !== batch.length)
         throw new Error('The embedder answered a different number of vectors');
       for (const [i, [hash]] of batch.entries()) {
