@@ -1,7 +1,10 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Bench } from '../lib/context.js';
 import { Session } from '../lib/context.js';
 import { httpJson, nearestRank } from '../lib/load.js';
 import { sqliteFsFlavour } from '../lib/mdstore.js';
+import { REPO_ROOT } from '../lib/processes.js';
 import { type CorpusFile, readmeCorpus } from '../search-quality/corpus.js';
 import { anyWordQuery, loadQuestions, type Question, scoreRanking } from '../search-quality/questions.js';
 import type { Scenario } from './types.js';
@@ -109,21 +112,22 @@ async function search(
   return answer.results.map((result) => result.file.filename);
 }
 
-/** The mean recall@5 and MRR of one way of searching over the questions. */
+/** The mean recall@5 and MRR of one way of searching over the questions, and each question's first answer place. */
 async function measureQuality(
   questions: readonly Question[],
   rank: (question: Question) => Promise<string[]>,
-): Promise<{ recall5: number; mrr: number; found: number }> {
+): Promise<{ recall5: number; mrr: number; found: number; places: (number | null)[] }> {
   let recall5 = 0;
   let mrr = 0;
-  let found = 0;
+  const places: (number | null)[] = [];
   for (const question of questions) {
     const score = scoreRanking(await rank(question), question.answers);
     recall5 += score.recall5;
     mrr += score.reciprocalRank;
-    if (score.reciprocalRank > 0) found++;
+    places.push(score.reciprocalRank > 0 ? Math.round(1 / score.reciprocalRank) : null);
   }
-  return { recall5: recall5 / questions.length, mrr: mrr / questions.length, found };
+  const found = places.filter((place) => place !== null).length;
+  return { recall5: recall5 / questions.length, mrr: mrr / questions.length, found, places };
 }
 
 /** The quick run: the first questions over the first READMEs and their answer files. */
@@ -154,7 +158,7 @@ const searchQuality: Scenario = {
       `    ${corpus.length} READMEs uploaded in ${uploadSec.toFixed(1)} s, all embedded ${seconds.toFixed(1)} s later ` +
         `(${status.embedded} files with chunks, model ${status.model})`,
     );
-    const quality = {} as Record<Mode | 'text, any word', { recall5: number; mrr: number; found: number }>;
+    const quality = {} as Record<Mode | 'text, any word', Awaited<ReturnType<typeof measureQuality>>>;
     for (const mode of ['text', 'semantic', 'hybrid'] as const) {
       quality[mode] = await measureQuality(questions, (question) =>
         search(session, projectId, mode, question.question, RESULT_LIMIT),
@@ -180,6 +184,16 @@ const searchQuality: Scenario = {
       );
       bench.results.higher(scenario(`${mode} vs text`), 'MRR', quality[mode].mrr, text.mrr, 'mode text');
     }
+    // Each question's place of its first answer file per mode (null: not in the first 100), to read
+    // what each mode misses.
+    const details = questions.map((question, index) => ({
+      ...question,
+      places: Object.fromEntries(Object.entries(quality).map(([mode, { places }]) => [mode, places[index]])),
+    }));
+    const detailsFile = path.join(REPO_ROOT, `bench/results/search-quality-${kind}.json`);
+    await mkdir(path.dirname(detailsFile), { recursive: true });
+    await writeFile(detailsFile, `${JSON.stringify(details, null, 1)}\n`);
+    bench.log(`    each question's places: ${path.relative(process.cwd(), detailsFile)}`);
     bench.log(
       `    hybrid beats text on recall@5: ${quality.hybrid.recall5 > text.recall5 ? 'yes' : 'NO'} ` +
         `(${quality.hybrid.recall5.toFixed(3)} vs ${text.recall5.toFixed(3)})`,
