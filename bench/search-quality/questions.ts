@@ -37,3 +37,14 @@ export function scoreRanking(ranking: readonly string[], answers: readonly strin
     reciprocalRank: first === -1 ? 0 : 1 / (first + 1),
   };
 }
+
+/** Reciprocal rank fusion (k = 60, extensions §15) of rankings of file names; ties by file name. */
+export function fuseByReciprocalRank(rankings: readonly (readonly string[])[]): string[] {
+  const scores = new Map<string, number>();
+  for (const ranking of rankings)
+    for (const [index, filename] of ranking.entries())
+      scores.set(filename, (scores.get(filename) ?? 0) + 1 / (60 + index + 1));
+  return [...scores]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .map(([filename]) => filename);
+}

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { readmeCorpus } from '../search-quality/corpus.js';
-import { answerPackage, anyWordQuery, loadQuestions, scoreRanking } from '../search-quality/questions.js';
+import {
+  answerPackage,
+  anyWordQuery,
+  fuseByReciprocalRank,
+  loadQuestions,
+  scoreRanking,
+} from '../search-quality/questions.js';
 
 /** The evaluation set of search by meaning (bench/search-quality/questions.json, docs/performance.md). */
 describe('the search-quality evaluation set', () => {
@@ -55,6 +61,14 @@ describe('scoreRanking', () => {
     });
     expect(scoreRanking(['x'], ['a', 'b', 'c', 'd', 'e', 'f'])).toEqual({ recall5: 0, reciprocalRank: 0 });
     expect(scoreRanking(['a', 'b', 'c', 'd', 'e'], ['a', 'b', 'c', 'd', 'e', 'f']).recall5).toBe(1);
+  });
+});
+
+describe('fuseByReciprocalRank', () => {
+  it('adds 1 / (60 + place) over the rankings, ties by file name', () => {
+    // a: 1/61 + 1/62; b: 1/62 + 1/61; c: 1/63; d: 1/61.
+    expect(fuseByReciprocalRank([['a', 'b', 'c'], ['b', 'a'], ['d']])).toEqual(['a', 'b', 'd', 'c']);
+    expect(fuseByReciprocalRank([[], ['x']])).toEqual(['x']);
   });
 });
 
