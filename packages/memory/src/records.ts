@@ -41,6 +41,7 @@ import {
   type RecordsTransaction,
   type RevisionContent,
   type RevisionRecord,
+  type ScheduleSlotRecord,
   SEARCH_LIMITS,
   type SearchCandidate,
   type SearchCandidatesQuery,
@@ -104,6 +105,8 @@ interface Tables {
   readonly chunks: ReadonlyMap<string, ChunkRecord>;
   /** The semantic indexer's cursor per account. */
   readonly embeddingCursors: ReadonlyMap<string, EmbeddingCursorRecord>;
+  /** Slots of shared schedules (extensions §16), keyed by `slotId(task, slotAt)`. */
+  readonly scheduleSlots: ReadonlyMap<string, ScheduleSlotRecord>;
 }
 
 interface SearchEntry {
@@ -122,6 +125,7 @@ const contentId = (projectId: string, contentKey: string) => `${projectId}#${con
 const changeId = (accountId: string, seq: number) => `${accountId}#${seq}`;
 const draftFileId = (draftId: string, filename: string) => `${draftId}#${filename}`;
 const chunkId = (fileId: string, ordinal: number) => `${fileId}#${ordinal}`;
+const slotId = (task: string, slotAt: number) => `${task}#${slotAt}`;
 const byChunkOrder = (a: ChunkRecord, b: ChunkRecord) =>
   compareCodePoints(a.projectId, b.projectId) ||
   compareCodePoints(a.fileId, b.fileId) ||
@@ -155,6 +159,7 @@ const emptyTables = (): Tables => ({
   draftReviews: new Map(),
   chunks: new Map(),
   embeddingCursors: new Map(),
+  scheduleSlots: new Map(),
 });
 
 const CAPABILITIES: RecordsCapabilities = Object.freeze({ durable: false, sharedBetweenProcesses: false });
@@ -760,6 +765,10 @@ abstract class TablesReader implements RecordsReader {
     return copyOrNull(this.tables().embeddingCursors.get(q.accountId));
   }
 
+  async findScheduleSlot(q: { task: string; slotAt: number }) {
+    return copyOrNull(this.tables().scheduleSlots.get(slotId(q.task, q.slotAt)));
+  }
+
   async findStoreSecret(q: { name: string }) {
     return this.tables().secrets.get(q.name) ?? null;
   }
@@ -1025,6 +1034,65 @@ class MemoryTransaction extends TablesReader implements RecordsTransaction {
     };
     this.writable('embeddingCursors').set(c.accountId, frozen(next));
     return true;
+  }
+
+  async claimScheduleSlot(c: {
+    task: string;
+    slotAt: number;
+    owner: string;
+    now: number;
+    until: number;
+    maxAttempts: number;
+  }) {
+    const id = slotId(c.task, c.slotAt);
+    const slot = this.tables().scheduleSlots.get(id);
+    let next: ScheduleSlotRecord | undefined;
+    if (!slot)
+      next = {
+        task: c.task,
+        slotAt: c.slotAt,
+        owner: c.owner,
+        leaseExpiresAt: c.until,
+        attempts: 1,
+        finishedAt: null,
+        outcome: null,
+      };
+    else if (slot.finishedAt === null && slot.owner === c.owner) next = { ...slot, leaseExpiresAt: c.until };
+    else if (
+      slot.finishedAt === null &&
+      (slot.leaseExpiresAt === null || slot.leaseExpiresAt <= c.now) &&
+      slot.attempts < c.maxAttempts
+    )
+      next = { ...slot, owner: c.owner, leaseExpiresAt: c.until, attempts: slot.attempts + 1 };
+    if (next === undefined) return { claimed: false, slot: copy(slot!) };
+    this.writable('scheduleSlots').set(id, frozen(next));
+    return { claimed: true, slot: copy(next) };
+  }
+
+  async finishScheduleSlot(c: {
+    task: string;
+    slotAt: number;
+    owner: string;
+    outcome: 'ok' | 'failed';
+    now: number;
+  }) {
+    const id = slotId(c.task, c.slotAt);
+    const slot = this.tables().scheduleSlots.get(id);
+    if (!slot || slot.owner !== c.owner || slot.finishedAt !== null) return false;
+    const next = { ...slot, leaseExpiresAt: null, finishedAt: c.now, outcome: c.outcome };
+    this.writable('scheduleSlots').set(id, frozen(next));
+    return true;
+  }
+
+  async deleteScheduleSlotsBefore(c: { task: string; before: number; limit: number }) {
+    const doomed = [...this.tables().scheduleSlots.values()]
+      .filter((slot) => slot.task === c.task && slot.slotAt < c.before)
+      .sort((a, b) => a.slotAt - b.slotAt)
+      .slice(0, c.limit);
+    if (doomed.length === 0) return 0;
+    const table = this.writable('scheduleSlots');
+    for (const slot of doomed) table.delete(slotId(slot.task, slot.slotAt));
+    return doomed.length;
   }
 
   async keepStoreSecret(c: { name: string; value: string }) {

@@ -529,6 +529,24 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX trash_items_blob_idx ON trash_items (project_id, content_key);
     `,
   },
+  {
+    version: 22,
+    name: 'schedule slots',
+    // Extensions §16: the slots of the backup schedule that the instances sharing the store run once
+    // between them, each under a lease (a holder that died leaves a lease that expires).
+    sql: `
+      CREATE TABLE schedule_slots (
+        task TEXT COLLATE "C" NOT NULL,
+        slot_at BIGINT NOT NULL,
+        owner TEXT NOT NULL,
+        lease_expires_at BIGINT,
+        attempts INTEGER NOT NULL,
+        finished_at BIGINT,
+        outcome TEXT CHECK (outcome IN ('ok', 'failed')),
+        PRIMARY KEY (task, slot_at)
+      );
+    `,
+  },
 ];
 
 /**

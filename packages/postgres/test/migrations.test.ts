@@ -42,6 +42,7 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
       'mdstore_migrations',
       'projects',
       'rate_limits',
+      'schedule_slots',
       'search_chunks',
       'search_documents',
       'search_words',

@@ -14,6 +14,7 @@ import type {
   InstanceRecord,
   ProjectRecord,
   RevisionRecord,
+  ScheduleSlotRecord,
   ShareRecord,
   TrashRecord,
   WebhookDeliveryRecord,
@@ -453,6 +454,24 @@ export const EMBEDDING_CURSORS = defineTable<EmbeddingCursorRecord>(
   { key: ['accountId'] },
 );
 
+/**
+ * Slots of shared schedules (extensions §16): which instance runs a scheduled backup, under a lease.
+ * Derived state like `instances`: no backup holds it.
+ */
+export const SCHEDULE_SLOTS = defineTable<ScheduleSlotRecord>(
+  'schedule_slots',
+  {
+    task: ['task', 'text'],
+    slotAt: ['slot_at', 'integer'],
+    owner: ['owner', 'text'],
+    leaseExpiresAt: ['lease_expires_at', 'integer'],
+    attempts: ['attempts', 'integer'],
+    finishedAt: ['finished_at', 'integer'],
+    outcome: ['outcome', 'text'],
+  },
+  { key: ['task', 'slotAt'] },
+);
+
 /** Every record table, for schema checks. */
 export const RECORD_TABLES = [
   ACCOUNTS,
@@ -474,4 +493,5 @@ export const RECORD_TABLES = [
   DRAFT_REVIEWS,
   CHUNKS,
   EMBEDDING_CURSORS,
+  SCHEDULE_SLOTS,
 ] as const;

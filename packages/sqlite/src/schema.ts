@@ -553,6 +553,24 @@ ALTER TABLE trash_items ADD COLUMN content_type TEXT;
 CREATE INDEX trash_items_blob ON trash_items (project_id, content_key);
 `,
   },
+  // Extensions §16: the slots of the backup schedule that the instances sharing the store run once
+  // between them, each under a lease (a holder that died leaves a lease that expires).
+  {
+    version: 22,
+    description: 'schedule slots',
+    sql: `
+CREATE TABLE schedule_slots (
+  task TEXT NOT NULL COLLATE BINARY,
+  slot_at INTEGER NOT NULL,
+  owner TEXT NOT NULL,
+  lease_expires_at INTEGER,
+  attempts INTEGER NOT NULL,
+  finished_at INTEGER,
+  outcome TEXT CHECK (outcome IN ('ok', 'failed')),
+  PRIMARY KEY (task, slot_at)
+) STRICT;
+`,
+  },
 ];
 
 /** The schema version this code writes and expects (SQLite's `user_version`). */

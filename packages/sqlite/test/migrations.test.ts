@@ -29,6 +29,7 @@ const TABLES = [
   'links',
   'projects',
   'rate_limits',
+  'schedule_slots',
   'search_chunks',
   'search_fts',
   'search_fts_config',

@@ -486,3 +486,21 @@ export interface EmbeddingCursorRecord {
   readonly leaseExpiresAt: EpochMillis | null;
   readonly updatedAt: EpochMillis;
 }
+
+/**
+ * One slot of a schedule that the instances sharing a store run once between them (extensions §16: a
+ * scheduled backup), keyed by the task's name and the slot's time: the instance that claims it holds a
+ * lease on it until it is finished; a holder that died leaves a lease that expires, and another
+ * instance may take the slot again (`attempts` counts the claims that took it, bounded by the caller).
+ */
+export interface ScheduleSlotRecord {
+  readonly task: string;
+  readonly slotAt: EpochMillis;
+  /** The instance that took it last (kept once finished: who ran it). */
+  readonly owner: string;
+  /** Until when `owner` holds it; null once finished. */
+  readonly leaseExpiresAt: EpochMillis | null;
+  readonly attempts: number;
+  readonly finishedAt: EpochMillis | null;
+  readonly outcome: 'ok' | 'failed' | null;
+}

@@ -19,6 +19,7 @@ import type {
   ProjectRecord,
   ProjectStatus,
   RevisionRecord,
+  ScheduleSlotRecord,
   ShareRecord,
   SourcedLinkRecord,
   Tier,
@@ -388,6 +389,8 @@ export interface RecordsReader extends ChangeFeedReader {
   countEmbeddedFiles(q: { projectId: string; model: string }): Promise<number>;
   /** The semantic indexer's position in an account's feed, or null before its first step. */
   findEmbeddingCursor(q: { accountId: string }): Promise<EmbeddingCursorRecord | null>;
+  /** A slot of a shared schedule (extensions §16), or null when no instance has claimed it. */
+  findScheduleSlot(q: { task: string; slotAt: number }): Promise<ScheduleSlotRecord | null>;
 }
 
 /**
@@ -556,6 +559,34 @@ export interface RecordsTransaction extends RecordsReader, ChangeFeedWriter {
     leaseExpiresAt: number | null;
     now: number;
   }): Promise<boolean>;
+  /**
+   * Claims a slot of a shared schedule for `owner` until `until` (extensions §16): creates it when no
+   * instance has (attempt 1); takes it when it is not finished and either `owner` holds it already (a
+   * renewal: `attempts` unchanged) or its lease has expired (`leaseExpiresAt` ≤ `now`) and it has been
+   * taken fewer than `maxAttempts` times (`attempts` + 1). One conditional write: of two claimers, one
+   * wins. Returns whether this call took it, and the slot as it stands after the call.
+   */
+  claimScheduleSlot(c: {
+    task: string;
+    slotAt: number;
+    owner: string;
+    now: number;
+    until: number;
+    maxAttempts: number;
+  }): Promise<{ claimed: boolean; slot: ScheduleSlotRecord }>;
+  /**
+   * Marks a slot finished with `outcome` when `owner` still holds it (false otherwise: nothing written),
+   * releasing its lease.
+   */
+  finishScheduleSlot(c: {
+    task: string;
+    slotAt: number;
+    owner: string;
+    outcome: 'ok' | 'failed';
+    now: number;
+  }): Promise<boolean>;
+  /** Deletes at most `limit` slots of `task` older than `before` (one bounded statement); returns how many. */
+  deleteScheduleSlotsBefore(c: { task: string; before: number; limit: number }): Promise<number>;
 }
 
 /** Optional features, declared up front so that callers and the contract suite never probe at run time. */

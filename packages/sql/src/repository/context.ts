@@ -13,6 +13,7 @@ import type {
   InstanceRecord,
   ProjectRecord,
   RevisionRecord,
+  ScheduleSlotRecord,
   ShareRecord,
   TrashRecord,
   WebhookDeliveryRecord,
@@ -36,6 +37,7 @@ import {
   INSTANCES,
   PROJECTS,
   REVISIONS,
+  SCHEDULE_SLOTS,
   SHARES,
   TRASH,
   type TrashRow,
@@ -67,6 +69,7 @@ export interface SqlContext {
   readonly draftReviews: TableSql<DraftReviewRecord>;
   readonly chunks: TableSql<ChunkRecord>;
   readonly embeddingCursors: TableSql<EmbeddingCursorRecord>;
+  readonly scheduleSlots: TableSql<ScheduleSlotRecord>;
   /** A statement written with `?` placeholders, in the dialect's. */
   sql(text: string): string;
   toTrash(row: Row): TrashRecord;
@@ -95,6 +98,7 @@ export function sqlContext(dialect: SqlDialect): SqlContext {
     draftReviews: tableSql(DRAFT_REVIEWS, dialect),
     chunks: tableSql(CHUNKS, dialect),
     embeddingCursors: tableSql(EMBEDDING_CURSORS, dialect),
+    scheduleSlots: tableSql(SCHEDULE_SLOTS, dialect),
     sql: (text) => placeholders(dialect, text),
     toTrash: (row) => fromTrashRow(trash.fromRow(row)),
   };

@@ -70,6 +70,7 @@ const READER_METHODS = Object.keys({
   listChunkVectors: true,
   countEmbeddedFiles: true,
   findEmbeddingCursor: true,
+  findScheduleSlot: true,
 } satisfies Record<ReaderMethod, true>) as ReaderMethod[];
 
 const WRITE_METHODS = Object.keys({
@@ -124,6 +125,9 @@ const WRITE_METHODS = Object.keys({
   deleteProjectChunks: true,
   claimEmbeddingCursor: true,
   saveEmbeddingCursor: true,
+  claimScheduleSlot: true,
+  finishScheduleSlot: true,
+  deleteScheduleSlotsBefore: true,
 } satisfies Record<WriteMethod, true>) as WriteMethod[];
 
 type AnyMethod = (...args: unknown[]) => Promise<unknown>;
