@@ -10,6 +10,7 @@ import {
   type ChangeEventQuery,
   type ChangeEventRecord,
   type ChangeFeedHead,
+  type ChunkLists,
   type ChunkPosition,
   type ChunkRecord,
   compareCodePoints,
@@ -52,6 +53,7 @@ import {
   type TrashPosition,
   type TrashRecord,
   truncateUtf8,
+  type VectorListsRecord,
   type WebhookDeliveryPosition,
   type WebhookDeliveryRecord,
   type WebhookProgress,
@@ -107,6 +109,8 @@ interface Tables {
   readonly embeddingCursors: ReadonlyMap<string, EmbeddingCursorRecord>;
   /** Slots of shared schedules (extensions §16), keyed by `slotId(task, slotAt)`. */
   readonly scheduleSlots: ReadonlyMap<string, ScheduleSlotRecord>;
+  /** Vector lists, keyed by `listsId(accountId, model)`. */
+  readonly vectorLists: ReadonlyMap<string, VectorListsRecord>;
 }
 
 interface SearchEntry {
@@ -126,6 +130,7 @@ const changeId = (accountId: string, seq: number) => `${accountId}#${seq}`;
 const draftFileId = (draftId: string, filename: string) => `${draftId}#${filename}`;
 const chunkId = (fileId: string, ordinal: number) => `${fileId}#${ordinal}`;
 const slotId = (task: string, slotAt: number) => `${task}#${slotAt}`;
+const listsId = (accountId: string, model: string) => `${accountId}#${model}`;
 const byChunkOrder = (a: ChunkRecord, b: ChunkRecord) =>
   compareCodePoints(a.projectId, b.projectId) ||
   compareCodePoints(a.fileId, b.fileId) ||
@@ -160,6 +165,7 @@ const emptyTables = (): Tables => ({
   chunks: new Map(),
   embeddingCursors: new Map(),
   scheduleSlots: new Map(),
+  vectorLists: new Map(),
 });
 
 const CAPABILITIES: RecordsCapabilities = Object.freeze({ durable: false, sharedBetweenProcesses: false });
@@ -742,16 +748,50 @@ abstract class TablesReader implements RecordsReader {
     model: string;
     after?: ChunkPosition;
     limit: number;
+    lists?: ChunkLists | null;
   }) {
     const projects = new Set(q.projectIds);
     const after = q.after;
+    // Listed chunks come list by list (as the SQL stores' index has them), the others in chunk order.
+    const order = (a: ChunkRecord, b: ChunkRecord) =>
+      (q.lists ? (a.listNo ?? -1) - (b.listNo ?? -1) : 0) || byChunkOrder(a, b);
     const isAfter = (c: ChunkRecord) =>
       after === undefined ||
-      byChunkOrder(c, { ...c, projectId: after.projectId, fileId: after.fileId, ordinal: after.ordinal }) > 0;
-    return select(this.tables().chunks, (c) => projects.has(c.projectId) && c.model === q.model && isAfter(c))
-      .sort(byChunkOrder)
+      order(c, {
+        ...c,
+        projectId: after.projectId,
+        fileId: after.fileId,
+        ordinal: after.ordinal,
+        listNo: after.listNo ?? c.listNo,
+      }) > 0;
+    const lists = q.lists;
+    const listed = lists ? new Set(lists.listNos) : null;
+    const inLists = (c: ChunkRecord) =>
+      lists === undefined ||
+      (lists === null
+        ? c.listGeneration === null
+        : c.listGeneration === lists.generation && listed!.has(c.listNo ?? -1));
+    return select(
+      this.tables().chunks,
+      (c) => projects.has(c.projectId) && c.model === q.model && inLists(c) && isAfter(c),
+    )
+      .sort(order)
       .slice(0, q.limit)
       .map(copy);
+  }
+
+  async countChunkVectors(q: { projectIds: readonly string[]; model: string; limit: number }) {
+    const projects = new Set(q.projectIds);
+    let count = 0;
+    for (const c of this.tables().chunks.values()) {
+      if (count >= q.limit) break;
+      if (projects.has(c.projectId) && c.model === q.model) count += 1;
+    }
+    return count;
+  }
+
+  async findVectorLists(q: { accountId: string; model: string }) {
+    return copyOrNull(this.tables().vectorLists.get(listsId(q.accountId, q.model)));
   }
 
   async countEmbeddedFiles(q: { projectId: string; model: string }) {
@@ -992,6 +1032,22 @@ class MemoryTransaction extends TablesReader implements RecordsTransaction {
     const table = this.writable('chunks');
     for (const chunk of doomed) table.delete(chunkId(chunk.fileId, chunk.ordinal));
     return doomed.length;
+  }
+
+  async saveVectorLists(c: VectorListsRecord) {
+    this.writable('vectorLists').set(listsId(c.accountId, c.model), frozen(copy(c)));
+  }
+
+  async setChunkLists(c: {
+    generation: number;
+    chunks: readonly { fileId: string; ordinal: number; listNo: number }[];
+  }) {
+    const table = this.writable('chunks');
+    for (const { fileId, ordinal, listNo } of c.chunks) {
+      const id = chunkId(fileId, ordinal);
+      const chunk = table.get(id);
+      if (chunk) table.set(id, frozen({ ...chunk, listGeneration: c.generation, listNo }));
+    }
   }
 
   async claimEmbeddingCursor(c: { accountId: string; owner: string; now: number; until: number }) {

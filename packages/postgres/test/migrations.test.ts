@@ -49,6 +49,7 @@ describe.skipIf(skipPostgres)('postgres migrations', () => {
       'shares',
       'store_secrets',
       'trash_items',
+      'vector_lists',
       'webhook_deliveries',
       'webhooks',
     ]);

@@ -148,6 +148,8 @@ export const UNARCHIVED_TABLES: readonly string[] = [
   'embedding_cursors',
   // Extensions §16: which instance ran which scheduled backup; a restored store starts with none.
   'schedule_slots',
+  // Their vector lists too: the indexer trains them again once an account has enough chunks.
+  'vector_lists',
   'mdstore_migrations',
 ];
 

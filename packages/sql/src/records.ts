@@ -17,6 +17,7 @@ import type {
   ScheduleSlotRecord,
   ShareRecord,
   TrashRecord,
+  VectorListsRecord,
   WebhookDeliveryRecord,
   WebhookRecord,
 } from '@mdstore/core';
@@ -436,8 +437,26 @@ export const CHUNKS = defineTable<ChunkRecord>(
     hash: ['hash', 'text'],
     model: ['model', 'text'],
     vector: ['vector', 'bytes'],
+    listGeneration: ['list_generation', 'integer'],
+    listNo: ['list_no', 'integer'],
   },
   { key: ['fileId', 'ordinal'] },
+);
+
+/** An account's vector lists of a model (extensions §15): the centroids as float32 bytes. */
+export const VECTOR_LISTS = defineTable<VectorListsRecord>(
+  'vector_lists',
+  {
+    accountId: ['account_id', 'text'],
+    model: ['model', 'text'],
+    generation: ['generation', 'integer'],
+    dimensions: ['dimensions', 'integer'],
+    count: ['count', 'integer'],
+    centroids: ['centroids', 'bytes'],
+    trainedRows: ['trained_rows', 'integer'],
+    createdAt: ['created_at', 'integer'],
+  },
+  { key: ['accountId', 'model'] },
 );
 
 /** The semantic indexer's cursor and lease per account (extensions §15). */
@@ -494,4 +513,5 @@ export const RECORD_TABLES = [
   CHUNKS,
   EMBEDDING_CURSORS,
   SCHEDULE_SLOTS,
+  VECTOR_LISTS,
 ] as const;

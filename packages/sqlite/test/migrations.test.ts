@@ -40,6 +40,7 @@ const TABLES = [
   'shares',
   'store_secrets',
   'trash_items',
+  'vector_lists',
   'webhook_deliveries',
   'webhooks',
 ];

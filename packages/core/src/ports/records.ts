@@ -24,6 +24,7 @@ import type {
   SourcedLinkRecord,
   Tier,
   TrashRecord,
+  VectorListsRecord,
   WebhookDeliveryPosition,
   WebhookDeliveryRecord,
   WebhookProgress,
@@ -104,6 +105,14 @@ export interface ChunkPosition {
   readonly projectId: string;
   readonly fileId: string;
   readonly ordinal: number;
+  /** In a scan of lists, which come list by list: the list of the chunk. */
+  readonly listNo?: number;
+}
+
+/** Which vector lists a chunk scan reads (`listChunkVectors`). */
+export interface ChunkLists {
+  readonly generation: number;
+  readonly listNos: readonly number[];
 }
 
 export interface SearchPosition {
@@ -384,7 +393,16 @@ export interface RecordsReader extends ChangeFeedReader {
     model: string;
     after?: ChunkPosition;
     limit: number;
+    /**
+     * Only the chunks filed in these lists of that generation; `null`: only those filed in none
+     * (`listGeneration` null). Absent: every chunk. Each is one index range in the SQL stores.
+     */
+    lists?: ChunkLists | null;
   }): Promise<ChunkRecord[]>;
+  /** How many chunks of `model` these projects have, counted up to `limit` at most. */
+  countChunkVectors(q: { projectIds: readonly string[]; model: string; limit: number }): Promise<number>;
+  /** The vector lists of an account and model, or null before they were trained. */
+  findVectorLists(q: { accountId: string; model: string }): Promise<VectorListsRecord | null>;
   /** How many distinct files of the project have chunks of `model`. */
   countEmbeddedFiles(q: { projectId: string; model: string }): Promise<number>;
   /** The semantic indexer's position in an account's feed, or null before its first step. */
@@ -527,6 +545,13 @@ export interface RecordsTransaction extends RecordsReader, ChangeFeedWriter {
     fileId: string;
     filename: string;
     chunks: readonly ChunkRecord[];
+  }): Promise<void>;
+  /** Keeps an account's vector lists of a model, replacing those it had. */
+  saveVectorLists(c: VectorListsRecord): Promise<void>;
+  /** Files chunks in lists: each `(fileId, ordinal)` gets `generation` and its `listNo`. */
+  setChunkLists(c: {
+    generation: number;
+    chunks: readonly { fileId: string; ordinal: number; listNo: number }[];
   }): Promise<void>;
   /** Deletes the chunks filed under `(projectId, filename)`; returns how many. */
   deleteFileChunks(c: { projectId: string; filename: string }): Promise<number>;

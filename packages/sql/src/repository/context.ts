@@ -16,6 +16,7 @@ import type {
   ScheduleSlotRecord,
   ShareRecord,
   TrashRecord,
+  VectorListsRecord,
   WebhookDeliveryRecord,
 } from '@mdstore/core';
 import { placeholders, type Row, type SqlDialect } from '../executor.js';
@@ -41,6 +42,7 @@ import {
   SHARES,
   TRASH,
   type TrashRow,
+  VECTOR_LISTS,
   WEBHOOK_DELIVERIES,
   WEBHOOKS,
   type WebhookRow,
@@ -70,6 +72,7 @@ export interface SqlContext {
   readonly chunks: TableSql<ChunkRecord>;
   readonly embeddingCursors: TableSql<EmbeddingCursorRecord>;
   readonly scheduleSlots: TableSql<ScheduleSlotRecord>;
+  readonly vectorLists: TableSql<VectorListsRecord>;
   /** A statement written with `?` placeholders, in the dialect's. */
   sql(text: string): string;
   toTrash(row: Row): TrashRecord;
@@ -99,6 +102,7 @@ export function sqlContext(dialect: SqlDialect): SqlContext {
     chunks: tableSql(CHUNKS, dialect),
     embeddingCursors: tableSql(EMBEDDING_CURSORS, dialect),
     scheduleSlots: tableSql(SCHEDULE_SLOTS, dialect),
+    vectorLists: tableSql(VECTOR_LISTS, dialect),
     sql: (text) => placeholders(dialect, text),
     toTrash: (row) => fromTrashRow(trash.fromRow(row)),
   };

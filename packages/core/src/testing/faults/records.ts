@@ -71,6 +71,8 @@ const READER_METHODS = Object.keys({
   countEmbeddedFiles: true,
   findEmbeddingCursor: true,
   findScheduleSlot: true,
+  countChunkVectors: true,
+  findVectorLists: true,
 } satisfies Record<ReaderMethod, true>) as ReaderMethod[];
 
 const WRITE_METHODS = Object.keys({
@@ -128,6 +130,8 @@ const WRITE_METHODS = Object.keys({
   claimScheduleSlot: true,
   finishScheduleSlot: true,
   deleteScheduleSlotsBefore: true,
+  saveVectorLists: true,
+  setChunkLists: true,
 } satisfies Record<WriteMethod, true>) as WriteMethod[];
 
 type AnyMethod = (...args: unknown[]) => Promise<unknown>;

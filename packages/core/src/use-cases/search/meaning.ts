@@ -6,6 +6,7 @@ import type { Filter } from '../../search/filter/ast.js';
 import type { JsonNarrowing, PushdownCondition } from '../../search/filter/pushdown.js';
 import { scoreStats } from '../../search/rank.js';
 import { SEMANTIC_LIMITS } from '../../semantic/limits.js';
+import { centroidsOf } from '../../semantic/lists.js';
 import { normalized } from '../../semantic/vectors.js';
 import { compareCodePoints } from '../../validation/text.js';
 import { scanVectors, type VectorHit } from '../semantic/vector-scan.js';
@@ -40,6 +41,8 @@ export interface MeaningInput {
   readonly records: RecordsReader;
   readonly embedder: Embedder;
   readonly cache: SearchDocumentCache;
+  /** The account whose projects are searched (its vector lists), null when none is. */
+  readonly accountId: string | null;
   readonly projectIds: readonly string[];
   readonly request: SearchRequest;
   readonly pushdown: readonly PushdownCondition[];
@@ -79,11 +82,19 @@ export async function rankByMeaning(input: MeaningInput): Promise<MeaningRanking
     },
   });
   const queryVector = await embedQuery(input.embedder, request.queryText!);
+  const lists =
+    input.accountId === null
+      ? null
+      : await input.records.findVectorLists({ accountId: input.accountId, model: input.embedder.model });
   const vectors = await scanVectors(input.records, {
     projectIds: input.projectIds,
     model: input.embedder.model,
     query: queryVector,
     accepts: (fileId) => allowed.has(fileId),
+    lists: lists && {
+      generation: lists.generation,
+      centroids: centroidsOf(lists.centroids, lists.dimensions),
+    },
   });
   const vectorRanking = [...vectors.hits.values()]
     .map((hit) => ({ hit, file: allowed.get(hit.fileId)!, score: hit.similarity }))
