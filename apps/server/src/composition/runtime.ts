@@ -122,7 +122,9 @@ export async function createRuntime(config: ServerConfig, options: RuntimeOption
       useValue: httpWebhookTransport({ allowPrivate: config.webhookAllowPrivate }),
     });
 
-    container.register(TOKENS.embedder, { useValue: embedderOf(config.embeddings, closers) ?? null });
+    // A factory: tsyringe takes a `useValue` of null for no registration at all.
+    const embedder = embedderOf(config.embeddings, closers) ?? null;
+    container.register(TOKENS.embedder, { useFactory: () => embedder });
 
     container.register(TOKENS.store, { useFactory: instancePerContainerCachingFactory(buildStore) });
     const scope = options.override ? withOverrides(container, options.override) : container;
