@@ -45,12 +45,15 @@ export const SEMANTIC_LIMITS = {
   /** Rounds of k-means. */
   listsIterations: 8,
   /**
-   * A search reads the lists nearest its query, `listsProbeBatch` at a time, until it has compared at
-   * least `listsProbeRows` chunks its filter accepts (then the rest are farther away; approximate) or
-   * every list was read (exact), within the scan's row and byte bounds.
+   * A search reads the lists nearest its query, `listsProbeBatch` at a time (one: a list is one range of
+   * the index, read in its order by SQLite and Postgres alike, where several lists would need a sort),
+   * until it has compared at least `listsProbeRows` chunks its filter accepts (then the rest are farther
+   * away; approximate) or every list was read (exact), within the scan's row and byte bounds.
    */
   listsProbeRows: 4_096,
-  listsProbeBatch: 16,
+  listsProbeBatch: 1,
+  /** Searched projects holding fewer chunks than this are read whole (exact), lists or not. */
+  listsExactBelow: 8_192,
   /** Chunks filed per transaction when the lists are new. */
   listsAssignBatch: 500,
   /** The k of reciprocal rank fusion (extensions §15). */

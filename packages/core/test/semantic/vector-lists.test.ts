@@ -133,7 +133,7 @@ describe('vector lists (extensions §15)', () => {
           const listed = await scanVectors(fixture.records, {
             ...input,
             lists: { generation: 1, centroids },
-            probe: { rows: Number.POSITIVE_INFINITY, batch },
+            probe: { rows: Number.POSITIVE_INFINITY, batch, exactBelow: 0 },
           });
           expect(listed.hits).toEqual(exact.hits);
           expect(listed.rows).toBe(exact.rows);
@@ -281,13 +281,20 @@ describe('the indexer and search with vector lists', () => {
     const probed = await scanVectors(s.records, {
       ...input,
       lists: { generation: lists.generation, centroids },
-      probe: { rows: 5, batch: 1 },
+      probe: { rows: 5, batch: 1, exactBelow: 0 },
     });
     expect(exact.rows).toBe(80);
     // One list (the query's cluster, 20 chunks) was enough: a quarter of the chunks compared.
     expect(probed.listsRead).toBe(1);
     expect(probed.rows).toBe(20);
     expect(listsByNearness(centroids, query!)[0]).toBe(nearestList(centroids, query!));
+    // Projects holding fewer chunks than `exactBelow` are read whole, lists or not.
+    const small = await scanVectors(s.records, {
+      ...input,
+      lists: { generation: lists.generation, centroids },
+      probe: { rows: 5, batch: 1, exactBelow: 81 },
+    });
+    expect(small).toMatchObject({ rows: 80, listsRead: 0 });
     const best = (hits: typeof exact.hits) =>
       [...hits.values()].sort((a, b) => b.similarity - a.similarity)[0];
     expect(best(probed.hits)).toEqual(best(exact.hits));

@@ -23,8 +23,8 @@ export interface VectorScanInput {
   readonly budget?: { readonly rows: number; readonly bytes: number };
   /** The account's vector lists of the model, when it has them: the scan reads the nearest first. */
   readonly lists?: { readonly generation: number; readonly centroids: readonly Float32Array[] } | null;
-  /** `listsProbeRows` and `listsProbeBatch` (tests shorten them). */
-  readonly probe?: { readonly rows: number; readonly batch: number };
+  /** `listsProbeRows`, `listsProbeBatch` and `listsExactBelow` (tests change them). */
+  readonly probe?: { readonly rows: number; readonly batch: number; readonly exactBelow: number };
 }
 
 export interface VectorScanReport {
@@ -43,11 +43,12 @@ export interface VectorScanReport {
  * numbers); a file's best chunk is its hit. Within `budget` (chunk rows and vector bytes,
  * `vectorScanMaxRows`/`vectorScanMaxBytes` by default); past it the scan stops, `truncated`.
  *
- * Without lists every chunk is read (exact). With the account's lists (`semantic/lists.ts`), the lists
- * are read nearest the query first, `probe.batch` at a time, until at least `probe.rows` chunks the
- * filter accepts were compared or every list was read; then the chunks filed in no list yet. A search
- * of a few files, or with a narrow filter, thus still reads every list (exact); a large one reads the
- * nearest part of the index (approximate, as any inverted-file index).
+ * Without lists, or when the projects hold fewer than `probe.exactBelow` chunks (one bounded count),
+ * every chunk is read (exact). Otherwise the account's lists (`semantic/lists.ts`) are read nearest the
+ * query first, `probe.batch` at a time, until at least `probe.rows` chunks the filter accepts were
+ * compared or every list was read; then the chunks filed in no list yet. A narrow filter thus still
+ * reads every list (exact, within the bounds); a large search reads the nearest part of the index
+ * (approximate, as any inverted-file index).
  */
 export async function scanVectors(records: RecordsReader, input: VectorScanInput): Promise<VectorScanReport> {
   const budget = input.budget ?? {
@@ -57,6 +58,7 @@ export async function scanVectors(records: RecordsReader, input: VectorScanInput
   const probe = input.probe ?? {
     rows: SEMANTIC_LIMITS.listsProbeRows,
     batch: SEMANTIC_LIMITS.listsProbeBatch,
+    exactBelow: SEMANTIC_LIMITS.listsExactBelow,
   };
   const hits = new Map<string, VectorHit>();
   const seen = { rows: 0, bytes: 0, accepted: 0, lists: 0 };
@@ -109,6 +111,12 @@ export async function scanVectors(records: RecordsReader, input: VectorScanInput
 
   const lists = input.lists;
   if (!lists || lists.centroids.length === 0) return report(!(await readRange(undefined)));
+  const held = await records.countChunkVectors({
+    projectIds: input.projectIds,
+    model: input.model,
+    limit: probe.exactBelow,
+  });
+  if (held < probe.exactBelow) return report(!(await readRange(undefined)));
   const order = listsByNearness(lists.centroids, input.query);
   for (let start = 0; start < order.length && seen.accepted < probe.rows; start += probe.batch) {
     const listNos = order.slice(start, start + probe.batch);
