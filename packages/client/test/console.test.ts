@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { createClient, describeDetail, MdStoreApiError, type MdStoreClient } from '../src/index.js';
 import { useRealServer } from './support/server.js';
 
@@ -74,5 +74,21 @@ describe('error answers keep their body', () => {
     const error = await refusal(behind.projects.list());
     expect(error.body).toBeUndefined();
     expect(error.detail).toBe('<html>bad gateway</html>');
+  });
+});
+
+describe('in a browser page that is not a secure context', () => {
+  it('downloads without Web Crypto digests (the check is skipped, the content read)', async () => {
+    await client.files.upload(projectId, 'plain.md', '# Plain http\n');
+    const { crypto } = globalThis;
+    // A page served over http from a LAN address has `crypto.getRandomValues` but no `crypto.subtle`.
+    vi.stubGlobal('crypto', { getRandomValues: crypto.getRandomValues.bind(crypto) });
+    try {
+      const download = await client.files.download(projectId, 'plain.md');
+      expect(download.sha256).toMatch(/^[0-9a-f]{64}$/);
+      expect(await download.text()).toBe('# Plain http\n');
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });
