@@ -5,7 +5,7 @@ import { ScrollPre } from '../diff';
 import { frontMatterLength } from '../frontmatter';
 import { useLiveVersion } from '../live';
 import { useShownHtml } from '../rendered';
-import { decodePart, folderOf, go, href } from '../route';
+import { decodePart, folderOf, href } from '../route';
 import { useLoad } from '../use-load';
 import { loadFrontMatter, SourceText, YamlLines } from '../yaml-view';
 import { EditPanel } from './edit';
@@ -189,20 +189,6 @@ export function FileScreen(props: { me: Me; projectId: string; filename: string;
   );
 }
 
-/** Resolves a relative link of a rendered file to another file of the project, or null. */
-export function linkedFile(fromFilename: string, target: string): string | null {
-  if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('#') || target.startsWith('//')) return null;
-  const path = decodePart(target.split('#', 1)[0]!.split('?', 1)[0]!);
-  if (path === null || !/\.mdx?$/i.test(path)) return null;
-  const parts = (path.startsWith('/') ? path.slice(1) : folderOf(fromFilename) + path).split('/');
-  const out: string[] = [];
-  for (const part of parts) {
-    if (part === '..') out.pop();
-    else if (part !== '.' && part !== '') out.push(part);
-  }
-  return out.join('/');
-}
-
 function FileView(props: { projectId: string; filename: string; loaded: Loaded; anchor: string | null }) {
   const { projectId, filename, loaded, anchor } = props;
   const container = useRef<HTMLDivElement>(null);
@@ -218,11 +204,10 @@ function FileView(props: { projectId: string; filename: string; loaded: Loaded; 
       const anchor = (event.target as Element).closest('a');
       const target = anchor?.getAttribute('href');
       if (!target) return;
-      const other = linkedFile(filename, target);
-      if (other !== null) {
-        event.preventDefault();
-        go(href.file(projectId, other));
-      } else if (target.startsWith('#') && !target.startsWith('#/')) {
+      // Links to files of the project are already the console's routes (`#/p/…/f/…`): the server's
+      // renderer resolved them by the link index's rule (issue 35: one resolver), and the hash router
+      // follows them. Only a heading anchor needs a hand.
+      if (target.startsWith('#') && !target.startsWith('#/')) {
         event.preventDefault();
         const id = decodePart(target.slice(1));
         if (id !== null) document.getElementById(id)?.scrollIntoView();
