@@ -11,6 +11,7 @@ import { markdownTable, Results } from './lib/results.js';
 import { adversaryScenario } from './scenarios/adversary.js';
 import { attachmentScenarios } from './scenarios/attachments.js';
 import { auditScenarios } from './scenarios/audit.js';
+import { backupScenarios } from './scenarios/backup.js';
 import { changeScenarios } from './scenarios/changes.js';
 import { changesetScenarios } from './scenarios/changeset.js';
 import { exportScenarios } from './scenarios/export.js';
@@ -53,6 +54,7 @@ const SCENARIOS: readonly Scenario[] = [
   mergeScenario,
   ...publishScenarios,
   ...attachmentScenarios,
+  ...backupScenarios,
 ];
 const RESULTS_FILE = path.join(REPO_ROOT, 'bench/results/latest.json');
 

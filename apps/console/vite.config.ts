@@ -1,4 +1,4 @@
-import { defineConfig } from 'vite';
+import { defaultClientConditions, defineConfig } from 'vite';
 
 /**
  * The console's build: one HTML page, hashed assets under `assets/` (served with a year's cache by the
@@ -8,6 +8,10 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   root: import.meta.dirname,
   base: '/',
+  // The SDK (`@mdstore/client`) from its TypeScript sources, as the repository's tests read it: the
+  // console's bundle needs no `dist` of it, and takes only what the console calls (no `node:` module:
+  // Node's helpers are `@mdstore/client/node`, never imported here).
+  resolve: { conditions: ['mdstore-source', ...defaultClientConditions] },
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   build: {
     outDir: 'dist',

@@ -11,6 +11,46 @@ export function markdownBytes(size: number): Buffer {
   return bytes;
 }
 
+/**
+ * Prose of `size` bytes with `links` relative Markdown links spread evenly through it (issue 36's
+ * "1 MiB with 7 000 links"), each to a note of its own (`notes/n<i>.md`): paragraphs of ordinary
+ * sentences, a `##` heading every twenty. (`plainProse` is the same page without a link.)
+ */
+export function proseWithLinks(size: number, links: number): Buffer {
+  const sentences = [
+    'The river ran low that summer, and the mill stood quiet for weeks.',
+    'Nobody in the village could remember a drier year than this one.',
+    'In the evenings the children walked along the dry bed looking for stones.',
+    'Their grandmother told them stories of floods that reached the church steps.',
+    'By autumn the rain came back, slowly at first and then all at once.',
+  ];
+  const parts: string[] = [];
+  let length = 0;
+  let paragraph = 0;
+  let linked = 0;
+  // A paragraph about every `size / links` bytes holds a link; without links none does.
+  const every = (size - 256) / links;
+  while (length < size) {
+    let text =
+      paragraph % 20 === 0
+        ? `## Chapter ${paragraph / 20 + 1}
+
+`
+        : '';
+    const sentence = sentences[paragraph % sentences.length]!;
+    text += sentence;
+    while (linked < links && (linked + 1) * every <= length + text.length + 2) {
+      text += ` See [note ${linked}](notes/n${linked}.md).`;
+      linked += 1;
+    }
+    text += '\n\n';
+    parts.push(text);
+    length += Buffer.byteLength(text);
+    paragraph += 1;
+  }
+  return Buffer.from(parts.join('')).subarray(0, size);
+}
+
 export const BOUNDARY = 'mdstorebenchboundary7MA4YWxkTrZu0gW';
 /** Width of the per-request counter written into filenames, e.g. `u-000000042.md`. */
 const COUNTER_WIDTH = 9;

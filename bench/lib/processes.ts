@@ -128,8 +128,9 @@ export function sampleMemory(pid: number, intervalMs = 100): { stop(): { maxRss:
   const take = () => {
     const sample = readMemory(pid);
     if (!sample) return;
-    maxRss = Math.max(maxRss, sample.rss);
-    peak = Math.max(peak, sample.peak);
+    // A process that has exited (a zombie until reaped) has no VmRSS line: NaN, not a sample.
+    if (Number.isFinite(sample.rss)) maxRss = Math.max(maxRss, sample.rss);
+    if (Number.isFinite(sample.peak)) peak = Math.max(peak, sample.peak);
   };
   take();
   const timer = setInterval(take, intervalMs);

@@ -8,7 +8,14 @@ import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
-import { linkDenseMarkdown, MiB, markdownBytes, multipartBody, plainProse } from '../lib/content.js';
+import {
+  linkDenseMarkdown,
+  MiB,
+  markdownBytes,
+  multipartBody,
+  plainProse,
+  proseWithLinks,
+} from '../lib/content.js';
 import { closeHttpAgent, httpJson, postStatus } from '../lib/load.js';
 import {
   makeTempDir,
@@ -32,6 +39,8 @@ const BODIES: Record<string, () => Buffer> = {
   bench: () => markdownBytes(MiB),
   links: () => linkDenseMarkdown(MiB),
   prose: () => plainProse(MiB),
+  // Issue 36's second body: 1 MiB with 7 000 links, every one indexed (under the items bound).
+  links7000: () => proseWithLinks(MiB, 7_000),
 };
 
 /** utime + stime of a process (all its threads), in milliseconds. */

@@ -1,131 +1,92 @@
+import {
+  createClient,
+  describeDetail,
+  type Key,
+  MdStoreApiError,
+  type MdStoreClient,
+  type MdStoreFile,
+} from '@mdstore/client';
+
 /**
- * The console's one way to the server: the same-origin REST API with the key as a bearer token. The key
- * lives in this tab only (sessionStorage, extensions §11): never a URL, a cookie or localStorage.
+ * The console's one way to the server: the SDK (`@mdstore/client`) on the same origin, with the key as
+ * its bearer token. Every call of the screens is a method of `sdk()`; no screen builds an `/api/` path
+ * (test/sdk-only.test.ts checks the sources). The key lives in this tab only (sessionStorage, extensions
+ * §11): never a URL, a cookie or localStorage.
  */
 
 const KEY_ITEM = 'mdstore.apiKey';
 
 let apiKey: string | null = typeof sessionStorage === 'undefined' ? null : sessionStorage.getItem(KEY_ITEM);
+let client: MdStoreClient | undefined;
 
 export const currentKey = () => apiKey;
 
 export function setKey(key: string | null): void {
   apiKey = key;
+  client = undefined;
   if (key === null) sessionStorage.removeItem(KEY_ITEM);
   else sessionStorage.setItem(KEY_ITEM, key);
-}
-
-/** An answer the console did not expect: its status and the server's `detail`. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly detail: string,
-  ) {
-    super(detail);
-  }
-}
-
-export interface RequestOptions {
-  readonly method?: string;
-  readonly json?: unknown;
-  readonly body?: BodyInit;
-  readonly headers?: Record<string, string>;
-  /** Statuses returned to the caller instead of thrown. */
-  readonly allow?: readonly number[];
-  readonly signal?: AbortSignal;
-}
-
-/** A filename as one path segment (`/` written `%2F`, extensions §1). */
-export const seg = (name: string) => encodeURIComponent(name);
-
-async function detailOf(response: Response): Promise<string> {
-  try {
-    const body = (await response.json()) as { detail?: unknown };
-    if (typeof body.detail === 'string') return body.detail;
-    if (Array.isArray(body.detail)) {
-      return body.detail
-        .map(
-          (issue: { msg?: string; loc?: unknown[] }) => `${issue.loc?.join('.') ?? ''}: ${issue.msg ?? ''}`,
-        )
-        .join('; ');
-    }
-  } catch {
-    // Not JSON: the status says enough.
-  }
-  return `${response.status} ${response.statusText}`;
 }
 
 /** Listeners told when the key is refused (401): the console signs out. */
 const onUnauthorized = new Set<() => void>();
 export const whenUnauthorized = (listener: () => void) => onUnauthorized.add(listener);
 
-export async function request(path: string, options: RequestOptions = {}): Promise<Response> {
-  const headers: Record<string, string> = { ...options.headers };
-  if (apiKey !== null) headers.Authorization = `Bearer ${apiKey}`;
-  let body = options.body;
-  if (options.json !== undefined) {
-    headers['Content-Type'] = 'application/json';
-    body = JSON.stringify(options.json);
-  }
-  const response = await fetch(path, {
-    method: options.method ?? 'GET',
-    headers,
-    ...(body !== undefined && { body }),
-    ...(options.signal && { signal: options.signal }),
-    cache: 'no-store',
-  });
-  if (response.ok || options.allow?.includes(response.status)) return response;
-  const detail = await detailOf(response);
+/**
+ * The `fetch` the SDK sends with: never the HTTP cache (every answer is the server's own), and every 401
+ * tells the listeners before the SDK throws its error.
+ */
+const consoleFetch: typeof fetch = async (input, init) => {
+  const response = await fetch(input, { ...init, cache: 'no-store' });
   if (response.status === 401) for (const listener of onUnauthorized) listener();
-  throw new ApiError(response.status, detail);
+  return response;
+};
+
+/**
+ * The SDK for the current key, made again when the key changes. No retries: a 429 or 503 is shown as
+ * the error it is, as a person is waiting (the SDK's retries are for scripts).
+ */
+export function sdk(): MdStoreClient {
+  client ??= createClient({
+    baseUrl: typeof location === 'undefined' ? 'http://localhost' : location.origin,
+    ...(apiKey !== null && { apiKey }),
+    fetch: consoleFetch,
+    retry: false,
+  });
+  return client;
 }
 
-export async function getJson<T>(path: string, options: RequestOptions = {}): Promise<T> {
-  return (await (await request(path, options)).json()) as T;
+/** Whether `caught` is the server's answer with one of `statuses`. */
+export const isStatus = (caught: unknown, ...statuses: number[]): caught is MdStoreApiError =>
+  caught instanceof MdStoreApiError && statuses.includes(caught.status);
+
+/**
+ * What the console shows of an error: the server's `detail` (issues as `loc: msg`); an answer that is
+ * not the server's (a proxy's page) by its status and what the SDK read of it; else the error itself.
+ */
+export function errorText(caught: unknown): string {
+  if (!(caught instanceof MdStoreApiError)) return String(caught);
+  const text = describeDetail(caught.detail);
+  const fromServer = (caught.body as { detail?: unknown } | null | undefined)?.detail !== undefined;
+  return fromServer ? text : `${caught.status} ${text}`;
 }
 
-export interface Project {
-  id: string;
-  name: string;
-  description: string | null;
-  is_default: boolean;
-  is_active: boolean;
-  file_count: number;
-  total_size_bytes: number;
-  history_size_bytes?: number;
-  trash_size_bytes?: number;
-  settings?: {
-    require_if_match: boolean;
-    keep_revisions: number;
-    trash_retention_days: number;
-    keep_revisions_days?: number;
-  };
-  created_date: string;
-  updated_date: string;
-}
-
-export interface FileObject {
-  filename: string;
-  project_id: string;
-  size_bytes: number;
-  metadata: Record<string, unknown> | null;
-  frontmatter?: Record<string, unknown> | null;
-  created_date: string;
-  updated_date: string;
-  etag: string;
-  revision: number;
+/** The value of a call, or `fallback` when the server answers one of `statuses` (a route it lacks). */
+export async function unless<T, F>(call: Promise<T>, fallback: F, ...statuses: number[]): Promise<T | F> {
+  try {
+    return await call;
+  } catch (caught) {
+    if (isStatus(caught, ...statuses)) return fallback;
+    throw caught;
+  }
 }
 
 /** The roles of keys, lowest first (extensions §8, §13): each may do what the ones before it may. */
-export const ROLES = ['read', 'propose', 'write', 'admin'] as const;
-export type Role = (typeof ROLES)[number];
+export const ROLES = ['read', 'propose', 'write', 'admin'] as const satisfies readonly Key['role'][];
+export type Role = Key['role'];
 
-export interface Me {
-  id: string | null;
-  name: string | null;
-  role: Role;
-  project_ids: string[] | null;
-}
+/** Who the key is: its row of `GET /api/keys/current`, or what the console could tell without it. */
+export type Me = Pick<Key, 'role' | 'project_ids'> & { id: string | null; name: string | null };
 
 /**
  * Whether the key's role covers `needed` (as the server decides, core `roleCovers`): what the console
@@ -139,38 +100,26 @@ export const can = (me: Pick<Me, 'role'>, needed: Role): boolean =>
  * keys; any other key is taken as `write` and the server refuses what it may not do.
  */
 export async function whoAmI(): Promise<Me> {
-  const response = await request('/api/keys/current', { allow: [404, 405] });
-  if (response.ok) return (await response.json()) as Me;
-  const keys = await request('/api/keys', { allow: [403, 404] });
-  return { id: null, name: null, role: keys.ok ? 'admin' : 'write', project_ids: null };
+  const found = await unless(sdk().access.currentKey(), null, 404, 405);
+  if (found !== null) return found;
+  const admin = await unless(
+    sdk()
+      .access.listKeys()
+      .then(() => true),
+    false,
+    403,
+    404,
+  );
+  return { id: null, name: null, role: admin ? 'admin' : 'write', project_ids: null };
 }
 
 /** One file's object (metadata, front matter, revision) by an exact-name search. */
-export async function fileObject(projectId: string, filename: string): Promise<FileObject | null> {
-  const answer = await getJson<{ results: { file: FileObject }[] }>(`/api/projects/${projectId}/search`, {
-    method: 'POST',
-    json: { filter: { field: 'filename', op: 'eq', value: filename }, limit: 1 },
+export async function fileObject(projectId: string, filename: string): Promise<MdStoreFile | null> {
+  const answer = await sdk().search(projectId, {
+    filter: { field: 'filename', op: 'eq', value: filename },
+    limit: 1,
   });
   return answer.results[0]?.file ?? null;
-}
-
-export function uploadForm(file: Blob, filename: string): FormData {
-  const form = new FormData();
-  form.append('file', file, filename);
-  return form;
-}
-
-/** Uploads one file; a name already taken is 409 for the caller to handle. */
-export async function upload(
-  projectId: string,
-  filename: string,
-  content: Blob | string,
-): Promise<FileObject> {
-  const blob = typeof content === 'string' ? new Blob([content], { type: 'text/markdown' }) : content;
-  return getJson<FileObject>(`/api/projects/${projectId}/files`, {
-    method: 'POST',
-    body: uploadForm(blob, filename),
-  });
 }
 
 export const formatBytes = (bytes: number) =>

@@ -1,14 +1,6 @@
+import type { ChangeEvent, ChangeList } from '@mdstore/client';
 import { useEffect, useState } from 'preact/hooks';
-import { request } from './api';
-
-/** One event of the change feed (extensions §7), as far as the console reads it. */
-export interface ChangeEvent {
-  seq: number;
-  type: string;
-  project_id: string;
-  filename: string | null;
-  from: string | null;
-}
+import { isStatus, sdk } from './api';
 
 type Listener = (events: ChangeEvent[]) => void;
 const listeners = new Set<Listener>();
@@ -39,17 +31,16 @@ async function follow(signal: AbortSignal): Promise<void> {
   while (!signal.aborted) {
     try {
       const wait = since === null ? 0 : HOLD_SECONDS;
-      const response = await request(`/api/changes?since=${since ?? 0}&limit=1000&wait=${wait}`, {
-        allow: [404, 410],
-        signal,
-      });
-      if (response.status === 404) return pollWithoutFeed(signal);
-      if (response.status === 410) {
+      let answer: ChangeList;
+      try {
+        answer = await sdk().changes.list({ since: since ?? 0, limit: 1000, wait }, { signal });
+      } catch (caught) {
+        if (isStatus(caught, 404)) return pollWithoutFeed(signal);
+        if (!isStatus(caught, 410)) throw caught;
         since = null;
         tell([]);
         continue;
       }
-      const answer = (await response.json()) as { changes: ChangeEvent[]; next_since: number };
       // The first answer only finds where the feed is: what came before is already on screen.
       if (since !== null && answer.changes.length > 0) tell(answer.changes);
       since = answer.next_since;

@@ -1,5 +1,5 @@
 import { useEffect } from 'preact/hooks';
-import { request } from './api';
+import { isStatus, sdk } from './api';
 
 /**
  * Rendered HTML (the server's sanitised fragment, extensions §11) put into the page, with the images of
@@ -26,6 +26,13 @@ export const PENDING = 'data-attachment-src';
 export const attachmentsPrefix = (projectId: string) => `/api/projects/${projectId}/attachments/`;
 
 /**
+ * An attachment image's URL as the renderer writes it (its path one segment), for an `<img>` of the
+ * console's own held back as the renderer's are (`PENDING`), and read through the SDK by `imageBlob`.
+ */
+export const attachmentSrc = (projectId: string, path: string) =>
+  `${attachmentsPrefix(projectId)}${encodeURIComponent(path)}`;
+
+/**
  * The attachment images of a parsed (inert) fragment: their `src` moved aside so the browser never
  * asks for them without the key (a 401 for each, and a broken image).
  */
@@ -42,9 +49,28 @@ function holdAttachmentImages(root: DocumentFragment, projectId: string): HTMLIm
   return images;
 }
 
+/** The project and path of an attachment read as the renderer writes it (`attachmentsPrefix`). */
+export function attachmentOf(src: string): { projectId: string; path: string } | null {
+  const match = /^\/api\/projects\/([^/?#]+)\/attachments\/([^/?#]+)$/.exec(src);
+  if (!match) return null;
+  try {
+    return { projectId: decodeURIComponent(match[1]!), path: decodeURIComponent(match[2]!) };
+  } catch {
+    return null;
+  }
+}
+
 /** Reads one image with the key; null when refused, not an image, or past the bounds. */
 async function imageBlob(src: string, signal: AbortSignal, budget: { left: number }): Promise<Blob | null> {
-  const response = await request(src, { signal, allow: [403, 404, 416] });
+  const attachment = attachmentOf(src);
+  if (attachment === null) return null;
+  let response: Response;
+  try {
+    response = await sdk().attachments.read(attachment.projectId, attachment.path, { signal });
+  } catch (caught) {
+    if (isStatus(caught, 403, 404, 416)) return null;
+    throw caught;
+  }
   const header = response.headers.get('content-length');
   const declared = header === null ? 0 : Number(header);
   const type = response.headers.get('content-type') ?? '';

@@ -1,4 +1,4 @@
-import { ApiError, upload } from './api';
+import { errorText, sdk } from './api';
 
 export interface PendingFile {
   readonly file: File;
@@ -62,10 +62,10 @@ export async function uploadAll(projectId: string, dir: string, files: PendingFi
       continue;
     }
     try {
-      await upload(projectId, name, file);
+      await sdk().files.upload(projectId, name, file);
       result.uploaded.push(name);
     } catch (caught) {
-      result.failed.push({ name, detail: caught instanceof ApiError ? caught.detail : String(caught) });
+      result.failed.push({ name, detail: errorText(caught) });
     }
   }
   return result;

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError } from './api';
+import { errorText } from './api';
 
 export interface Loaded<T> {
   readonly data: T | undefined;
@@ -26,7 +26,7 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: read
       })
       .catch((caught: unknown) => {
         if (controller.signal.aborted) return;
-        setError(caught instanceof ApiError ? caught.detail : String(caught));
+        setError(errorText(caught));
       })
       .finally(() => {
         if (!controller.signal.aborted) setLoading(false);

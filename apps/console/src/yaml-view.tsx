@@ -1,4 +1,4 @@
-import { request } from './api';
+import { isStatus, sdk } from './api';
 import { frontMatterLength, frontMatterLines } from './frontmatter';
 
 /** The lines of a front matter block, its keys, values, comments and markers in `yaml-*` spans. */
@@ -48,13 +48,22 @@ export function SourceText({ text }: { text: string }) {
 export const FRONT_MATTER_LINES = 200;
 
 /** The front matter block of a stored file, from its first lines (`?lines=`), or null when it has none. */
-export async function loadFrontMatter(path: string, signal: AbortSignal): Promise<string | null> {
-  const response = await request(`${path}?lines=1-${FRONT_MATTER_LINES}`, {
-    signal,
-    allow: [404, 409, 413, 416, 422],
-  });
-  if (!response.ok) return null;
-  const head = await response.text();
+export async function loadFrontMatter(
+  projectId: string,
+  filename: string,
+  signal: AbortSignal,
+): Promise<string | null> {
+  let head: string;
+  try {
+    const part = await sdk().files.download(projectId, filename, {
+      lines: `1-${FRONT_MATTER_LINES}`,
+      signal,
+    });
+    head = await part.text();
+  } catch (caught) {
+    if (isStatus(caught, 404, 409, 413, 416, 422)) return null;
+    throw caught;
+  }
   const end = frontMatterLength(head);
   return end === 0 ? null : head.slice(0, end);
 }

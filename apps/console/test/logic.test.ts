@@ -7,7 +7,7 @@ import { decodePart, href, parseRoute } from '../src/route';
 import { keyBody } from '../src/screens/admin';
 import { draftActions, hunkPlace } from '../src/screens/drafts';
 import { copyName } from '../src/screens/edit';
-import { headingsOf, linkedFile, shownJson } from '../src/screens/file';
+import { headingsOf, shownJson } from '../src/screens/file';
 import { authorOf, changeOf } from '../src/screens/history';
 import { newFileName } from '../src/screens/project';
 import { highlightParts } from '../src/screens/search';
@@ -135,24 +135,6 @@ describe('roles and drafts (extensions §8, §13)', () => {
 });
 
 describe('links in a rendered file', () => {
-  it('relative and root-relative links to Markdown files are files of the project; others are not', () => {
-    expect(linkedFile('guides/setup.md', '../readme.md')).toBe('readme.md');
-    expect(linkedFile('guides/setup.md', './deep/a.md#part')).toBe('guides/deep/a.md');
-    expect(linkedFile('guides/setup.md', 'other%20name.mdx')).toBe('guides/other name.mdx');
-    expect(linkedFile('guides/setup.md', '/top.md')).toBe('top.md');
-    // A link whose path does not decode is no file of the project, and no throw.
-    expect(linkedFile('guides/setup.md', '%E0%A4%A.md')).toBeNull();
-    for (const outside of [
-      'https://example.org/a.md',
-      'mailto:a@b.c',
-      '#anchor',
-      '//host/a.md',
-      'image.png',
-    ]) {
-      expect(linkedFile('guides/setup.md', outside), outside).toBeNull();
-    }
-  });
-
   it('the outline is read from the rendered headings, tags removed and entities decoded', () => {
     const html =
       '<h1 id="a">Title &amp; <em>more</em></h1><p>x</p><h2>B &lt;c&gt;</h2><h7>no</h7><h3\nclass="x">D</h3>';

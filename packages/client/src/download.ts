@@ -42,6 +42,9 @@ export function readFileHead(filename: string, headers: Headers): FileHead {
   };
 }
 
+/** Whether Web Crypto's digest is there (Node; browsers only in a secure context). */
+const canDigest = () => globalThis.crypto?.subtle !== undefined;
+
 function parseContentRange(value: string | null): ContentRange | undefined {
   const match = value === null ? null : /^bytes (\d+)-(\d+)\/(\d+)$/.exec(value.trim());
   if (!match) return undefined;
@@ -99,12 +102,14 @@ export class FileDownload implements FileHead {
 
   /**
    * The content as bytes. A whole content (`200`) is checked against the SHA-256 of `Repr-Digest`:
-   * a mismatch is an `MdStoreIntegrityError`.
+   * a mismatch is an `MdStoreIntegrityError`. Where Web Crypto has no digest (a browser page served
+   * over plain `http` from an address other than localhost is not a secure context) nothing is checked:
+   * the content is still read.
    */
   async bytes(): Promise<Uint8Array> {
     if (this.notModified) throw new TypeError('a 304 answer has no content');
     const bytes = new Uint8Array(await this.response.arrayBuffer());
-    if (this.status === 200 && this.sha256 !== undefined) {
+    if (this.status === 200 && this.sha256 !== undefined && canDigest()) {
       const actual = await sha256Hex(bytes);
       if (actual !== this.sha256) throw new MdStoreIntegrityError(this.sha256, actual);
     }

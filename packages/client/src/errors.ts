@@ -1,3 +1,5 @@
+import type { components } from './generated/openapi.js';
+
 /** One validation problem, as the server reports it: where (`loc`), what (`msg`), which rule (`type`). */
 export interface ValidationIssue {
   readonly loc: ReadonlyArray<string | number>;
@@ -11,7 +13,12 @@ export interface MdStoreApiErrorInit {
   readonly method: string;
   readonly url: string;
   readonly headers: Headers;
+  /** The answer's body as JSON (undefined when it was not JSON). */
+  readonly body?: unknown;
 }
+
+/** The overlapping hunks of a refused publish or `mergeBase` write (a 409's `conflicts`). */
+export type MergeConflict = components['schemas']['MergeConflicts']['conflicts'][number];
 
 /**
  * An answer of the server that is not a success: `status`, the server's `detail` (a message, or the
@@ -30,6 +37,11 @@ export class MdStoreApiError extends Error {
   readonly method: string;
   readonly url: string;
   readonly headers: Headers;
+  /**
+   * The error answer's whole JSON body, for the members a status adds beside `detail` (a 409's
+   * `conflicts` or `referenced_by`); undefined when the body was not JSON.
+   */
+  readonly body: unknown;
 
   constructor(init: MdStoreApiErrorInit) {
     super(`${init.method} ${init.url}: ${init.status} ${describeDetail(init.detail)}`);
@@ -38,6 +50,7 @@ export class MdStoreApiError extends Error {
     this.method = init.method;
     this.url = init.url;
     this.headers = init.headers;
+    this.body = init.body;
     this.requestId = init.headers.get('x-request-id') ?? undefined;
     this.etag = init.headers.get('etag') ?? undefined;
     this.retryAfterSeconds = parseRetryAfterSeconds(init.headers.get('retry-after'), Date.now());
@@ -46,6 +59,12 @@ export class MdStoreApiError extends Error {
   /** The validation issues (empty when `detail` is a message). */
   get issues(): readonly ValidationIssue[] {
     return typeof this.detail === 'string' ? [] : this.detail;
+  }
+
+  /** The conflicts of a refused publish or `mergeBase` write (a 409 with `conflicts`), else undefined. */
+  get conflicts(): readonly MergeConflict[] | undefined {
+    const conflicts = (this.body as { conflicts?: unknown } | undefined)?.conflicts;
+    return this.status === 409 && Array.isArray(conflicts) ? (conflicts as MergeConflict[]) : undefined;
   }
 }
 
@@ -72,18 +91,25 @@ const isIssue = (value: unknown): value is ValidationIssue =>
   typeof (value as ValidationIssue).msg === 'string' &&
   typeof (value as ValidationIssue).type === 'string';
 
-/** The `detail` of an error body; a body that is not the server's error shape becomes a short message. */
-export async function readErrorDetail(response: Response): Promise<string | ValidationIssue[]> {
+/**
+ * The `detail` of an error body, and the body as JSON; a body that is not the server's error shape
+ * becomes a short message.
+ */
+export async function readErrorBody(
+  response: Response,
+): Promise<{ detail: string | ValidationIssue[]; body: unknown }> {
   const text = await response.text().catch(() => '');
+  let body: unknown;
   try {
-    const parsed = JSON.parse(text) as { detail?: unknown };
-    if (typeof parsed.detail === 'string') return parsed.detail;
-    if (Array.isArray(parsed.detail) && parsed.detail.every(isIssue)) return parsed.detail;
+    body = JSON.parse(text);
   } catch {
     // Not JSON: a proxy or a server that is not mdstore answered.
   }
+  const detail = (body as { detail?: unknown } | null | undefined)?.detail;
+  if (typeof detail === 'string') return { detail, body };
+  if (Array.isArray(detail) && detail.every(isIssue)) return { detail, body };
   const snippet = text.trim().slice(0, 200);
-  return snippet === '' ? response.statusText || `HTTP ${response.status}` : snippet;
+  return { detail: snippet === '' ? response.statusText || `HTTP ${response.status}` : snippet, body };
 }
 
 /**

@@ -70,6 +70,16 @@ export type ByteRange = { readonly start: number; readonly end?: number } | { re
 
 export interface DownloadOptions extends RequestOptions, ReadPreconditions {
   readonly range?: ByteRange;
+  /**
+   * Lines `a-b` (1-based, inclusive; `b` clipped to the last line): that part of the text, with the
+   * file's ETag and `X-Line-Range` (`range` is then ignored, and no digest is checked).
+   */
+  readonly lines?: string;
+  /**
+   * `html`: the file rendered as a sanitised HTML fragment (extensions §11; `text/html`, the file's
+   * ETag), `range` and `lines` then ignored. `html()` is the same as text only.
+   */
+  readonly format?: 'html';
   /** Only send the range if the file still has this ETag (or was not modified since this date). */
   readonly ifRange?: string | Date;
 }
@@ -224,14 +234,16 @@ export class FilesApi {
   /**
    * Downloads a file. With `range`, a `206` carries that part (`download.range`); with `ifNoneMatch` or
    * `ifModifiedSince`, a copy that is still current gives `download.notModified` and no content.
+   * `lines` reads part of the text, `format: 'html'` its rendering (with the file's ETag).
    */
   async download(projectId: string, filename: string, options: DownloadOptions = {}): Promise<FileDownload> {
     const headers = downloadHeaders(options);
     const path = { project_id: projectId, filename };
+    const query = { lines: options.lines, format: options.format };
     const response = await this.api.request(
       'get',
       '/api/projects/{project_id}/files/{filename}',
-      { path, headers, expect: [304] },
+      { path, query, headers, expect: [304] },
       options,
     );
     return new FileDownload(filename, response);

@@ -34,7 +34,13 @@ export type {
   DraftReviewCreate,
   DraftsApi,
 } from './drafts.js';
-export { MdStoreApiError, MdStoreIntegrityError, type ValidationIssue } from './errors.js';
+export {
+  describeDetail,
+  MdStoreApiError,
+  MdStoreIntegrityError,
+  type MergeConflict,
+  type ValidationIssue,
+} from './errors.js';
 export type {
   ByteRange,
   DownloadOptions,

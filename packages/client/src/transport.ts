@@ -1,4 +1,4 @@
-import { MdStoreApiError, readErrorDetail } from './errors.js';
+import { MdStoreApiError, readErrorBody } from './errors.js';
 import { type RetryOptions, type RetryPolicy, retryDelayMs, retryPolicy, sleep } from './retry.js';
 import type { CallParts, HttpMethod, JsonBody, JsonSuccess, Operation, PathsWith } from './typed.js';
 
@@ -101,9 +101,11 @@ export class Transport {
       // A stream is spent once sent: such a request is never sent twice.
       const delay = streamed ? undefined : retryDelayMs(policy, response, attempt);
       if (delay === undefined) {
+        const { detail, body } = await readErrorBody(response);
         throw new MdStoreApiError({
           status: response.status,
-          detail: await readErrorDetail(response),
+          detail,
+          body,
           method: init.method ?? 'GET',
           url,
           headers: response.headers,

@@ -208,6 +208,12 @@ export {
   type UnrecoverableReason,
 } from './use-cases/restore/index.js';
 export {
+  createScheduleSlots,
+  type ScheduleSlots,
+  type ScheduleSlotsOptions,
+  type SlotClaim,
+} from './use-cases/schedule-slots.js';
+export {
   SEARCH_SORTS,
   type SearchAnswer,
   type SearchBackfillReport,

@@ -16,6 +16,8 @@ const PNG_B64 = PNG.toString('base64');
 
 async function scene(settings: Record<string, number> = {}) {
   const written: string[] = [];
+  /** Run before the next blob write (once): what happens meanwhile. */
+  const hooks: { beforePut?: () => Promise<void> } = {};
   const f = createFixture({
     settings,
     // Every blob key the store writes, to check that none is left behind after a failure.
@@ -24,7 +26,10 @@ async function scene(settings: Record<string, number> = {}) {
         get(target, property) {
           const value = Reflect.get(target, property, target);
           if (property !== 'put') return typeof value === 'function' ? value.bind(target) : value;
-          return (o: { bucket: string; key: string }) => {
+          return async (o: { bucket: string; key: string }) => {
+            const before = hooks.beforePut;
+            hooks.beforePut = undefined;
+            await before?.();
             written.push(`${o.bucket}\n${o.key}`);
             return value.call(target, o);
           };
@@ -58,7 +63,7 @@ async function scene(settings: Record<string, number> = {}) {
     }
     return { blobs, intents: await f.records.listBlobIntents({ limit: 100 }) };
   };
-  return { f, principal, projectId, apply, failure, attachments, project, leftovers };
+  return { f, principal, projectId, apply, failure, attachments, project, leftovers, hooks };
 }
 
 const note = { op: 'put', filename: 'notes/a.md', content: '# A\n\n![](img/a.png)\n' };
@@ -135,6 +140,26 @@ describe('changesets with attachments', () => {
     expect(failed).toMatchObject({ code: 'FILE_MISSING', operation: 2 });
     expect(await s.attachments()).toEqual([]);
     expect((await s.project()).fileCount).toBe(0);
+    expect(await s.leftovers()).toEqual({ blobs: [], intents: [] });
+  });
+
+  it('a project deleted while its attachment is staged: 404 like any route, never a 500, nothing left', async () => {
+    const s = await scene();
+    const { id: projectId } = await s.f.store.projects.create({
+      principal: s.principal,
+      body: { name: 'p' },
+    });
+    // The deletion removes the project's bucket between the changeset's plan and its blob write.
+    s.hooks.beforePut = async () => {
+      await s.f.store.projects.delete({ principal: s.principal, projectId });
+    };
+    const failed = await s.f.store.changesets
+      .apply({ principal: s.principal, projectId, operations: [note, attach()] })
+      .then(
+        () => null,
+        (error: { code: string }) => error,
+      );
+    expect(failed?.code).toBe('PROJECT_NOT_FOUND');
     expect(await s.leftovers()).toEqual({ blobs: [], intents: [] });
   });
 

@@ -50,7 +50,14 @@ const FORBIDDEN = [
 ];
 
 /** What the core may import: its own modules and the pure libraries biome.json allows. */
-const ALLOWED = ['./sibling.js', '../parent/module.js', 'valibot', '@noble/hashes/sha2', 'markdown-it', 'yaml'];
+const ALLOWED = [
+  './sibling.js',
+  '../parent/module.js',
+  'valibot',
+  '@noble/hashes/sha2',
+  'markdown-it',
+  'yaml',
+];
 
 describe('the core dependency rule', () => {
   it.each(FORBIDDEN)('refuses an import of %s inside packages/core/src', (specifier) => {

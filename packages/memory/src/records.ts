@@ -10,6 +10,7 @@ import {
   type ChangeEventQuery,
   type ChangeEventRecord,
   type ChangeFeedHead,
+  type ChunkLists,
   type ChunkPosition,
   type ChunkRecord,
   compareCodePoints,
@@ -41,6 +42,7 @@ import {
   type RecordsTransaction,
   type RevisionContent,
   type RevisionRecord,
+  type ScheduleSlotRecord,
   SEARCH_LIMITS,
   type SearchCandidate,
   type SearchCandidatesQuery,
@@ -51,6 +53,7 @@ import {
   type TrashPosition,
   type TrashRecord,
   truncateUtf8,
+  type VectorListsRecord,
   type WebhookDeliveryPosition,
   type WebhookDeliveryRecord,
   type WebhookProgress,
@@ -104,6 +107,10 @@ interface Tables {
   readonly chunks: ReadonlyMap<string, ChunkRecord>;
   /** The semantic indexer's cursor per account. */
   readonly embeddingCursors: ReadonlyMap<string, EmbeddingCursorRecord>;
+  /** Slots of shared schedules (extensions §16), keyed by `slotId(task, slotAt)`. */
+  readonly scheduleSlots: ReadonlyMap<string, ScheduleSlotRecord>;
+  /** Vector lists, keyed by `listsId(accountId, model)`. */
+  readonly vectorLists: ReadonlyMap<string, VectorListsRecord>;
 }
 
 interface SearchEntry {
@@ -122,6 +129,8 @@ const contentId = (projectId: string, contentKey: string) => `${projectId}#${con
 const changeId = (accountId: string, seq: number) => `${accountId}#${seq}`;
 const draftFileId = (draftId: string, filename: string) => `${draftId}#${filename}`;
 const chunkId = (fileId: string, ordinal: number) => `${fileId}#${ordinal}`;
+const slotId = (task: string, slotAt: number) => `${task}#${slotAt}`;
+const listsId = (accountId: string, model: string) => `${accountId}#${model}`;
 const byChunkOrder = (a: ChunkRecord, b: ChunkRecord) =>
   compareCodePoints(a.projectId, b.projectId) ||
   compareCodePoints(a.fileId, b.fileId) ||
@@ -155,6 +164,8 @@ const emptyTables = (): Tables => ({
   draftReviews: new Map(),
   chunks: new Map(),
   embeddingCursors: new Map(),
+  scheduleSlots: new Map(),
+  vectorLists: new Map(),
 });
 
 const CAPABILITIES: RecordsCapabilities = Object.freeze({ durable: false, sharedBetweenProcesses: false });
@@ -737,16 +748,50 @@ abstract class TablesReader implements RecordsReader {
     model: string;
     after?: ChunkPosition;
     limit: number;
+    lists?: ChunkLists | null;
   }) {
     const projects = new Set(q.projectIds);
     const after = q.after;
+    // Listed chunks come list by list (as the SQL stores' index has them), the others in chunk order.
+    const order = (a: ChunkRecord, b: ChunkRecord) =>
+      (q.lists ? (a.listNo ?? -1) - (b.listNo ?? -1) : 0) || byChunkOrder(a, b);
     const isAfter = (c: ChunkRecord) =>
       after === undefined ||
-      byChunkOrder(c, { ...c, projectId: after.projectId, fileId: after.fileId, ordinal: after.ordinal }) > 0;
-    return select(this.tables().chunks, (c) => projects.has(c.projectId) && c.model === q.model && isAfter(c))
-      .sort(byChunkOrder)
+      order(c, {
+        ...c,
+        projectId: after.projectId,
+        fileId: after.fileId,
+        ordinal: after.ordinal,
+        listNo: after.listNo ?? c.listNo,
+      }) > 0;
+    const lists = q.lists;
+    const listed = lists ? new Set(lists.listNos) : null;
+    const inLists = (c: ChunkRecord) =>
+      lists === undefined ||
+      (lists === null
+        ? c.listGeneration === null
+        : c.listGeneration === lists.generation && listed!.has(c.listNo ?? -1));
+    return select(
+      this.tables().chunks,
+      (c) => projects.has(c.projectId) && c.model === q.model && inLists(c) && isAfter(c),
+    )
+      .sort(order)
       .slice(0, q.limit)
       .map(copy);
+  }
+
+  async countChunkVectors(q: { projectIds: readonly string[]; model: string; limit: number }) {
+    const projects = new Set(q.projectIds);
+    let count = 0;
+    for (const c of this.tables().chunks.values()) {
+      if (count >= q.limit) break;
+      if (projects.has(c.projectId) && c.model === q.model) count += 1;
+    }
+    return count;
+  }
+
+  async findVectorLists(q: { accountId: string; model: string }) {
+    return copyOrNull(this.tables().vectorLists.get(listsId(q.accountId, q.model)));
   }
 
   async countEmbeddedFiles(q: { projectId: string; model: string }) {
@@ -758,6 +803,10 @@ abstract class TablesReader implements RecordsReader {
 
   async findEmbeddingCursor(q: { accountId: string }) {
     return copyOrNull(this.tables().embeddingCursors.get(q.accountId));
+  }
+
+  async findScheduleSlot(q: { task: string; slotAt: number }) {
+    return copyOrNull(this.tables().scheduleSlots.get(slotId(q.task, q.slotAt)));
   }
 
   async findStoreSecret(q: { name: string }) {
@@ -985,6 +1034,22 @@ class MemoryTransaction extends TablesReader implements RecordsTransaction {
     return doomed.length;
   }
 
+  async saveVectorLists(c: VectorListsRecord) {
+    this.writable('vectorLists').set(listsId(c.accountId, c.model), frozen(copy(c)));
+  }
+
+  async setChunkLists(c: {
+    generation: number;
+    chunks: readonly { fileId: string; ordinal: number; listNo: number }[];
+  }) {
+    const table = this.writable('chunks');
+    for (const { fileId, ordinal, listNo } of c.chunks) {
+      const id = chunkId(fileId, ordinal);
+      const chunk = table.get(id);
+      if (chunk) table.set(id, frozen({ ...chunk, listGeneration: c.generation, listNo }));
+    }
+  }
+
   async claimEmbeddingCursor(c: { accountId: string; owner: string; now: number; until: number }) {
     const cursor = this.tables().embeddingCursors.get(c.accountId) ?? {
       accountId: c.accountId,
@@ -1025,6 +1090,65 @@ class MemoryTransaction extends TablesReader implements RecordsTransaction {
     };
     this.writable('embeddingCursors').set(c.accountId, frozen(next));
     return true;
+  }
+
+  async claimScheduleSlot(c: {
+    task: string;
+    slotAt: number;
+    owner: string;
+    now: number;
+    until: number;
+    maxAttempts: number;
+  }) {
+    const id = slotId(c.task, c.slotAt);
+    const slot = this.tables().scheduleSlots.get(id);
+    let next: ScheduleSlotRecord | undefined;
+    if (!slot)
+      next = {
+        task: c.task,
+        slotAt: c.slotAt,
+        owner: c.owner,
+        leaseExpiresAt: c.until,
+        attempts: 1,
+        finishedAt: null,
+        outcome: null,
+      };
+    else if (slot.finishedAt === null && slot.owner === c.owner) next = { ...slot, leaseExpiresAt: c.until };
+    else if (
+      slot.finishedAt === null &&
+      (slot.leaseExpiresAt === null || slot.leaseExpiresAt <= c.now) &&
+      slot.attempts < c.maxAttempts
+    )
+      next = { ...slot, owner: c.owner, leaseExpiresAt: c.until, attempts: slot.attempts + 1 };
+    if (next === undefined) return { claimed: false, slot: copy(slot!) };
+    this.writable('scheduleSlots').set(id, frozen(next));
+    return { claimed: true, slot: copy(next) };
+  }
+
+  async finishScheduleSlot(c: {
+    task: string;
+    slotAt: number;
+    owner: string;
+    outcome: 'ok' | 'failed';
+    now: number;
+  }) {
+    const id = slotId(c.task, c.slotAt);
+    const slot = this.tables().scheduleSlots.get(id);
+    if (!slot || slot.owner !== c.owner || slot.finishedAt !== null) return false;
+    const next = { ...slot, leaseExpiresAt: null, finishedAt: c.now, outcome: c.outcome };
+    this.writable('scheduleSlots').set(id, frozen(next));
+    return true;
+  }
+
+  async deleteScheduleSlotsBefore(c: { task: string; before: number; limit: number }) {
+    const doomed = [...this.tables().scheduleSlots.values()]
+      .filter((slot) => slot.task === c.task && slot.slotAt < c.before)
+      .sort((a, b) => a.slotAt - b.slotAt)
+      .slice(0, c.limit);
+    if (doomed.length === 0) return 0;
+    const table = this.writable('scheduleSlots');
+    for (const slot of doomed) table.delete(slotId(slot.task, slot.slotAt));
+    return doomed.length;
   }
 
   async keepStoreSecret(c: { name: string; value: string }) {

@@ -529,6 +529,50 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX trash_items_blob_idx ON trash_items (project_id, content_key);
     `,
   },
+  {
+    version: 22,
+    name: 'schedule slots',
+    // Extensions §16: the slots of the backup schedule that the instances sharing the store run once
+    // between them, each under a lease (a holder that died leaves a lease that expires).
+    sql: `
+      CREATE TABLE schedule_slots (
+        task TEXT COLLATE "C" NOT NULL,
+        slot_at BIGINT NOT NULL,
+        owner TEXT NOT NULL,
+        lease_expires_at BIGINT,
+        attempts INTEGER NOT NULL,
+        finished_at BIGINT,
+        outcome TEXT CHECK (outcome IN ('ok', 'failed')),
+        PRIMARY KEY (task, slot_at)
+      );
+    `,
+  },
+  {
+    version: 23,
+    name: 'vector lists',
+    // Extensions §15: vector lists (an inverted-file index) per account and model; each chunk filed in
+    // the list of its nearest centroid. A search reads the nearest lists by `search_chunks_list_idx`, and
+    // the chunks filed in none by the partial `search_chunks_unlisted_idx`.
+    sql: `
+      ALTER TABLE search_chunks ADD COLUMN list_generation INTEGER;
+      ALTER TABLE search_chunks ADD COLUMN list_no INTEGER;
+      CREATE INDEX search_chunks_list_idx
+        ON search_chunks (model, list_generation, list_no, project_id, file_id, ordinal);
+      CREATE INDEX search_chunks_unlisted_idx ON search_chunks (model, project_id, file_id, ordinal)
+        WHERE list_generation IS NULL;
+      CREATE TABLE vector_lists (
+        account_id TEXT COLLATE "C" NOT NULL,
+        model TEXT COLLATE "C" NOT NULL,
+        generation INTEGER NOT NULL,
+        dimensions INTEGER NOT NULL,
+        count INTEGER NOT NULL,
+        centroids BYTEA NOT NULL,
+        trained_rows BIGINT NOT NULL,
+        created_at BIGINT NOT NULL,
+        PRIMARY KEY (account_id, model)
+      );
+    `,
+  },
 ];
 
 /**

@@ -108,7 +108,7 @@ const LINKS = plain(
  * Every table a backup holds, in load order (a table after those its rows refer to: SQLite checks
  * `REFERENCES accounts`). Left out, on purpose: the search index (its form differs between engines; the
  * server's start-up backfill rebuilds it), blob intents (in-flight writes and pending deletions of the
- * source's blobs), instances and rate limits.
+ * source's blobs), instances, rate limits and schedule slots.
  */
 export const ARCHIVE_TABLES: readonly ArchiveTable[] = [
   fromTable(ACCOUNTS),
@@ -146,6 +146,10 @@ export const UNARCHIVED_TABLES: readonly string[] = [
   // with no position the indexer resyncs every account on its first pass (embedding them again).
   'search_chunks',
   'embedding_cursors',
+  // Extensions §16: which instance ran which scheduled backup; a restored store starts with none.
+  'schedule_slots',
+  // Their vector lists too: the indexer trains them again once an account has enough chunks.
+  'vector_lists',
   'mdstore_migrations',
 ];
 

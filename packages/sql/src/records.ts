@@ -14,8 +14,10 @@ import type {
   InstanceRecord,
   ProjectRecord,
   RevisionRecord,
+  ScheduleSlotRecord,
   ShareRecord,
   TrashRecord,
+  VectorListsRecord,
   WebhookDeliveryRecord,
   WebhookRecord,
 } from '@mdstore/core';
@@ -435,8 +437,26 @@ export const CHUNKS = defineTable<ChunkRecord>(
     hash: ['hash', 'text'],
     model: ['model', 'text'],
     vector: ['vector', 'bytes'],
+    listGeneration: ['list_generation', 'integer'],
+    listNo: ['list_no', 'integer'],
   },
   { key: ['fileId', 'ordinal'] },
+);
+
+/** An account's vector lists of a model (extensions §15): the centroids as float32 bytes. */
+export const VECTOR_LISTS = defineTable<VectorListsRecord>(
+  'vector_lists',
+  {
+    accountId: ['account_id', 'text'],
+    model: ['model', 'text'],
+    generation: ['generation', 'integer'],
+    dimensions: ['dimensions', 'integer'],
+    count: ['count', 'integer'],
+    centroids: ['centroids', 'bytes'],
+    trainedRows: ['trained_rows', 'integer'],
+    createdAt: ['created_at', 'integer'],
+  },
+  { key: ['accountId', 'model'] },
 );
 
 /** The semantic indexer's cursor and lease per account (extensions §15). */
@@ -451,6 +471,24 @@ export const EMBEDDING_CURSORS = defineTable<EmbeddingCursorRecord>(
     updatedAt: ['updated_at', 'integer'],
   },
   { key: ['accountId'] },
+);
+
+/**
+ * Slots of shared schedules (extensions §16): which instance runs a scheduled backup, under a lease.
+ * Derived state like `instances`: no backup holds it.
+ */
+export const SCHEDULE_SLOTS = defineTable<ScheduleSlotRecord>(
+  'schedule_slots',
+  {
+    task: ['task', 'text'],
+    slotAt: ['slot_at', 'integer'],
+    owner: ['owner', 'text'],
+    leaseExpiresAt: ['lease_expires_at', 'integer'],
+    attempts: ['attempts', 'integer'],
+    finishedAt: ['finished_at', 'integer'],
+    outcome: ['outcome', 'text'],
+  },
+  { key: ['task', 'slotAt'] },
 );
 
 /** Every record table, for schema checks. */
@@ -474,4 +512,6 @@ export const RECORD_TABLES = [
   DRAFT_REVIEWS,
   CHUNKS,
   EMBEDDING_CURSORS,
+  SCHEDULE_SLOTS,
+  VECTOR_LISTS,
 ] as const;

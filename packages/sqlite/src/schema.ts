@@ -553,6 +553,49 @@ ALTER TABLE trash_items ADD COLUMN content_type TEXT;
 CREATE INDEX trash_items_blob ON trash_items (project_id, content_key);
 `,
   },
+  // Extensions §16: the slots of the backup schedule that the instances sharing the store run once
+  // between them, each under a lease (a holder that died leaves a lease that expires).
+  {
+    version: 22,
+    description: 'schedule slots',
+    sql: `
+CREATE TABLE schedule_slots (
+  task TEXT NOT NULL COLLATE BINARY,
+  slot_at INTEGER NOT NULL,
+  owner TEXT NOT NULL,
+  lease_expires_at INTEGER,
+  attempts INTEGER NOT NULL,
+  finished_at INTEGER,
+  outcome TEXT CHECK (outcome IN ('ok', 'failed')),
+  PRIMARY KEY (task, slot_at)
+) STRICT;
+`,
+  },
+  // Extensions §15: vector lists (an inverted-file index) per account and model; each chunk filed in the
+  // list of its nearest centroid. A search reads the nearest lists by `search_chunks_list` (list by list,
+  // each in chunk order), and the chunks filed in none by the partial `search_chunks_unlisted`.
+  {
+    version: 23,
+    description: 'vector lists',
+    sql: `
+ALTER TABLE search_chunks ADD COLUMN list_generation INTEGER;
+ALTER TABLE search_chunks ADD COLUMN list_no INTEGER;
+CREATE INDEX search_chunks_list ON search_chunks (model, list_generation, list_no, project_id, file_id, ordinal);
+CREATE INDEX search_chunks_unlisted ON search_chunks (model, project_id, file_id, ordinal)
+  WHERE list_generation IS NULL;
+CREATE TABLE vector_lists (
+  account_id TEXT NOT NULL COLLATE BINARY,
+  model TEXT NOT NULL COLLATE BINARY,
+  generation INTEGER NOT NULL,
+  dimensions INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  centroids BLOB NOT NULL,
+  trained_rows INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (account_id, model)
+) STRICT;
+`,
+  },
 ];
 
 /** The schema version this code writes and expects (SQLite's `user_version`). */

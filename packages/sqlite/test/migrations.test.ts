@@ -29,6 +29,7 @@ const TABLES = [
   'links',
   'projects',
   'rate_limits',
+  'schedule_slots',
   'search_chunks',
   'search_fts',
   'search_fts_config',
@@ -39,6 +40,7 @@ const TABLES = [
   'shares',
   'store_secrets',
   'trash_items',
+  'vector_lists',
   'webhook_deliveries',
   'webhooks',
 ];

@@ -1,41 +1,24 @@
+import type { Key, KeyCreate, Webhook } from '@mdstore/client';
 import { useState } from 'preact/hooks';
-import { getJson, type Me, request } from '../api';
+import { errorText, type Me, sdk, unless } from '../api';
 import { useLoad } from '../use-load';
-import { errorText } from './file';
-
-interface Key {
-  id: string;
-  name: string;
-  role: string;
-  project_ids: string[] | null;
-  /** Extensions §14: the folders the key reaches, null for every file. */
-  path_prefixes?: string[] | null;
-  expires_date: string | null;
-  last_used_date: string | null;
-}
 
 /**
  * The body of Create Key from the form: folders as written, comma-separated (none: every file), and
  * an expiry date (none: never; a date alone expires at the end of that day, UTC).
  */
-export function keyBody(o: { name: string; role: string; folders: string; expires: string }) {
+export function keyBody(o: { name: string; role: string; folders: string; expires: string }): KeyCreate {
   const folders = o.folders
     .split(',')
     .map((folder) => folder.trim())
     .filter((folder) => folder !== '');
   return {
     name: o.name,
-    role: o.role,
+    // The form's choices are the roles; the server refuses any other value.
+    role: o.role as KeyCreate['role'],
     ...(folders.length > 0 && { path_prefixes: folders }),
     ...(o.expires !== '' && { expires_date: `${o.expires}T23:59:59Z` }),
   };
-}
-
-interface Webhook {
-  id: string;
-  url: string;
-  events: string[];
-  active: boolean;
 }
 
 /** Keys and webhooks of the account: admin keys only (the links are not shown to others). */
@@ -45,10 +28,7 @@ export function AdminScreen({ me, view }: { me: Me; view: 'keys' | 'webhooks' })
 }
 
 function KeysPanel({ me }: { me: Me }) {
-  const { data, error, reload } = useLoad(
-    (signal) => getJson<{ keys: Key[] }>('/api/keys', { signal }).then((a) => a.keys),
-    [],
-  );
+  const { data, error, reload } = useLoad((signal) => sdk().access.listKeys({ signal }), []);
   const [secret, setSecret] = useState<string | null>(null);
   const [status, setStatus] = useState('');
   const create = async (event: Event) => {
@@ -59,10 +39,7 @@ function KeysPanel({ me }: { me: Me }) {
     const folders = (form.elements.namedItem('folders') as HTMLInputElement).value;
     const expires = (form.elements.namedItem('expires') as HTMLInputElement).value;
     try {
-      const created = await getJson<{ api_key: string }>('/api/keys', {
-        method: 'POST',
-        json: keyBody({ name, role, folders, expires }),
-      });
+      const created = await sdk().access.createKey(keyBody({ name, role, folders, expires }));
       setSecret(created.api_key);
       form.reset();
       reload();
@@ -72,7 +49,7 @@ function KeysPanel({ me }: { me: Me }) {
   };
   const revoke = async (key: Key) => {
     try {
-      await request(`/api/keys/${key.id}`, { method: 'DELETE' });
+      await sdk().access.revokeKey(key.id);
       reload();
     } catch (caught) {
       setStatus(errorText(caught));
@@ -142,10 +119,7 @@ function KeysPanel({ me }: { me: Me }) {
 }
 
 function WebhooksPanel() {
-  const { data, reload } = useLoad(async (signal) => {
-    const response = await request('/api/webhooks', { signal, allow: [404, 405] });
-    return response.ok ? ((await response.json()) as { webhooks: Webhook[] }).webhooks : null;
-  }, []);
+  const { data, reload } = useLoad((signal) => unless(sdk().webhooks.list({ signal }), null, 404, 405), []);
   const [status, setStatus] = useState('');
   const [secret, setSecret] = useState<string | null>(null);
   const create = async (event: Event) => {
@@ -153,7 +127,7 @@ function WebhooksPanel() {
     const url = ((event.currentTarget as HTMLFormElement).elements.namedItem('url') as HTMLInputElement)
       .value;
     try {
-      const created = await getJson<{ secret: string }>('/api/webhooks', { method: 'POST', json: { url } });
+      const created = await sdk().webhooks.create({ url });
       setSecret(created.secret);
       reload();
     } catch (caught) {
@@ -162,7 +136,7 @@ function WebhooksPanel() {
   };
   const enable = async (hook: Webhook) => {
     try {
-      await request(`/api/webhooks/${hook.id}/enable`, { method: 'POST' });
+      await sdk().webhooks.enable(hook.id);
       reload();
     } catch (caught) {
       setStatus(errorText(caught));
@@ -170,7 +144,7 @@ function WebhooksPanel() {
   };
   const remove = async (hook: Webhook) => {
     try {
-      await request(`/api/webhooks/${hook.id}`, { method: 'DELETE' });
+      await sdk().webhooks.delete(hook.id);
       reload();
     } catch (caught) {
       setStatus(errorText(caught));

@@ -1,36 +1,23 @@
+import type { Attachment } from '@mdstore/client';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, can, formatBytes, getJson, type Me, request, seg } from '../api';
+import { can, errorText, formatBytes, type Me, sdk } from '../api';
 import { useLiveVersion } from '../live';
 import { Pager } from '../pager';
-import { attachmentsPrefix, loadAttachmentImages, PENDING } from '../rendered';
+import { attachmentSrc, loadAttachmentImages, PENDING } from '../rendered';
 import { href } from '../route';
 import { useLoad } from '../use-load';
 
 /** Attachments per page of the panel (the API's cursors walk the rest). */
 export const ATTACHMENTS_PAGE = 50;
 
-export interface Attachment {
-  path: string;
-  project_id: string;
-  size_bytes: number;
-  content_type: string;
-  etag: string;
-  updated_date: string;
-}
-
-interface AttachmentPage {
-  attachments: Attachment[];
-  folders?: string[];
-  next_cursor: string | null;
-}
-
-const attachmentUrl = (projectId: string, path: string) => `${attachmentsPrefix(projectId)}${seg(path)}`;
-
 function loadAttachments(projectId: string, dir: string, cursor: string | null, signal: AbortSignal) {
-  const query = new URLSearchParams({ limit: String(ATTACHMENTS_PAGE), delimiter: '/' });
-  if (dir !== '') query.set('prefix', dir);
-  if (cursor) query.set('cursor', cursor);
-  return getJson<AttachmentPage>(`/api/projects/${projectId}/attachments?${query}`, { signal });
+  return sdk().attachments.list(projectId, {
+    limit: ATTACHMENTS_PAGE,
+    delimiter: '/',
+    ...(dir !== '' && { prefix: dir }),
+    cursor,
+    signal,
+  });
 }
 
 /**
@@ -38,16 +25,12 @@ function loadAttachments(projectId: string, dir: string, cursor: string | null, 
  * message is the answer's when it refuses (413 too large, 415 bytes not of the type, 409 a `.md` name).
  */
 export async function putAttachment(projectId: string, path: string, file: File): Promise<void> {
-  await request(attachmentUrl(projectId, path), {
-    method: 'PUT',
-    headers: { 'Content-Type': file.type || 'application/octet-stream' },
-    body: file,
-  });
+  await sdk().attachments.write(projectId, path, file, file.type || 'application/octet-stream');
 }
 
 /** Saves an attachment read with the key under its name (a link could not carry the key). */
 async function download(projectId: string, path: string): Promise<void> {
-  const blob = await (await request(attachmentUrl(projectId, path))).blob();
+  const blob = await (await sdk().attachments.read(projectId, path)).blob();
   const url = URL.createObjectURL(blob);
   const link = document.createElement('a');
   link.href = url;
@@ -57,8 +40,6 @@ async function download(projectId: string, path: string): Promise<void> {
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
-
-const errorOf = (caught: unknown) => (caught instanceof ApiError ? caught.detail : String(caught));
 
 /**
  * The project's attachments in the folder shown (`dir`), a page at a time: images previewed inline
@@ -96,7 +77,7 @@ export function AttachmentsPanel({ me, projectId, dir }: { me: Me; projectId: st
       try {
         await putAttachment(projectId, dir + file.name, file);
       } catch (caught) {
-        failed.push(`${file.name}: ${errorOf(caught)}`);
+        failed.push(`${file.name}: ${errorText(caught)}`);
       }
     }
     const done = files.length - failed.length;
@@ -105,11 +86,11 @@ export function AttachmentsPanel({ me, projectId, dir }: { me: Me; projectId: st
   };
   const remove = async (path: string) => {
     try {
-      await request(attachmentUrl(projectId, path), { method: 'DELETE' });
+      await sdk().attachments.delete(projectId, path);
       setStatus(`Deleted ${path}.`);
       setTick((t) => t + 1);
     } catch (caught) {
-      setStatus(`Not deleted: ${errorOf(caught)}`);
+      setStatus(`Not deleted: ${errorText(caught)}`);
     }
   };
   const dropHandlers = writer
@@ -187,7 +168,7 @@ function AttachmentItem(props: {
   const image = item.content_type.startsWith('image/');
   return (
     <li>
-      {image && <img alt={name} {...{ [PENDING]: attachmentUrl(projectId, item.path) }} />}
+      {image && <img alt={name} {...{ [PENDING]: attachmentSrc(projectId, item.path) }} />}
       <span>
         {name}{' '}
         <span class="muted">
@@ -196,7 +177,7 @@ function AttachmentItem(props: {
       </span>
       <button
         type="button"
-        onClick={() => void download(projectId, item.path).catch((caught) => setProblem(errorOf(caught)))}
+        onClick={() => void download(projectId, item.path).catch((caught) => setProblem(errorText(caught)))}
       >
         Download {name}
       </button>

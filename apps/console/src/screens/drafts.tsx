@@ -1,67 +1,19 @@
+import type { components, Draft, DraftDiff, DraftPublished, MergeConflict } from '@mdstore/client';
 import { useState } from 'preact/hooks';
-import { can, getJson, type Me, request } from '../api';
+import { can, errorText, isStatus, type Me, sdk } from '../api';
 import { DiffView, ScrollPre } from '../diff';
 import { useLiveVersion } from '../live';
 import { Pager } from '../pager';
 import { href } from '../route';
 import { useLoad } from '../use-load';
-import { errorText } from './file';
 
 /** Drafts (extensions §13): the project's list, and one draft as a review. */
 
-export type DraftState = 'open' | 'published' | 'closed';
-
-interface DraftSummary {
-  id: string;
-  title: string;
-  description: string | null;
-  state: DraftState;
-  author_key_id: string | null;
-  changeset_id: string | null;
-  created_date: string;
-  updated_date: string;
-}
-
-interface DraftReview {
-  id: string;
-  verdict: 'approve' | 'request_changes';
-  comment: string;
-  key_id: string | null;
-  created_date: string;
-}
-
-interface Draft extends DraftSummary {
-  files: { filename: string; op: string; base_etag: string | null; to: string | null }[];
-  reviews: DraftReview[];
-}
-
-interface DraftFileDiff {
-  filename: string;
-  op: 'put' | 'edit' | 'delete' | 'move';
-  to: string | null;
-  stale: boolean;
-  diff: string | null;
-  diff_too_large: boolean;
-  base_missing: boolean;
-}
-
-export interface ConflictHunk {
-  line: number;
-  base: string;
-  current: string;
-  draft: string;
-}
-
-export interface Conflict {
-  filename: string;
-  hunks: ConflictHunk[];
-}
-
-interface Published {
-  changeset_id: string;
-  merged: string[];
-  files: ({ filename: string; deleted: true } | { filename: string; revision: number })[];
-}
+type DraftSummary = components['schemas']['DraftSummary'];
+type DraftReview = Draft['reviews'][number];
+type DraftFileDiff = DraftDiff['files'][number];
+export type DraftState = DraftSummary['state'];
+export type ConflictHunk = MergeConflict['hunks'][number];
 
 /** Drafts per page of the list (the server's default; at most 100). */
 export const DRAFTS_PAGE_SIZE = 20;
@@ -76,10 +28,6 @@ const VERDICT_LABELS: Readonly<Record<DraftReview['verdict'], string>> = {
   approve: 'Approved',
   request_changes: 'Changes requested',
 };
-
-const draftsPath = (projectId: string) => `/api/projects/${projectId}/drafts`;
-const draftPath = (projectId: string, draftId: string) =>
-  `${draftsPath(projectId)}/${encodeURIComponent(draftId)}`;
 
 /**
  * What the key may do to a draft, as the server decides (§13): reviewing and publishing need `write`;
@@ -103,15 +51,16 @@ export function DraftsScreen({ me, projectId }: { me: Me; projectId: string }) {
   const cursor = cursors[cursors.length - 1] ?? null;
   const live = useLiveVersion(projectId);
   const { data, error } = useLoad(
-    (signal) => {
-      const query = new URLSearchParams({ limit: String(DRAFTS_PAGE_SIZE) });
-      if (state !== '') query.set('state', state);
-      if (cursor) query.set('cursor', cursor);
-      return getJson<{ drafts: DraftSummary[]; next_cursor: string | null }>(
-        `${draftsPath(projectId)}?${query}`,
+    (signal) =>
+      sdk().drafts.list(
+        projectId,
+        {
+          limit: DRAFTS_PAGE_SIZE,
+          ...(state !== '' && { state }),
+          ...(cursor && { cursor }),
+        },
         { signal },
-      );
-    },
+      ),
     [projectId, state, cursor, live],
   );
   const page = cursors.length;
@@ -176,11 +125,14 @@ export function DraftsScreen({ me, projectId }: { me: Me; projectId: string }) {
 
 /** One draft as a review: what it changes, its reviews, and (as the key may) review, close, publish. */
 export function DraftScreen({ me, projectId, draftId }: { me: Me; projectId: string; draftId: string }) {
-  const path = draftPath(projectId, draftId);
   const live = useLiveVersion(projectId);
-  const { data: draft, error, reload } = useLoad((signal) => getJson<Draft>(path, { signal }), [path, live]);
-  const [conflicts, setConflicts] = useState<Conflict[] | null>(null);
-  const [published, setPublished] = useState<Published | null>(null);
+  const {
+    data: draft,
+    error,
+    reload,
+  } = useLoad((signal) => sdk().drafts.get(projectId, draftId, { signal }), [projectId, draftId, live]);
+  const [conflicts, setConflicts] = useState<readonly MergeConflict[] | null>(null);
+  const [published, setPublished] = useState<DraftPublished | null>(null);
   const [status, setStatus] = useState('');
   const [busy, setBusy] = useState(false);
   const actions = draft ? draftActions(me, draft) : { review: false, publish: false, close: false };
@@ -202,28 +154,32 @@ export function DraftScreen({ me, projectId, draftId }: { me: Me; projectId: str
   };
   const review = (verdict: DraftReview['verdict'], comment: string) =>
     act(verdict === 'approve' ? 'Approve' : 'Request changes', async () => {
-      await request(`${path}/reviews`, { method: 'POST', json: { verdict, comment } });
+      await sdk().drafts.review(projectId, draftId, { verdict, comment });
       setStatus(verdict === 'approve' ? 'Approved.' : 'Changes requested.');
     });
   const close = () =>
     act('Close', async () => {
-      await request(`${path}/close`, { method: 'POST' });
+      await sdk().drafts.close(projectId, draftId);
       setStatus('Closed: nothing was published.');
     });
   const publish = () =>
     act('Publish', async () => {
-      const response = await request(`${path}/publish`, { method: 'POST', allow: [409] });
-      const body = (await response.json()) as Published & { detail?: string; conflicts?: Conflict[] };
-      if (response.ok) {
-        setConflicts(null);
-        setPublished(body);
-        setStatus('Published.');
-      } else if (body.conflicts) {
-        setConflicts(body.conflicts);
-        setStatus('Not published: the draft conflicts with changes made since. Nothing changed.');
-      } else {
-        setStatus(`Publish refused: ${body.detail ?? response.status}`);
+      let done: DraftPublished;
+      try {
+        done = await sdk().drafts.publish(projectId, draftId);
+      } catch (caught) {
+        if (!isStatus(caught, 409)) throw caught;
+        if (caught.conflicts) {
+          setConflicts(caught.conflicts);
+          setStatus('Not published: the draft conflicts with changes made since. Nothing changed.');
+        } else {
+          setStatus(`Publish refused: ${errorText(caught)}`);
+        }
+        return;
       }
+      setConflicts(null);
+      setPublished(done);
+      setStatus('Published.');
     });
 
   return (
@@ -248,7 +204,14 @@ export function DraftScreen({ me, projectId, draftId }: { me: Me; projectId: str
           {draft.description && <p class="description">{draft.description}</p>}
         </>
       )}
-      {draft && <DraftDiffs path={path} version={draft.updated_date} open={draft.state === 'open'} />}
+      {draft && (
+        <DraftDiffs
+          projectId={projectId}
+          draftId={draftId}
+          version={draft.updated_date}
+          open={draft.state === 'open'}
+        />
+      )}
       {draft && <Reviews me={me} reviews={draft.reviews} />}
       {draft && (actions.review || actions.close || actions.publish) && (
         <DraftActions actions={actions} busy={busy} onReview={review} onClose={close} onPublish={publish} />
@@ -363,24 +326,24 @@ const opText = (file: DraftFileDiff) =>
  * The draft's files with their diffs from their bases, a page at a time ("More files"). A file changed
  * since its base is marked stale while the draft is open (once published, its own publish changed it).
  */
-function DraftDiffs({ path, version, open }: { path: string; version: string; open: boolean }) {
+function DraftDiffs(props: { projectId: string; draftId: string; version: string; open: boolean }) {
+  const { projectId, draftId, version, open } = props;
   const [pages, setPages] = useState(1);
   const { data, error } = useLoad(
     async (signal) => {
       const files: DraftFileDiff[] = [];
       let cursor: string | null = null;
       for (let page = 0; page < pages; page++) {
-        const answer: { files: DraftFileDiff[]; next_cursor: string | null } = await getJson(
-          `${path}/diff${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`,
-          { signal },
-        );
+        const answer: DraftDiff = await sdk().drafts.diff(projectId, draftId, cursor ? { cursor } : {}, {
+          signal,
+        });
         files.push(...answer.files);
         cursor = answer.next_cursor;
         if (cursor === null) break;
       }
       return { files, more: cursor !== null };
     },
-    [path, version, pages],
+    [projectId, draftId, version, pages],
   );
   return (
     <section aria-labelledby="changes-title">
@@ -432,7 +395,7 @@ const SIDES = [
   ['draft', 'Draft'],
 ] as const;
 
-function ConflictsReport({ conflicts }: { conflicts: Conflict[] }) {
+function ConflictsReport({ conflicts }: { conflicts: readonly MergeConflict[] }) {
   return (
     <section aria-labelledby="conflicts-title" class="conflicts">
       <h2 id="conflicts-title">Conflicts</h2>
@@ -467,7 +430,7 @@ function ConflictsReport({ conflicts }: { conflicts: Conflict[] }) {
   );
 }
 
-function PublishedReport({ projectId, published }: { projectId: string; published: Published }) {
+function PublishedReport({ projectId, published }: { projectId: string; published: DraftPublished }) {
   const merged = new Set(published.merged);
   return (
     <section aria-labelledby="published-title">

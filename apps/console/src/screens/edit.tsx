@@ -1,10 +1,10 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, fileObject, getJson, request, upload } from '../api';
+import { errorText, fileObject, isStatus, sdk, unless } from '../api';
 import { DiffView, ScrollPre } from '../diff';
 import type { Editor } from '../editor';
 import { ImageCache, useShownHtml } from '../rendered';
 import { go, href } from '../route';
-import { errorText, filePath, type Loaded, loadText } from './file';
+import { type Loaded, loadText } from './file';
 
 interface Conflict {
   /** The current text, shown when there is no diff to show. */
@@ -66,13 +66,12 @@ export function EditPanel(props: {
     setBusy(true);
     setStatus('Saving…');
     try {
-      const response = await request(`${filePath(projectId, filename)}/content`, {
-        method: 'PUT',
-        headers: { 'Content-Type': 'text/markdown; charset=utf-8', 'If-Match': base.current.etag },
-        body: editor.current.text(),
-        allow: [412],
-      });
-      if (response.status === 412) {
+      const saved = await unless(
+        sdk().files.updateContent(projectId, filename, editor.current.text(), { ifMatch: base.current.etag }),
+        null,
+        412,
+      );
+      if (saved === null) {
         setStatus('Someone else changed this file since you opened it.');
         setConflict(await describeConflict(projectId, filename, loaded));
         return;
@@ -93,11 +92,11 @@ export function EditPanel(props: {
       for (let n = 1; n < 100; n++) {
         const name = copyName(filename, n);
         try {
-          await upload(projectId, name, editor.current.text());
+          await sdk().files.upload(projectId, name, editor.current.text());
           go(href.file(projectId, name));
           return;
         } catch (caught) {
-          if (!(caught instanceof ApiError && caught.status === 409)) throw caught;
+          if (!isStatus(caught, 409)) throw caught;
         }
       }
     } catch (caught) {
@@ -193,13 +192,10 @@ function LivePreview(props: {
     const timer = setTimeout(() => {
       const content = text();
       if (content === null) return;
-      void getJson<{ html: string }>(`/api/projects/${projectId}/render`, {
-        method: 'POST',
-        json: { content, filename },
-        signal: controller.signal,
-      })
-        .then((answer) => {
-          setHtml(answer.html);
+      void sdk()
+        .files.render(projectId, content, { filename, signal: controller.signal })
+        .then((rendered) => {
+          setHtml(rendered);
           setProblem(null);
         })
         .catch((caught: unknown) => {
@@ -242,8 +238,6 @@ async function describeConflict(projectId: string, filename: string, mine: Loade
   const from = mine.file?.revision;
   const to = current?.revision;
   if (from === undefined || to === undefined) return { theirs: theirs.text, diff: null };
-  const response = await request(`${filePath(projectId, filename)}/diff?from=${from}&to=${to}`, {
-    allow: [404, 413, 422],
-  });
-  return { theirs: theirs.text, diff: response.ok ? await response.text() : null };
+  const diff = await unless(sdk().history.diff(projectId, filename, from, { to }), null, 404, 413, 422);
+  return { theirs: theirs.text, diff };
 }

@@ -1,7 +1,6 @@
 import { useState } from 'preact/hooks';
-import { getJson, type Me, request } from '../api';
+import { errorText, type Me, sdk } from '../api';
 import { folderOf, go, href } from '../route';
-import { errorText, filePath } from './file';
 
 /**
  * Move (rename) and delete, for write keys. The server that serves the console always has move with
@@ -26,10 +25,9 @@ export function FileActions({
     const to = (form.elements.namedItem('to') as HTMLInputElement).value.trim();
     const rewrite = (form.elements.namedItem('rewrite') as HTMLInputElement).checked;
     try {
-      const moved = await getJson<{ filename: string }>(`${filePath(projectId, filename)}/move`, {
-        method: 'POST',
-        json: { to, rewrite_links: rewrite },
-        headers: { 'If-Match': etag },
+      const moved = await sdk().history.move(projectId, filename, to, {
+        rewriteLinks: rewrite,
+        ifMatch: etag,
       });
       go(href.file(projectId, moved.filename));
     } catch (caught) {
@@ -38,7 +36,7 @@ export function FileActions({
   };
   const remove = async () => {
     try {
-      await request(filePath(projectId, filename), { method: 'DELETE', headers: { 'If-Match': etag } });
+      await sdk().files.delete(projectId, filename, { ifMatch: etag });
       go(href.folder(projectId, folderOf(filename)));
     } catch (caught) {
       setStatus(`Not deleted: ${errorText(caught)}`);

@@ -1,10 +1,11 @@
+import type { MdStoreFile, Outline } from '@mdstore/client';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, can, type FileObject, fileObject, getJson, type Me, request, seg } from '../api';
+import { can, fileObject, type Me, sdk, unless } from '../api';
 import { ScrollPre } from '../diff';
 import { frontMatterLength } from '../frontmatter';
 import { useLiveVersion } from '../live';
 import { useShownHtml } from '../rendered';
-import { decodePart, folderOf, go, href } from '../route';
+import { decodePart, folderOf, href } from '../route';
 import { useLoad } from '../use-load';
 import { loadFrontMatter, SourceText, YamlLines } from '../yaml-view';
 import { EditPanel } from './edit';
@@ -17,12 +18,12 @@ export interface Loaded {
   readonly text: string | null;
   readonly etag: string;
   readonly html: string | null;
-  readonly file: FileObject | null;
-  readonly outline: { level: number; text: string }[];
+  readonly file: MdStoreFile | null;
+  readonly outline: Heading[];
 }
 
-export const filePath = (projectId: string, filename: string) =>
-  `/api/projects/${projectId}/files/${seg(filename)}`;
+/** A heading of the outline, as the details show it. */
+type Heading = Pick<Outline['headings'][number], 'level' | 'text'>;
 
 /**
  * The rendered HTML from `?format=html` (extensions §11) and its ETag (the file's), or null when there
@@ -30,19 +31,28 @@ export const filePath = (projectId: string, filename: string) =>
  */
 async function renderedHtml(projectId: string, filename: string, signal: AbortSignal) {
   if (/\.mdx$/i.test(filename)) return null;
-  const response = await request(`${filePath(projectId, filename)}?format=html`, {
-    headers: { Accept: 'text/html' },
-    allow: [400, 404, 406, 413, 415, 422],
-    signal,
-  });
-  if (!response.ok || !(response.headers.get('content-type') ?? '').startsWith('text/html')) return null;
-  return { html: await response.text(), etag: response.headers.get('etag') ?? '' };
+  const rendered = await unless(
+    sdk().files.download(projectId, filename, { format: 'html', headers: { Accept: 'text/html' }, signal }),
+    null,
+    400,
+    404,
+    406,
+    413,
+    415,
+    422,
+  );
+  if (rendered === null) return null;
+  if (!(rendered.headers.get('content-type') ?? '').startsWith('text/html')) {
+    await rendered.cancel();
+    return null;
+  }
+  return { html: await rendered.text(), etag: rendered.etag ?? '' };
 }
 
 /** The raw text and the ETag it was read with: what the editor starts from and saves against. */
 export async function loadText(projectId: string, filename: string, signal?: AbortSignal) {
-  const raw = await request(filePath(projectId, filename), signal ? { signal } : {});
-  return { text: await raw.text(), etag: raw.headers.get('etag') ?? '' };
+  const raw = await sdk().files.download(projectId, filename, signal ? { signal } : {});
+  return { text: await raw.text(), etag: raw.etag ?? '' };
 }
 
 const TAGS = /<[^>]*>/g;
@@ -55,8 +65,8 @@ const ENTITIES: Record<string, string> = {
 };
 
 /** The outline of rendered HTML: its headings, read from the HTML already here (no second request). */
-export function headingsOf(html: string): { level: number; text: string }[] {
-  const headings: { level: number; text: string }[] = [];
+export function headingsOf(html: string): Heading[] {
+  const headings: Heading[] = [];
   for (const match of html.matchAll(/<h([1-6])\b[^>]*>([\s\S]*?)<\/h\1>/g)) {
     const text = match[2]!.replace(TAGS, '').replace(/&(amp|lt|gt|quot|#39);/g, (e) => ENTITIES[e] ?? e);
     headings.push({ level: Number(match[1]), text: text.trim() });
@@ -64,14 +74,9 @@ export function headingsOf(html: string): { level: number; text: string }[] {
   return headings;
 }
 
-async function outlineOf(projectId: string, filename: string, signal: AbortSignal) {
-  const response = await request(`${filePath(projectId, filename)}/outline`, {
-    signal,
-    allow: [404, 413, 422],
-  });
-  return response.ok
-    ? ((await response.json()) as { headings: { level: number; text: string }[] }).headings
-    : [];
+async function outlineOf(projectId: string, filename: string, signal: AbortSignal): Promise<Heading[]> {
+  const outline = await unless(sdk().files.outline(projectId, filename, { signal }), null, 404, 413, 422);
+  return outline?.headings ?? [];
 }
 
 /**
@@ -110,8 +115,8 @@ export function FileScreen(props: { me: Me; projectId: string; filename: string;
   // is open the text stays as it was loaded (the save's If-Match is its ETag) and a notice says so.
   useEffect(() => {
     if (live === 0 || !data) return;
-    void request(filePath(projectId, filename), { method: 'HEAD', allow: [404] }).then((response) => {
-      if (response.headers.get('etag') === data.etag) return;
+    void unless(sdk().files.head(projectId, filename), null, 404).then((head) => {
+      if ((head?.etag ?? null) === data.etag) return;
       if (editingRef.current) setChangedElsewhere(true);
       else reload();
     });
@@ -184,20 +189,6 @@ export function FileScreen(props: { me: Me; projectId: string; filename: string;
   );
 }
 
-/** Resolves a relative link of a rendered file to another file of the project, or null. */
-export function linkedFile(fromFilename: string, target: string): string | null {
-  if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('#') || target.startsWith('//')) return null;
-  const path = decodePart(target.split('#', 1)[0]!.split('?', 1)[0]!);
-  if (path === null || !/\.mdx?$/i.test(path)) return null;
-  const parts = (path.startsWith('/') ? path.slice(1) : folderOf(fromFilename) + path).split('/');
-  const out: string[] = [];
-  for (const part of parts) {
-    if (part === '..') out.pop();
-    else if (part !== '.' && part !== '') out.push(part);
-  }
-  return out.join('/');
-}
-
 function FileView(props: { projectId: string; filename: string; loaded: Loaded; anchor: string | null }) {
   const { projectId, filename, loaded, anchor } = props;
   const container = useRef<HTMLDivElement>(null);
@@ -213,11 +204,10 @@ function FileView(props: { projectId: string; filename: string; loaded: Loaded; 
       const anchor = (event.target as Element).closest('a');
       const target = anchor?.getAttribute('href');
       if (!target) return;
-      const other = linkedFile(filename, target);
-      if (other !== null) {
-        event.preventDefault();
-        go(href.file(projectId, other));
-      } else if (target.startsWith('#') && !target.startsWith('#/')) {
+      // Links to files of the project are already the console's routes (`#/p/…/f/…`): the server's
+      // renderer resolved them by the link index's rule (issue 35: one resolver), and the hash router
+      // follows them. Only a heading anchor needs a hand.
+      if (target.startsWith('#') && !target.startsWith('#/')) {
         event.preventDefault();
         const id = decodePart(target.slice(1));
         if (id !== null) document.getElementById(id)?.scrollIntoView();
@@ -281,7 +271,7 @@ function FrontMatterPanel(props: { projectId: string; filename: string; loaded: 
         const end = frontMatterLength(loaded.text);
         return end === 0 ? null : loaded.text.slice(0, end);
       }
-      return loadFrontMatter(filePath(projectId, filename), signal);
+      return loadFrontMatter(projectId, filename, signal);
     },
     [projectId, filename, loaded.etag, has],
   );
@@ -308,12 +298,6 @@ export const shownJson = (value: unknown): string =>
     ? 'None'
     : JSON.stringify(value, null, 2);
 
-interface FileLinks {
-  outgoing: { line: number; raw: string; target: string | null; resolved: boolean }[];
-  incoming: { source: string; line: number }[];
-  next_cursor: string | null;
-}
-
 /**
  * The files linking here and the links of this file that lead nowhere (extensions §9), from one page of
  * `GET …/links` (at most 100 links; past them the panel says there are more).
@@ -321,7 +305,7 @@ interface FileLinks {
 function LinksPanel(props: { projectId: string; filename: string; etag: string }) {
   const { projectId, filename, etag } = props;
   const { data } = useLoad(
-    (signal) => getJson<FileLinks>(`${filePath(projectId, filename)}/links?limit=100`, { signal }),
+    (signal) => sdk().links.ofFile(projectId, filename, { limit: 100, signal }),
     [projectId, filename, etag],
   );
   if (!data) return null;
@@ -361,5 +345,3 @@ function LinksPanel(props: { projectId: string; filename: string; etag: string }
     </>
   );
 }
-
-export const errorText = (caught: unknown) => (caught instanceof ApiError ? caught.detail : String(caught));

@@ -1,5 +1,6 @@
+import type { MdStoreFile, SearchFilter } from '@mdstore/client';
 import { useState } from 'preact/hooks';
-import { type FileObject, getJson, type Me } from '../api';
+import { type Me, sdk } from '../api';
 import { useLiveVersion } from '../live';
 import { Pager } from '../pager';
 import { href, type Route } from '../route';
@@ -12,7 +13,7 @@ type Sort = 'filename' | 'updated_date' | 'size_bytes' | 'created_date';
 
 interface Page {
   readonly folders: string[];
-  readonly files: FileObject[];
+  readonly files: MdStoreFile[];
   readonly total: number;
   readonly next: string | null;
 }
@@ -27,17 +28,13 @@ async function loadPage(
   signal: AbortSignal,
 ): Promise<Page> {
   if (filter !== '') {
-    const conditions = [{ field: 'filename', op: 'contains', value: filter }];
+    const conditions: SearchFilter[] = [{ field: 'filename', op: 'contains', value: filter }];
     if (dir !== '') conditions.push({ field: 'filename', op: 'prefix', value: dir });
-    const answer = await getJson<{
-      results: { file: FileObject }[];
-      total_count: number;
-      next_cursor: string | null;
-    }>(`/api/projects/${projectId}/search`, {
-      method: 'POST',
-      json: { filter: { and: conditions }, sort, order, limit: PAGE_SIZE, ...(cursor && { cursor }) },
-      signal,
-    });
+    const answer = await sdk().search(
+      projectId,
+      { filter: { and: conditions }, sort, order, limit: PAGE_SIZE, ...(cursor && { cursor }) },
+      { signal },
+    );
     return {
       folders: [],
       files: answer.results.map((r) => r.file),
@@ -45,22 +42,21 @@ async function loadPage(
       next: answer.next_cursor,
     };
   }
-  const query = new URLSearchParams({ limit: String(PAGE_SIZE), sort, order });
-  if (dir !== '') query.set('prefix', dir);
-  // Folders fold only in name order (extensions §3); other orders list the folder's whole subtree.
-  if (sort === 'filename') query.set('delimiter', '/');
-  if (cursor) query.set('cursor', cursor);
-  const answer = await getJson<{
-    files: FileObject[];
-    folders?: string[];
-    total_count: number;
-    next_cursor: string | null;
-  }>(`/api/projects/${projectId}/files?${query}`, { signal });
+  const answer = await sdk().files.list(projectId, {
+    limit: PAGE_SIZE,
+    sort,
+    order,
+    ...(dir !== '' && { prefix: dir }),
+    // Folders fold only in name order (extensions §3); other orders list the folder's whole subtree.
+    ...(sort === 'filename' && { delimiter: '/' as const }),
+    cursor,
+    signal,
+  });
   return {
     folders: answer.folders ?? [],
     files: answer.files,
     total: answer.total_count,
-    next: answer.next_cursor,
+    next: answer.next_cursor ?? null,
   };
 }
 

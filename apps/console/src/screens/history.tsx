@@ -1,21 +1,8 @@
+import type { Revision } from '@mdstore/client';
 import { useState } from 'preact/hooks';
-import { can, formatBytes, getJson, type Me, request } from '../api';
+import { can, errorText, formatBytes, isStatus, type Me, sdk } from '../api';
 import { DiffView } from '../diff';
 import { useLoad } from '../use-load';
-import { errorText, filePath } from './file';
-
-interface Revision {
-  revision: number;
-  etag: string;
-  size_bytes: number;
-  change: string;
-  created_date: string;
-  /** Extensions §9: the changeset that wrote it, and its message (a move's link rewrite says so). */
-  changeset_id?: string | null;
-  message?: string | null;
-  /** Extensions §14: the key whose request wrote it (null without a key, or before keys were recorded). */
-  key_id?: string | null;
-}
 
 /**
  * Who wrote a revision, as the console can say it: "you" for the signed-in key, else the key's id
@@ -37,11 +24,12 @@ export function HistoryPanel(props: {
   onRestored: () => void;
 }) {
   const { me, projectId, filename, etag, onRestored } = props;
-  const path = filePath(projectId, filename);
   const { data, error } = useLoad(
     (signal) =>
-      getJson<{ revisions: Revision[] }>(`${path}/revisions?limit=100`, { signal }).then((a) => a.revisions),
-    [path, etag],
+      sdk()
+        .history.listRevisions(projectId, filename, { limit: 100, signal })
+        .then((a) => a.revisions),
+    [projectId, filename, etag],
   );
   const [from, setFrom] = useState<number | null>(null);
   const [to, setTo] = useState<number | null>(null);
@@ -55,13 +43,18 @@ export function HistoryPanel(props: {
 
   const showDiff = async () => {
     if (chosenFrom === undefined || chosenTo === undefined) return;
-    const response = await request(`${path}/diff?from=${chosenFrom}&to=${chosenTo}`, { allow: [404, 413] });
-    setDiff(response.ok ? await response.text() : null);
-    setStatus(response.ok ? '' : `No diff: ${response.status === 413 ? 'too large' : 'revision not found'}`);
+    try {
+      setDiff(await sdk().history.diff(projectId, filename, chosenFrom, { to: chosenTo }));
+      setStatus('');
+    } catch (caught) {
+      if (!isStatus(caught, 404, 413)) throw caught;
+      setDiff(null);
+      setStatus(`No diff: ${caught.status === 413 ? 'too large' : 'revision not found'}`);
+    }
   };
   const restore = async (revision: number) => {
     try {
-      await request(`${path}/restore`, { method: 'POST', json: { revision }, headers: { 'If-Match': etag } });
+      await sdk().history.restore(projectId, filename, revision, { ifMatch: etag });
       setStatus(`Revision ${revision} restored.`);
       onRestored();
     } catch (caught) {

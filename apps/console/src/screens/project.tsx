@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { ApiError, can, formatBytes, getJson, type Me, type Project, upload } from '../api';
+import { can, errorText, formatBytes, type Me, sdk } from '../api';
 import { useLiveVersion } from '../live';
 import { go, href } from '../route';
 import { droppedFiles, type PendingFile, type UploadResult, uploadAll } from '../upload';
@@ -8,7 +8,7 @@ import { AttachmentsPanel } from './attachments';
 import { RestorePanel } from './restore';
 
 export const loadProject = (projectId: string, signal?: AbortSignal) =>
-  getJson<Project>(`/api/projects/${projectId}`, signal ? { signal } : {});
+  sdk().projects.get(projectId, signal ? { signal } : {});
 
 /** A project's page in `main`: its counters, where to go, and (for write keys) create and upload. */
 export function ProjectHome({ me, projectId, dir }: { me: Me; projectId: string; dir: string }) {
@@ -108,10 +108,10 @@ function CreateFile({ projectId, dir }: { projectId: string; dir: string }) {
       .split('/')
       .pop();
     try {
-      await upload(projectId, filename, `# ${title}\n`);
+      await sdk().files.upload(projectId, filename, `# ${title}\n`);
       go(href.file(projectId, filename));
     } catch (caught) {
-      setError(caught instanceof ApiError ? caught.detail : String(caught));
+      setError(errorText(caught));
     }
   };
   return (

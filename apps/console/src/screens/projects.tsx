@@ -1,13 +1,13 @@
 import { useState } from 'preact/hooks';
-import { ApiError, can, formatBytes, getJson, type Me, type Project } from '../api';
+import { can, errorText, formatBytes, type Me, sdk } from '../api';
 import { useLiveVersion } from '../live';
 import { go, href } from '../route';
 import { useLoad } from '../use-load';
 
 export const listProjects = (signal?: AbortSignal) =>
-  getJson<{ projects: Project[] }>('/api/projects', signal ? { signal } : {}).then((a) =>
-    a.projects.filter((p) => p.is_active),
-  );
+  sdk()
+    .projects.list(signal ? { signal } : {})
+    .then((a) => a.projects.filter((p) => p.is_active));
 
 /** The projects, as the first `navigation` landmark. */
 export function ProjectsNav({ current }: { me: Me; current: string | null }) {
@@ -72,13 +72,13 @@ function CreateProject({ onCreated }: { onCreated: () => void }) {
     const form = event.currentTarget as HTMLFormElement;
     const name = (form.elements.namedItem('name') as HTMLInputElement).value;
     try {
-      const project = await getJson<Project>('/api/projects', { method: 'POST', json: { name } });
+      const project = await sdk().projects.create({ name });
       form.reset();
       setError(null);
       onCreated();
       go(href.folder(project.id));
     } catch (caught) {
-      setError(caught instanceof ApiError ? caught.detail : String(caught));
+      setError(errorText(caught));
     }
   };
   return (

@@ -1,19 +1,6 @@
+import type { ProjectRestoreResult } from '@mdstore/client';
 import { useState } from 'preact/hooks';
-import { getJson } from '../api';
-import { errorText } from './file';
-
-/** What `POST /api/projects/{id}/restore` answers (extensions §16). */
-export interface RestoreAnswer {
-  as_of: string;
-  dry_run: boolean;
-  changeset_id: string | null;
-  created: { filename: string; trash_id: string }[];
-  changed: { filename: string; from: string | null; content: boolean; metadata: boolean; revision: number }[];
-  deleted: { filename: string }[];
-  unrecoverable: { filename: string; reason: 'history_pruned' | 'name_taken' }[];
-  counts: { created: number; changed: number; deleted: number; unrecoverable: number; unchanged: number };
-  truncated: boolean;
-}
+import { errorText, sdk } from '../api';
 
 /** A `datetime-local` value (the browser's local time) as an ISO 8601 instant. */
 const instantOf = (local: string) => new Date(local).toISOString();
@@ -29,16 +16,15 @@ const REASONS = {
  */
 export function RestorePanel({ projectId }: { projectId: string }) {
   const [asOf, setAsOf] = useState('');
-  const [preview, setPreview] = useState<RestoreAnswer | null>(null);
+  const [preview, setPreview] = useState<ProjectRestoreResult | null>(null);
   const [status, setStatus] = useState('');
   const [busy, setBusy] = useState(false);
   const send = async (dryRun: boolean) => {
     setBusy(true);
     setStatus(dryRun ? 'Working out the preview…' : 'Restoring…');
     try {
-      const answer = await getJson<RestoreAnswer>(`/api/projects/${projectId}/restore`, {
-        method: 'POST',
-        json: { as_of: dryRun ? instantOf(asOf) : preview!.as_of, dry_run: dryRun },
+      const answer = await sdk().projects.restore(projectId, dryRun ? instantOf(asOf) : preview!.as_of, {
+        dryRun,
       });
       if (dryRun) {
         setPreview(answer);

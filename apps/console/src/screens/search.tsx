@@ -1,12 +1,10 @@
+import type { components } from '@mdstore/client';
 import { useState } from 'preact/hooks';
-import { type FileObject, getJson, request } from '../api';
+import { sdk, unless } from '../api';
 import { go, href, type SearchMode } from '../route';
 import { useLoad } from '../use-load';
 
-export interface Snippet {
-  text: string;
-  highlights: [number, number][];
-}
+export type Snippet = components['schemas']['SearchSnippet'];
 
 /**
  * A snippet cut into plain and highlighted parts. The offsets are code points (extensions §3), not
@@ -35,22 +33,13 @@ export function Highlighted({ snippet }: { snippet: Snippet }) {
   );
 }
 
-interface SearchHit {
-  file: FileObject;
-  snippets: Snippet[];
-  /** Search by meaning only (extensions §15): the best chunk's section heading and text. */
-  heading?: string | null;
-  snippet?: string | null;
-}
-
 /**
  * Whether the server has embeddings on, from `GET …/search/status` (`enabled`, extensions §15): the
  * search screen offers the search by meaning only then. A server without the route (404) has none.
  */
 async function embeddingsOn(projectId: string, signal: AbortSignal): Promise<boolean> {
-  const response = await request(`/api/projects/${projectId}/search/status`, { allow: [404], signal });
-  if (!response.ok) return false;
-  return ((await response.json()) as { enabled?: boolean }).enabled === true;
+  const status = await unless(sdk().searching.status(projectId, { signal }), null, 404);
+  return status?.enabled === true;
 }
 
 const MODE_LABELS: Readonly<Record<SearchMode, string>> = {
@@ -69,11 +58,11 @@ export function SearchScreen(props: { projectId: string; query: string; mode: Se
     (signal) =>
       query === ''
         ? Promise.resolve(null)
-        : getJson<{ results: SearchHit[]; total_count: number }>(`/api/projects/${projectId}/search`, {
-            method: 'POST',
-            json: { query, limit: 50, ...(props.mode !== 'text' && { mode: props.mode }) },
-            signal,
-          }),
+        : sdk().search(
+            projectId,
+            { query, limit: 50, ...(props.mode !== 'text' && { mode: props.mode }) },
+            { signal },
+          ),
     [projectId, query, props.mode],
   );
   return (

@@ -1,8 +1,8 @@
+import type { Project, ProjectUpdate } from '@mdstore/client';
 import { useState } from 'preact/hooks';
-import { getJson, type Me, type Project, request } from '../api';
+import { errorText, type Me, sdk } from '../api';
 import { go, href } from '../route';
 import { useLoad } from '../use-load';
-import { errorText } from './file';
 import { loadProject } from './project';
 import { SharesPanel } from './shares';
 
@@ -35,7 +35,7 @@ function SettingsForm({ me, project, onSaved }: { me: Me; project: Project; onSa
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
     const field = (name: string) => form.elements.namedItem(name) as HTMLInputElement;
-    const body: Record<string, unknown> = {
+    const body: ProjectUpdate = {
       name: field('name').value,
       description: field('description').value || null,
     };
@@ -51,7 +51,7 @@ function SettingsForm({ me, project, onSaved }: { me: Me; project: Project; onSa
       };
     }
     try {
-      await getJson<Project>(`/api/projects/${project.id}`, { method: 'PUT', json: body });
+      await sdk().projects.update(project.id, body);
       setStatus('Saved.');
       onSaved();
     } catch (caught) {
@@ -124,7 +124,7 @@ function DeleteProject({ project }: { project: Project }) {
   const [status, setStatus] = useState('');
   const remove = async () => {
     try {
-      await request(`/api/projects/${project.id}`, { method: 'DELETE' });
+      await sdk().projects.delete(project.id);
       go(href.projects());
     } catch (caught) {
       setStatus(errorText(caught));

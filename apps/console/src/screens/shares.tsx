@@ -1,29 +1,16 @@
+import type { Share } from '@mdstore/client';
 import { useState } from 'preact/hooks';
-import { type Me, request } from '../api';
+import { errorText, type Me, sdk, unless } from '../api';
 import { useLoad } from '../use-load';
-import { errorText } from './file';
-
-interface Share {
-  id: string;
-  /** Only in the answer that creates the link: the listing never shows a token. */
-  url?: string;
-  filename: string | null;
-  prefix: string | null;
-  expires_date: string;
-}
 
 /**
  * Share links of a project (admin, extensions §11). On a server without them (`404` on the listing)
  * the screen says so and offers nothing.
  */
 export function SharesPanel({ projectId }: { me: Me; projectId: string }) {
-  const base = `/api/projects/${projectId}/shares`;
   const { data, reload } = useLoad(
-    async (signal) => {
-      const response = await request(base, { signal, allow: [404, 405] });
-      return response.ok ? ((await response.json()) as { shares: Share[] }).shares : null;
-    },
-    [base],
+    (signal) => unless(sdk().shares.list(projectId, { signal }), null, 404, 405),
+    [projectId],
   );
   const [status, setStatus] = useState('');
   const [created, setCreated] = useState<string | null>(null);
@@ -33,11 +20,11 @@ export function SharesPanel({ projectId }: { me: Me; projectId: string }) {
       (event.currentTarget as HTMLFormElement).elements.namedItem('target') as HTMLInputElement
     ).value.trim();
     try {
-      const response = await request(base, {
-        method: 'POST',
-        json: target.endsWith('/') ? { prefix: target } : { filename: target },
-      });
-      setCreated(((await response.json()) as Share).url ?? null);
+      const created = await sdk().shares.create(
+        projectId,
+        target.endsWith('/') ? { prefix: target } : { filename: target },
+      );
+      setCreated(created.url ?? null);
       reload();
     } catch (caught) {
       setStatus(errorText(caught));
@@ -45,7 +32,7 @@ export function SharesPanel({ projectId }: { me: Me; projectId: string }) {
   };
   const revoke = async (share: Share) => {
     try {
-      await request(`${base}/${share.id}`, { method: 'DELETE' });
+      await sdk().shares.revoke(projectId, share.id);
       reload();
     } catch (caught) {
       setStatus(errorText(caught));
@@ -105,11 +92,8 @@ export function ShareFile({ projectId, filename }: { projectId: string; filename
       ((event.currentTarget as HTMLFormElement).elements.namedItem('expires') as HTMLSelectElement).value,
     );
     try {
-      const response = await request(`/api/projects/${projectId}/shares`, {
-        method: 'POST',
-        json: { filename, expires_in_seconds: seconds },
-      });
-      setLink(((await response.json()) as Share).url ?? null);
+      const created = await sdk().shares.create(projectId, { filename, expires_in_seconds: seconds });
+      setLink(created.url ?? null);
       setStatus('');
     } catch (caught) {
       setStatus(errorText(caught));

@@ -1,5 +1,6 @@
+import { MdStoreApiError } from '@mdstore/client';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, type Me, setKey, whoAmI } from '../api';
+import { errorText, type Me, setKey, whoAmI } from '../api';
 
 /** The key field (labelled "API key", extensions §11); Enter signs in. */
 export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
@@ -18,7 +19,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
       onSignedIn(await whoAmI());
     } catch (caught) {
       setKey(null);
-      setError(caught instanceof ApiError ? caught.detail : 'The server could not be reached.');
+      setError(caught instanceof MdStoreApiError ? errorText(caught) : 'The server could not be reached.');
     } finally {
       setBusy(false);
     }

@@ -1,45 +1,28 @@
+import type { TrashItem } from '@mdstore/client';
 import { useState } from 'preact/hooks';
-import { can, formatBytes, getJson, type Me, request } from '../api';
+import { can, errorText, formatBytes, type Me, sdk } from '../api';
 import { useLiveVersion } from '../live';
 import { go, href } from '../route';
 import { useLoad } from '../use-load';
-import { errorText } from './file';
-
-interface TrashItem {
-  trash_id: string;
-  filename: string;
-  size_bytes: number;
-  deleted_date: string;
-  expires_date: string;
-}
 
 /** The project's trash: restore (write keys) and purge. */
 export function TrashScreen({ me, projectId }: { me: Me; projectId: string }) {
   const live = useLiveVersion(projectId);
   const { data, error, reload } = useLoad(
-    (signal) =>
-      getJson<{ trash: TrashItem[]; total_count: number }>(`/api/projects/${projectId}/trash?limit=100`, {
-        signal,
-      }),
+    (signal) => sdk().trash.list(projectId, { limit: 100, signal }),
     [projectId, live],
   );
   const [status, setStatus] = useState('');
   const act = async (item: TrashItem, purge: boolean) => {
     try {
       if (purge) {
-        await request(`/api/projects/${projectId}/trash/${item.trash_id}`, { method: 'DELETE' });
+        await sdk().trash.delete(projectId, item.trash_id);
         setStatus(`${item.filename} purged.`);
         reload();
       } else {
-        const restored = await getJson<{ filename?: string }>(
-          `/api/projects/${projectId}/trash/${item.trash_id}/restore`,
-          {
-            method: 'POST',
-            json: {},
-          },
-        );
+        const restored = await sdk().trash.restore(projectId, item.trash_id);
         // A file opens; an attachment (extensions §12, no screen of its own) is back at its path.
-        if (restored.filename !== undefined) go(href.file(projectId, restored.filename));
+        if ('filename' in restored) go(href.file(projectId, restored.filename));
         else {
           setStatus(`${item.filename} restored.`);
           reload();

@@ -122,7 +122,7 @@ export async function createRuntime(config: ServerConfig, options: RuntimeOption
       useValue: httpWebhookTransport({ allowPrivate: config.webhookAllowPrivate }),
     });
 
-    // A factory, not `useValue`: tsyringe takes a `useValue` of null (embeddings off) for no value at all.
+    // A factory: tsyringe takes a `useValue` of null for no registration at all.
     const embedder = embedderOf(config.embeddings, closers) ?? null;
     container.register(TOKENS.embedder, { useFactory: () => embedder });
 

@@ -1,6 +1,19 @@
-import type { BlobStore, ChangeNotifier, ContentWork, RecordsRepository } from '@mdstore/core';
+import {
+  type BlobStore,
+  type ChangeNotifier,
+  type ContentWork,
+  createScheduleSlots,
+  type RecordsRepository,
+} from '@mdstore/core';
 import { backupS3Options } from '../backup/location.js';
-import { type ScheduleClock, startScheduledBackups } from '../backup/scheduled.js';
+import {
+  BACKUP_SLOT_ATTEMPTS,
+  BACKUP_SLOT_LEASE_MS,
+  BACKUP_SLOTS_KEPT_MS,
+  type ScheduleClock,
+  startScheduledBackups,
+  systemClock,
+} from '../backup/scheduled.js';
 import { answerPrimaryWith } from '../cluster/metrics.js';
 import type { ServerConfig, TlsMaterial } from '../config/index.js';
 import { startSemanticIndexer } from '../embeddings/indexer.js';
@@ -299,7 +312,18 @@ function startBackups(
     logger.error('scheduled backups are off: this records store cannot be backed up');
     return undefined;
   }
+  // Servers sharing the store each run the schedule; the claim of each slot in the store picks one.
+  const slots = createScheduleSlots({
+    records: runtime.container.resolve<RecordsRepository>(TOKENS.records),
+    clock: clock ?? systemClock,
+    owner: runtime.store.instanceId,
+    task: 'backup',
+    leaseMs: BACKUP_SLOT_LEASE_MS,
+    maxAttempts: BACKUP_SLOT_ATTEMPTS,
+    keepMs: BACKUP_SLOTS_KEPT_MS,
+  });
   return startScheduledBackups({
+    slots,
     schedule: backup.schedule,
     to: backup.to,
     keep: backup.keep,

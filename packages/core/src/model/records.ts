@@ -473,6 +473,33 @@ export interface ChunkRecord {
   readonly hash: string;
   readonly model: string;
   readonly vector: Uint8Array;
+  /**
+   * The vector list the chunk is filed in (the account's lists of `model`, `VectorListsRecord`), by
+   * the lists' generation and the list's number; both null while it is filed in none (no lists yet, or
+   * not assigned yet): such chunks are read by every search.
+   */
+  readonly listGeneration: number | null;
+  readonly listNo: number | null;
+}
+
+/**
+ * The vector lists of one account and model (extensions §15, an inverted-file index): `count` centroids
+ * (unit vectors of `dimensions` float32 numbers, little-endian, one after another in `centroids`),
+ * trained by spherical k-means on a sample of the account's chunks once they passed
+ * `SEMANTIC_LIMITS.listsTrainAt`. A chunk is filed in the list of its nearest centroid; a search reads the
+ * lists nearest its query first. Derived state: never backed up, rebuilt by the indexer.
+ */
+export interface VectorListsRecord {
+  readonly accountId: string;
+  readonly model: string;
+  /** Counts up from 1 each time the account's lists of this model are trained again. */
+  readonly generation: number;
+  readonly dimensions: number;
+  readonly count: number;
+  readonly centroids: Uint8Array;
+  /** How many chunks the account had of this model when the lists were trained. */
+  readonly trainedRows: number;
+  readonly createdAt: EpochMillis;
 }
 
 /** Where the semantic indexer stands in one account's change feed, and who holds it (a lease). */
@@ -485,4 +512,22 @@ export interface EmbeddingCursorRecord {
   readonly leaseOwner: string | null;
   readonly leaseExpiresAt: EpochMillis | null;
   readonly updatedAt: EpochMillis;
+}
+
+/**
+ * One slot of a schedule that the instances sharing a store run once between them (extensions §16: a
+ * scheduled backup), keyed by the task's name and the slot's time: the instance that claims it holds a
+ * lease on it until it is finished; a holder that died leaves a lease that expires, and another
+ * instance may take the slot again (`attempts` counts the claims that took it, bounded by the caller).
+ */
+export interface ScheduleSlotRecord {
+  readonly task: string;
+  readonly slotAt: EpochMillis;
+  /** The instance that took it last (kept once finished: who ran it). */
+  readonly owner: string;
+  /** Until when `owner` holds it; null once finished. */
+  readonly leaseExpiresAt: EpochMillis | null;
+  readonly attempts: number;
+  readonly finishedAt: EpochMillis | null;
+  readonly outcome: 'ok' | 'failed' | null;
 }

@@ -19,10 +19,12 @@ import type {
   ProjectRecord,
   ProjectStatus,
   RevisionRecord,
+  ScheduleSlotRecord,
   ShareRecord,
   SourcedLinkRecord,
   Tier,
   TrashRecord,
+  VectorListsRecord,
   WebhookDeliveryPosition,
   WebhookDeliveryRecord,
   WebhookProgress,
@@ -103,6 +105,14 @@ export interface ChunkPosition {
   readonly projectId: string;
   readonly fileId: string;
   readonly ordinal: number;
+  /** In a scan of lists, which come list by list: the list of the chunk. */
+  readonly listNo?: number;
+}
+
+/** Which vector lists a chunk scan reads (`listChunkVectors`). */
+export interface ChunkLists {
+  readonly generation: number;
+  readonly listNos: readonly number[];
 }
 
 export interface SearchPosition {
@@ -383,11 +393,22 @@ export interface RecordsReader extends ChangeFeedReader {
     model: string;
     after?: ChunkPosition;
     limit: number;
+    /**
+     * Only the chunks filed in these lists of that generation; `null`: only those filed in none
+     * (`listGeneration` null). Absent: every chunk. Each is one index range in the SQL stores.
+     */
+    lists?: ChunkLists | null;
   }): Promise<ChunkRecord[]>;
+  /** How many chunks of `model` these projects have, counted up to `limit` at most. */
+  countChunkVectors(q: { projectIds: readonly string[]; model: string; limit: number }): Promise<number>;
+  /** The vector lists of an account and model, or null before they were trained. */
+  findVectorLists(q: { accountId: string; model: string }): Promise<VectorListsRecord | null>;
   /** How many distinct files of the project have chunks of `model`. */
   countEmbeddedFiles(q: { projectId: string; model: string }): Promise<number>;
   /** The semantic indexer's position in an account's feed, or null before its first step. */
   findEmbeddingCursor(q: { accountId: string }): Promise<EmbeddingCursorRecord | null>;
+  /** A slot of a shared schedule (extensions §16), or null when no instance has claimed it. */
+  findScheduleSlot(q: { task: string; slotAt: number }): Promise<ScheduleSlotRecord | null>;
 }
 
 /**
@@ -525,6 +546,13 @@ export interface RecordsTransaction extends RecordsReader, ChangeFeedWriter {
     filename: string;
     chunks: readonly ChunkRecord[];
   }): Promise<void>;
+  /** Keeps an account's vector lists of a model, replacing those it had. */
+  saveVectorLists(c: VectorListsRecord): Promise<void>;
+  /** Files chunks in lists: each `(fileId, ordinal)` gets `generation` and its `listNo`. */
+  setChunkLists(c: {
+    generation: number;
+    chunks: readonly { fileId: string; ordinal: number; listNo: number }[];
+  }): Promise<void>;
   /** Deletes the chunks filed under `(projectId, filename)`; returns how many. */
   deleteFileChunks(c: { projectId: string; filename: string }): Promise<number>;
   /**
@@ -556,6 +584,34 @@ export interface RecordsTransaction extends RecordsReader, ChangeFeedWriter {
     leaseExpiresAt: number | null;
     now: number;
   }): Promise<boolean>;
+  /**
+   * Claims a slot of a shared schedule for `owner` until `until` (extensions §16): creates it when no
+   * instance has (attempt 1); takes it when it is not finished and either `owner` holds it already (a
+   * renewal: `attempts` unchanged) or its lease has expired (`leaseExpiresAt` ≤ `now`) and it has been
+   * taken fewer than `maxAttempts` times (`attempts` + 1). One conditional write: of two claimers, one
+   * wins. Returns whether this call took it, and the slot as it stands after the call.
+   */
+  claimScheduleSlot(c: {
+    task: string;
+    slotAt: number;
+    owner: string;
+    now: number;
+    until: number;
+    maxAttempts: number;
+  }): Promise<{ claimed: boolean; slot: ScheduleSlotRecord }>;
+  /**
+   * Marks a slot finished with `outcome` when `owner` still holds it (false otherwise: nothing written),
+   * releasing its lease.
+   */
+  finishScheduleSlot(c: {
+    task: string;
+    slotAt: number;
+    owner: string;
+    outcome: 'ok' | 'failed';
+    now: number;
+  }): Promise<boolean>;
+  /** Deletes at most `limit` slots of `task` older than `before` (one bounded statement); returns how many. */
+  deleteScheduleSlotsBefore(c: { task: string; before: number; limit: number }): Promise<number>;
 }
 
 /** Optional features, declared up front so that callers and the contract suite never probe at run time. */

@@ -33,7 +33,30 @@ export const SEMANTIC_LIMITS = {
   vectorScanMaxBytes: 64 * 1024 * 1024,
   /** Chunk rows read per store call of the scan. */
   vectorScanBatch: 500,
-  /** The `k` of reciprocal rank fusion (extensions §15). */
+  /**
+   * Vector lists (an inverted-file index, `semantic/lists.ts`): an account's chunks of a model are
+   * filed in lists once it has this many; below, every search reads them all (exact).
+   */
+  listsTrainAt: 16_384,
+  /** Lists (centroids) trained. */
+  listsCount: 256,
+  /** Chunks sampled (by their hash, so every store picks the same ones) to train the lists. */
+  listsSample: 4_096,
+  /** Rounds of k-means. */
+  listsIterations: 8,
+  /**
+   * A search reads the lists nearest its query, `listsProbeBatch` at a time (one: a list is one range of
+   * the index, read in its order by SQLite and Postgres alike, where several lists would need a sort),
+   * until it has compared at least `listsProbeRows` chunks its filter accepts (then the rest are farther
+   * away; approximate) or every list was read (exact), within the scan's row and byte bounds.
+   */
+  listsProbeRows: 4_096,
+  listsProbeBatch: 1,
+  /** Searched projects holding fewer chunks than this are read whole (exact), lists or not. */
+  listsExactBelow: 8_192,
+  /** Chunks filed per transaction when the lists are new. */
+  listsAssignBatch: 500,
+  /** The k of reciprocal rank fusion (extensions §15). */
   rrfK: 60,
   /** Pending events the status counts at most (`pending` is at most this). */
   statusMaxPending: 1_000,

@@ -15,6 +15,7 @@ import { linksSuite } from './records/links.js';
 import { listsSuite } from './records/lists.js';
 import { projectsSuite } from './records/projects.js';
 import { revisionsSuite } from './records/revisions.js';
+import { scheduleSuite } from './records/schedule.js';
 import { searchSuite } from './records/search.js';
 import { sharesSuite } from './records/shares.js';
 import type { RecordsHarness } from './records/support.js';
@@ -54,6 +55,7 @@ export function describeRecordsRepositoryContract(
     trashSuite(context);
     webhooksSuite(context);
     intentsSuite(context);
+    scheduleSuite(context);
     transactionsSuite(context);
     durabilitySuite(context);
   });

@@ -201,6 +201,26 @@ describe('semantic and hybrid search (extensions §15)', () => {
     expect(ops.totalCount).toBe(3);
   });
 
+  it("hybrid's full-text side is any of the words: a question no file holds whole still ranks by them", async () => {
+    const s = await indexed();
+    const question = 'how does the release script water plants';
+    // §3's text mode wants every word: no file has them all.
+    expect(names(await s.search({ query: question }))).toEqual([]);
+    const anyWord = await s.search({ query: question.split(' ').join(' OR ') });
+    expect(anyWord.results.length).toBeGreaterThan(1);
+    const hybrid = await s.search({ query: question, mode: 'hybrid' });
+    const textRanked = hybrid.results
+      .filter((r) => r.textRank !== null)
+      .sort((a, b) => a.textRank! - b.textRank!)
+      .map((r) => r.file.filename);
+    expect(textRanked).toEqual(names(anyWord));
+    // Exclusions still exclude.
+    const without = await s.search({ query: `${question} -plants`, mode: 'hybrid' });
+    expect(without.results.filter((r) => r.textRank !== null).map((r) => r.file.filename)).not.toContain(
+      'garden.md',
+    );
+  });
+
   it('hybrid fuses the two rankings by reciprocal rank (k = 60) and pages stably', async () => {
     const s = await indexed();
     const text = await s.search({ query: 'release' });

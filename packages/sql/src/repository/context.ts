@@ -13,8 +13,10 @@ import type {
   InstanceRecord,
   ProjectRecord,
   RevisionRecord,
+  ScheduleSlotRecord,
   ShareRecord,
   TrashRecord,
+  VectorListsRecord,
   WebhookDeliveryRecord,
 } from '@mdstore/core';
 import { placeholders, type Row, type SqlDialect } from '../executor.js';
@@ -36,9 +38,11 @@ import {
   INSTANCES,
   PROJECTS,
   REVISIONS,
+  SCHEDULE_SLOTS,
   SHARES,
   TRASH,
   type TrashRow,
+  VECTOR_LISTS,
   WEBHOOK_DELIVERIES,
   WEBHOOKS,
   type WebhookRow,
@@ -67,6 +71,8 @@ export interface SqlContext {
   readonly draftReviews: TableSql<DraftReviewRecord>;
   readonly chunks: TableSql<ChunkRecord>;
   readonly embeddingCursors: TableSql<EmbeddingCursorRecord>;
+  readonly scheduleSlots: TableSql<ScheduleSlotRecord>;
+  readonly vectorLists: TableSql<VectorListsRecord>;
   /** A statement written with `?` placeholders, in the dialect's. */
   sql(text: string): string;
   toTrash(row: Row): TrashRecord;
@@ -95,6 +101,8 @@ export function sqlContext(dialect: SqlDialect): SqlContext {
     draftReviews: tableSql(DRAFT_REVIEWS, dialect),
     chunks: tableSql(CHUNKS, dialect),
     embeddingCursors: tableSql(EMBEDDING_CURSORS, dialect),
+    scheduleSlots: tableSql(SCHEDULE_SLOTS, dialect),
+    vectorLists: tableSql(VECTOR_LISTS, dialect),
     sql: (text) => placeholders(dialect, text),
     toTrash: (row) => fromTrashRow(trash.fromRow(row)),
   };

@@ -12,6 +12,7 @@ import { linkStatements } from './links.js';
 import { operationStatements } from './operations.js';
 import { projectStatements } from './projects.js';
 import { revisionStatements } from './revisions.js';
+import { scheduleStatements } from './schedule.js';
 import { searchStatements } from './search.js';
 import { shareStatements } from './shares.js';
 import { trashStatements } from './trash.js';
@@ -47,6 +48,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
   const webhooks = webhookStatements(c);
   const drafts = draftStatements(c);
   const chunks = chunkStatements(c);
+  const schedule = scheduleStatements(c);
   const reader = (x: SqlExecutor): RecordsReader => ({
     ...accounts.reads(x),
     ...projects.reads(x),
@@ -63,6 +65,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
     ...webhooks.reads(x),
     ...drafts.reads(x),
     ...chunks.reads(x),
+    ...schedule.reads(x),
   });
   return {
     reader,
@@ -83,6 +86,7 @@ export function sqlRecords(dialect: SqlDialect): SqlRecords {
       ...webhooks.writes(x),
       ...drafts.writes(x),
       ...chunks.writes(x),
+      ...schedule.writes(x),
     }),
   };
 }

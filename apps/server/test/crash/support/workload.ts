@@ -17,6 +17,7 @@ import {
   type Stats,
 } from './model.js';
 import { type Random, sleep } from './random.js';
+import { restoreAsOfOperation } from './restore-as-of.js';
 import { trashOperation } from './trash.js';
 
 export interface WorkloadContext {
@@ -114,7 +115,9 @@ function chooseOperation(ctx: WorkloadContext): Operation | undefined {
   // Extensions §9: several files in one changeset.
   if (roll < 0.3) return changesetOperation(ctx, project) ?? uploadFile(ctx, project);
   // Extensions §10: an archive imported as one changeset (imports.ts).
-  if (roll < 0.35) return importOperation(ctx, project) ?? uploadFile(ctx, project);
+  if (roll < 0.33) return importOperation(ctx, project) ?? uploadFile(ctx, project);
+  // Extensions §16: the project as it was before a changeset (restore-as-of.ts).
+  if (roll < 0.35) return restoreAsOfOperation(ctx, project) ?? uploadFile(ctx, project);
   // Extensions §12: attachments beside the files (attachments.ts).
   if (roll < 0.4) return attachmentOperation(ctx, project) ?? uploadFile(ctx, project);
   if (roll < 0.45) return uploadFile(ctx, project);

@@ -1,3 +1,4 @@
+import { markdownDestination } from '../../links/paths.js';
 import { consoleFileHref, encodeFilename } from '../hrefs.js';
 
 /**
@@ -44,37 +45,16 @@ export interface FileLinkTarget {
   readonly anchor: string | null;
 }
 
-/** A destination with a scheme (`https:`, `mailto:`, `javascript:`…) or a network or root path. */
-const NOT_RELATIVE = /^(?:[a-z][a-z0-9+.-]*:|[\\/]{1,2})/i;
-const FILE_EXTENSION = /\.mdx?$/i;
-
 /**
  * The project file a relative link destination (as the HTML has it, percent-encoded) points to, or
- * null: only relative paths to `.md`/`.mdx` files inside the project are file links (extensions §9).
+ * null: the link index's own rule (`markdownDestination`, links/paths.ts), so that a rendered link leads
+ * where the index says the link points. Only relative paths to `.md`/`.mdx` files inside the project
+ * are file links (extensions §9); one that climbs above the project's root leads nowhere.
  */
 export function resolveFileLink(href: string, fromFilename: string): FileLinkTarget | null {
-  const trimmed = href.trim();
-  if (trimmed === '' || trimmed.startsWith('#') || NOT_RELATIVE.test(trimmed)) return null;
-  const hash = trimmed.indexOf('#');
-  const rawPath = (hash === -1 ? trimmed : trimmed.slice(0, hash)).replace(/\?.*$/, '');
-  let path: string;
-  let anchor: string | null = null;
-  try {
-    path = decodeURIComponent(rawPath);
-    if (hash !== -1) anchor = decodeURIComponent(trimmed.slice(hash + 1)) || null;
-  } catch {
-    return null;
-  }
-  if (!FILE_EXTENSION.test(path)) return null;
-  const segments = fromFilename.split('/').slice(0, -1);
-  for (const segment of path.split('/')) {
-    if (segment === '' || segment === '.') continue;
-    if (segment === '..') {
-      if (segments.length === 0) return null; // above the project's root
-      segments.pop();
-    } else segments.push(segment);
-  }
-  return segments.length === 0 ? null : { filename: segments.join('/'), anchor };
+  const destination = markdownDestination(href.trim(), fromFilename);
+  if (destination === null || destination.path === null || destination.path === '') return null;
+  return { filename: destination.path, anchor: destination.anchor || null };
 }
 
 /**

@@ -70,6 +70,9 @@ const READER_METHODS = Object.keys({
   listChunkVectors: true,
   countEmbeddedFiles: true,
   findEmbeddingCursor: true,
+  findScheduleSlot: true,
+  countChunkVectors: true,
+  findVectorLists: true,
 } satisfies Record<ReaderMethod, true>) as ReaderMethod[];
 
 const WRITE_METHODS = Object.keys({
@@ -124,6 +127,11 @@ const WRITE_METHODS = Object.keys({
   deleteProjectChunks: true,
   claimEmbeddingCursor: true,
   saveEmbeddingCursor: true,
+  claimScheduleSlot: true,
+  finishScheduleSlot: true,
+  deleteScheduleSlotsBefore: true,
+  saveVectorLists: true,
+  setChunkLists: true,
 } satisfies Record<WriteMethod, true>) as WriteMethod[];
 
 type AnyMethod = (...args: unknown[]) => Promise<unknown>;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import type { ChunkRecord } from '../../model/records.js';
-import type { RecordsTransaction } from '../../ports/records.js';
+import type { ChunkPosition, RecordsTransaction } from '../../ports/records.js';
 import { chunkMarkdown } from '../../semantic/chunks.js';
 import { hashedEmbedder } from '../../semantic/hashed-embedder.js';
 import { vectorBytes } from '../../semantic/vectors.js';
@@ -21,6 +21,8 @@ const aChunk = (overrides: Partial<ChunkRecord> = {}): ChunkRecord => ({
   hash: 'a'.repeat(64),
   model: MODEL,
   vector: vectorBytes(new Float32Array([0.6, -0.8, 0, 1e-7])),
+  listGeneration: null,
+  listNo: null,
   ...overrides,
 });
 
@@ -204,6 +206,8 @@ export function chunksSuite({ test }: SuiteContext): void {
               hash: c.hash,
               model: embedder.model,
               vector: vectorBytes(vectors[i]!),
+              listGeneration: null,
+              listNo: null,
             })),
           }),
         );
@@ -233,6 +237,142 @@ export function chunksSuite({ test }: SuiteContext): void {
         budget: { rows: 3, bytes: 1 << 20 },
       });
       expect(cut).toMatchObject({ rows: 3, truncated: true });
+    });
+  });
+
+  describe('vector lists', () => {
+    test('keeps an account’s lists per model exactly, the last saved replacing the one before', async ({
+      repository,
+    }) => {
+      const accountId = randomUUID();
+      const lists = {
+        accountId,
+        model: MODEL,
+        generation: 1,
+        dimensions: 2,
+        count: 2,
+        centroids: vectorBytes(new Float32Array([1, 0, 0, -1])),
+        trainedRows: 16_384,
+        createdAt: BASE_TIME,
+      };
+      expect(await repository.findVectorLists({ accountId, model: MODEL })).toBeNull();
+      await repository.withTransaction((tx) => tx.saveVectorLists(lists));
+      const found = await repository.findVectorLists({ accountId, model: MODEL });
+      expect({ ...found, centroids: [...found!.centroids] }).toEqual({
+        ...lists,
+        centroids: [...lists.centroids],
+      });
+      expect(await repository.findVectorLists({ accountId, model: 'other' })).toBeNull();
+      await repository.withTransaction((tx) => tx.saveVectorLists({ ...lists, generation: 2, count: 1 }));
+      expect(await repository.findVectorLists({ accountId, model: MODEL })).toMatchObject({
+        generation: 2,
+        count: 1,
+      });
+    });
+
+    test('files chunks in lists; a scan reads the lists asked for, list by list, or the unfiled ones', async ({
+      repository,
+    }) => {
+      const projectId = randomUUID();
+      const other = randomUUID();
+      const files = ascendingIds(3);
+      const rows = files.flatMap((fileId, f) =>
+        [0, 1].map((ordinal) =>
+          aChunk({ projectId, fileId, filename: `${f}.md`, ordinal, hash: `${f}${ordinal}`.repeat(32) }),
+        ),
+      );
+      const elsewhere = aChunk({ projectId: other, fileId: randomUUID(), filename: 'x.md' });
+      await repository.withTransaction(async (tx) => {
+        for (const [f, fileId] of files.entries())
+          await tx.replaceFileChunks({
+            projectId,
+            fileId,
+            filename: `${f}.md`,
+            chunks: rows.filter((r) => r.fileId === fileId),
+          });
+        await tx.replaceFileChunks({
+          projectId: other,
+          fileId: elsewhere.fileId,
+          filename: 'x.md',
+          chunks: [elsewhere],
+        });
+      });
+      const scan = (
+        lists: { generation: number; listNos: number[] } | null | undefined,
+        limit = 100,
+        after?: ChunkPosition,
+      ) =>
+        repository.listChunkVectors({
+          projectIds: [projectId],
+          model: MODEL,
+          limit,
+          ...(after && { after }),
+          ...(lists !== undefined && { lists }),
+        });
+      const keys = (chunks: ChunkRecord[]) =>
+        chunks.map((c) => `${c.listNo}:${files.indexOf(c.fileId)}.${c.ordinal}`);
+      expect(keys(await scan(null))).toEqual([
+        'null:0.0',
+        'null:0.1',
+        'null:1.0',
+        'null:1.1',
+        'null:2.0',
+        'null:2.1',
+      ]);
+      expect(await scan({ generation: 1, listNos: [0, 1] })).toEqual([]);
+      expect(await repository.countChunkVectors({ projectIds: [projectId], model: MODEL, limit: 100 })).toBe(
+        6,
+      );
+      expect(
+        await repository.countChunkVectors({ projectIds: [projectId, other], model: MODEL, limit: 4 }),
+      ).toBe(4);
+      expect(
+        await repository.countChunkVectors({ projectIds: [projectId], model: 'other', limit: 100 }),
+      ).toBe(0);
+      // Files 0 and 2 in lists 1 and 0 (generation 1); file 1's first chunk in list 1 of an older generation.
+      await repository.withTransaction(async (tx) => {
+        await tx.setChunkLists({
+          generation: 1,
+          chunks: [
+            { fileId: files[0]!, ordinal: 0, listNo: 1 },
+            { fileId: files[0]!, ordinal: 1, listNo: 1 },
+            { fileId: files[2]!, ordinal: 0, listNo: 0 },
+            { fileId: files[2]!, ordinal: 1, listNo: 1 },
+          ],
+        });
+        await tx.setChunkLists({ generation: 0, chunks: [{ fileId: files[1]!, ordinal: 0, listNo: 1 }] });
+      });
+      expect(keys(await scan({ generation: 1, listNos: [1, 0] }))).toEqual([
+        '0:2.0',
+        '1:0.0',
+        '1:0.1',
+        '1:2.1',
+      ]);
+      expect(keys(await scan({ generation: 1, listNos: [1] }))).toEqual(['1:0.0', '1:0.1', '1:2.1']);
+      expect(keys(await scan({ generation: 1, listNos: [] }))).toEqual([]);
+      expect(keys(await scan(null))).toEqual(['null:1.1']);
+      expect(await scan(undefined)).toHaveLength(6);
+      // Paging a scan of lists: the position names the list.
+      const first = await scan({ generation: 1, listNos: [0, 1] }, 2);
+      expect(keys(first)).toEqual(['0:2.0', '1:0.0']);
+      const last = first.at(-1)!;
+      const position = {
+        projectId: last.projectId,
+        fileId: last.fileId,
+        ordinal: last.ordinal,
+        listNo: last.listNo!,
+      };
+      expect(keys(await scan({ generation: 1, listNos: [0, 1] }, 10, position))).toEqual(['1:0.1', '1:2.1']);
+      // A file's chunks written again are filed as written.
+      await repository.withTransaction((tx) =>
+        tx.replaceFileChunks({
+          projectId,
+          fileId: files[0]!,
+          filename: '0.md',
+          chunks: [aChunk({ projectId, fileId: files[0]!, filename: '0.md', listGeneration: 1, listNo: 0 })],
+        }),
+      );
+      expect(keys(await scan({ generation: 1, listNos: [0] }))).toEqual(['0:0.0', '0:2.0']);
     });
   });
 

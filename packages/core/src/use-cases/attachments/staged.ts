@@ -1,10 +1,11 @@
-import { ContentTooLargeError, isMdStoreError, PreconditionFailedError } from '../../errors.js';
+import { PreconditionFailedError } from '../../errors.js';
 import type { AttachmentRecord, BlobIntentRecord, ProjectRecord } from '../../model/records.js';
 import type { ByteStream } from '../../ports/blobs.js';
 import type { RecordsTransaction } from '../../ports/records.js';
 import type { Principal } from '../authentication.js';
 import { doomResource, removeDoomed, stageResources } from '../blob-intents.js';
 import { type MdStoreContext, notBefore } from '../context.js';
+import { putBlob } from '../files/content.js';
 import { lockActiveProject, withCounterChange } from '../files/shared.js';
 import { removeAttachmentStep } from './remove.js';
 import { attachmentEtag, emitAttachmentEvent, newAttachmentKey } from './shared.js';
@@ -91,20 +92,14 @@ export async function stageAttachments(
     for (const [operation, key] of keys) {
       if (operation.op !== 'attach') continue;
       const { path, sha256 } = operation.attachment;
-      let written: { sizeBytes: number; sha256: string };
-      try {
-        written = await ctx.blobs.put({
-          bucket,
-          key,
-          content: oneChunk(await operation.attachment.load()),
-          maxBytes: ctx.settings.maxAttachmentBytes,
-          signal: AbortSignal.any([deadline, ...(o.signal ? [o.signal] : [])]),
-        });
-      } catch (error) {
-        if (isMdStoreError(error, 'BLOB_TOO_LARGE'))
-          throw new ContentTooLargeError(ctx.settings.maxAttachmentBytes);
-        throw error;
-      }
+      const written = await putBlob(
+        ctx,
+        o.project,
+        key,
+        oneChunk(await operation.attachment.load()),
+        [deadline, o.signal],
+        ctx.settings.maxAttachmentBytes,
+      );
       if (written.sha256 !== sha256) throw new Error(`The content of ${path} changed before it was written`);
     }
   } catch (error) {

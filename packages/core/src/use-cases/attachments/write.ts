@@ -1,5 +1,4 @@
 import { checkContentType, typeCheckedContent } from '../../attachments/content-types.js';
-import { ContentTooLargeError, isMdStoreError, ProjectNotFoundError } from '../../errors.js';
 import type { AttachmentRecord, BlobIntentRecord } from '../../model/records.js';
 import type { ByteStream } from '../../ports/blobs.js';
 import { checkAttachmentPath } from '../../validation/schemas.js';
@@ -8,6 +7,7 @@ import { doomResource, removeDoomed, withStagedResource } from '../blob-intents.
 import { type MdStoreContext, notBefore } from '../context.js';
 import { type DeferredBody, deferred } from '../deferred-body.js';
 import { conditionsOf, type RequestConditions } from '../files/conditions.js';
+import { putBlob } from '../files/content.js';
 import { lockActiveProject, withCounterChange } from '../files/shared.js';
 import {
   type AttachmentView,
@@ -73,19 +73,14 @@ export async function writeAttachment(
     ctx,
     { bucket, key },
     async (deadline) => {
-      try {
-        return await ctx.blobs.put({
-          bucket,
-          key,
-          content: typeCheckedContent(body.read(), contentType),
-          maxBytes,
-          signal: AbortSignal.any([deadline, ...(input.signal ? [input.signal] : [])]),
-        });
-      } catch (error) {
-        if (isMdStoreError(error, 'BLOB_TOO_LARGE')) throw new ContentTooLargeError(maxBytes);
-        if (isMdStoreError(error, 'BUCKET_NOT_FOUND')) throw new ProjectNotFoundError(project.id);
-        throw error;
-      }
+      return putBlob(
+        ctx,
+        project,
+        key,
+        typeCheckedContent(body.read(), contentType),
+        [deadline, input.signal],
+        maxBytes,
+      );
     },
     async (tx, blob) => {
       doomed = [];

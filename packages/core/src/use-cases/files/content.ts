@@ -208,15 +208,19 @@ export async function storeContent<P, R>(
   return committed.result;
 }
 
-/** Writes a blob under its new key, translating the blob store's refusals into domain errors. */
+/**
+ * Writes a blob of a project under its new key (a file's, an attachment's), translating the blob
+ * store's refusals into domain errors: past `maxBytes` it is 413; a missing bucket is the project deleted
+ * meanwhile (its deletion removes the bucket), so 404, never a 500.
+ */
 export async function putBlob(
   ctx: MdStoreContext,
   project: ProjectRecord,
   key: string,
   content: ByteStream,
   signals: readonly (AbortSignal | undefined)[],
+  maxBytes: number = ctx.settings.maxFileBytes,
 ) {
-  const maxBytes = ctx.settings.maxFileBytes;
   try {
     return await ctx.blobs.put({
       bucket: project.bucketName,

@@ -1,16 +1,8 @@
 import { extractLinks, type FoundLinks } from '../../links/extract.js';
+import { folderOf, normalisePath, relativePath } from '../../links/paths.js';
 import { isMdx } from '../../links/work.js';
 import type { JsonObject } from '../../validation/schemas.js';
-import {
-  decodePath,
-  encodePath,
-  folderOf,
-  isRelativePath,
-  relativePath,
-  resolvePath,
-  rewriteLinkDestinations,
-  splitAnchor,
-} from './links.js';
+import { decodePath, encodePath, isRelativePath, rewriteLinkDestinations, splitAnchor } from './links.js';
 import { obsidianRewriter } from './obsidian.js';
 import { Turns } from './turns.js';
 
@@ -124,17 +116,16 @@ function notionRewriter(filenames: readonly string[]): ImportRewrite {
   }
   return (file) => {
     const filename = renamed.get(file.filename) as string;
-    const fromOld = folderOf(file.filename);
-    const fromNew = folderOf(filename);
     const text = rewriteLinkDestinations(file.text, (dest) => {
       if (!isRelativePath(dest)) return undefined;
       const { path, anchor } = splitAnchor(dest);
       const decoded = decodePath(path);
       if (decoded === undefined || decoded === '') return undefined;
-      const target = resolvePath(fromOld, decoded);
-      const to = target === undefined ? undefined : renamed.get(target);
+      // The link index's own rules (links/paths.ts): resolved against the note's folder, and back.
+      const target = normalisePath(folderOf(file.filename) + decoded);
+      const to = target === null ? undefined : renamed.get(target);
       if (to === undefined) return undefined;
-      return encodePath(relativePath(fromNew, to)) + anchor;
+      return encodePath(relativePath(filename, to)) + anchor;
     });
     return { ...file, filename, text };
   };
@@ -144,14 +135,13 @@ function notionRewriter(filenames: readonly string[]): ImportRewrite {
 function readmeRewriter(filenames: readonly string[]): ImportRewrite {
   const names = new Set(filenames);
   return (file) => {
-    const from = folderOf(file.filename);
     const text = rewriteLinkDestinations(file.text, (dest) => {
       if (!isRelativePath(dest)) return undefined;
       const { path, anchor } = splitAnchor(dest);
       const decoded = decodePath(path);
       if (decoded === undefined || decoded === '' || /\.mdx?$/i.test(decoded)) return undefined;
-      const folder = resolvePath(from, decoded);
-      if (folder === undefined) return undefined;
+      const folder = normalisePath(folderOf(file.filename) + decoded);
+      if (folder === null) return undefined;
       const readme = folder === '' ? 'README.md' : `${folder}/README.md`;
       if (!names.has(readme)) return undefined;
       return `${path.replace(/\/?$/, '/')}README.md${anchor}`;

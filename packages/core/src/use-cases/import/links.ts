@@ -56,30 +56,6 @@ export function splitAnchor(dest: string): { path: string; anchor: string } {
   return at < 0 ? { path: dest, anchor: '' } : { path: dest.slice(0, at), anchor: dest.slice(at) };
 }
 
-/** `path` resolved against the folder `dir` (segments), or undefined when it leaves the root. */
-export function resolvePath(dir: readonly string[], path: string): string | undefined {
-  const out = [...dir];
-  for (const segment of path.split('/')) {
-    if (segment === '' || segment === '.') continue;
-    if (segment === '..') {
-      if (out.length === 0) return undefined;
-      out.pop();
-    } else out.push(segment);
-  }
-  return out.join('/');
-}
-
-/** The folder of a filename, as segments. */
-export const folderOf = (filename: string): string[] => filename.split('/').slice(0, -1);
-
-/** The relative path from the folder `fromDir` to `target`. */
-export function relativePath(fromDir: readonly string[], target: string): string {
-  const to = target.split('/');
-  let common = 0;
-  while (common < fromDir.length && common < to.length - 1 && fromDir[common] === to[common]) common++;
-  return [...fromDir.slice(common).map(() => '..'), ...to.slice(common)].join('/');
-}
-
 /** Percent-encodes each segment (spaces, parentheses and the rest), keeping `/`. */
 export const encodePath = (path: string): string =>
   path

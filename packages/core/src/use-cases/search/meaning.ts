@@ -3,9 +3,11 @@ import type { FileRecord } from '../../model/records.js';
 import type { Embedder } from '../../ports/embedder.js';
 import type { RecordsReader } from '../../ports/records.js';
 import type { Filter } from '../../search/filter/ast.js';
+import type { SearchQuery } from '../../search/query.js';
 import type { JsonNarrowing, PushdownCondition } from '../../search/filter/pushdown.js';
 import { scoreStats } from '../../search/rank.js';
 import { SEMANTIC_LIMITS } from '../../semantic/limits.js';
+import { centroidsOf } from '../../semantic/lists.js';
 import { normalized } from '../../semantic/vectors.js';
 import { compareCodePoints } from '../../validation/text.js';
 import { scanVectors, type VectorHit } from '../semantic/vector-scan.js';
@@ -40,6 +42,8 @@ export interface MeaningInput {
   readonly records: RecordsReader;
   readonly embedder: Embedder;
   readonly cache: SearchDocumentCache;
+  /** The account whose projects are searched (its vector lists), null when none is. */
+  readonly accountId: string | null;
   readonly projectIds: readonly string[];
   readonly request: SearchRequest;
   readonly pushdown: readonly PushdownCondition[];
@@ -58,7 +62,8 @@ const byScore = (a: { score: number; file: FileRecord }, b: { score: number; fil
  * Semantic and hybrid ranking (extensions §15). The filter is applied first: the files that pass it
  * (the full-text scan without a query, within its bounds) are the only ones either ranking may hold, so
  * ranks are places among them. The vector ranking is each such file's best chunk (cosine with the
- * query's vector, `scanVectors`); the text ranking is §3's (the query's matches by BM25F). `semantic`
+ * query's vector, `scanVectors`); the text ranking is §3's BM25F over the files holding any of the
+ * query's words (`anyOfTheWords`). `semantic`
  * answers the vector ranking (score = the cosine); `hybrid` fuses both by reciprocal rank, score =
  * Σ 1/(k + rank) with k = 60 over the rankings the file is in. Ties: filename, then project.
  */
@@ -79,11 +84,19 @@ export async function rankByMeaning(input: MeaningInput): Promise<MeaningRanking
     },
   });
   const queryVector = await embedQuery(input.embedder, request.queryText!);
+  const lists =
+    input.accountId === null
+      ? null
+      : await input.records.findVectorLists({ accountId: input.accountId, model: input.embedder.model });
   const vectors = await scanVectors(input.records, {
     projectIds: input.projectIds,
     model: input.embedder.model,
     query: queryVector,
     accepts: (fileId) => allowed.has(fileId),
+    lists: lists && {
+      generation: lists.generation,
+      centroids: centroidsOf(lists.centroids, lists.dimensions),
+    },
   });
   const vectorRanking = [...vectors.hits.values()]
     .map((hit) => ({ hit, file: allowed.get(hit.fileId)!, score: hit.similarity }))
@@ -100,10 +113,11 @@ export async function rankByMeaning(input: MeaningInput): Promise<MeaningRanking
     };
   }
   const textMatches: Match[] = [];
+  const textQuery = anyOfTheWords(request.query!);
   const text = await scanMatches(input.records, {
     cache: input.cache,
     projectIds: input.projectIds,
-    query: request.query,
+    query: textQuery,
     pushdown: input.pushdown,
     narrowing: input.narrowing,
     residual: input.residual,
@@ -115,7 +129,7 @@ export async function rankByMeaning(input: MeaningInput): Promise<MeaningRanking
   });
   truncated ||= text.truncated;
   const scores = scoreStats(
-    request.query!,
+    textQuery,
     textMatches.map((match) => match.stats!),
   );
   const textRanking = textMatches
@@ -140,6 +154,17 @@ export async function rankByMeaning(input: MeaningInput): Promise<MeaningRanking
   }));
   return { hits, truncated };
 }
+
+/**
+ * The full-text side of `hybrid`: the query's terms as alternatives (its groups joined by `OR`), its
+ * exclusions kept. A question in words (`how do we ship a new version?`) rarely has all its words in
+ * one file, which §3's `text` mode requires, and then adds nothing to the fusion; ranked by BM25F, any
+ * of them is what a keyword engine does with a question. Measured on the evaluation set (150 questions
+ * over 408 READMEs, docs/performance.md): the all-words rule finds an answer for 15 questions, any of
+ * the words for 147.
+ */
+export const anyOfTheWords = (query: SearchQuery): SearchQuery =>
+  query.include.length <= 1 ? query : { include: [query.include.flat()], exclude: query.exclude };
 
 const meaningOf = (
   textRank: number | null,

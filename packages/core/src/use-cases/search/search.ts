@@ -188,6 +188,7 @@ async function searchByMeaning(
         records: ctx.records,
         embedder: ctx.embedder!,
         cache: ctx.searchDocuments,
+        accountId: projects[0]?.accountId ?? null,
         projectIds,
         request,
         pushdown: plan.pushdown,

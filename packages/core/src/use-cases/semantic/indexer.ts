@@ -1,12 +1,14 @@
+import { giveTurn } from '../../markdown/work-budget.js';
 import type { ChangeEventRecord } from '../../model/changes.js';
 import type { ChunkRecord, EmbeddingCursorRecord, FileRecord } from '../../model/records.js';
 import type { ChangeNotifier } from '../../ports/changes.js';
 import type { Embedder } from '../../ports/embedder.js';
-import type { RecordsRepository } from '../../ports/records.js';
+import type { ChunkPosition, RecordsRepository } from '../../ports/records.js';
 import type { Clock } from '../../ports/runtime.js';
 import { chunkMarkdown } from '../../semantic/chunks.js';
 import { SEMANTIC_LIMITS } from '../../semantic/limits.js';
-import { normalized, vectorBytes } from '../../semantic/vectors.js';
+import { centroidBytes, centroidsOf, nearestList, sampled, trainLists } from '../../semantic/lists.js';
+import { normalized, vectorBytes, vectorOf } from '../../semantic/vectors.js';
 import type { MdStoreEvents } from '../context.js';
 
 export interface SemanticIndexerOptions {
@@ -18,7 +20,19 @@ export interface SemanticIndexerOptions {
   readonly events?: MdStoreEvents;
   /** Bounds (tests shorten them); the defaults are `SEMANTIC_LIMITS`. */
   readonly limits?: Partial<
-    Record<'feedBatch' | 'leaseMs' | 'embedBatch' | 'chunkDeleteBatchRows' | 'chunkDeleteStepBatches', number>
+    Record<
+      | 'feedBatch'
+      | 'leaseMs'
+      | 'embedBatch'
+      | 'chunkDeleteBatchRows'
+      | 'chunkDeleteStepBatches'
+      | 'listsTrainAt'
+      | 'listsCount'
+      | 'listsSample'
+      | 'listsIterations'
+      | 'listsAssignBatch',
+      number
+    >
   >;
 }
 
@@ -36,6 +50,12 @@ export interface IndexerStepReport {
   readonly behind: number;
   /** Accounts whose batch failed (the embedder, the store): retried at a later step. */
   readonly failed: number;
+}
+
+/** An account's vector lists as the indexer files chunks in them. */
+interface Lists {
+  readonly generation: number;
+  readonly centroids: readonly Float32Array[];
 }
 
 /** Thrown when the lease was lost mid-batch: the batch stops, the new holder redoes it. */
@@ -80,6 +100,115 @@ export function createSemanticIndexer(o: SemanticIndexerOptions) {
 
   const counters = { files: 0, embedded: 0 };
 
+  /** The account's lists of the model as this step knows them (read once per account and step). */
+  const listsKnown = new Map<string, Lists | null>();
+  async function listsOf(accountId: string): Promise<Lists | null> {
+    if (!listsKnown.has(accountId)) {
+      const found = await records.findVectorLists({ accountId, model: embedder.model });
+      listsKnown.set(
+        accountId,
+        found && { generation: found.generation, centroids: centroidsOf(found.centroids, found.dimensions) },
+      );
+    }
+    return listsKnown.get(accountId)!;
+  }
+
+  /** The list a vector is filed in, or none without lists. */
+  const filing = (lists: Lists | null, vector: Uint8Array) =>
+    lists === null
+      ? { listGeneration: null, listNo: null }
+      : { listGeneration: lists.generation, listNo: nearestList(lists.centroids, vectorOf(vector)) };
+
+  /**
+   * Vector lists (extensions §15, `semantic/lists.ts`): trains an account's lists once it has
+   * `listsTrainAt` chunks of the model, then files every chunk filed in none, `listsAssignBatch` a
+   * transaction, renewing the lease between two. Run after each batch, it also finishes a filing a
+   * crash cut short (the unfiled chunks are an index range of their own, empty in the usual case).
+   */
+  async function fileInLists(accountId: string): Promise<void> {
+    const projectIds = (await records.listProjects({ accountId })).map((project) => project.id);
+    if (projectIds.length === 0) return;
+    let lists = await listsOf(accountId);
+    if (lists === null) {
+      const count = await records.countChunkVectors({
+        projectIds,
+        model: embedder.model,
+        limit: limits.listsTrainAt,
+      });
+      if (count < limits.listsTrainAt) return;
+      lists = await train(accountId, projectIds);
+    }
+    for (;;) {
+      const unfiled = await records.listChunkVectors({
+        projectIds,
+        model: embedder.model,
+        limit: limits.listsAssignBatch,
+        lists: null,
+      });
+      if (unfiled.length === 0) return;
+      const chunks: { fileId: string; ordinal: number; listNo: number }[] = [];
+      for (const chunk of unfiled) {
+        chunks.push({
+          fileId: chunk.fileId,
+          ordinal: chunk.ordinal,
+          listNo: filing(lists, chunk.vector).listNo!,
+        });
+        if (chunks.length % 64 === 0) await giveTurn();
+      }
+      if ((await claim(accountId)) === null) throw new LeaseLost();
+      await records.withTransaction((tx) => tx.setChunkLists({ generation: lists.generation, chunks }));
+      if (unfiled.length < limits.listsAssignBatch) return;
+    }
+  }
+
+  /** Trains and keeps the account's lists from a sample of its chunks (picked by hash). */
+  async function train(accountId: string, projectIds: readonly string[]): Promise<Lists> {
+    const total = await records.countChunkVectors({
+      projectIds,
+      model: embedder.model,
+      limit: Number.MAX_SAFE_INTEGER,
+    });
+    const share = limits.listsSample / total;
+    const sample: { hash: string; vector: Float32Array }[] = [];
+    let after: ChunkPosition | undefined;
+    for (;;) {
+      const page = await records.listChunkVectors({
+        projectIds,
+        model: embedder.model,
+        limit: SEMANTIC_LIMITS.vectorScanBatch,
+        ...(after && { after }),
+      });
+      for (const chunk of page)
+        if (sampled(chunk.hash, share)) sample.push({ hash: chunk.hash, vector: vectorOf(chunk.vector) });
+      const last = page.at(-1);
+      if (page.length < SEMANTIC_LIMITS.vectorScanBatch || last === undefined) break;
+      after = { projectId: last.projectId, fileId: last.fileId, ordinal: last.ordinal };
+      await giveTurn();
+    }
+    sample.sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
+    const centroids = await trainLists(
+      sample.map((entry) => entry.vector),
+      { count: limits.listsCount, iterations: limits.listsIterations, turn: giveTurn },
+    );
+    if ((await claim(accountId)) === null) throw new LeaseLost();
+    const previous = await records.findVectorLists({ accountId, model: embedder.model });
+    const lists = { generation: (previous?.generation ?? 0) + 1, centroids };
+    await records.withTransaction((tx) =>
+      tx.saveVectorLists({
+        accountId,
+        model: embedder.model,
+        generation: lists.generation,
+        dimensions: embedder.dimensions,
+        count: centroids.length,
+        centroids: centroidBytes(centroids),
+        trainedRows: total,
+        createdAt: o.clock.now(),
+      }),
+    );
+    listsKnown.set(accountId, lists);
+    return lists;
+  }
+
   /** Embeds the texts of the hashes not kept yet; the vectors as stored bytes, by hash. */
   async function vectorsOf(texts: ReadonlyMap<string, string>): Promise<Map<string, Uint8Array>> {
     const out = new Map<string, Uint8Array>();
@@ -123,17 +252,17 @@ export function createSemanticIndexer(o: SemanticIndexerOptions) {
   }
 
   /** Brings the chunks filed under `(projectId, filename)` to what is stored there now. */
-  async function syncFile(projectId: string, filename: string): Promise<void> {
+  async function syncFile(accountId: string, projectId: string, filename: string): Promise<void> {
     counters.files += 1;
     const file = await records.findFile({ projectId, filename });
     if (file === null) {
       await records.withTransaction((tx) => tx.deleteFileChunks({ projectId, filename }));
       return;
     }
-    await syncRecord(file);
+    await syncRecord(accountId, file);
   }
 
-  async function syncRecord(file: FileRecord): Promise<void> {
+  async function syncRecord(accountId: string, file: FileRecord): Promise<void> {
     const [indexed] = await records.findSearchCandidates({
       projectIds: [file.projectId],
       query: null,
@@ -149,16 +278,21 @@ export function createSemanticIndexer(o: SemanticIndexerOptions) {
     const missing = new Map<string, string>();
     for (const chunk of chunks) if (!kept.has(chunk.hash)) missing.set(chunk.hash, chunk.text);
     const fresh = await vectorsOf(missing);
-    const rows: ChunkRecord[] = chunks.map((chunk) => ({
-      projectId: file.projectId,
-      fileId: file.id,
-      filename: file.filename,
-      ordinal: chunk.ordinal,
-      heading: chunk.heading,
-      hash: chunk.hash,
-      model: embedder.model,
-      vector: kept.get(chunk.hash) ?? fresh.get(chunk.hash)!,
-    }));
+    const lists = await listsOf(accountId);
+    const rows: ChunkRecord[] = chunks.map((chunk) => {
+      const vector = kept.get(chunk.hash) ?? fresh.get(chunk.hash)!;
+      return {
+        projectId: file.projectId,
+        fileId: file.id,
+        filename: file.filename,
+        ordinal: chunk.ordinal,
+        heading: chunk.heading,
+        hash: chunk.hash,
+        model: embedder.model,
+        vector,
+        ...filing(lists, vector),
+      };
+    });
     await records.withTransaction((tx) =>
       tx.replaceFileChunks({
         projectId: file.projectId,
@@ -190,7 +324,7 @@ export function createSemanticIndexer(o: SemanticIndexerOptions) {
         });
         for (const file of page) {
           counters.files += 1;
-          await syncRecord(file);
+          await syncRecord(cursor.accountId, file);
         }
         // Renews the lease between pages (the cursor, model included, moves only at the end: a crash
         // mid-resync resyncs again, cheaply, since unchanged hashes are kept).
@@ -199,6 +333,7 @@ export function createSemanticIndexer(o: SemanticIndexerOptions) {
         after = { filename: page.at(-1)!.filename };
       }
     }
+    await fileInLists(cursor.accountId);
     await save(cursor.accountId, headSeq, true);
   }
 
@@ -248,7 +383,8 @@ export function createSemanticIndexer(o: SemanticIndexerOptions) {
       }
     }
     for (const { projectId, filename } of files)
-      if (!projects.has(projectId)) await syncFile(projectId, filename);
+      if (!projects.has(projectId)) await syncFile(accountId, projectId, filename);
+    await fileInLists(accountId);
     const last = events.at(-1)?.seq ?? cursor.seq;
     await save(accountId, last, true);
     return { events: events.length, behind: last < head.lastSeq };
@@ -259,6 +395,7 @@ export function createSemanticIndexer(o: SemanticIndexerOptions) {
     async step(): Promise<IndexerStepReport> {
       counters.files = 0;
       counters.embedded = 0;
+      listsKnown.clear();
       let accounts = 0;
       let events = 0;
       let behind = 0;
