@@ -22,6 +22,7 @@ import { createHttpApp, type RunningHttpServer, startHttpServer } from '../http/
 import { jsonParserOf } from '../http/json-parser.js';
 import { createReadinessCheck } from '../http/readiness.js';
 import { startingGate } from '../http/starting.js';
+import { type WriteActivity, writeActivity } from '../http/write-activity.js';
 import type { Logger } from '../logger.js';
 import { type RunningMetricsListener, startMetricsListener } from '../metrics/listener.js';
 import { createServerMetrics, type ServerMetrics } from '../metrics/metrics.js';
@@ -115,6 +116,8 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
   const audit = new AuditQueue(store, logger);
   let registered = false;
   const closing = new AbortController();
+  // Extensions §15: the writes being served, which the semantic indexer gives way to.
+  const writes = writeActivity();
   try {
     await store.maintenance.heartbeat();
     registered = true;
@@ -125,31 +128,33 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
     const linkBackfill = await store.maintenance.backfillLinks();
     if (linkBackfill.indexed > 0) logger.info('link index backfilled', { ...linkBackfill });
     listeners.gate.open(
-      createHttpApp({
-        store,
-        logger,
-        audit,
-        trustProxy: config.trustProxy,
-        publicOrigins: config.publicOrigins,
-        accountShare: config.accountShare,
-        tls: options.tls !== undefined,
-        // Changesets, PATCH and `/mcp` bodies above 1 MiB are parsed in the content work pool.
-        jsonParser: jsonParserOf(runtime.container.resolve<ContentWork>(TOKENS.contentWork)),
-        readiness: createReadinessCheck({
-          records: runtime.container.resolve<RecordsRepository>(TOKENS.records),
-          blobs: runtime.container.resolve<BlobStore>(TOKENS.blobs),
+      writes.wrap(
+        createHttpApp({
+          store,
           logger,
+          audit,
+          trustProxy: config.trustProxy,
+          publicOrigins: config.publicOrigins,
+          accountShare: config.accountShare,
+          tls: options.tls !== undefined,
+          // Changesets, PATCH and `/mcp` bodies above 1 MiB are parsed in the content work pool.
+          jsonParser: jsonParserOf(runtime.container.resolve<ContentWork>(TOKENS.contentWork)),
+          readiness: createReadinessCheck({
+            records: runtime.container.resolve<RecordsRepository>(TOKENS.records),
+            blobs: runtime.container.resolve<BlobStore>(TOKENS.blobs),
+            logger,
+          }),
+          ...(metrics && { metrics }),
+          changes: {
+            closing: closing.signal,
+            notifier: runtime.container.resolve<ChangeNotifier>(TOKENS.changeNotifier),
+            maxStreamsPerKey: config.changes.maxStreamsPerKey,
+            maxStreamsPerAccount: config.changes.maxStreamsPerAccount,
+            maxStreams: config.changes.maxStreams,
+            ...(metrics && { onOpenStreams: (delta: number) => metrics.observeChangeStreams(delta) }),
+          },
         }),
-        ...(metrics && { metrics }),
-        changes: {
-          closing: closing.signal,
-          notifier: runtime.container.resolve<ChangeNotifier>(TOKENS.changeNotifier),
-          maxStreamsPerKey: config.changes.maxStreamsPerKey,
-          maxStreamsPerAccount: config.changes.maxStreamsPerAccount,
-          maxStreams: config.changes.maxStreams,
-          ...(metrics && { onOpenStreams: (delta: number) => metrics.observeChangeStreams(delta) }),
-        },
-      }),
+      ),
     );
   } catch (error) {
     await listeners.close();
@@ -174,6 +179,7 @@ export async function startServer(options: StartServerOptions): Promise<ServerPr
       metrics,
       options.reconcileIntervalMs ?? RECONCILE_INTERVAL_MS,
       options.backupClock,
+      writes,
     );
   };
   if (options.duties ?? true) takeDuties();
@@ -281,13 +287,14 @@ function startDuties(
   metrics: ServerMetrics | undefined,
   reconcileMs: number,
   backupClock: ScheduleClock | undefined,
+  writes: WriteActivity,
 ): { stop(): Promise<void> } {
   const timers = startPeriodic(logger, [
     { task: 'reconciliation', everyMs: reconcileMs, work: () => reconcile(runtime, logger, metrics, false) },
   ]);
   const webhooks = startWebhookDelivery(runtime, logger, metrics);
   // Extensions §15: the semantic indexer, when embeddings are on (off the request path).
-  const indexer = startSemanticIndexer(runtime, logger);
+  const indexer = startSemanticIndexer(runtime, logger, writes);
   const backups = startBackups(runtime, logger, metrics, backupClock);
   return {
     async stop() {

@@ -126,6 +126,37 @@ describe('the semantic indexer (extensions §15)', () => {
     expect(s.counting.seen).toEqual(['# B\n\nbeta']);
   });
 
+  it('gives way before each file it syncs: nothing is read or embedded until the writes let it', async () => {
+    const s = await semanticScene();
+    for (const [name, text] of Object.entries(DOCS)) await s.put(name, text);
+    let waits = 0;
+    let release: () => void = () => {};
+    const indexer = createSemanticIndexer({
+      records: s.records,
+      embedder: s.counting.embedder,
+      clock: s.clock,
+      owner: 'one',
+      giveWay: () => {
+        waits += 1;
+        return new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      },
+    });
+    const step = indexer.step();
+    // Held at its first file: nothing embedded yet.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(waits).toBe(1);
+    expect(s.counting.seen).toEqual([]);
+    // Let every wait through as it comes.
+    const pump = setInterval(() => release(), 1);
+    const report = await step;
+    clearInterval(pump);
+    expect(report).toMatchObject({ embedded: 4, failed: 0 });
+    // One wait per file and one per call of the embedder.
+    expect(waits).toBe(6);
+  });
+
   it('an embedder failure never fails a write; the batch is retried and the position kept', async () => {
     const s = await semanticScene();
     s.counting.fail(true);

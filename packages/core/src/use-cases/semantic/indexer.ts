@@ -18,6 +18,12 @@ export interface SemanticIndexerOptions {
   /** This instance's name on the leases it takes (unique per process). */
   readonly owner: string;
   readonly events?: MdStoreEvents;
+  /**
+   * Awaited before each file the indexer syncs and each call of the embedder: the server waits there
+   * while writes are being served (at most a bound each time), so that writes come first (extensions
+   * §15: turning embeddings on never slows a write). Absent, the indexer never waits.
+   */
+  readonly giveWay?: () => Promise<void>;
   /** Bounds (tests shorten them); the defaults are `SEMANTIC_LIMITS`. */
   readonly limits?: Partial<
     Record<
@@ -215,6 +221,7 @@ export function createSemanticIndexer(o: SemanticIndexerOptions) {
     const entries = [...texts];
     for (let start = 0; start < entries.length; start += limits.embedBatch) {
       const batch = entries.slice(start, start + limits.embedBatch);
+      await o.giveWay?.();
       const vectors = await embedder.embed({ texts: batch.map(([, text]) => text), purpose: 'document' });
       if (vectors.length !== batch.length)
         throw new Error('The embedder answered a different number of vectors');
@@ -263,6 +270,7 @@ export function createSemanticIndexer(o: SemanticIndexerOptions) {
   }
 
   async function syncRecord(accountId: string, file: FileRecord): Promise<void> {
+    await o.giveWay?.();
     const [indexed] = await records.findSearchCandidates({
       projectIds: [file.projectId],
       query: null,
