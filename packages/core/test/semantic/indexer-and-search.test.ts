@@ -144,7 +144,7 @@ describe('the semantic indexer (extensions §15)', () => {
       },
     });
     const step = indexer.step();
-    // Held at its first file: nothing embedded yet.
+    // Held before it claims the account: nothing read or embedded yet.
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(waits).toBe(1);
     expect(s.counting.seen).toEqual([]);
@@ -153,8 +153,8 @@ describe('the semantic indexer (extensions §15)', () => {
     const report = await step;
     clearInterval(pump);
     expect(report).toMatchObject({ embedded: 4, failed: 0 });
-    // One wait per file and one per call of the embedder.
-    expect(waits).toBe(6);
+    // One wait before the account's lease, one per file and one per call of the embedder.
+    expect(waits).toBe(7);
   });
 
   it('an embedder failure never fails a write; the batch is retried and the position kept', async () => {
