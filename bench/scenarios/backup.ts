@@ -7,6 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { KiB, MiB, markdownBytes, multipartBody } from '../lib/content.js';
 import type { Bench } from '../lib/context.js';
+import { postStatus } from '../lib/load.js';
 import type { Flavour } from '../lib/mdstore.js';
 import { type BenchAccount, serverEnvironment } from '../lib/mdstore.js';
 import { REPO_ROOT, SOURCE_NODE_ARGS, sampleMemory, spawnNode } from '../lib/processes.js';
@@ -81,27 +82,8 @@ async function writeUntil(
     Array.from({ length: WRITE_JOBS }, async (_, job) => {
       for (let n = 0; !stopped; n++) {
         const { body, contentType } = multipartBody(`${prefix}/${job}-${n}.md`, content);
-        const status = await new Promise<number>((resolve, reject) => {
-          const req = http.request(
-            url,
-            {
-              method: 'POST',
-              agent,
-              headers: {
-                authorization: `Bearer ${account.api_key}`,
-                'content-type': contentType,
-                'content-length': String(body.length),
-              },
-            },
-            (response) => {
-              response.resume();
-              response.on('end', () => resolve(response.statusCode ?? 0));
-              response.on('error', reject);
-            },
-          );
-          req.on('error', reject);
-          req.end(body);
-        });
+        const headers = { authorization: `Bearer ${account.api_key}`, 'content-type': contentType };
+        const status = await postStatus(agent, url, headers, body);
         if (status !== 201) throw new Error(`upload during the backup bench: ${status}`);
         writes++;
       }
