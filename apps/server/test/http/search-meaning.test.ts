@@ -63,6 +63,24 @@ describe('search by meaning (extensions §15)', () => {
     expect(searched.status).toBe(403);
   });
 
+  test("hybrid's full-text side ranks the files holding any of the words; text mode still wants them all", async (h) => {
+    const s = await scene(h);
+    await s.index();
+    // No file holds both words: text mode finds nothing, hybrid ranks each file holding either.
+    expect((await s.search({ query: 'carrots release' })).body.results).toEqual([]);
+    const hybrid = await s.search({ query: 'carrots release', mode: 'hybrid' });
+    expect(hybrid.status).toBe(200);
+    const textRanked = hybrid.body.results
+      .filter((hit) => hit.text_rank !== null)
+      .map((hit) => hit.file.filename);
+    expect(textRanked.sort()).toEqual(['deploy.md', 'notes.md', 'soup.md']);
+    // An excluded word still excludes.
+    const without = await s.search({ query: 'carrots release -soup', mode: 'hybrid' });
+    expect(
+      without.body.results.filter((hit) => hit.text_rank !== null).map((hit) => hit.file.filename),
+    ).not.toContain('soup.md');
+  });
+
   test('semantic and hybrid hits carry their ranks, heading and snippet; text answers are unchanged', async (h) => {
     const s = await scene(h);
     await s.index();

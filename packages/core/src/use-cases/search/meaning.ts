@@ -163,7 +163,7 @@ export async function rankByMeaning(input: MeaningInput): Promise<MeaningRanking
  * over 408 READMEs, docs/performance.md): the all-words rule finds an answer for 15 questions, any of
  * the words for 147.
  */
-export const anyOfTheWords = (query: SearchQuery): SearchQuery =>
+const anyOfTheWords = (query: SearchQuery): SearchQuery =>
   query.include.length <= 1 ? query : { include: [query.include.flat()], exclude: query.exclude };
 
 const meaningOf = (
