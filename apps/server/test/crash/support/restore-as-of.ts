@@ -98,20 +98,19 @@ export function restoreAsOfOperation(ctx: WorkloadContext, project: ProjectModel
         },
       });
       if (!changed) return;
-      const body = (dryRun: boolean) =>
-        Buffer.from(JSON.stringify({ as_of: new Date(asOf).toISOString(), dry_run: dryRun }));
+      const restore = (dryRun: boolean) => () =>
+        request(ctx.baseUrl, {
+          method: 'POST',
+          path: `/api/projects/${project.id}/restore`,
+          headers,
+          body: Buffer.from(JSON.stringify({ as_of: new Date(asOf).toISOString(), dry_run: dryRun })),
+        });
       let plan: RestorePlan | undefined;
       await perform(ctx, {
         kind: 'restore as of (dry run)',
         projectId: project.id,
         expected: 200,
-        send: () =>
-          request(ctx.baseUrl, {
-            method: 'POST',
-            path: `/api/projects/${project.id}/restore`,
-            headers,
-            body: body(true),
-          }),
+        send: restore(true),
         onAcknowledged: (reply) => {
           if (!reply.truncated) plan = json(reply) as RestorePlan;
         },
@@ -176,13 +175,7 @@ export function restoreAsOfOperation(ctx: WorkloadContext, project: ProjectModel
         kind: 'restore as of',
         projectId: project.id,
         expected: 200,
-        send: () =>
-          request(ctx.baseUrl, {
-            method: 'POST',
-            path: `/api/projects/${project.id}/restore`,
-            headers,
-            body: body(false),
-          }),
+        send: restore(false),
         onAcknowledged: () => {
           for (const file of restored) {
             if (file.after === null) project.files.delete(file.filename);
